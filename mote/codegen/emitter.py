@@ -1,0 +1,86 @@
+"""Turns values into C: const arrays for flash, pointer expressions into the arena."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+
+from mote.ir import Tensor
+from mote.memory.arena import ArenaPlan
+from mote.memory.lifetimes import Buffer
+
+_C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
+            np.dtype(np.uint8): "uint8_t", np.dtype(np.float32): "float"}
+
+
+def c_identifier(text: str) -> str:
+    return re.sub(r"\W+", "_", text).strip("_")[:48] or "x"
+
+
+def c_comment(text: str) -> str:
+    return text.replace("*/", "* /").replace("\n", " ")
+
+
+def c_literal(value: int | float | str) -> str:
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, float):
+        return repr(value)  # shortest round-trip: a float32 value converts back exactly
+    return str(value)
+
+
+class ConstPool:
+    """The const arrays of weights.c, deduplicated by content, named in order of first use."""
+
+    def __init__(self) -> None:
+        self.arrays: list[tuple[str, np.ndarray]] = []
+        self._by_digest: dict[bytes, str] = {}
+
+    def add(self, data: np.ndarray, hint: str) -> str:
+        data = np.ascontiguousarray(data)
+        if data.dtype not in _C_TYPES:
+            raise TypeError(f"no C type for {data.dtype}")
+        digest = hashlib.sha256(data.dtype.str.encode() + data.tobytes()).digest()
+        if digest not in self._by_digest:
+            name = f"w{len(self.arrays)}_{c_identifier(hint)}"
+            self.arrays.append((name, data))
+            self._by_digest[digest] = name
+        return self._by_digest[digest]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for _, a in self.arrays)
+
+    def declarations(self) -> str:
+        return "".join(f"extern const {_C_TYPES[a.dtype]} {n}[{max(a.size, 1)}];\n" for n, a in self.arrays)
+
+    def definitions(self) -> str:
+        out = []
+        for name, a in self.arrays:
+            values = [c_literal(v) for v in a.reshape(-1).tolist()] or ["0"]
+            rows = [", ".join(values[i:i + 16]) for i in range(0, len(values), 16)]
+            body = ",\n  ".join(rows)
+            out.append(f"const {_C_TYPES[a.dtype]} {name}[{max(a.size, 1)}] = {{\n  {body}\n}};\n")
+        return "\n".join(out)
+
+
+class Emitter:
+    """What an op's `emit` sees: places constants, names tensors (mote.ops.registry.Emitter)."""
+
+    def __init__(self, pool: ConstPool, plan: ArenaPlan, of_tensor: dict[int, Buffer]) -> None:
+        self.pool = pool
+        self.plan = plan
+        self.of_tensor = of_tensor
+
+    def const(self, data: np.ndarray, hint: str) -> str:
+        return self.pool.add(data, hint)
+
+    def tensor(self, t: Tensor) -> str:
+        if t.is_const:
+            assert t.data is not None
+            return self.const(t.data, t.name)
+        offset = self.plan.offset(self.of_tensor[id(t)])
+        cast = "" if t.dtype.c_type == "int8_t" else f"(({t.dtype.c_type} *)"
+        return f"{cast}ARENA({offset}){')' if cast else ''}"

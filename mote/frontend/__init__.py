@@ -1,0 +1,23 @@
+"""Model files -> mote Graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mote.errors import ModelFileError
+from mote.ir import Graph
+
+
+def load(path: str | Path) -> Graph:
+    """Load a model file, recognised by its content (a TFLite flatbuffer says 'TFL3') or its extension."""
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            head = f.read(8)
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot read the model file ({e.strerror})") from None
+    if head[4:8] == b"TFL3" or path.suffix == ".tflite":
+        from mote.frontend.tflite import load_tflite_file
+
+        return load_tflite_file(path)
+    raise ModelFileError(f"{path}: not a model file mote can read; give a .tflite flatbuffer")

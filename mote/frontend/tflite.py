@@ -1,0 +1,132 @@
+"""TFLite flatbuffer -> mote Graph (int8 models; float only around QUANTIZE/DEQUANTIZE)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
+
+from mote.errors import ModelFileError, UnsupportedError
+from mote.ir import DType, Graph, Node, Quant, Tensor
+from mote.ops import registry
+
+_DTYPES = {schema.TensorType.INT8: DType.INT8, schema.TensorType.INT16: DType.INT16,
+           schema.TensorType.INT32: DType.INT32, schema.TensorType.FLOAT32: DType.FLOAT32}
+_TYPE_NAMES = {v: k for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
+_BUILTIN_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
+_ACTIVATIONS = {v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")}
+_PADDINGS = {schema.Padding.SAME: "SAME", schema.Padding.VALID: "VALID"}
+
+# Ops whose activations may be float32; every other op must be int8 throughout.
+_FLOAT_BOUNDARY = {"quantize", "dequantize"}
+
+
+def _tflite_to_op() -> dict[str, str]:
+    return {builtin: op.name for op in registry.OPS.values() for builtin in op.tflite}
+
+
+def load_tflite(data: bytes, name: str = "model") -> Graph:
+    """Parse a .tflite flatbuffer into a verified Graph; raise MoteError on anything unsupported."""
+    model = _unpack(data, name)
+    if len(model.subgraphs) != 1:
+        raise UnsupportedError(f"{name}: {len(model.subgraphs)} subgraphs; mote supports single-subgraph models")
+    sub = model.subgraphs[0]
+    tensors = [_tensor(model, t) for t in sub.tensors]
+    supported = _tflite_to_op()
+    graph = Graph(name, [tensors[i] for i in sub.inputs], [tensors[i] for i in sub.outputs])
+    for index, op in enumerate(sub.operators or []):
+        code = model.operatorCodes[op.opcodeIndex]
+        builtin = _BUILTIN_NAMES.get(max(code.builtinCode, code.deprecatedBuiltinCode), "CUSTOM")
+        if code.customCode:
+            builtin = f"CUSTOM({code.customCode.decode(errors='replace')})"
+        inputs = [tensors[i] if i >= 0 else None for i in op.inputs]
+        outputs = [tensors[i] for i in op.outputs]
+        if builtin not in supported:
+            raise UnsupportedError(
+                f"{name}: operator {builtin} (node {index}, output {outputs[0].name if outputs else '?'!r}) "
+                f"is not supported; supported operators: {', '.join(sorted(supported))}")
+        node = Node(supported[builtin], outputs[0].name, inputs, outputs, _attrs(op.builtinOptions, inputs), index)
+        _check_dtypes(node, builtin, name)
+        graph.nodes.append(node)
+    graph.verify()
+    return graph
+
+
+def load_tflite_file(path: str | Path) -> Graph:
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot read the model file ({e.strerror})") from None
+    return load_tflite(data, path.stem)
+
+
+def _unpack(data: bytes, name: str) -> Any:
+    if len(data) < 8 or data[4:8] != b"TFL3":
+        raise ModelFileError(f"{name}: not a TFLite flatbuffer (no 'TFL3' identifier); give a .tflite model file")
+    try:
+        model = schema.ModelT.InitFromPackedBuf(bytearray(data), 0)
+        if not model.subgraphs or not model.buffers:
+            raise ValueError("no subgraphs or buffers")
+    except Exception:  # the flatbuffer reader raises many kinds on a damaged file
+        raise ModelFileError(f"{name}: the TFLite file is truncated or corrupt; re-export the model") from None
+    return model
+
+
+def _tensor(model: Any, t: Any) -> Tensor:
+    name = t.name.decode(errors="replace") if isinstance(t.name, bytes) else str(t.name)
+    if t.type not in _DTYPES:
+        raise UnsupportedError(f"tensor {name!r} has dtype {_TYPE_NAMES.get(t.type, t.type)}; "
+                               "mote supports int8, int16, int32 and float32 tensors")
+    dtype = _DTYPES[t.type]
+    shape = tuple(int(d) for d in (t.shape if t.shape is not None else []))
+    quant = None
+    q = t.quantization
+    if q is not None and q.scale is not None and len(q.scale) > 0:
+        zero_points = q.zeroPoint if q.zeroPoint is not None else [0] * len(q.scale)
+        quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
+                      int(q.quantizedDimension) if len(q.scale) > 1 else None)
+    data = None
+    buffer = model.buffers[t.buffer] if t.buffer < len(model.buffers) else None
+    if buffer is not None and buffer.data is not None and len(buffer.data) > 0:
+        raw = np.asarray(buffer.data, dtype=np.uint8).tobytes()
+        data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
+    return Tensor(name, shape, dtype, quant, data)
+
+
+def _attrs(options: Any, inputs: list[Tensor | None]) -> dict[str, Any]:
+    """TFLite builtin options -> mote's attribute conventions (see mote/ops/registry.py)."""
+    if options is None:
+        return {}
+    o = vars(options)
+    attrs: dict[str, Any] = {}
+    if "padding" in o:
+        attrs["padding"] = _PADDINGS[o["padding"]]
+    if "strideH" in o:
+        attrs["stride"] = (o["strideH"], o["strideW"])
+    if "dilationHFactor" in o:
+        attrs["dilation"] = (o["dilationHFactor"], o["dilationWFactor"])
+    if "filterHeight" in o:
+        attrs["filter"] = (o["filterHeight"], o["filterWidth"])
+    if "fusedActivationFunction" in o:
+        attrs["activation"] = _ACTIVATIONS[o["fusedActivationFunction"]]
+    for key, attr in (("depthMultiplier", "depth_multiplier"), ("keepNumDims", "keep_num_dims"),
+                      ("beta", "beta"), ("keepDims", "keep_dims")):
+        if key in o:
+            attrs[attr] = o[key]
+    if "axis" in o and inputs and inputs[0] is not None:
+        attrs["axis"] = o["axis"] % max(len(inputs[0].shape), 1)
+    return attrs
+
+
+def _check_dtypes(node: Node, builtin: str, model: str) -> None:
+    if node.op in _FLOAT_BOUNDARY:
+        return
+    for t in [node.inputs[0], *node.outputs]:
+        if t is not None and t.dtype is not DType.INT8:
+            hint = ("mote compiles int8-quantized models; convert with full-integer (int8) quantization"
+                    if t.dtype is DType.FLOAT32 else "mote supports int8 activations")
+            raise UnsupportedError(f"{model}: {builtin} (node {node.index}) has a {t.dtype.value} tensor "
+                                   f"{t.name!r}; {hint}")

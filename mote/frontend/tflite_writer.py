@@ -1,0 +1,346 @@
+"""Write small .tflite flatbuffers from Python.
+
+Used to build test models and the bundled example model without depending on
+the TensorFlow converter. Only a single subgraph is supported.
+
+Example::
+
+    mb = ModelBuilder()
+    a = mb.tensor("a", [1, 4], "int8", scale=0.1, zero_point=0)
+    b = mb.tensor("b", [1, 4], "int8", scale=0.1, zero_point=0)
+    y = mb.tensor("y", [1, 4], "int8", scale=0.1, zero_point=0)
+    mb.op("ADD", [a, b], [y])
+    tflite_bytes = mb.build(inputs=[a, b], outputs=[y])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import flatbuffers
+import numpy as np
+import tflite_micro.tensorflow.lite.micro.python.schema_py_generated as schema
+
+SCHEMA_VERSION = 3
+FILE_IDENTIFIER = b"TFL3"
+
+# Constant data is aligned like the TFLite converter does, so that a runtime can
+# use it in place without copying (int32 biases, float tables, SIMD loads).
+BUFFER_ALIGNMENT = 16
+
+_DTYPES: dict[str, tuple[int, type[np.generic]]] = {
+    "int8": (schema.TensorType.INT8, np.int8),
+    "int16": (schema.TensorType.INT16, np.int16),
+    "int32": (schema.TensorType.INT32, np.int32),
+    "float32": (schema.TensorType.FLOAT32, np.float32),
+}
+
+_BUILTIN_CODES: dict[str, int] = {
+    name: code
+    for name, code in vars(schema.BuiltinOperator).items()
+    if not name.startswith("_")
+}
+
+# Builtin operator name -> name of its BuiltinOptions union member. Operators
+# that are absent have no options table (RELU, LOGISTIC, QUANTIZE, ...).
+_OPTIONS_FOR_OP: dict[str, str] = {
+    "ADD": "AddOptions",
+    "AVERAGE_POOL_2D": "Pool2DOptions",
+    "BATCH_MATMUL": "BatchMatMulOptions",
+    "CONCATENATION": "ConcatenationOptions",
+    "CONV_2D": "Conv2DOptions",
+    "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
+    "DIV": "DivOptions",
+    "EXPAND_DIMS": "ExpandDimsOptions",
+    "FULLY_CONNECTED": "FullyConnectedOptions",
+    "GATHER": "GatherOptions",
+    "HARD_SWISH": "HardSwishOptions",
+    "L2_POOL_2D": "Pool2DOptions",
+    "LEAKY_RELU": "LeakyReluOptions",
+    "LOG_SOFTMAX": "LogSoftmaxOptions",
+    "MAXIMUM": "MaximumMinimumOptions",
+    "MAX_POOL_2D": "Pool2DOptions",
+    "MEAN": "ReducerOptions",
+    "MINIMUM": "MaximumMinimumOptions",
+    "MIRROR_PAD": "MirrorPadOptions",
+    "MUL": "MulOptions",
+    "PACK": "PackOptions",
+    "PAD": "PadOptions",
+    "PADV2": "PadV2Options",
+    "REDUCE_MAX": "ReducerOptions",
+    "REDUCE_MIN": "ReducerOptions",
+    "REDUCE_PROD": "ReducerOptions",
+    "RESHAPE": "ReshapeOptions",
+    "RESIZE_BILINEAR": "ResizeBilinearOptions",
+    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
+    "SOFTMAX": "SoftmaxOptions",
+    "SPLIT": "SplitOptions",
+    "SQUEEZE": "SqueezeOptions",
+    "STRIDED_SLICE": "StridedSliceOptions",
+    "SUB": "SubOptions",
+    "SUM": "ReducerOptions",
+    "TRANSPOSE": "TransposeOptions",
+    "TRANSPOSE_CONV": "TransposeConvOptions",
+    "UNPACK": "UnpackOptions",
+}
+
+# The schema defaults of these fields are 0, which no runtime accepts.
+_FRIENDLY_DEFAULTS: dict[str, Any] = {
+    "strideW": 1,
+    "strideH": 1,
+    "depthMultiplier": 1,
+    "beta": 1.0,
+}
+
+# Option fields that may be given by enum member name instead of number.
+_ENUM_FIELDS: dict[str, type] = {
+    "padding": schema.Padding,
+    "fusedActivationFunction": schema.ActivationFunctionType,
+    "weightsFormat": schema.FullyConnectedOptionsWeightsFormat,
+    "mode": schema.MirrorPadMode,
+}
+
+
+@dataclass
+class _Tensor:
+    name: str
+    shape: list[int]
+    type: int
+    buffer: int
+    quantization: schema.QuantizationParametersT | None
+
+
+@dataclass
+class _Operator:
+    opcode_index: int
+    inputs: list[int]
+    outputs: list[int]
+    options_type: int
+    options: Any
+
+
+class ModelBuilder:
+    """Accumulates tensors and operators of one subgraph, then serializes."""
+
+    def __init__(self) -> None:
+        self._tensors: list[_Tensor] = []
+        self._operators: list[_Operator] = []
+        self._opcodes: list[int] = []
+        # Buffer 0 is the empty sentinel shared by all non-constant tensors.
+        self._buffers: list[bytes] = [b""]
+
+    def tensor(
+        self,
+        name: str,
+        shape: Sequence[int],
+        dtype: str,
+        scale: float | Sequence[float] | None = None,
+        zero_point: int | Sequence[int] | None = None,
+        axis: int = 0,
+        data: np.ndarray | None = None,
+    ) -> int:
+        """Add a tensor and return its index; it is constant when data is given."""
+        if dtype not in _DTYPES:
+            raise ValueError(
+                f"unsupported dtype {dtype!r}, expected one of {sorted(_DTYPES)}"
+            )
+        type_code, np_dtype = _DTYPES[dtype]
+        shape = [int(d) for d in shape]
+        buffer = 0
+        if data is not None:
+            self._buffers.append(_to_bytes(name, data, shape, np_dtype))
+            buffer = len(self._buffers) - 1
+        quantization = _quantization(scale, zero_point, axis)
+        self._tensors.append(_Tensor(name, shape, type_code, buffer, quantization))
+        return len(self._tensors) - 1
+
+    def op(
+        self,
+        builtin: str,
+        inputs: Sequence[int],
+        outputs: Sequence[int],
+        **options: Any,
+    ) -> None:
+        """Append an operator; tensor index -1 marks an absent optional input."""
+        if builtin not in _BUILTIN_CODES:
+            raise ValueError(f"unknown builtin operator {builtin!r}")
+        code = _BUILTIN_CODES[builtin]
+        self._check_indices(builtin, inputs, allow_absent=True)
+        self._check_indices(builtin, outputs, allow_absent=False)
+        options_type, options_table = _make_options(builtin, options)
+        if code not in self._opcodes:
+            self._opcodes.append(code)
+        self._operators.append(
+            _Operator(
+                self._opcodes.index(code),
+                list(inputs),
+                list(outputs),
+                options_type,
+                options_table,
+            )
+        )
+
+    def build(
+        self, inputs: Sequence[int], outputs: Sequence[int], description: str = "mote"
+    ) -> bytes:
+        """Serialize the model with the given subgraph inputs and outputs."""
+        self._check_indices("subgraph inputs", inputs, allow_absent=False)
+        self._check_indices("subgraph outputs", outputs, allow_absent=False)
+        subgraph = schema.SubGraphT()
+        subgraph.tensors = [_tensor_table(t) for t in self._tensors]
+        subgraph.operators = [_operator_table(o) for o in self._operators]
+        subgraph.inputs = [int(i) for i in inputs]
+        subgraph.outputs = [int(i) for i in outputs]
+        subgraph.name = "main"
+
+        model = schema.ModelT()
+        model.version = SCHEMA_VERSION
+        model.description = description
+        model.operatorCodes = [_opcode_table(code) for code in self._opcodes]
+        model.subgraphs = [subgraph]
+        model.buffers = [_AlignedBufferT(data) for data in self._buffers]
+
+        builder = flatbuffers.Builder(1024)
+        builder.Finish(model.Pack(builder), file_identifier=FILE_IDENTIFIER)
+        return bytes(builder.Output())
+
+    def _check_indices(
+        self, what: str, indices: Sequence[int], allow_absent: bool
+    ) -> None:
+        for i in indices:
+            if allow_absent and i == -1:
+                continue
+            if not 0 <= i < len(self._tensors):
+                raise IndexError(f"{what}: no tensor with index {i}")
+
+
+class _AlignedBufferT(schema.BufferT):
+    """BufferT whose data vector starts on a BUFFER_ALIGNMENT boundary."""
+
+    def __init__(self, payload: bytes) -> None:
+        super().__init__()
+        self.payload = payload
+
+    def Pack(self, builder: flatbuffers.Builder) -> int:
+        if not self.payload:
+            schema.BufferStart(builder)
+            return schema.BufferEnd(builder)
+        # Same steps as Builder.CreateNumpyVector, which has no alignment argument.
+        n = len(self.payload)
+        builder.StartVector(1, n, BUFFER_ALIGNMENT)
+        builder.head -= n
+        builder.Bytes[builder.head : builder.head + n] = self.payload
+        data = builder.EndVector()
+        schema.BufferStart(builder)
+        schema.BufferAddData(builder, data)
+        return schema.BufferEnd(builder)
+
+
+def _to_bytes(
+    name: str, data: np.ndarray, shape: list[int], np_dtype: type[np.generic]
+) -> bytes:
+    array = np.asarray(data)
+    if array.size != int(np.prod(shape, dtype=np.int64)):
+        raise ValueError(
+            f"tensor {name!r}: data has {array.size} elements but shape is {shape}"
+        )
+    converted = array.astype(np_dtype)
+    # Refuse lossy conversions (e.g. float weights passed for an int8 tensor).
+    if array.dtype != converted.dtype and not np.array_equal(converted, array):
+        raise ValueError(
+            f"tensor {name!r}: {array.dtype} data does not fit {np.dtype(np_dtype)}"
+        )
+    return converted.astype(np.dtype(np_dtype).newbyteorder("<")).tobytes(order="C")
+
+
+def _quantization(
+    scale: float | Sequence[float] | None,
+    zero_point: int | Sequence[int] | None,
+    axis: int,
+) -> schema.QuantizationParametersT | None:
+    if scale is None:
+        if zero_point is not None:
+            raise ValueError("zero_point given without scale")
+        return None
+    scales = [float(s) for s in np.atleast_1d(np.asarray(scale, dtype=np.float64))]
+    if zero_point is None:
+        zero_point = 0
+    zero_points = [
+        int(z) for z in np.atleast_1d(np.asarray(zero_point, dtype=np.int64))
+    ]
+    if len(zero_points) == 1 and len(scales) > 1:
+        zero_points = zero_points * len(scales)
+    if len(zero_points) != len(scales):
+        raise ValueError(f"{len(scales)} scales but {len(zero_points)} zero points")
+    q = schema.QuantizationParametersT()
+    q.scale = scales
+    q.zeroPoint = zero_points
+    q.quantizedDimension = axis if len(scales) > 1 else 0
+    return q
+
+
+def _camel_case(snake: str) -> str:
+    first, *rest = snake.split("_")
+    return first + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _make_options(builtin: str, options: dict[str, Any]) -> tuple[int, Any]:
+    union_name = _OPTIONS_FOR_OP.get(builtin)
+    if union_name is None:
+        if options:
+            raise TypeError(f"{builtin} takes no options, got {sorted(options)}")
+        return schema.BuiltinOptions.NONE, None
+    table = getattr(schema, union_name + "T")()
+    for attr, value in _FRIENDLY_DEFAULTS.items():
+        if hasattr(table, attr):
+            setattr(table, attr, value)
+    for key, value in options.items():
+        attr = _camel_case(key)
+        if not hasattr(table, attr):
+            raise TypeError(f"{builtin} has no option {key!r} ({union_name})")
+        setattr(table, attr, _option_value(attr, value))
+    return getattr(schema.BuiltinOptions, union_name), table
+
+
+def _option_value(attr: str, value: Any) -> Any:
+    if isinstance(value, str):
+        enum = _ENUM_FIELDS.get(attr)
+        if enum is None or not isinstance(getattr(enum, value, None), int):
+            raise ValueError(f"option {attr}: cannot interpret {value!r}")
+        return getattr(enum, value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [int(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _tensor_table(t: _Tensor) -> schema.TensorT:
+    table = schema.TensorT()
+    table.name = t.name
+    table.shape = list(t.shape)
+    table.type = t.type
+    table.buffer = t.buffer
+    table.quantization = t.quantization
+    return table
+
+
+def _operator_table(o: _Operator) -> schema.OperatorT:
+    table = schema.OperatorT()
+    table.opcodeIndex = o.opcode_index
+    table.inputs = list(o.inputs)
+    table.outputs = list(o.outputs)
+    table.builtinOptionsType = o.options_type
+    table.builtinOptions = o.options
+    return table
+
+
+def _opcode_table(code: int) -> schema.OperatorCodeT:
+    table = schema.OperatorCodeT()
+    table.builtinCode = code
+    # Codes above 127 do not fit the old int8 field; readers then use builtinCode.
+    table.deprecatedBuiltinCode = min(code, 127)
+    table.version = 1
+    return table

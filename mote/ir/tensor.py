@@ -1,0 +1,71 @@
+"""Tensors: shape, dtype, quantization and (for constants) data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+
+class DType(Enum):
+    INT8 = "int8"
+    INT16 = "int16"
+    INT32 = "int32"
+    FLOAT32 = "float32"
+
+    @property
+    def np(self) -> np.dtype:
+        return np.dtype(self.value)
+
+    @property
+    def itemsize(self) -> int:
+        return self.np.itemsize
+
+    @property
+    def c_type(self) -> str:
+        return "float" if self is DType.FLOAT32 else f"{self.value}_t"
+
+
+@dataclass(frozen=True)
+class Quant:
+    """Affine quantization: real = scale * (q - zero_point), per tensor or along `axis`."""
+
+    scale: tuple[float, ...]
+    zero_point: tuple[int, ...]
+    axis: int | None = None  # None: per-tensor
+
+    @property
+    def per_channel(self) -> bool:
+        return self.axis is not None and len(self.scale) > 1
+
+
+@dataclass(eq=False)
+class Tensor:
+    name: str
+    shape: tuple[int, ...]
+    dtype: DType
+    quant: Quant | None = None
+    data: np.ndarray | None = field(default=None, repr=False)  # set for constants
+
+    @property
+    def is_const(self) -> bool:
+        return self.data is not None
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def scale(self) -> float:
+        assert self.quant is not None, f"tensor {self.name} is not quantized"
+        return self.quant.scale[0]
+
+    @property
+    def zero_point(self) -> int:
+        assert self.quant is not None, f"tensor {self.name} is not quantized"
+        return self.quant.zero_point[0]

@@ -1,0 +1,74 @@
+"""Buffers and their lifetimes: what must be in the arena, and when."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mote.ir import Graph, Tensor
+from mote.ops import OPS
+
+
+@dataclass(eq=False)
+class Buffer:
+    """One region of the arena: a tensor (with any tensors aliased to it in place) or a node's scratch."""
+
+    name: str
+    size: int  # bytes
+    start: int  # first step it is live (node index; -1 for graph inputs)
+    end: int  # last step it is live (inclusive)
+    tensors: list[Tensor] = field(default_factory=list)
+
+    def overlaps(self, other: Buffer) -> bool:
+        return self.start <= other.end and other.start <= self.end
+
+
+@dataclass
+class Buffers:
+    all: list[Buffer]
+    of_tensor: dict[int, Buffer]  # id(tensor) -> its buffer, for every non-constant tensor
+    of_scratch: dict[int, Buffer]  # node index -> its scratch buffer, where it has one
+
+
+def buffers(graph: Graph, scratch: dict[int, int]) -> Buffers:
+    """Every arena buffer: one per non-constant tensor (aliases shared), one per node scratch.
+
+    `scratch` maps node index -> scratch bytes; a scratch buffer lives for its node only.
+    In-place ops (reshape, squeeze) put their output in their input's buffer.
+    """
+    last = len(graph.nodes)
+    of_tensor: dict[int, Buffer] = {}
+    of_scratch: dict[int, Buffer] = {}
+    result: list[Buffer] = []
+
+    def new(t: Tensor, step: int) -> None:
+        buf = Buffer(t.name, t.nbytes, step, step, [t])
+        of_tensor[id(t)] = buf
+        result.append(buf)
+
+    for t in graph.inputs:
+        new(t, -1)
+    for i, node in enumerate(graph.nodes):
+        for t in node.inputs:
+            if t is not None and not t.is_const:
+                of_tensor[id(t)].end = max(of_tensor[id(t)].end, i)
+        x = node.inputs[0] if node.inputs else None
+        for t in node.outputs:
+            if OPS[node.op].in_place and x is not None and not x.is_const and x.nbytes == t.nbytes:
+                buf = of_tensor[id(x)]
+                buf.tensors.append(t)
+                buf.end = max(buf.end, i)
+                of_tensor[id(t)] = buf
+            else:
+                new(t, i)
+        if scratch.get(i, 0) > 0:
+            of_scratch[i] = Buffer(f"{node.name} (scratch)", scratch[i], i, i)
+            result.append(of_scratch[i])
+    for t in graph.outputs:
+        of_tensor[id(t)].end = last
+    return Buffers(result, of_tensor, of_scratch)
+
+
+def lower_bound(bufs: list[Buffer]) -> int:
+    """The most bytes live at any one step: no plan can use less."""
+    steps = {b.start for b in bufs} | {b.end for b in bufs}
+    return max((sum(b.size for b in bufs if b.start <= s <= b.end) for s in steps), default=0)

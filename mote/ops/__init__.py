@@ -1,0 +1,14 @@
+"""The operators mote supports. Importing this package registers every op module in it."""
+
+import importlib
+import pkgutil
+
+from mote.ops.registry import OPS, CCall, OpDef, register
+
+_INFRASTRUCTURE = {"registry", "common"}
+
+for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
+    if _module not in _INFRASTRUCTURE:
+        importlib.import_module(f"{__name__}.{_module}")
+
+__all__ = ["OPS", "CCall", "OpDef", "register"]

@@ -1,0 +1,47 @@
+"""Rules shared by several ops: padding, activation ranges, shapes (TFLite's conventions)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.errors import UnsupportedError
+from mote.ir import Tensor
+from mote.quant import round_half_away
+
+INT8_MIN, INT8_MAX = -128, 127
+
+
+def out_size_and_pad(size: int, filt: int, stride: int, dilation: int, padding: str) -> tuple[int, int]:
+    """Output length and leading pad along one spatial axis (TFLite's ComputePaddingHeightWidth)."""
+    effective = (filt - 1) * dilation + 1
+    if padding == "SAME":
+        out = (size + stride - 1) // stride
+    elif padding == "VALID":
+        out = (size + stride - effective) // stride
+    else:
+        raise UnsupportedError(f"padding {padding!r} is not supported (use SAME or VALID)")
+    total = max((out - 1) * stride + effective - size, 0)
+    return out, total // 2
+
+
+def activation_range(activation: str, out: Tensor) -> tuple[int, int]:
+    """The int8 clamp range of a fused activation (TFLite's CalculateActivationRangeQuantized)."""
+    scale, zero_point = np.float32(out.scale), out.zero_point
+
+    def q(real: float) -> int:
+        return zero_point + round_half_away(float(np.float32(real) / scale))
+
+    if activation == "NONE":
+        return INT8_MIN, INT8_MAX
+    if activation == "RELU":
+        return max(INT8_MIN, q(0.0)), INT8_MAX
+    if activation == "RELU6":
+        return max(INT8_MIN, q(0.0)), min(INT8_MAX, q(6.0))
+    if activation == "RELU_N1_TO_1":
+        return max(INT8_MIN, q(-1.0)), min(INT8_MAX, q(1.0))
+    raise UnsupportedError(f"fused activation {activation!r} is not supported for int8 "
+                           "(supported: NONE, RELU, RELU6, RELU_N1_TO_1)")
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(np.broadcast_shapes(a, b))

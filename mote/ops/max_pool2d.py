@@ -1,0 +1,74 @@
+"""MAX_POOL_2D: the largest value in each window, clipped to the input, then the activation clamp."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.ir import Node
+from mote.ops.common import activation_range, out_size_and_pad
+from mote.ops.registry import CCall, Emitter, OpDef, register
+
+
+@dataclass(frozen=True)
+class PoolParams:
+    batches: int
+    in_h: int
+    in_w: int
+    channels: int
+    out_h: int
+    out_w: int
+    filter_h: int
+    filter_w: int
+    stride_h: int
+    stride_w: int
+    pad_top: int
+    pad_left: int
+    act_min: int
+    act_max: int
+
+
+def pool_params(node: Node) -> PoolParams:
+    """The geometry and clamp shared by both pooling ops."""
+    x, out = node.inputs[0], node.outputs[0]
+    assert x is not None
+    n, h, w, c = x.shape
+    (fh, fw), (sh, sw) = node.attrs["filter"], node.attrs["stride"]
+    oh, pad_top = out_size_and_pad(h, fh, sh, 1, node.attrs["padding"])
+    ow, pad_left = out_size_and_pad(w, fw, sw, 1, node.attrs["padding"])
+    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    return PoolParams(n, h, w, c, oh, ow, fh, fw, sh, sw, pad_top, pad_left, act_min, act_max)
+
+
+def pool_shape(node: Node) -> list[tuple[int, ...]]:
+    p = pool_params(node)
+    return [(p.batches, p.out_h, p.out_w, p.channels)]
+
+
+def windows(p: PoolParams, x: np.ndarray) -> np.ndarray:
+    """x as [n, oh, ow, fh, fw, c] windows, out-of-bounds taps masked (numpy masked array)."""
+    padded = np.ma.masked_all((p.batches, p.in_h + p.filter_h + p.stride_h * p.out_h,
+                               p.in_w + p.filter_w + p.stride_w * p.out_w, p.channels), dtype=np.int32)
+    padded[:, p.pad_top:p.pad_top + p.in_h, p.pad_left:p.pad_left + p.in_w, :] = x
+    oy = np.arange(p.out_h)[:, None] * p.stride_h + np.arange(p.filter_h)[None, :]
+    ox = np.arange(p.out_w)[:, None] * p.stride_w + np.arange(p.filter_w)[None, :]
+    return padded[:, oy[:, None, :, None], ox[None, :, None, :], :]
+
+
+def reference(node: Node, p: PoolParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    best = windows(p, inputs[0]).max(axis=(3, 4)).filled(-128)
+    return [np.clip(best, p.act_min, p.act_max).astype(np.int8)]
+
+
+def pool_call(func: str, node: Node, p: PoolParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    return CCall(func, "mote_pool_params", vars(p).copy(), [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
+    return pool_call("mote_max_pool_s8", node, p, em)
+
+
+OP = register(OpDef("max_pool2d", pool_shape, pool_params, reference, emit, tflite=("MAX_POOL_2D",)))

@@ -1,0 +1,77 @@
+"""Quantization arithmetic, computed once at compile time and mirrored bit for bit by the C kernels.
+
+The semantics are TFLite Micro's reference kernels (gemmlowp fixed point): a real multiplier is
+stored as a Q31 integer and a power-of-two shift; requantizing rounds half away from zero twice
+(doubling high multiply, then rounding divide by a power of two). `mote_fixedpoint.h` is the C twin.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+INT32_MIN = -(2**31)
+INT32_MAX = 2**31 - 1
+
+
+def round_half_away(x: float) -> int:
+    """C's round() / TfLiteRound: halves go away from zero."""
+    return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def quantize_multiplier(real: float) -> tuple[int, int]:
+    """(Q31 multiplier, shift) with real == multiplier * 2**(shift - 31); shift > 0 means left."""
+    if real == 0.0:
+        return 0, 0
+    q, shift = math.frexp(real)
+    q_fixed = round_half_away(q * (1 << 31))
+    assert q_fixed <= 1 << 31
+    if q_fixed == 1 << 31:
+        q_fixed //= 2
+        shift += 1
+    if shift < -31:
+        return 0, 0
+    if q_fixed > INT32_MAX or shift > 30:
+        raise ValueError(f"multiplier {real} is out of the representable range")
+    return q_fixed, shift
+
+
+def quantize_multiplier_smaller_than_one(real: float) -> tuple[int, int]:
+    """As quantize_multiplier, for 0 <= real < 1 (shift <= 0)."""
+    assert 0.0 <= real < 1.0, real
+    multiplier, shift = quantize_multiplier(real)
+    assert shift <= 0
+    return multiplier, shift
+
+
+def saturating_rounding_doubling_high_mul(a: np.ndarray, b: np.ndarray | int) -> np.ndarray:
+    """gemmlowp's SaturatingRoundingDoublingHighMul, elementwise on int32 values (as int64)."""
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    ab = a * b
+    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
+    total = ab + nudge
+    high = np.abs(total) // (1 << 31) * np.sign(total)  # C division truncates toward zero
+    overflow = (a == INT32_MIN) & (b == INT32_MIN)
+    return np.where(overflow, INT32_MAX, high).astype(np.int64)
+
+
+def rounding_divide_by_pot(x: np.ndarray, exponent: np.ndarray | int) -> np.ndarray:
+    """gemmlowp's RoundingDivideByPOT: x / 2**exponent, halves rounded away from zero."""
+    x = np.asarray(x, dtype=np.int64)
+    exponent = np.asarray(exponent, dtype=np.int64)
+    mask = (np.int64(1) << exponent) - 1
+    remainder = x & mask
+    threshold = (mask >> 1) + (x < 0)
+    return (x >> exponent) + (remainder > threshold)
+
+
+def multiply_by_quantized_multiplier(x: np.ndarray, multiplier: np.ndarray | int,
+                                     shift: np.ndarray | int) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier on int32 values; multiplier/shift broadcast (per channel)."""
+    shift = np.asarray(shift, dtype=np.int64)
+    left = np.maximum(shift, 0)
+    right = np.maximum(-shift, 0)
+    shifted = np.asarray(x, dtype=np.int64) * (np.int64(1) << left)
+    return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right)

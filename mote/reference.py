@@ -1,0 +1,25 @@
+"""The reference interpreter: runs a Graph in numpy, op by op, from the registry. mote's golden model."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.errors import MoteError
+from mote.ir import Graph
+from mote.ops import OPS
+
+
+def interpret(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Outputs keyed by output tensor name, for inputs keyed by input tensor name."""
+    values: dict[int, np.ndarray] = {}
+    for t in graph.inputs:
+        if t.name not in inputs:
+            raise MoteError(f"no value for input {t.name!r}; inputs are {[i.name for i in graph.inputs]}")
+        values[id(t)] = np.asarray(inputs[t.name], dtype=t.dtype.np).reshape(t.shape)
+    for node in graph.nodes:
+        op = OPS[node.op]
+        args = [None if t is None else (t.data if t.is_const else values[id(t)]) for t in node.inputs]
+        results = op.reference(node, op.prepare(node), args)
+        for t, value in zip(node.outputs, results):
+            values[id(t)] = np.asarray(value).astype(t.dtype.np).reshape(t.shape)
+    return {t.name: values[id(t)] for t in graph.outputs}

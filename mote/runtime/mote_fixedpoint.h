@@ -1,0 +1,35 @@
+/* Fixed-point arithmetic shared by the kernels: the C twin of mote/quant.py.
+ * Semantics are TFLite Micro's reference kernels (gemmlowp): halves round away from zero. */
+#ifndef MOTE_FIXEDPOINT_H
+#define MOTE_FIXEDPOINT_H
+
+#include <stdint.h>
+
+/* (a * b * 2) >> 32 with rounding; the single overflow case saturates. */
+static inline int32_t mote_srdhm(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  int64_t ab = (int64_t)a * (int64_t)b;
+  int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* x / 2^exponent, rounding halves away from zero (exponent in 0..31). */
+static inline int32_t mote_rdbypot(int32_t x, int32_t exponent) {
+  const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* x * multiplier * 2^(shift - 31): TFLite's MultiplyByQuantizedMultiplier. */
+static inline int32_t mote_requantize(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t left = shift > 0 ? shift : 0;
+  const int32_t right = shift > 0 ? 0 : -shift;
+  return mote_rdbypot(mote_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
+}
+
+static inline int32_t mote_clamp(int32_t x, int32_t lo, int32_t hi) {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+#endif
