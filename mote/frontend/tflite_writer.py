@@ -38,9 +38,7 @@ _DTYPES: dict[str, tuple[int, type[np.generic]]] = {
 }
 
 _BUILTIN_CODES: dict[str, int] = {
-    name: code
-    for name, code in vars(schema.BuiltinOperator).items()
-    if not name.startswith("_")
+    name: code for name, code in vars(schema.BuiltinOperator).items() if not name.startswith("_")
 }
 
 # Builtin operator name -> name of its BuiltinOptions union member. Operators
@@ -143,9 +141,7 @@ class ModelBuilder:
     ) -> int:
         """Add a tensor and return its index; it is constant when data is given."""
         if dtype not in _DTYPES:
-            raise ValueError(
-                f"unsupported dtype {dtype!r}, expected one of {sorted(_DTYPES)}"
-            )
+            raise ValueError(f"unsupported dtype {dtype!r}, expected one of {sorted(_DTYPES)}")
         type_code, np_dtype = _DTYPES[dtype]
         shape = [int(d) for d in shape]
         buffer = 0
@@ -182,9 +178,7 @@ class ModelBuilder:
             )
         )
 
-    def build(
-        self, inputs: Sequence[int], outputs: Sequence[int], description: str = "mote"
-    ) -> bytes:
+    def build(self, inputs: Sequence[int], outputs: Sequence[int], description: str = "mote") -> bytes:
         """Serialize the model with the given subgraph inputs and outputs."""
         self._check_indices("subgraph inputs", inputs, allow_absent=False)
         self._check_indices("subgraph outputs", outputs, allow_absent=False)
@@ -206,9 +200,7 @@ class ModelBuilder:
         builder.Finish(model.Pack(builder), file_identifier=FILE_IDENTIFIER)
         return bytes(builder.Output())
 
-    def _check_indices(
-        self, what: str, indices: Sequence[int], allow_absent: bool
-    ) -> None:
+    def _check_indices(self, what: str, indices: Sequence[int], allow_absent: bool) -> None:
         for i in indices:
             if allow_absent and i == -1:
                 continue
@@ -238,20 +230,14 @@ class _AlignedBufferT(schema.BufferT):
         return schema.BufferEnd(builder)
 
 
-def _to_bytes(
-    name: str, data: np.ndarray, shape: list[int], np_dtype: type[np.generic]
-) -> bytes:
+def _to_bytes(name: str, data: np.ndarray, shape: list[int], np_dtype: type[np.generic]) -> bytes:
     array = np.asarray(data)
     if array.size != int(np.prod(shape, dtype=np.int64)):
-        raise ValueError(
-            f"tensor {name!r}: data has {array.size} elements but shape is {shape}"
-        )
+        raise ValueError(f"tensor {name!r}: data has {array.size} elements but shape is {shape}")
     converted = array.astype(np_dtype)
     # Refuse lossy conversions (e.g. float weights passed for an int8 tensor).
     if array.dtype != converted.dtype and not np.array_equal(converted, array):
-        raise ValueError(
-            f"tensor {name!r}: {array.dtype} data does not fit {np.dtype(np_dtype)}"
-        )
+        raise ValueError(f"tensor {name!r}: {array.dtype} data does not fit {np.dtype(np_dtype)}")
     return converted.astype(np.dtype(np_dtype).newbyteorder("<")).tobytes(order="C")
 
 
@@ -267,9 +253,7 @@ def _quantization(
     scales = [float(s) for s in np.atleast_1d(np.asarray(scale, dtype=np.float64))]
     if zero_point is None:
         zero_point = 0
-    zero_points = [
-        int(z) for z in np.atleast_1d(np.asarray(zero_point, dtype=np.int64))
-    ]
+    zero_points = [int(z) for z in np.atleast_1d(np.asarray(zero_point, dtype=np.int64))]
     if len(zero_points) == 1 and len(scales) > 1:
         zero_points = zero_points * len(scales)
     if len(zero_points) != len(scales):

@@ -58,9 +58,7 @@ def test_quantize_float_to_int8() -> None:
     np.testing.assert_array_equal(run(model, values), expected.astype(np.int8))
 
 
-def conv_reference(
-    x: np.ndarray, w: np.ndarray, bias: np.ndarray, channel_scale: np.ndarray
-) -> np.ndarray:
+def conv_reference(x: np.ndarray, w: np.ndarray, bias: np.ndarray, channel_scale: np.ndarray) -> np.ndarray:
     """VALID, stride 1 convolution; input scale 1, zero points 0, output scale 1."""
     _, height, width, _ = x.shape
     out_ch, kh, kw, _ = w.shape
@@ -118,9 +116,7 @@ def test_file_structure() -> None:
     assert [t.buffer for t in tensors] == [0, 1, 0, 0]
     assert tensors[c].name == b"c"
     assert raw == mb.build(inputs=[x], outputs=[y], description="unit test")
-    np.testing.assert_array_equal(
-        run(raw, np.array([[1, 2, 3, 4]], np.int8)), [[3, 4, 5, 6]]
-    )
+    np.testing.assert_array_equal(run(raw, np.array([[1, 2, 3, 4]], np.int8)), [[3, 4, 5, 6]])
 
 
 def test_constant_data_is_aligned() -> None:
@@ -164,17 +160,13 @@ def test_large_opcode_uses_placeholder() -> None:
         ("MEAN", {"keep_dims": True}, schema.ReducerOptionsT),
     ],
 )
-def test_options_use_the_schema_table(
-    builtin: str, options: dict[str, object], options_class: type
-) -> None:
+def test_options_use_the_schema_table(builtin: str, options: dict[str, object], options_class: type) -> None:
     mb = ModelBuilder()
     x = mb.tensor("x", [1], "float32")
     mb.op(builtin, [x], [x], **options)
     op = parse(mb.build(inputs=[x], outputs=[x])).subgraphs[0].operators[0]
     assert isinstance(op.builtinOptions, options_class)
-    assert op.builtinOptionsType == getattr(
-        schema.BuiltinOptions, options_class.__name__[:-1]
-    )
+    assert op.builtinOptionsType == getattr(schema.BuiltinOptions, options_class.__name__[:-1])
     for key, value in options.items():
         stored = getattr(op.builtinOptions, "".join(_camel(key)))
         if isinstance(value, str):
@@ -196,9 +188,7 @@ def test_option_defaults_are_usable() -> None:
     mb.op("CONV_2D", [x], [x])
     mb.op("SOFTMAX", [x], [x])
     mb.op("RELU", [x], [x])
-    conv, softmax, relu = (
-        parse(mb.build(inputs=[x], outputs=[x])).subgraphs[0].operators
-    )
+    conv, softmax, relu = parse(mb.build(inputs=[x], outputs=[x])).subgraphs[0].operators
     assert (conv.builtinOptions.strideW, conv.builtinOptions.strideH) == (1, 1)
     assert softmax.builtinOptions.beta == 1.0
     assert relu.builtinOptions is None
@@ -258,9 +248,7 @@ def _depthwise() -> bytes:
     # Depthwise filters are [1, H, W, C] and quantized along the last axis.
     w_data = np.arange(18).reshape(1, 3, 3, 2) - 9
     w = mb.tensor("w", [1, 3, 3, 2], "int8", [0.01, 0.02], 0, axis=3, data=w_data)
-    b = mb.tensor(
-        "b", [2], "int32", scale=[5e-4, 1e-3], zero_point=0, data=np.array([1, 2])
-    )
+    b = mb.tensor("b", [2], "int32", scale=[5e-4, 1e-3], zero_point=0, data=np.array([1, 2]))
     y = mb.tensor("y", [1, 4, 4, 2], "int8", scale=0.1, zero_point=0)
     mb.op("DEPTHWISE_CONV_2D", [x, w, b], [y], padding="SAME", depth_multiplier=1)
     return mb.build(inputs=[x], outputs=[y])

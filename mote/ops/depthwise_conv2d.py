@@ -1,0 +1,142 @@
+"""DEPTHWISE_CONV_2D: each input channel convolved with its own depth_multiplier filters.
+
+Bit-exact with TFLite Micro's DepthwiseConvPerChannel: output channel oc = ic * depth_multiplier + m
+reads input channel ic and filter column oc; out-of-bounds taps contribute nothing; requantization
+is per output channel (quantized dimension 3 of the 1HW(C*M) filter).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.errors import UnsupportedError
+from mote.ir import Node
+from mote.ops.common import activation_range, out_size_and_pad
+from mote.ops.conv2d import (bias_array, const_data, conv_multipliers, fits_int32, require_symmetric_weights,
+                             requantize, zero_padded_windows)
+from mote.ops.registry import CCall, Emitter, OpDef, register
+
+
+@dataclass(frozen=True, eq=False)
+class DepthwiseParams:
+    batches: int
+    in_h: int
+    in_w: int
+    in_ch: int
+    out_h: int
+    out_w: int
+    depth_multiplier: int  # out_ch = in_ch * depth_multiplier
+    filter_h: int
+    filter_w: int
+    stride_h: int
+    stride_w: int
+    dilation_h: int
+    dilation_w: int
+    pad_top: int
+    pad_left: int
+    input_offset: int  # -input zero point
+    output_offset: int  # output zero point
+    act_min: int
+    act_max: int
+    weights: np.ndarray  # int8 [filter_h, filter_w, out_ch]
+    bias: np.ndarray | None  # int32 [out_ch]
+    multiplier: np.ndarray  # int32 [out_ch], Q31
+    shift: np.ndarray  # int32 [out_ch], > 0 means left
+    folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
+
+    @property
+    def out_ch(self) -> int:
+        return self.in_ch * self.depth_multiplier
+
+
+def prepare(node: Node) -> DepthwiseParams:
+    x, w, out = node.inputs[0], node.inputs[1], node.outputs[0]
+    assert x is not None and w is not None
+    data = const_data(w, "filter", node).astype(np.int8)
+    n, h, wd, c = x.shape
+    one, fh, fw, oc = data.shape
+    m = int(node.attrs.get("depth_multiplier", 1))
+    if one != 1 or m < 1 or oc != c * m:
+        raise UnsupportedError(f"node {node.name!r}: depthwise filter shape {data.shape} does not match "
+                               f"{c} input channels times depth_multiplier {m}")
+    require_symmetric_weights(w)
+    (sh, sw), (dh, dw) = node.attrs["stride"], node.attrs.get("dilation", (1, 1))
+    oh, pad_top = out_size_and_pad(h, fh, sh, dh, node.attrs["padding"])
+    ow, pad_left = out_size_and_pad(wd, fw, sw, dw, node.attrs["padding"])
+    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    multiplier, shift = conv_multipliers(x, w, out, oc)
+    bias = bias_array(node, oc)
+    weights = data.reshape(fh, fw, oc)
+    input_offset = -x.zero_point
+    folded = None
+    if fh == fw == 3 and m == 1 and dh == dw == 1:
+        folded64 = (np.zeros(oc, np.int64) if bias is None else bias.astype(np.int64)) \
+            + input_offset * weights.reshape(9, oc).astype(np.int64).sum(axis=0)
+        # Interior pixels start from the folded bias and add 9 products of magnitude at most 128*128.
+        if fits_int32(int(np.abs(folded64).max(initial=0)) + 9 * 128 * 128):
+            folded = folded64.astype(np.int32)
+    return DepthwiseParams(n, h, wd, c, oh, ow, m, fh, fw, sh, sw, dh, dw, pad_top, pad_left, input_offset,
+                           out.zero_point, act_min, act_max, weights, bias, multiplier, shift, folded)
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x, w = node.inputs[0], node.inputs[1]
+    assert x is not None and w is not None
+    (sh, sw), (dh, dw) = node.attrs["stride"], node.attrs.get("dilation", (1, 1))
+    oh, _ = out_size_and_pad(x.shape[1], w.shape[1], sh, dh, node.attrs["padding"])
+    ow, _ = out_size_and_pad(x.shape[2], w.shape[2], sw, dw, node.attrs["padding"])
+    return [(x.shape[0], oh, ow, w.shape[3])]
+
+
+def reference(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    x = inputs[0].astype(np.int64) + p.input_offset  # padding taps are skipped, i.e. contribute 0 after the offset
+    win = zero_padded_windows(x, (p.out_h, p.out_w), (p.filter_h, p.filter_w), (p.stride_h, p.stride_w),
+                              (p.dilation_h, p.dilation_w), (p.pad_top, p.pad_left))
+    per_output = win[..., np.arange(p.out_ch) // p.depth_multiplier]  # input channel of each output channel
+    acc = np.einsum("nyxijc,ijc->nyxc", per_output, p.weights.astype(np.int64))
+    if p.bias is not None:
+        acc = acc + p.bias
+    return [requantize(acc, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)]
+
+
+def interior(out_size: int, in_size: int, stride: int, pad: int, filt: int) -> tuple[int, int]:
+    """The output range [lo, hi) whose windows lie wholly inside the input along one axis."""
+    lo = -(-pad // stride)  # first o with o * stride - pad >= 0
+    hi = (in_size - filt + pad) // stride + 1 if in_size - filt + pad >= 0 else 0  # o * stride - pad + filt <= in
+    lo, hi = min(lo, out_size), min(hi, out_size)
+    return lo, max(lo, hi)
+
+
+def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    args = [em.tensor(x), em.tensor(node.outputs[0])]
+    common: dict[str, int | str] = {
+        name: getattr(p, name) for name in (
+            "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h", "stride_w", "pad_top", "pad_left",
+            "input_offset", "output_offset", "act_min", "act_max")}
+    tensors: dict[str, int | str] = {
+        "weights": em.const(p.weights, "weights"),
+        "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
+        "multiplier": em.const(p.multiplier, "multiplier"),
+        "shift": em.const(p.shift, "shift")}
+    if p.folded_bias is not None:
+        y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
+        x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)
+        return CCall("mote_depthwise_conv_3x3_s8", "mote_depthwise_conv_3x3_params", {
+            **common, "interior_y0": y_lo, "interior_y1": y_hi, "interior_x0": x_lo, "interior_x1": x_hi,
+            **tensors, "folded_bias": em.const(p.folded_bias, "folded_bias")}, args)
+    fields = {**common, "depth_multiplier": p.depth_multiplier, "filter_h": p.filter_h, "filter_w": p.filter_w,
+              "dilation_h": p.dilation_h, "dilation_w": p.dilation_w, **tensors}
+    return CCall("mote_depthwise_conv_s8", "mote_depthwise_conv_params", fields, args)
+
+
+def macs(node: Node) -> int:
+    w = node.inputs[1]
+    assert w is not None
+    return node.outputs[0].size * w.shape[1] * w.shape[2]
+
+
+OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",)))

@@ -1,0 +1,112 @@
+"""FULLY_CONNECTED: out[b, o] = requantize(bias[o] + sum_d (w[o, d] + filter_offset) * (x[b, d] + input_offset)).
+
+Bit-exact with TFLite Micro's int8 FullyConnected (per-tensor weights: the filter zero point is
+applied, and the multiplier comes from GetQuantizedConvolutionMultipler, whose input * filter
+scale product is a float32) and FullyConnectedPerChannel (more than one filter scale: the filter
+zero point is ignored, and each multiplier is computed in double as for convolutions).
+The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.errors import UnsupportedError
+from mote.ir import Node, Tensor
+from mote.ops.common import activation_range
+from mote.ops.conv2d import bias_array, const_data, conv_multipliers, f32, fits_int32, requantize
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import quantize_multiplier
+
+
+@dataclass(frozen=True, eq=False)
+class FullyConnectedParams:
+    batches: int
+    accum_depth: int
+    out_depth: int
+    input_offset: int  # -input zero point
+    filter_offset: int  # -filter zero point for per-tensor weights; 0 when per channel (TFLM ignores it)
+    output_offset: int  # output zero point
+    act_min: int
+    act_max: int
+    weights: np.ndarray  # int8 [out_depth, accum_depth]
+    bias: np.ndarray | None  # int32 [out_depth]
+    multiplier: np.ndarray  # int32 [out_depth], Q31 (a per-tensor multiplier repeated)
+    shift: np.ndarray  # int32 [out_depth], > 0 means left
+    folded_bias: np.ndarray  # int32: bias + input_offset * sum_d w + accum_depth * filter_offset * input_offset
+
+
+def per_tensor_multiplier(x: Tensor, w: Tensor, out: Tensor) -> tuple[int, int]:
+    """TFLite's GetQuantizedConvolutionMultipler: (input_scale * filter_scale in float32) / output_scale in double."""
+    product = float(np.float32(f32(x.scale)) * np.float32(f32(w.scale)))
+    return quantize_multiplier(product / f32(out.scale))
+
+
+def prepare(node: Node) -> FullyConnectedParams:
+    x, w, out = node.inputs[0], node.inputs[1], node.outputs[0]
+    assert x is not None and w is not None and w.quant is not None
+    weights = const_data(w, "weights", node).astype(np.int8)
+    if weights.ndim != 2:
+        raise UnsupportedError(f"node {node.name!r}: fully connected weights must be 2-D, got {weights.shape}")
+    out_depth, depth = weights.shape
+    if depth == 0 or x.size % depth:
+        raise UnsupportedError(f"node {node.name!r}: input of {x.size} values is not a whole number of rows of "
+                               f"{depth}")
+    if len(w.quant.scale) > 1:
+        multiplier, shift = conv_multipliers(x, w, out, out_depth)
+        filter_offset = 0
+    else:
+        m, s = per_tensor_multiplier(x, w, out)
+        multiplier, shift = np.full(out_depth, m, np.int32), np.full(out_depth, s, np.int32)
+        filter_offset = -w.zero_point
+    bias = bias_array(node, out_depth)
+    input_offset = -x.zero_point
+    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    folded = (np.zeros(out_depth, np.int64) if bias is None else bias.astype(np.int64)) \
+        + input_offset * weights.astype(np.int64).sum(axis=1) + depth * filter_offset * input_offset
+    # The kernel's accumulator: folded bias + filter_offset * sum(x) + the products w * x, each bounded.
+    if not fits_int32(int(np.abs(folded).max(initial=0)) + depth * 128 * (128 + abs(filter_offset))):
+        raise UnsupportedError(f"node {node.name!r}: the int32 accumulator could overflow (accumulation depth "
+                               f"{depth}, bias up to {int(np.abs(folded).max(initial=0))})")
+    return FullyConnectedParams(x.size // depth, depth, out_depth, input_offset, filter_offset, out.zero_point,
+                                act_min, act_max, weights, bias, multiplier, shift, folded.astype(np.int32))
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x, w = node.inputs[0], node.inputs[1]
+    assert x is not None and w is not None
+    if node.attrs.get("keep_num_dims", False):
+        return [(*x.shape[:-1], w.shape[0])]
+    return [(x.size // w.shape[1], w.shape[0])]
+
+
+def reference(node: Node, p: FullyConnectedParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    x = inputs[0].reshape(p.batches, p.accum_depth).astype(np.int64) + p.input_offset
+    acc = x @ (p.weights.astype(np.int64) + p.filter_offset).T
+    if p.bias is not None:
+        acc = acc + p.bias
+    result = requantize(acc, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
+    return [result.reshape(node.outputs[0].shape)]
+
+
+def emit(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    fields: dict[str, int | str] = {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+        "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
+        "act_max": p.act_max, "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"),
+        "multiplier": em.const(p.multiplier, "multiplier"), "shift": em.const(p.shift, "shift")}
+    return CCall("mote_fully_connected_s8", "mote_fully_connected_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def macs(node: Node) -> int:
+    w = node.inputs[1]
+    assert w is not None
+    return node.outputs[0].size * w.shape[1]
+
+
+OP = register(OpDef("fully_connected", shape, prepare, reference, emit, macs, tflite=("FULLY_CONNECTED",)))

@@ -1,0 +1,45 @@
+#include "mote_depthwise_conv_s8.h"
+
+#include "mote_fixedpoint.h"
+
+/* One output pixel, every output channel. */
+static void depthwise_pixel(const mote_depthwise_conv_params *p, const int8_t *image, int32_t y0, int32_t x0,
+                            int8_t *out) {
+  const int32_t out_ch = p->in_ch * p->depth_multiplier;
+  for (int32_t ic = 0; ic < p->in_ch; ++ic) {
+    for (int32_t m = 0; m < p->depth_multiplier; ++m) {
+      const int32_t oc = ic * p->depth_multiplier + m;
+      int32_t acc = 0; /* |acc| <= filter_h * filter_w * 128 * 255 (+ |bias|) */
+      for (int32_t fy = 0; fy < p->filter_h; ++fy) {
+        const int32_t iy = y0 + fy * p->dilation_h;
+        if (iy < 0 || iy >= p->in_h) continue;
+        for (int32_t fx = 0; fx < p->filter_w; ++fx) {
+          const int32_t ix = x0 + fx * p->dilation_w;
+          if (ix < 0 || ix >= p->in_w) continue;
+          const int32_t x = image[(iy * p->in_w + ix) * p->in_ch + ic];
+          const int32_t w = p->weights[(fy * p->filter_w + fx) * out_ch + oc];
+          acc += w * (x + p->input_offset);
+        }
+      }
+      if (p->bias) acc += p->bias[oc];
+      acc = mote_requantize(acc, p->multiplier[oc], p->shift[oc]) + p->output_offset;
+      out[oc] = (int8_t)mote_clamp(acc, p->act_min, p->act_max);
+    }
+  }
+}
+
+mote_status mote_depthwise_conv_s8(const mote_depthwise_conv_params *p, const int8_t *input, int8_t *output,
+                                   mote_scratch scratch) {
+  (void)scratch;
+  const int32_t out_ch = p->in_ch * p->depth_multiplier;
+  for (int32_t b = 0; b < p->batches; ++b) {
+    const int8_t *image = input + b * p->in_h * p->in_w * p->in_ch;
+    for (int32_t oy = 0; oy < p->out_h; ++oy) {
+      for (int32_t ox = 0; ox < p->out_w; ++ox) {
+        int8_t *out = output + ((b * p->out_h + oy) * p->out_w + ox) * out_ch;
+        depthwise_pixel(p, image, oy * p->stride_h - p->pad_top, ox * p->stride_w - p->pad_left, out);
+      }
+    }
+  }
+  return MOTE_OK;
+}

@@ -1,0 +1,94 @@
+"""The `mote` command end to end: JSON report, inputs and outputs files, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import MLPERF_TINY
+
+from mote.frontend.tflite_writer import ModelBuilder
+
+JSON_KEYS = {"model", "target", "bit_exact", "mismatches", "arena_bytes", "arena_lower_bound_bytes",
+             "weights_bytes", "macs", "host_us_per_inference", "layers"}
+
+
+def mote(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mote.cli", *map(str, args)], capture_output=True, text=True)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], *words: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mote: error: "), proc.stderr
+    assert "Traceback" not in proc.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def test_run_default_model_json() -> None:
+    proc = mote("run", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert JSON_KEYS <= report.keys()
+    assert report["bit_exact"] is True and report["mismatches"] == 0
+    assert report["target"] == "host"
+    assert report["host_us_per_inference"] > 0
+    assert sum(layer["macs"] for layer in report["layers"]) == report["macs"] > 0
+
+
+def test_run_with_input_file_and_saved_outputs(tmp_path: Path) -> None:
+    x = np.random.default_rng(1).integers(-128, 128, (1, 640), dtype=np.int8)
+    np.save(tmp_path / "x.npy", x)
+    proc = mote("run", MLPERF_TINY / "ad01_int8.tflite", "--input", tmp_path / "x.npy",
+                "--save-outputs", tmp_path / "out.npz", "--json")
+    assert proc.returncode == 0, proc.stderr
+    saved = np.load(tmp_path / "out.npz")
+    assert len(saved.files) == 1 and saved[saved.files[0]].shape == (1, 640)
+
+
+def test_compile_writes_a_project(tmp_path: Path) -> None:
+    proc = mote("compile", MLPERF_TINY / "kws_ref_model.tflite", "-o", tmp_path / "kws")
+    assert proc.returncode == 0, proc.stderr
+    names = {p.name for p in (tmp_path / "kws").iterdir()}
+    assert {"model.h", "model.c", "weights.h", "weights.c", "main.c", "Makefile", "mote"} <= names
+    model_c = (tmp_path / "kws" / "model.c").read_text()
+    assert "malloc" not in model_c and "/* layer 0: conv2d" in model_c
+
+
+def _model_with(op: str, dtype: str = "int8", **options: object) -> bytes:
+    b = ModelBuilder()
+    q = {"scale": 0.1, "zero_point": 0} if dtype == "int8" else {}
+    x = b.tensor("x", (1, 8), dtype, **q)
+    y = b.tensor("y", (1, 8), dtype, **q)
+    b.op(op, [x], [y], **options)
+    return b.build([x], [y])
+
+
+def test_unsupported_operator(tmp_path: Path) -> None:
+    (tmp_path / "abs.tflite").write_bytes(_model_with("ABS"))
+    proc = mote("compile", tmp_path / "abs.tflite", "-o", tmp_path / "out")
+    assert_one_line_error(proc, "ABS", "node 0", "CONV_2D", "SOFTMAX")
+    assert not (tmp_path / "out").exists()
+
+
+def test_float_only_model(tmp_path: Path) -> None:
+    (tmp_path / "float.tflite").write_bytes(_model_with("RELU", dtype="float32"))
+    assert_one_line_error(mote("run", tmp_path / "float.tflite"), "float32", "int8")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a model at all", None])
+def test_truncated_or_non_model_file(tmp_path: Path, content: bytes | None) -> None:
+    path = tmp_path / "bad.tflite"
+    path.write_bytes(content if content is not None else (MLPERF_TINY / "kws_ref_model.tflite").read_bytes()[:2000])
+    proc = mote("compile", path, "-o", tmp_path / "out")
+    assert_one_line_error(proc, "bad")
+    assert not (tmp_path / "out").exists()
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert_one_line_error(mote("run", tmp_path / "nope.tflite"), "nope.tflite")
