@@ -14,8 +14,15 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops.common import activation_range, out_size_and_pad
-from mote.ops.conv2d import (bias_array, const_data, conv_multipliers, fits_int32, require_symmetric_weights,
-                             requantize, zero_padded_windows)
+from mote.ops.conv2d import (
+    bias_array,
+    const_data,
+    conv_multipliers,
+    fits_int32,
+    requantize,
+    require_symmetric_weights,
+    zero_padded_windows,
+)
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
 

@@ -1,0 +1,118 @@
+"""DEPTHWISE_CONV_2D against TFLite Micro: random geometry and quantization, and the 3x3 fast path."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
+from mote.ops import OPS
+
+ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
+
+
+@dataclass
+class Case:
+    batches: int
+    in_hw: tuple[int, int]
+    in_ch: int
+    multiplier: int
+    filt: tuple[int, int]
+    stride: tuple[int, int]
+    dilation: tuple[int, int]
+    padding: str
+    activation: str
+    per_channel: bool
+    bias: bool
+
+
+def random_case(rng: np.random.Generator) -> Case:
+    filt = (int(rng.integers(1, 5)), int(rng.integers(1, 5)))
+    dilation = (int(rng.integers(1, 3)), int(rng.integers(1, 3)))
+    in_hw = tuple(int(rng.integers((f - 1) * d + 1, 13)) for f, d in zip(filt, dilation))
+    return Case(int(rng.integers(1, 3)), (in_hw[0], in_hw[1]), int(rng.integers(1, 9)), int(rng.choice([1, 1, 2, 3])),
+                filt, (int(rng.integers(1, 4)), int(rng.integers(1, 4))), dilation,
+                str(rng.choice(["SAME", "VALID"])), str(rng.choice(ACTIVATIONS)), bool(rng.integers(2)),
+                bool(rng.integers(4)))
+
+
+def fast_path_case(rng: np.random.Generator) -> Case:
+    """3x3, multiplier 1, dilation 1, any stride and padding; inputs down to 1x1 (no interior at all)."""
+    padding = str(rng.choice(["SAME", "VALID"]))
+    low = 1 if padding == "SAME" else 3
+    return Case(int(rng.integers(1, 3)), (int(rng.integers(low, 13)), int(rng.integers(low, 13))),
+                int(rng.integers(1, 17)), 1, (3, 3), (int(rng.integers(1, 4)), int(rng.integers(1, 4))), (1, 1),
+                padding, str(rng.choice(ACTIVATIONS)), bool(rng.integers(2)), bool(rng.integers(4)))
+
+
+def out_len(size: int, filt: int, stride: int, dilation: int, padding: str) -> int:
+    effective = (filt - 1) * dilation + 1
+    return (size + stride - 1) // stride if padding == "SAME" else (size - effective) // stride + 1
+
+
+def depthwise_model(case: Case, rng: np.random.Generator) -> bytes:
+    """A single DEPTHWISE_CONV_2D model with random weights, bias and quantization for `case`."""
+    mb = ModelBuilder()
+    out_ch = case.in_ch * case.multiplier
+    in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
+    w_scales = rng.uniform(0.002, 0.02, out_ch if case.per_channel else 1)
+    taps = case.filt[0] * case.filt[1]
+    # An output scale that keeps most results inside int8, with some saturating.
+    out_scale = float(in_scale * w_scales.mean() * 128 * np.sqrt(taps) * rng.uniform(0.5, 2.5))
+    x = mb.tensor("x", [case.batches, *case.in_hw, case.in_ch], "int8", scale=in_scale, zero_point=in_zp)
+    w = mb.tensor("w", [1, *case.filt, out_ch], "int8", scale=list(w_scales), zero_point=0, axis=3,
+                  data=rng.integers(-127, 128, (1, *case.filt, out_ch)))
+    inputs = [x, w]
+    if case.bias:
+        b_scales = in_scale * np.broadcast_to(w_scales, out_ch)
+        inputs.append(mb.tensor("b", [out_ch], "int32", scale=list(b_scales), zero_point=0,
+                                data=rng.integers(-20000, 20000, out_ch)))
+    (sh, sw), (dh, dw) = case.stride, case.dilation
+    oh = out_len(case.in_hw[0], case.filt[0], sh, dh, case.padding)
+    ow = out_len(case.in_hw[1], case.filt[1], sw, dw, case.padding)
+    y = mb.tensor("y", [case.batches, oh, ow, out_ch], "int8", scale=out_scale,
+                  zero_point=int(rng.integers(-100, 80)))
+    mb.op("DEPTHWISE_CONV_2D", inputs, [y], padding=case.padding, stride_h=sh, stride_w=sw,
+          depth_multiplier=case.multiplier, dilation_h_factor=dh, dilation_w_factor=dw,
+          fused_activation_function=case.activation)
+    return mb.build([x], [y])
+
+
+CASES: list[tuple[str, Callable[[np.random.Generator], Case]]] = [
+    *[(f"random{s}", random_case) for s in range(14)],
+    *[(f"3x3_{s}", fast_path_case) for s in range(10)],
+]
+
+
+@pytest.mark.parametrize("seed", range(len(CASES)), ids=[name for name, _ in CASES])
+def test_depthwise_conv2d_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(2000 + seed)
+    case = CASES[seed][1](rng)
+    graph = check_model(depthwise_model(case, rng), seeds=2)
+    kernel = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
+    fast = case.filt == (3, 3) and case.multiplier == 1 and case.dilation == (1, 1)
+    assert (kernel.folded_bias is not None) == fast
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_depthwise_conv2d_3x3_sanitized(padding: str, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(9)
+    case = Case(2, (7, 8), 5, 1, (3, 3), (2, 1), (1, 1), padding, "RELU6", True, True)
+    check_model(depthwise_model(case, rng), seeds=1, sanitize=True)
+
+
+def test_depthwise_conv2d_general_sanitized(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(10)
+    case = Case(1, (6, 9), 3, 2, (2, 3), (1, 2), (2, 2), "SAME", "NONE", False, True)
+    check_model(depthwise_model(case, rng), seeds=1, sanitize=True)
+
+
+def test_depthwise_conv2d_macs() -> None:
+    rng = np.random.default_rng(3)
+    case = Case(1, (8, 8), 4, 2, (3, 3), (1, 1), (1, 1), "SAME", "NONE", False, False)
+    node = load_tflite(depthwise_model(case, rng), "m").nodes[0]
+    assert OPS["depthwise_conv2d"].macs(node) == 8 * 8 * 8 * 3 * 3
