@@ -16,7 +16,7 @@ from mote.memory.lifetimes import buffers
 from mote.ops import OPS, CCall
 
 # Headers every kernel includes itself; the umbrella header lists the kernels' own headers.
-_SUPPORT_HEADERS = {"mote_types.h", "mote_fixedpoint.h", "mote_gemmlowp.h"}
+_SUPPORT_HEADERS = {"mote_types.h", "mote_fixedpoint.h", "mote_gemmlowp.h", "mote_broadcast.h"}
 
 
 @dataclass

@@ -5,7 +5,7 @@ import pkgutil
 
 from mote.ops.registry import OPS, CCall, OpDef, register
 
-_INFRASTRUCTURE = {"registry", "common"}
+_INFRASTRUCTURE = {"registry", "common", "broadcast"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

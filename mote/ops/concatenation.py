@@ -1,0 +1,77 @@
+"""CONCATENATION: int8 tensors joined along one axis; a pure copy.
+
+TFLite Micro's int8 concatenation does no requantization: its prepare requires every input to have
+exactly the output's scale and zero point and the fused activation to be NONE, and mote requires the
+same. The copy: for each index over the dimensions before the axis, every input in turn contributes
+its contiguous slab of shape[axis] * (product of the dimensions after the axis) bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.errors import UnsupportedError
+from mote.ir import Node, Tensor
+from mote.ops.add import quantized_int8
+from mote.ops.registry import CCall, Emitter, OpDef, register
+
+
+@dataclass(frozen=True)
+class ConcatParams:
+    axis: int
+    outer: int  # product of the output dimensions before the axis
+    chunks: tuple[int, ...]  # per input: bytes it contributes per outer step
+
+
+def inputs_of(node: Node) -> list[Tensor]:
+    if not node.inputs or any(t is None for t in node.inputs):
+        raise UnsupportedError(f"node {node.name!r} (concatenation): needs at least one input, none absent")
+    return [t for t in node.inputs if t is not None]
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    xs, axis = inputs_of(node), node.attrs.get("axis", 0)
+    first = xs[0].shape
+    if not 0 <= axis < len(first):
+        raise UnsupportedError(f"node {node.name!r} (concatenation): axis {axis} is out of range for "
+                               f"{len(first)}-D inputs")
+    for x in xs[1:]:
+        if len(x.shape) != len(first) or any(a != b for d, (a, b) in enumerate(zip(x.shape, first)) if d != axis):
+            raise UnsupportedError(f"node {node.name!r} (concatenation): input shapes {[list(t.shape) for t in xs]} "
+                                   f"differ outside axis {axis}")
+    return [(*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])]
+
+
+def prepare(node: Node) -> ConcatParams:
+    xs, out = [quantized_int8(node, t) for t in inputs_of(node)], quantized_int8(node, node.outputs[0])
+    if node.attrs.get("activation", "NONE") != "NONE":
+        raise UnsupportedError(f"node {node.name!r} (concatenation): fused activation "
+                               f"{node.attrs['activation']} is not supported by TFLite Micro")
+    for x in xs:
+        if x.scale != out.scale or x.zero_point != out.zero_point:
+            raise UnsupportedError(
+                f"node {node.name!r} (concatenation): input {x.name!r} is quantized (scale {x.scale:g}, zero point "
+                f"{x.zero_point}) unlike the output (scale {out.scale:g}, zero point {out.zero_point}); TFLite "
+                "Micro's int8 concatenation does not requantize, so every input must match the output")
+    out_shape = shape(node)[0]
+    axis = node.attrs.get("axis", 0)
+    inner = int(np.prod(out_shape[axis + 1:], dtype=np.int64))
+    return ConcatParams(axis, int(np.prod(out_shape[:axis], dtype=np.int64)), tuple(x.shape[axis] * inner for x in xs))
+
+
+def reference(node: Node, p: ConcatParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [np.concatenate([np.asarray(x, dtype=np.int8) for x in inputs], axis=p.axis)]
+
+
+def emit(node: Node, p: ConcatParams, em: Emitter) -> CCall:
+    pointers = ", ".join(em.tensor(x) for x in inputs_of(node))
+    fields: dict[str, int | str] = {"num_inputs": len(p.chunks), "outer": p.outer,
+                                    "chunks": em.const(np.array(p.chunks, dtype=np.int32), "concat_chunks")}
+    # The input pointers are arena addresses, not flash constants: a C99 compound literal at the call.
+    return CCall("mote_concatenation_s8", "mote_concatenation_params", fields,
+                 [f"(const int8_t *const[]){{{pointers}}}", em.tensor(node.outputs[0])])
+
+
+OP = register(OpDef("concatenation", shape, prepare, reference, emit, tflite=("CONCATENATION",)))

@@ -1,0 +1,51 @@
+"""DEQUANTIZE: int8 -> float32, out = float(double(scale) * (x - zero_point)) as TFLite Micro computes it.
+
+The double product is exact (a 24-bit scale times a 9-bit integer), so rounding it to float32 equals
+the correctly rounded float32 product: the C kernel multiplies in float and needs no double support.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.errors import UnsupportedError
+from mote.ir import DType, Node
+from mote.ops.add import quantized_int8
+from mote.ops.registry import CCall, Emitter, OpDef, register
+
+
+@dataclass(frozen=True)
+class DequantizeParams:
+    size: int
+    scale: float  # the input scale, a float32 value
+    zero_point: int
+
+
+def prepare(node: Node) -> DequantizeParams:
+    x, out = quantized_int8(node, node.inputs[0]), node.outputs[0]
+    if out.dtype is not DType.FLOAT32:
+        raise UnsupportedError(f"node {node.name!r} (dequantize): the output {out.name!r} is {out.dtype.value}; "
+                               "mote dequantizes int8 to float32")
+    return DequantizeParams(x.size, float(np.float32(x.scale)), x.zero_point)
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x = node.inputs[0]
+    assert x is not None
+    return [x.shape]
+
+
+def reference(node: Node, p: DequantizeParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [(p.scale * (np.asarray(inputs[0], dtype=np.float64) - p.zero_point)).astype(np.float32)]
+
+
+def emit(node: Node, p: DequantizeParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    fields: dict[str, int | str] = {"size": p.size, "scale": f"{p.scale.hex()}f", "zero_point": p.zero_point}
+    return CCall("mote_dequantize_s8_f32", "mote_dequantize_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+OP = register(OpDef("dequantize", shape, prepare, reference, emit, tflite=("DEQUANTIZE",)))

@@ -1,0 +1,91 @@
+"""LOGISTIC: int8 sigmoid in gemmlowp fixed point; tanh.py shares the input scaling.
+
+Bit-exact with TFLite Micro's reference_integer_ops::Logistic for int8. With d = x - input_zero_point:
+    d <= -radius -> -128;  d >= radius -> 127;  otherwise
+    out = clamp(rdbypot(logistic(MultiplyByQuantizedMultiplier(d, multiplier, shift) as Q4.27), 23) - 128)
+Compile time (in double): frexp(s_in * 2^27) = (q, shift), multiplier = round(q * 2^31),
+    radius = floor(15 * 2^27 / 2^shift)                          (CalculateInputRadius(4, shift, 31))
+TFLite Micro requires the output zero point to be -128 and assumes, without checking, that the output
+scale is 1/256; mote does the same (the output scale is not used).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote import fixedpoint as fp
+from mote.errors import UnsupportedError
+from mote.ir import Node
+from mote.ops.add import quantized_int8
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import round_half_away, rounding_divide_by_pot
+
+INPUT_INTEGER_BITS = 4
+
+
+@dataclass(frozen=True)
+class SigmoidParams:
+    size: int
+    input_zero_point: int
+    input_range_radius: int  # |x - zero point| >= radius saturates
+    input_multiplier: int  # Q31
+    input_left_shift: int  # 0..62; beyond 30 the radius is 0 and every input saturates
+
+
+def sigmoid_params(node: Node) -> SigmoidParams:
+    """The input scaling shared by logistic and tanh (TFLite Micro's int8 prepare of both)."""
+    x = quantized_int8(node, node.inputs[0])
+    quantized_int8(node, node.outputs[0])
+    q, shift = math.frexp(x.scale * (1 << (31 - INPUT_INTEGER_BITS)))
+    if not 0 <= shift <= 62:  # TFLite's radius computes 1 << shift in 64 bits
+        raise UnsupportedError(f"node {node.name!r} ({node.op}): input scale {x.scale:g} is outside the range "
+                               "TFLite Micro's int8 kernel handles")
+    multiplier = round_half_away(q * (1 << 31))
+    assert multiplier < 1 << 31  # a float32 scale has too few mantissa bits to round up to 2^31
+    max_input = ((1 << INPUT_INTEGER_BITS) - 1) * (1 << (31 - INPUT_INTEGER_BITS))
+    radius = math.floor(max_input / 2.0**shift)
+    return SigmoidParams(x.size, x.zero_point, radius, multiplier, shift)
+
+
+def prepare(node: Node) -> SigmoidParams:
+    out = node.outputs[0]
+    if out.quant is not None and out.zero_point != -128:
+        raise UnsupportedError(f"node {node.name!r} (logistic): TFLite Micro requires the int8 output zero point "
+                               f"to be -128 (scale 1/256), got {out.zero_point}")
+    return sigmoid_params(node)
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x = node.inputs[0]
+    assert x is not None
+    return [x.shape]
+
+
+def input_in_q4(p: SigmoidParams, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Q4.27 inputs, mask of saturated-low, mask of saturated-high); saturated entries hold 0."""
+    d = np.asarray(x, dtype=np.int64) - p.input_zero_point
+    low, high = d <= -p.input_range_radius, d >= p.input_range_radius
+    inside = np.where(low | high, 0, d)
+    return fp.multiply_by_quantized_multiplier_wrapping(inside, p.input_multiplier, p.input_left_shift), low, high
+
+
+def reference(node: Node, p: SigmoidParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    q4, low, high = input_in_q4(p, inputs[0])
+    out = np.clip(rounding_divide_by_pot(fp.logistic(q4, INPUT_INTEGER_BITS), 31 - 8) - 128, -128, 127)
+    return [np.where(low, -128, np.where(high, 127, out)).astype(np.int8)]
+
+
+def sigmoid_call(func: str, node: Node, p: SigmoidParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    return CCall(func, "mote_sigmoid_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
+    return sigmoid_call("mote_logistic_s8", node, p, em)
+
+
+OP = register(OpDef("logistic", shape, prepare, reference, emit, tflite=("LOGISTIC",)))

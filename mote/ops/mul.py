@@ -1,0 +1,61 @@
+"""MUL: int8 a * b with numpy broadcasting and a fused activation.
+
+Bit-exact with TFLite Micro's int8 mul (reference_integer_ops::MulElementwise):
+    out = clamp(MultiplyByQuantizedMultiplier((a - a_zp) * (b - b_zp), multiplier, shift) + out_zp,
+                act_min, act_max)
+with (multiplier, shift) = QuantizeMultiplier(double(s_a) * double(s_b) / double(s_out)); the shift
+may be positive (a left shift done in int32, which wraps only for absurd scale ratios).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.fixedpoint import multiply_by_quantized_multiplier_wrapping
+from mote.ir import Node
+from mote.ops.add import quantized_int8
+from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
+from mote.ops.common import activation_range
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import quantize_multiplier
+
+
+@dataclass(frozen=True)
+class MulParams:
+    bcast: Broadcast
+    a_offset: int  # -a zero point
+    b_offset: int  # -b zero point
+    out_offset: int  # output zero point
+    out_multiplier: int
+    out_shift: int  # > 0: left
+    act_min: int
+    act_max: int
+
+
+def prepare(node: Node) -> MulParams:
+    a, b = quantized_int8(node, node.inputs[0]), quantized_int8(node, node.inputs[1])
+    out = quantized_int8(node, node.outputs[0])
+    multiplier, shift = quantize_multiplier(a.scale * b.scale / out.scale)
+    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    return MulParams(plan_broadcast(node), -a.zero_point, -b.zero_point, out.zero_point, multiplier, shift,
+                     act_min, act_max)
+
+
+def reference(node: Node, p: MulParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    a, b = broadcast_inputs(node, inputs)
+    product = (a + p.a_offset) * (b + p.b_offset)
+    out = multiply_by_quantized_multiplier_wrapping(product, p.out_multiplier, p.out_shift) + p.out_offset
+    return [np.clip(out, p.act_min, p.act_max).astype(np.int8)]
+
+
+def emit(node: Node, p: MulParams, em: Emitter) -> CCall:
+    a, b = node.inputs[0], node.inputs[1]
+    assert a is not None and b is not None
+    fields = p.bcast.fields(em)
+    fields.update({k: v for k, v in vars(p).items() if k != "bcast"})
+    return CCall("mote_mul_s8", "mote_mul_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
+
+
+OP = register(OpDef("mul", output_shape, prepare, reference, emit, tflite=("MUL",)))

@@ -1,0 +1,58 @@
+"""RELU: int8 max(x, 0), requantized from the input to the output quantization.
+
+Bit-exact with TFLite Micro's ReluQuantized for int8:
+    out = clamp(MultiplyByQuantizedMultiplier(x - x_zp, multiplier, shift) + out_zp, max(out_zp, -128), 127)
+with (multiplier, shift) = QuantizeMultiplier(double(float(s_in / s_out))): the scale ratio is divided
+in float32, then widened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.fixedpoint import multiply_by_quantized_multiplier_wrapping
+from mote.ir import Node
+from mote.ops.add import quantized_int8
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import quantize_multiplier
+
+
+@dataclass(frozen=True)
+class ReluParams:
+    size: int
+    input_zero_point: int
+    output_zero_point: int
+    multiplier: int  # Q31
+    shift: int  # > 0: left
+    act_min: int
+    act_max: int
+
+
+def prepare(node: Node) -> ReluParams:
+    x, out = quantized_int8(node, node.inputs[0]), quantized_int8(node, node.outputs[0])
+    multiplier, shift = quantize_multiplier(float(np.float32(x.scale) / np.float32(out.scale)))
+    # TFLite quantizes the bounds 0 and +inf: roundf(0 / s_out) is 0, and +inf means no upper bound.
+    return ReluParams(x.size, x.zero_point, out.zero_point, multiplier, shift, max(-128, out.zero_point), 127)
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x = node.inputs[0]
+    assert x is not None
+    return [x.shape]
+
+
+def reference(node: Node, p: ReluParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    d = np.asarray(inputs[0], dtype=np.int64) - p.input_zero_point
+    out = multiply_by_quantized_multiplier_wrapping(d, p.multiplier, p.shift) + p.output_zero_point
+    return [np.clip(out, p.act_min, p.act_max).astype(np.int8)]
+
+
+def emit(node: Node, p: ReluParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_relu_s8", "mote_relu_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+OP = register(OpDef("relu", shape, prepare, reference, emit, tflite=("RELU",)))

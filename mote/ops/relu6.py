@@ -1,0 +1,52 @@
+"""RELU6: int8 clamp to [0, 6] in the input's quantization; no requantization.
+
+Bit-exact with TFLite Micro's Relu6Quantized for int8: out = min(max(x, x_zp), six) with
+    six = clamp(round(6.0f / s_in) + x_zp, -128, 127)          (float32 division, round half away)
+The output tensor's quantization is not used: TFLite Micro copies the clamped input values as they
+are, i.e. it assumes the output is quantized like the input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote.ir import Node
+from mote.ops.add import quantized_int8
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import round_half_away
+
+
+@dataclass(frozen=True)
+class Relu6Params:
+    size: int
+    lower: int  # the input zero point (real 0)
+    upper: int  # real 6 in the input's quantization, clamped to int8
+
+
+def prepare(node: Node) -> Relu6Params:
+    x = quantized_int8(node, node.inputs[0])
+    quantized_int8(node, node.outputs[0])
+    six = round_half_away(float(np.float32(6.0) / np.float32(x.scale))) + x.zero_point
+    return Relu6Params(x.size, x.zero_point, min(max(six, -128), 127))
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x = node.inputs[0]
+    assert x is not None
+    return [x.shape]
+
+
+def reference(node: Node, p: Relu6Params, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    x = np.asarray(inputs[0], dtype=np.int64)
+    return [np.where(x > p.upper, p.upper, np.where(x < p.lower, p.lower, x)).astype(np.int8)]
+
+
+def emit(node: Node, p: Relu6Params, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_relu6_s8", "mote_relu6_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+OP = register(OpDef("relu6", shape, prepare, reference, emit, tflite=("RELU6",)))

@@ -1,0 +1,98 @@
+"""SOFTMAX: int8 in, int8 out (scale 1/256, zero point -128), over the last axis, in gemmlowp fixed point.
+
+Bit-exact with TFLite Micro's reference_ops::Softmax for int8. Per row, with d = x - max(row):
+  - entries with d < diff_min count as exp = 0 and output -128;
+  - the others: e = exp_on_negative_values(srdhm(d << input_left_shift, input_multiplier)) read as
+    Q5.26 (kScaledDiffIntegerBits = 5), a Q0 result; the row sum accumulates e rescaled to Q12.19;
+  - out = clamp(rdbypot(srdhm(1/sum, e), num_bits_over_unit + 23) - 128, -128, 127), where 1/sum is
+    TFLite's GetReciprocal (normalize the sum by its headroom, then gemmlowp's 1 / (1 + x)).
+Compile time (PreprocessSoftmaxScaling, CalculateInputRadius, all in double):
+    real = min(beta * s_in * 2^26, 2^31 - 1)  ->  QuantizeMultiplierGreaterThanOne (requires real > 1)
+    diff_min = -floor(31 * 2^26 / 2^input_left_shift)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from mote import fixedpoint as fp
+from mote.errors import UnsupportedError
+from mote.ir import Node
+from mote.ops.add import quantized_int8
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import round_half_away, rounding_divide_by_pot
+
+SCALED_DIFF_INTEGER_BITS = 5
+ACCUMULATION_INTEGER_BITS = 12
+
+
+@dataclass(frozen=True)
+class SoftmaxParams:
+    rows: int  # product of all but the last dimension
+    depth: int  # the last dimension, normalized over
+    input_multiplier: int  # Q31
+    input_left_shift: int  # >= 1
+    diff_min: int  # <= 0: entries further below the row maximum output -128
+
+
+def prepare(node: Node) -> SoftmaxParams:
+    x, out = quantized_int8(node, node.inputs[0]), quantized_int8(node, node.outputs[0])
+    if out.zero_point != -128 or out.scale != 1.0 / 256:
+        raise UnsupportedError(f"node {node.name!r} (softmax): TFLite Micro requires an int8 output with scale "
+                               f"1/256 and zero point -128, got scale {out.scale:g}, zero point {out.zero_point}")
+    if not x.shape:
+        raise UnsupportedError(f"node {node.name!r} (softmax): the input must have at least one dimension")
+    beta = float(np.float32(node.attrs.get("beta", 1.0)))
+    real = min(beta * x.scale * (1 << (31 - SCALED_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
+    if not real > 1.0:
+        raise UnsupportedError(f"node {node.name!r} (softmax): beta * input scale = {beta * x.scale:g} is too small "
+                               "for TFLite Micro's int8 softmax (needs > 2^-26)")
+    multiplier, shift = greater_than_one_multiplier(real)
+    radius = math.floor(((1 << SCALED_DIFF_INTEGER_BITS) - 1) * (1 << (31 - SCALED_DIFF_INTEGER_BITS)) / 2.0**shift)
+    # Shift 31 (beta * s_in >= 32) leaves radius 0: only the row maxima (d = 0) reach the multiply, where
+    # any shift gives 0. Storing 30 keeps the C kernel's 1 << shift defined.
+    depth = x.shape[-1]
+    return SoftmaxParams(x.size // depth if depth else 0, depth, multiplier, min(shift, 30), -radius)
+
+
+def greater_than_one_multiplier(real: float) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplier for 1 < real < 2^31: (Q31 multiplier, shift in 1..31)."""
+    q, shift = math.frexp(real)
+    q_fixed = round_half_away(q * (1 << 31))
+    if q_fixed == 1 << 31:
+        q_fixed, shift = q_fixed // 2, shift + 1
+    return q_fixed, shift
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    x = node.inputs[0]
+    assert x is not None
+    return [x.shape]
+
+
+def reference(node: Node, p: SoftmaxParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    x = np.asarray(inputs[0], dtype=np.int64).reshape(p.rows, p.depth)
+    diff = x - x.max(axis=1, keepdims=True)
+    used = diff >= p.diff_min
+    # Unused entries get any harmless value; they are masked out below.
+    scaled = fp.mul(np.where(used, diff, 0) << p.input_left_shift, p.input_multiplier)
+    exps = fp.exp_on_negative_values(scaled, SCALED_DIFF_INTEGER_BITS)
+    terms = np.where(used, fp.rescale(exps, 0, ACCUMULATION_INTEGER_BITS), 0)
+    sums = fp.wrap32(terms.sum(axis=1))
+    inverse, num_bits_over_unit = fp.reciprocal(sums, ACCUMULATION_INTEGER_BITS)
+    exponent = (num_bits_over_unit + 31 - 8)[:, None]
+    probs = rounding_divide_by_pot(fp.mul(inverse[:, None], exps), exponent)
+    out = np.where(used, np.clip(probs - 128, -128, 127), -128)
+    return [out.astype(np.int8).reshape(inputs[0].shape)]
+
+
+def emit(node: Node, p: SoftmaxParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_softmax_s8", "mote_softmax_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+OP = register(OpDef("softmax", shape, prepare, reference, emit, tflite=("SOFTMAX",)))

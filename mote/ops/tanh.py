@@ -1,0 +1,31 @@
+"""TANH: int8 tanh in gemmlowp fixed point, with the input scaling of logistic.py.
+
+Bit-exact with TFLite Micro's reference_integer_ops::Tanh for int8. With d = x - input_zero_point:
+    d <= -radius -> -128;  d >= radius -> 127;  otherwise
+    out = clamp(rdbypot(tanh(MultiplyByQuantizedMultiplier(d, multiplier, shift) as Q4.27), 24), -128, 127)
+TFLite Micro checks nothing about the output quantization and assumes scale 1/128, zero point 0;
+mote does the same (the output quantization is not used).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote import fixedpoint as fp
+from mote.ir import Node
+from mote.ops.logistic import INPUT_INTEGER_BITS, SigmoidParams, input_in_q4, shape, sigmoid_call, sigmoid_params
+from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.quant import rounding_divide_by_pot
+
+
+def reference(node: Node, p: SigmoidParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    q4, low, high = input_in_q4(p, inputs[0])
+    out = np.clip(rounding_divide_by_pot(fp.tanh(q4, INPUT_INTEGER_BITS), 31 - 7), -128, 127)
+    return [np.where(low, -128, np.where(high, 127, out)).astype(np.int8)]
+
+
+def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
+    return sigmoid_call("mote_tanh_s8", node, p, em)
+
+
+OP = register(OpDef("tanh", shape, sigmoid_params, reference, emit, tflite=("TANH",)))

@@ -1,0 +1,25 @@
+#ifndef MOTE_ADD_S8_H
+#define MOTE_ADD_S8_H
+
+#include "mote_broadcast.h"
+#include "mote_types.h"
+
+/* Broadcast int8 add / sub (TFLite's quantized ADD and SUB). Loop geometry as in mote_broadcast.h.
+ * Each input is brought to a common scale: x' = requantize((x + x_offset) << left_shift, x_multiplier,
+ * x_shift); then out = clamp(requantize(a' +/- b', out_multiplier, out_shift) + out_offset). */
+typedef struct {
+  int32_t rank;                          /* 1..MOTE_BCAST_MAX_DIMS loops */
+  const int32_t *shape;                  /* [rank] loop extents, outermost first; the output is dense */
+  const int32_t *a_strides, *b_strides;  /* [rank] input element strides, 0 where broadcast */
+  int32_t left_shift;                    /* 20 for int8 */
+  int32_t a_offset, a_multiplier, a_shift; /* offset = -zero point in [-127, 128]; shift <= 0 */
+  int32_t b_offset, b_multiplier, b_shift;
+  int32_t out_offset, out_multiplier, out_shift; /* out_offset = output zero point; shift <= 0 */
+  int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
+} mote_add_params;
+
+/* output = a + b, bit-exact with TFLite Micro's int8 ADD. Needs no scratch. */
+mote_status mote_add_s8(const mote_add_params *p, const int8_t *a, const int8_t *b, int8_t *output,
+                        mote_scratch scratch);
+
+#endif

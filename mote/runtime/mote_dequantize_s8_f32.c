@@ -1,0 +1,9 @@
+#include "mote_dequantize_s8_f32.h"
+
+mote_status mote_dequantize_s8_f32(const mote_dequantize_params *p, const int8_t *input, float *output,
+                                   mote_scratch scratch) {
+  int32_t i;
+  (void)scratch;
+  for (i = 0; i < p->size; ++i) output[i] = p->scale * (float)(input[i] - p->zero_point);
+  return MOTE_OK;
+}
