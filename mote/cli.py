@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from rich.console import Console
 
 from mote import pipeline
 from mote.errors import MoteError
+from mote.targets.rv32 import Rv32Config
+from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,15 +40,45 @@ def _parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_compile)
 
     p = sub.add_parser("run", help="compile, build, run on a target and check against the reference")
+    _add_run_arguments(p)
+    p.add_argument("--save-outputs", type=Path, metavar="OUT.npz", help="write the outputs the target computed")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("profile", help="per-layer instructions and cycles on the virtual platform")
+    _add_run_arguments(p, default_target="rv32")
+    p.set_defaults(func=_profile)
+    return parser
+
+
+def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host") -> None:
     p.add_argument("model", type=Path, nargs="?", help="a .tflite model (default: the bundled digits CNN)")
-    p.add_argument("--target", default="host", choices=pipeline.TARGETS)
+    p.add_argument("--target", default=default_target, choices=pipeline.TARGETS)
     p.add_argument("--input", type=Path, help=".npy (one input) or .npz keyed by input name")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--save-outputs", type=Path, metavar="OUT.npz", help="write the outputs the target computed")
     p.add_argument("--keep", type=Path, metavar="DIR", help="keep the built project under DIR")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=_run)
-    return parser
+    rv32 = p.add_argument_group("rv32 target")
+    rv32.add_argument("--cc", default="auto", choices=CC_CHOICES,
+                      help="cross compiler: riscv64-unknown-elf-gcc when present, else zig (default auto)")
+    rv32.add_argument("--opt", default="-O2", choices=("-O2", "-Os"), help="optimization level (default -O2)")
+    rv32.add_argument("--flash", type=_size, default=2 << 20, help="flash size, e.g. 2MiB (default)")
+    rv32.add_argument("--ram", type=_size, default=512 << 10, help="RAM size, e.g. 512KiB (default)")
+    rv32.add_argument("--stack", type=_size, default=16 << 10, help="stack size, e.g. 16KiB (default)")
+    rv32.add_argument("--instruction-limit", type=int, help="stop runaway firmware after this many instructions")
+
+
+def _size(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+)\s*(|B|KiB|K|KB|MiB|M|MB)\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size; write e.g. 512KiB, 2MiB or 65536")
+    unit = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MiB": 1 << 20}
+    return int(match.group(1)) * unit[match.group(2)]
+
+
+def _report(args: argparse.Namespace) -> pipeline.RunReport:
+    config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt)
+    return pipeline.run(args.model or pipeline.default_model(), args.target, args.input, args.seed, args.keep,
+                        config, args.instruction_limit)
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -56,19 +91,32 @@ def _compile(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    model = args.model or pipeline.default_model()
-    report = pipeline.run(model, args.target, args.input, args.seed, args.keep)
+    report = _report(args)
     if args.save_outputs:
         np.savez(args.save_outputs, **report.outputs)
     if args.json:
         print(json.dumps(report.to_json()))
     else:
-        _print_report(report)
+        _print_run(report)
     return 0 if report.bit_exact else 1
 
 
-def _print_report(report: pipeline.RunReport) -> None:
-    from rich.console import Console
+def _profile(args: argparse.Namespace) -> int:
+    if args.target != "rv32":
+        raise MoteError("profile needs the virtual platform: use --target rv32")
+    report = _report(args)
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        _print_profile(report)
+    return 0 if report.bit_exact else 1
+
+
+def _short(name: str, width: int = 36) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
+def _print_run(report: pipeline.RunReport) -> None:
     from rich.table import Table
 
     data = report.to_json()
@@ -76,15 +124,50 @@ def _print_report(report: pipeline.RunReport) -> None:
     for column in ("#", "layer", "op", "kernel", "MACs"):
         table.add_column(column, justify="right" if column in ("#", "MACs") else "left")
     for layer in data["layers"]:
-        name = layer["name"] if len(layer["name"]) <= 40 else "…" + layer["name"][-39:]
-        table.add_row(str(layer["index"]), name, layer["op"], layer["kernel"], f"{layer['macs']:,}")
-    console = Console()
+        table.add_row(str(layer["index"]), _short(layer["name"]), layer["op"], layer["kernel"], f"{layer['macs']:,}")
+    console = _console()
     console.print(table)
+    _print_summary(console, data, report)
+
+
+def _console() -> Console:
+    """Wide enough for the tables when the output is not a terminal (rich would assume 80 columns)."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def _print_profile(report: pipeline.RunReport) -> None:
+    from rich.table import Table
+
+    data = report.to_json()
+    table = Table(title=f"{Path(report.model).name} on the rv32 virtual platform")
+    for column in ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC"):
+        table.add_column(column, justify="left" if column in ("layer", "op", "kernel") else "right")
+    for layer in data["layers"]:
+        if "instructions" not in layer:  # an in-place layer runs no code
+            continue
+        per_mac = layer["instructions_per_mac"]
+        table.add_row(str(layer["index"]), _short(layer["name"], 28), layer["op"], layer["kernel"],
+                      f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
+                      f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-")
+    console = _console()
+    console.print(table)
+    _print_summary(console, data, report)
+
+
+def _print_summary(console: Console, data: dict[str, Any], report: pipeline.RunReport) -> None:
     verdict = "[green]bit-exact[/green]" if report.bit_exact else f"[red]{report.mismatches} mismatches[/red]"
-    console.print(f"outputs vs reference interpreter: {verdict}")
-    console.print(f"arena {data['arena_bytes']:,} B (lower bound {data['arena_lower_bound_bytes']:,} B), "
-                  f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs, "
-                  f"{data['host_us_per_inference']:.1f} µs per inference on the host")
+    print_ = console.print
+    print_(f"outputs vs reference interpreter: {verdict}")
+    print_(f"arena {data['arena_bytes']:,} B (lower bound {data['arena_lower_bound_bytes']:,} B), "
+           f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
+    if report.target == "host":
+        print_(f"{data['host_us_per_inference']:.1f} µs per inference on the host ({data['cc']})")
+    else:
+        per_mac = f", {data['instructions_per_mac']:.2f} per MAC" if data["instructions_per_mac"] else ""
+        print_(f"{data['instructions']:,} instructions{per_mac}, {data['cycles']:,} cycles ({data['core']}); "
+               f"ROM {data['rom_bytes']:,} B, RAM {data['ram_bytes']:,} B + stack {data['stack_bytes']:,} B used; "
+               f"simulated in {data['sim_seconds']:.2f} s ({data['sim_mips']:.0f} MIPS); built with {data['cc']} "
+               f"{data['cflags']}")
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ from mote.frontend import load
 from mote.inputs import load_inputs, random_inputs
 from mote.reference import interpret
 from mote.targets.host import build_host
+from mote.targets.rv32 import Rv32Config, build_rv32
 
-TARGETS = ("host",)
+TARGETS = ("host", "rv32")
 
 
 def default_model() -> Path:
@@ -36,7 +37,8 @@ class RunReport:
     compiled: CompiledModel
     outputs: dict[str, np.ndarray]
     mismatches: int
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)  # the target's own figures
+    layer_extra: dict[int, dict[str, Any]] = field(default_factory=dict)  # per layer index
 
     @property
     def bit_exact(self) -> bool:
@@ -55,12 +57,13 @@ class RunReport:
             "macs": c.macs,
             **self.extra,
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
-                        "macs": layer.macs} for layer in c.layers],
+                        "macs": layer.macs, **self.layer_extra.get(layer.index, {})} for layer in c.layers],
         }
 
 
 def run(model_path: Path, target: str = "host", input_path: Path | None = None, seed: int = 0,
-        work_dir: Path | None = None) -> RunReport:
+        work_dir: Path | None = None, rv32: Rv32Config | None = None,
+        instruction_limit: int | None = None) -> RunReport:
     """Compile, build and run on `target`; compare every output with the reference interpreter."""
     if target not in TARGETS:
         raise MoteError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
@@ -70,12 +73,42 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
     expected = interpret(graph, inputs)
     with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
         project = (work_dir or Path(tmp)) / graph.name
-        binary = build_host(compiled, project)
-        outputs, _ = binary.run(inputs)
-        _, us = binary.run(inputs, iterations=_timing_iterations(compiled.macs))
+        if target == "host":
+            outputs, extra, layer_extra = _run_host(compiled, project, inputs)
+        else:
+            outputs, extra, layer_extra = _run_rv32(compiled, project, inputs, rv32 or Rv32Config(),
+                                                    instruction_limit)
     mismatches = sum(int(np.count_nonzero(outputs[k] != v)) for k, v in expected.items())
-    extra = {"host_us_per_inference": us, "cc": binary.cc, "cflags": " ".join(binary.flags)}
-    return RunReport(str(model_path), target, compiled, outputs, mismatches, extra)
+    return RunReport(str(model_path), target, compiled, outputs, mismatches, extra, layer_extra)
+
+
+Outcome = tuple[dict[str, np.ndarray], dict[str, Any], dict[int, dict[str, Any]]]
+
+
+def _run_host(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarray]) -> Outcome:
+    binary = build_host(compiled, project)
+    outputs, _ = binary.run(inputs)
+    _, us = binary.run(inputs, iterations=_timing_iterations(compiled.macs))
+    return outputs, {"host_us_per_inference": us, "cc": binary.cc, "cflags": " ".join(binary.flags)}, {}
+
+
+def _run_rv32(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarray], config: Rv32Config,
+              instruction_limit: int | None) -> Outcome:
+    firmware = build_rv32(compiled, project, config)
+    result = firmware.run(inputs, **({"instruction_limit": instruction_limit} if instruction_limit else {}))
+    sim = result.to_json()
+    profile = sim.pop("layer_profile")
+    macs = compiled.macs
+    sim["instructions_per_mac"] = round(result.instructions / macs, 3) if macs else None
+    layer_extra = {}
+    for p in profile:
+        layer_macs = next(layer.macs for layer in compiled.layers if layer.index == p["index"])
+        share = p["instructions"] / result.instructions if result.instructions else 0.0
+        layer_extra[p["index"]] = {"instructions": p["instructions"], "cycles": p["cycles"],
+                                   "share": round(share, 4),
+                                   "instructions_per_mac": round(p["instructions"] / layer_macs, 3)
+                                   if layer_macs else None}
+    return result.outputs, sim, layer_extra
 
 
 def _timing_iterations(macs: int) -> int:

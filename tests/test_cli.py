@@ -92,3 +92,39 @@ def test_truncated_or_non_model_file(tmp_path: Path, content: bytes | None) -> N
 
 def test_missing_file(tmp_path: Path) -> None:
     assert_one_line_error(mote("run", tmp_path / "nope.tflite"), "nope.tflite")
+
+
+RV32_KEYS = {"instructions", "cycles", "rom_bytes", "ram_bytes", "stack_bytes", "sim_seconds", "sim_mips", "cc",
+             "cflags", "instructions_per_mac"}
+
+
+def test_run_rv32_json() -> None:
+    proc = mote("run", MLPERF_TINY / "kws_ref_model.tflite", "--target", "rv32", "--cc", "zig", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (JSON_KEYS - {"host_us_per_inference"}) | RV32_KEYS <= report.keys()
+    assert report["bit_exact"] is True and report["cc"].startswith("zig")
+    profiled = [layer for layer in report["layers"] if "instructions" in layer]
+    assert len(profiled) == 12  # every layer but the in-place reshape
+    assert sum(layer["instructions"] for layer in profiled) <= report["instructions"]
+    assert report["cycles"] > report["instructions"]
+
+
+def test_profile_table() -> None:
+    proc = mote("profile", MLPERF_TINY / "ad01_int8.tflite", "--cc", "zig")
+    assert proc.returncode == 0, proc.stderr
+    for word in ("instructions", "cycles", "share", "instr/MAC", "mote_fully_connected_s8", "bit-exact"):
+        assert word in proc.stdout
+
+
+def test_runaway_firmware_stops_at_the_instruction_limit() -> None:
+    proc = mote("run", MLPERF_TINY / "ad01_int8.tflite", "--target", "rv32", "--cc", "zig",
+                "--instruction-limit", "100000")
+    assert_one_line_error(proc, "instruction limit", "pc 0x", "layer")
+
+
+def test_arena_larger_than_ram(tmp_path: Path) -> None:
+    proc = mote("run", MLPERF_TINY / "vww_96_int8.tflite", "--target", "rv32", "--cc", "zig", "--ram", "48KiB",
+                "--keep", tmp_path)
+    assert_one_line_error(proc, "needs at least", "55296")
+    assert not any(tmp_path.iterdir())

@@ -82,5 +82,5 @@ class Emitter:
             assert t.data is not None
             return self.const(t.data, t.name)
         offset = self.plan.offset(self.of_tensor[id(t)])
-        cast = "" if t.dtype.c_type == "int8_t" else f"(({t.dtype.c_type} *)"
-        return f"{cast}ARENA({offset}){')' if cast else ''}"
+        cast = "" if t.dtype.c_type == "int8_t" else f"({t.dtype.c_type} *)"
+        return f"{cast}ARENA({offset})"

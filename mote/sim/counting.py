@@ -1,0 +1,215 @@
+"""Exact instruction counting with a native Unicorn block hook (mote_count.c), and what Python makes of
+its table: instruction counts per class, for the whole run or up to any store.
+
+The C hook counts whole blocks when they are entered. A snapshot taken in the middle of a block (a
+device register write) therefore subtracts the instructions of that block after the store, which
+have not run yet; `Snapshot.tail` holds them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from mote.errors import BuildError
+from mote.sim.decode import NUM_CLASSES, Cls, Insn
+from mote.targets.host import find_cc
+
+_SOURCE = "mote_count.c"
+
+# Mirrors mote_block in mote_count.c.
+BLOCK_DTYPE = np.dtype([("addr", "<u4"), ("ninsn", "<u4"), ("count", "<u8"), ("taken", "<u8")])
+EMPTY_KEY = 0xFFFFFFFF
+STOP_LIMIT = 1
+STOP_MISALIGNED = 2
+
+
+class CounterState(ctypes.Structure):
+    """Mirrors mote_counter in mote_count.c."""
+
+    _fields_ = [
+        ("table", ctypes.c_void_p),
+        ("capacity", ctypes.c_uint32),
+        ("used", ctypes.c_uint32),
+        ("insns", ctypes.c_uint64),
+        ("limit", ctypes.c_uint64),
+        ("cur", ctypes.c_int32),
+        ("cur_end", ctypes.c_uint32),
+        ("stop_reason", ctypes.c_int32),
+        ("fault_addr", ctypes.c_uint32),
+        ("fault_pc", ctypes.c_uint32),
+        ("fault_size", ctypes.c_int32),
+        ("fault_write", ctypes.c_int32),
+        ("pc_regid", ctypes.c_int32),
+        ("mem_read", ctypes.c_void_p),
+        ("emu_stop", ctypes.c_void_p),
+        ("reg_read", ctypes.c_void_p),
+    ]
+
+
+def _cache_dir() -> Path:
+    """~/.cache/mote (or $XDG_CACHE_HOME/mote), else a per-user temp dir when home is read-only."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mote"
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+        probe = base / f".probe{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+        return base
+    except OSError:
+        fallback = Path(tempfile.gettempdir()) / f"mote-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+        fallback.mkdir(parents=True, exist_ok=True)
+        return fallback
+
+
+_lib: ctypes.CDLL | None = None
+
+
+def native_library() -> ctypes.CDLL:
+    """The compiled hook library, built once with the host C compiler and cached by source hash."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    source = resources.files("mote.sim").joinpath(_SOURCE).read_bytes()
+    cc = find_cc()
+    key = hashlib.sha256(source + f"{cc} {sys.platform} {platform.machine()}".encode()).hexdigest()[:16]
+    lib_path = _cache_dir() / f"mote_count-{key}.so"
+    if not lib_path.exists():
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / _SOURCE
+            src.write_bytes(source)
+            out = Path(tmp) / "lib.so"
+            proc = subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), str(src)],
+                                  capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise BuildError(f"building the simulator's native counter failed: {proc.stderr.strip()[:300]}")
+            # Another process may be doing the same: rename is atomic, the last one wins harmlessly.
+            staged = lib_path.with_name(f"{lib_path.name}.{os.getpid()}")
+            staged.write_bytes(out.read_bytes())
+            os.replace(staged, lib_path)
+    lib = ctypes.CDLL(str(lib_path))
+    lib.mote_counter_new.restype = ctypes.POINTER(CounterState)
+    lib.mote_counter_new.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                     ctypes.c_int32]
+    lib.mote_counter_free.restype = None
+    lib.mote_counter_free.argtypes = [ctypes.POINTER(CounterState)]
+    _lib = lib
+    return lib
+
+
+@dataclass
+class Snapshot:
+    """The counters at one instant: per block (address, entries, taken exits), minus `tail`, the
+    instructions of the current block that had not executed yet."""
+
+    addrs: np.ndarray   # uint32
+    counts: np.ndarray  # uint64
+    taken: np.ndarray   # uint64
+    insns: int          # instructions of all blocks entered, whole
+    tail: tuple[Insn, ...]
+
+    @property
+    def instructions(self) -> int:
+        return self.insns - len(self.tail)
+
+
+class Counter:
+    """Owns one native counter state; reads its table."""
+
+    def __init__(self, uc_lib: ctypes.CDLL, pc_regid: int, capacity: int = 4096) -> None:
+        self.lib = native_library()
+
+        def address(function: object) -> ctypes.c_void_p:
+            return ctypes.cast(function, ctypes.c_void_p)
+
+        # The hooks call back into Unicorn through these pointers (see mote_count.c).
+        self.state_ptr = self.lib.mote_counter_new(capacity, address(uc_lib.uc_mem_read),
+                                                   address(uc_lib.uc_emu_stop), address(uc_lib.uc_reg_read),
+                                                   pc_regid)
+        if not self.state_ptr:
+            raise MemoryError("cannot allocate the instruction counter")
+        self.state = self.state_ptr.contents
+
+    def close(self) -> None:
+        if self.state_ptr:
+            self.lib.mote_counter_free(self.state_ptr)
+            self.state_ptr = None
+
+    @property
+    def block_hook(self) -> int:
+        return ctypes.cast(self.lib.mote_block_hook, ctypes.c_void_p).value or 0
+
+    @property
+    def mem_hook(self) -> int:
+        return ctypes.cast(self.lib.mote_mem_hook, ctypes.c_void_p).value or 0
+
+    @property
+    def user_data(self) -> int:
+        return ctypes.cast(self.state_ptr, ctypes.c_void_p).value or 0
+
+    def table(self) -> np.ndarray:
+        """The used slots of the hash table (a copy)."""
+        s = self.state
+        raw = (ctypes.c_char * (s.capacity * BLOCK_DTYPE.itemsize)).from_address(s.table)
+        table = np.frombuffer(raw, dtype=BLOCK_DTYPE)
+        return table[table["addr"] != EMPTY_KEY].copy()
+
+    def table_row(self, index: int) -> np.void:
+        """One slot of the hash table (a copy)."""
+        s = self.state
+        raw = (ctypes.c_char * BLOCK_DTYPE.itemsize).from_address(s.table + index * BLOCK_DTYPE.itemsize)
+        return np.frombuffer(raw, dtype=BLOCK_DTYPE)[0].copy()
+
+    def current_block(self) -> int | None:
+        """Start address of the block executing now."""
+        cur = self.state.cur
+        return None if cur < 0 else int(self.table_row(cur)["addr"])
+
+    def snapshot(self, tail: tuple[Insn, ...] = ()) -> Snapshot:
+        t = self.table()
+        return Snapshot(t["addr"], t["count"], t["taken"], int(self.state.insns), tail)
+
+
+class ClassTally:
+    """Turns snapshots into per-class instruction counts, given every block's decoded instructions."""
+
+    def __init__(self, blocks: dict[int, list[Insn]]) -> None:
+        self.addrs = np.array(sorted(blocks), dtype=np.uint32)
+        n = len(self.addrs)
+        # Per block: the class counts of one execution with its final conditional branch (if any)
+        # left out, and whether it ends with one; the branch's direction comes from `taken`.
+        self.base = np.zeros((n, NUM_CLASSES), dtype=np.int64)
+        self.ends_in_branch = np.zeros(n, dtype=bool)
+        for row, addr in enumerate(self.addrs.tolist()):
+            insns = blocks[addr]
+            for insn in insns:
+                self.base[row, insn.cls] += 1
+            if insns and insns[-1].cls is Cls.BRANCH_NOT_TAKEN:
+                self.base[row, Cls.BRANCH_NOT_TAKEN] -= 1
+                self.ends_in_branch[row] = True
+
+    def classes(self, snap: Snapshot) -> np.ndarray:
+        """Executed instructions per class (int64, indexed by Cls) at the snapshot."""
+        rows = np.searchsorted(self.addrs, snap.addrs)
+        counts = np.zeros(len(self.addrs), dtype=np.int64)
+        taken = np.zeros(len(self.addrs), dtype=np.int64)
+        counts[rows] = snap.counts.astype(np.int64)
+        taken[rows] = snap.taken.astype(np.int64)
+        out = counts @ self.base
+        out[Cls.BRANCH_TAKEN] += int(taken[self.ends_in_branch].sum())
+        out[Cls.BRANCH_NOT_TAKEN] += int((counts - taken)[self.ends_in_branch].sum())
+        # The unexecuted tail: its final branch was booked as not taken, since the block that
+        # follows it (which would mark it taken) had not started.
+        for insn in snap.tail:
+            out[insn.cls] -= 1
+        return out

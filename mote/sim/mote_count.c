@@ -1,0 +1,180 @@
+/* Native Unicorn hooks for mote's virtual platform: exact instruction counting at near-native speed.
+ *
+ * A Python callback per instruction (or per block) would cost microseconds each; these hooks run in
+ * the emulator's own thread of control and cost a few nanoseconds per translation block.
+ *
+ * mote_block_hook (UC_HOOK_BLOCK) runs at the start of every executed translation block. It keeps,
+ * per block start address, in an open-addressing hash table:
+ *   - count: how many times the block was entered,
+ *   - taken: how many times the block that ran next did not start at this block's end, i.e. the
+ *     block ended with a taken control transfer,
+ *   - ninsn: its number of instructions, decoded once when the block is first seen (RV32C: a 16-bit
+ *     parcel whose two low bits are 11 starts a 32-bit instruction),
+ * and a running total of instructions of all blocks entered, checked against an instruction limit.
+ * A block is counted whole when it is entered; the Python side corrects for the not yet executed
+ * tail of the current block when it snapshots the counters in the middle of one.
+ *
+ * mote_mem_hook (UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, optional) stops the run on the first
+ * misaligned load or store, which Unicorn's RISC-V core otherwise performs silently.
+ *
+ * Unicorn's entry points are passed in as function pointers (mote_counter_new), so this file needs
+ * neither Unicorn's headers nor linking against it. Build: cc -O2 -shared -fPIC. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int (*uc_mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
+typedef int (*uc_emu_stop_fn)(void *uc);
+typedef int (*uc_reg_read_fn)(void *uc, int regid, void *value);
+
+#define EMPTY_KEY 0xFFFFFFFFu /* odd, so never an instruction address */
+#define NO_BLOCK (-1)
+
+/* One block. The layout is mirrored by mote/sim/counting.py. */
+typedef struct {
+  uint32_t addr;
+  uint32_t ninsn;
+  uint64_t count;
+  uint64_t taken;
+} mote_block;
+
+/* Why the run was stopped by a hook (0: it was not). */
+enum { STOP_NONE = 0, STOP_LIMIT = 1, STOP_MISALIGNED = 2 };
+
+/* The counter state. The layout is mirrored by mote/sim/counting.py. */
+typedef struct {
+  mote_block *table;
+  uint32_t capacity; /* a power of two */
+  uint32_t used;
+  uint64_t insns;    /* instructions of every block entered so far (whole blocks) */
+  uint64_t limit;    /* stop once insns exceeds this */
+  int32_t cur;       /* table index of the block executing now, or NO_BLOCK */
+  uint32_t cur_end;  /* address just past it */
+  int32_t stop_reason;
+  uint32_t fault_addr;   /* misaligned access: data address, */
+  uint32_t fault_pc;     /* the PC of the access, */
+  int32_t fault_size;    /* its size in bytes */
+  int32_t fault_write;   /* and whether it was a store */
+  int32_t pc_regid;
+  uc_mem_read_fn mem_read;
+  uc_emu_stop_fn emu_stop;
+  uc_reg_read_fn reg_read;
+} mote_counter;
+
+static uint32_t slot_of(uint32_t addr, uint32_t mask) {
+  /* Fibonacci hashing of the halfword index: neighbouring blocks spread over the table. */
+  return ((addr >> 1) * 2654435761u) & mask;
+}
+
+static int32_t find_or_insert(mote_counter *c, uint32_t addr, int *inserted) {
+  uint32_t mask = c->capacity - 1;
+  uint32_t i = slot_of(addr, mask);
+  while (c->table[i].addr != addr) {
+    if (c->table[i].addr == EMPTY_KEY) {
+      c->table[i].addr = addr;
+      c->used++;
+      *inserted = 1;
+      return (int32_t)i;
+    }
+    i = (i + 1) & mask;
+  }
+  *inserted = 0;
+  return (int32_t)i;
+}
+
+/* Doubles the table when it is half full, keeping probe sequences short. Returns 0 on failure. */
+static int grow(mote_counter *c) {
+  uint32_t old_cap = c->capacity;
+  mote_block *old = c->table;
+  mote_block *fresh = malloc(sizeof(mote_block) * old_cap * 2);
+  if (!fresh) return 0;
+  for (uint32_t i = 0; i < old_cap * 2; ++i) fresh[i] = (mote_block){EMPTY_KEY, 0, 0, 0};
+  c->table = fresh;
+  c->capacity = old_cap * 2;
+  c->used = 0;
+  int32_t cur = NO_BLOCK;
+  for (uint32_t i = 0; i < old_cap; ++i) {
+    if (old[i].addr == EMPTY_KEY) continue;
+    int inserted;
+    int32_t j = find_or_insert(c, old[i].addr, &inserted);
+    c->table[j] = old[i];
+    if (c->cur == (int32_t)i) cur = j;
+  }
+  c->cur = cur;
+  free(old);
+  return 1;
+}
+
+/* Instructions in `size` bytes of RV32IMC code at `addr`. */
+static uint32_t count_insns(mote_counter *c, void *uc, uint32_t addr, uint32_t size) {
+  uint8_t buf[4096];
+  if (size > sizeof buf || c->mem_read(uc, addr, buf, size) != 0) return 0;
+  uint32_t n = 0;
+  for (uint32_t off = 0; off + 2 <= size; ++n) off += (buf[off] & 3u) == 3u ? 4u : 2u;
+  return n;
+}
+
+mote_counter *mote_counter_new(uint32_t capacity, uc_mem_read_fn mem_read, uc_emu_stop_fn emu_stop,
+                               uc_reg_read_fn reg_read, int32_t pc_regid) {
+  uint32_t cap = 1024;
+  while (cap < capacity) cap *= 2;
+  mote_counter *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->table = malloc(sizeof(mote_block) * cap);
+  if (!c->table) {
+    free(c);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < cap; ++i) c->table[i] = (mote_block){EMPTY_KEY, 0, 0, 0};
+  c->capacity = cap;
+  c->limit = UINT64_MAX;
+  c->cur = NO_BLOCK;
+  c->mem_read = mem_read;
+  c->emu_stop = emu_stop;
+  c->reg_read = reg_read;
+  c->pc_regid = pc_regid;
+  return c;
+}
+
+void mote_counter_free(mote_counter *c) {
+  if (!c) return;
+  free(c->table);
+  free(c);
+}
+
+void mote_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data) {
+  mote_counter *c = user_data;
+  uint32_t addr = (uint32_t)address;
+  if (c->cur != NO_BLOCK && addr != c->cur_end) c->table[c->cur].taken++;
+  if (2 * (c->used + 1) > c->capacity && !grow(c)) {
+    c->emu_stop(uc); /* out of memory: stop rather than count wrongly; Python sees cur == NO_BLOCK */
+    c->cur = NO_BLOCK;
+    return;
+  }
+  int inserted;
+  int32_t i = find_or_insert(c, addr, &inserted);
+  mote_block *b = &c->table[i];
+  if (inserted) b->ninsn = count_insns(c, uc, addr, size);
+  b->count++;
+  c->insns += b->ninsn;
+  c->cur = i;
+  c->cur_end = addr + size;
+  if (c->insns > c->limit && c->stop_reason == STOP_NONE) {
+    c->stop_reason = STOP_LIMIT;
+    c->emu_stop(uc);
+  }
+}
+
+void mote_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, void *user_data) {
+  mote_counter *c = user_data;
+  (void)value;
+  if ((address & (uint64_t)(size - 1)) == 0 || c->stop_reason != STOP_NONE) return;
+  uint64_t pc = 0;
+  c->reg_read(uc, c->pc_regid, &pc); /* exact here: Unicorn syncs the PC before memory hooks */
+  c->stop_reason = STOP_MISALIGNED;
+  c->fault_addr = (uint32_t)address;
+  c->fault_pc = (uint32_t)pc;
+  c->fault_size = size;
+  c->fault_write = type == 17; /* UC_MEM_WRITE */
+  c->emu_stop(uc);
+}

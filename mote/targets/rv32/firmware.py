@@ -1,0 +1,303 @@
+"""The rv32 target: a compiled model -> bare-metal rv32imc firmware for mote's virtual platform, and
+runs of it on the simulator (mote.sim).
+
+The project directory gets the generated model (CompiledModel.write) plus rv32/: the reset code,
+the linker script (flash and RAM sizes from Rv32Config), the device header, the support library and
+a firmware main that runs the model once on the inputs the simulator placed in RAM.
+"""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from string import Template
+
+import numpy as np
+
+from mote.codegen.compile import CompiledModel
+from mote.errors import BuildError, MemoryFitError, MoteError
+from mote.ir import Graph
+from mote.sim.cycles import CoreModel, named_counts
+from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
+from mote.sim.elf import ElfImage
+from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine, MemoryMap
+from mote.sim.results import LayerProfile, SimResult
+from mote.targets.rv32.toolchain import OPT_LEVELS, Toolchain, find_toolchain
+
+PLATFORM_DIR = "rv32"
+FIRMWARE = "firmware.elf"
+PAGE = 0x1000
+MAX_REGION = 1 << 30  # fits the memory map (mote/sim/devices.py) with room to spare
+
+
+@dataclass(frozen=True)
+class Rv32Config:
+    """The virtual MCU: memory sizes, compiler, and the core's timing and alignment behaviour.
+
+    Flash starts at 0x8000_0000 and RAM at 0x2000_0000 (mote/sim/devices.py); the stack is the top
+    `stack_bytes` of RAM."""
+
+    flash_bytes: int = 2 << 20
+    ram_bytes: int = 512 << 10
+    stack_bytes: int = 16 << 10
+    cc: str = "auto"  # "gcc" (riscv64-unknown-elf-gcc) when present, else "zig"; or either by name
+    opt: str = "-O2"
+    check_alignment: bool = True  # fault on misaligned loads and stores, as most MCU cores do
+    core: CoreModel = field(default_factory=CoreModel)
+
+    def validate(self) -> None:
+        for name in ("flash_bytes", "ram_bytes"):
+            value = getattr(self, name)
+            if value <= 0 or value % PAGE:
+                raise MoteError(f"rv32 {name} must be a positive multiple of 4 KiB, not {value}")
+        if self.stack_bytes <= 0 or self.stack_bytes % 16 or self.stack_bytes >= self.ram_bytes:
+            raise MoteError(f"rv32 stack_bytes must be a positive multiple of 16 smaller than RAM, "
+                            f"not {self.stack_bytes}")
+        if max(self.flash_bytes, self.ram_bytes) > MAX_REGION:
+            raise MoteError("rv32 flash and RAM are at most 1 GiB each")
+        if self.opt not in OPT_LEVELS:
+            raise MoteError(f"rv32 opt must be one of {', '.join(OPT_LEVELS)}, not {self.opt!r}")
+
+    def memory_map(self) -> MemoryMap:
+        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_bytes)
+
+
+@dataclass(frozen=True)
+class FirmwareBuild:
+    elf: Path
+    toolchain: Toolchain
+    cflags: tuple[str, ...]
+    command: tuple[str, ...]
+
+    @property
+    def cc(self) -> str:
+        return self.toolchain.version
+
+
+def write_platform_files(project_dir: Path, config: Rv32Config) -> None:
+    """rv32/: startup.S, link.ld, mote_vp.h, mote_support.c and a freestanding include/string.h."""
+    files = resources.files("mote.targets.rv32")
+    out = Path(project_dir) / PLATFORM_DIR
+    (out / "include").mkdir(parents=True, exist_ok=True)
+    (out / "link.ld").write_text(_linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes))
+    (out / "startup.S").write_text(files.joinpath("startup.S").read_text())
+    (out / "mote_support.c").write_text(files.joinpath("mote_support.c").read_text())
+    (out / "include" / "string.h").write_text(files.joinpath("string.h").read_text())
+    (out / "mote_vp.h").write_text(c_header())
+
+
+def _linker_script(flash_bytes: int, ram_bytes: int, stack_bytes: int) -> str:
+    template = Template(resources.files("mote.targets.rv32").joinpath("link.ld").read_text())
+    return template.substitute(flash_origin=f"0x{FLASH_BASE:08X}", flash_bytes=flash_bytes,
+                               ram_origin=f"0x{RAM_BASE:08X}", ram_bytes=ram_bytes, stack_bytes=stack_bytes)
+
+
+def link_firmware(project_dir: Path, sources: list[str], config: Rv32Config,
+                  includes: tuple[str, ...] = ()) -> FirmwareBuild:
+    """Compile and link `sources` (paths relative to project_dir) with the platform's reset code and
+    support library into project_dir/firmware.elf. The device header is force-included everywhere,
+    so MOTE_LAYER_BEGIN/END become profiler stores."""
+    toolchain = find_toolchain(config.cc)
+    project_dir = Path(project_dir)
+    cmd, proc = _compile(toolchain, project_dir, sources, config.opt, includes, "link.ld", FIRMWARE)
+    # The exact command, to rebuild by hand.
+    script = f'#!/bin/sh\n# Rebuilds {FIRMWARE} (written by mote).\ncd "$(dirname "$0")/.." && exec {shlex.join(cmd)}\n'
+    (project_dir / PLATFORM_DIR / "build.sh").write_text(script)
+    if proc.returncode != 0:
+        if any(key in proc.stderr for key in ("mote: RAM overflow", "region 'RAM'", "region `RAM'",
+                                              "region 'FLASH'", "region `FLASH'")):
+            raise _fit_error(toolchain, project_dir, sources, config, includes)
+        lines = proc.stderr.splitlines()
+        first = next((ln for ln in lines if "error" in ln.lower()), proc.stderr.strip()[:300])
+        raise BuildError(f"building the rv32 firmware failed: {first.strip()}")
+    return FirmwareBuild(project_dir / FIRMWARE, toolchain, toolchain.cflags(config.opt), tuple(cmd))
+
+
+def _compile(toolchain: Toolchain, project_dir: Path, sources: list[str], opt: str, includes: tuple[str, ...],
+             script: str, output: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    platform = [f"{PLATFORM_DIR}/startup.S", f"{PLATFORM_DIR}/mote_support.c"]
+    cmd = toolchain.command(opt, platform + list(sources), output, f"{PLATFORM_DIR}/{script}",
+                            includes=[PLATFORM_DIR, *includes], system_includes=[f"{PLATFORM_DIR}/include"],
+                            forced=[f"{PLATFORM_DIR}/mote_vp.h"])
+    try:
+        return cmd, subprocess.run(cmd, cwd=project_dir, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise BuildError("building the rv32 firmware timed out after 10 minutes") from None
+
+
+def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], config: Rv32Config,
+               includes: tuple[str, ...]) -> MemoryFitError:
+    """The firmware overflowed flash or RAM: link it once more with 1 GiB of each to say by how much."""
+    work = project_dir / PLATFORM_DIR
+    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_bytes))
+    try:
+        _, proc = _compile(toolchain, project_dir, sources, config.opt, includes, "measure.ld",
+                           f"{PLATFORM_DIR}/measure.elf")
+        if proc.returncode != 0:
+            return MemoryFitError(f"the firmware does not fit {config.flash_bytes} bytes of flash and "
+                                  f"{config.ram_bytes} bytes of RAM with a {config.stack_bytes}-byte stack")
+        sizes = {name: size for name, _, size, _ in ElfImage(work / "measure.elf").sections}
+        rom, _ = ElfImage(work / "measure.elf").footprint(RAM_BASE, MAX_REGION)
+    finally:
+        for name in ("measure.ld", "measure.elf"):
+            (work / name).unlink(missing_ok=True)
+    if rom > config.flash_bytes:
+        return MemoryFitError(f"the firmware needs {rom} bytes of flash (code, constants, initial data) "
+                              f"but the target has {config.flash_bytes}; give it more flash")
+    data, bss, noinit = (sizes.get(s, 0) for s in (".data", ".bss", ".noinit"))
+    need = data + bss + noinit + config.stack_bytes
+    return MemoryFitError(
+        f"the firmware needs {need} bytes of RAM (.data {data} + .bss {bss} + .noinit {noinit} + "
+        f"stack {config.stack_bytes}) but the target has {config.ram_bytes}; "
+        "give it more RAM or a smaller stack")
+
+
+def check_fit(model: CompiledModel, config: Rv32Config) -> None:
+    """Fail before compiling when the arena and stack cannot fit RAM, or the weights flash."""
+    graph = model.graph
+    need = model.plan.size + config.stack_bytes
+    if need > config.ram_bytes:
+        raise MemoryFitError(
+            f"{graph.name} needs at least {need} bytes of RAM (arena {model.plan.size} + "
+            f"stack {config.stack_bytes}, before other static data) but the target has {config.ram_bytes}; "
+            "give it more RAM or a smaller stack")
+    if model.weights_bytes > config.flash_bytes:
+        raise MemoryFitError(f"{graph.name} needs at least {model.weights_bytes} bytes of flash for its weights "
+                             f"but the target has {config.flash_bytes}")
+
+
+def firmware_main(graph: Graph) -> str:
+    """rv32/main.c: the simulator fills the model's inputs in place, the model runs once, the simulator
+    reads the outputs in place; the RUN marks bracket the inference for the profiler."""
+    io = [("INPUT", f"model_input{i}_buffer()", i) for i in range(len(graph.inputs))]
+    outs = [("OUTPUT", f"model_output{i}_buffer()", i) for i in range(len(graph.outputs))]
+    args = ", ".join(buf for _, buf, _ in io + outs)
+    return "\n".join([
+        "/* Firmware main generated by mote for the rv32 virtual platform. The inputs and outputs stay",
+        " * in the model's arena: the simulator writes and reads them there, so no RAM is spent on",
+        " * copies. */",
+        '#include "model.h"', '#include "mote_vp.h"', "",
+        "int main(void) {",
+        *[f"  MOTE_VP_{kind}({i}, {buf});" for kind, buf, i in io],
+        "  MOTE_VP_RUN_BEGIN();",
+        f"  int status = model_run({args});",
+        "  MOTE_VP_RUN_END();",
+        *[f"  MOTE_VP_{kind}({i}, {buf});" for kind, buf, i in outs],
+        '  if (status != 0) mote_vp_puts("model_run failed\\n");',
+        "  return status;", "}", ""])
+
+
+def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | None = None) -> Rv32Firmware:
+    """Write the project to `project_dir` and build project_dir/firmware.elf. Raises MoteError."""
+    config = config or Rv32Config()
+    config.validate()
+    check_fit(model, config)
+    project_dir = Path(project_dir)
+    model.write(project_dir)
+    write_platform_files(project_dir, config)
+    (project_dir / PLATFORM_DIR / "main.c").write_text(firmware_main(model.graph))
+    kernels = sorted(str(p.relative_to(project_dir)) for p in (project_dir / "mote").glob("*.c"))
+    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", "model.c", "weights.c", *kernels], config,
+                          includes=(".", "mote"))
+    return Rv32Firmware(build, model.graph, config)
+
+
+def build_custom_firmware(sources: dict[str, str], project_dir: Path,
+                          config: Rv32Config | None = None) -> FirmwareBuild:
+    """Build hand-written firmware ({file name: C or assembly text}) for the platform: it gets the
+    reset code (which calls its `main`), the support library and the device header."""
+    config = config or Rv32Config()
+    config.validate()
+    project_dir = Path(project_dir)
+    project_dir.mkdir(parents=True, exist_ok=True)
+    write_platform_files(project_dir, config)
+    for name, text in sources.items():
+        (project_dir / name).write_text(text)
+    return link_firmware(project_dir, sorted(sources), config)
+
+
+class Rv32Firmware:
+    """A built model firmware; `run` simulates one inference."""
+
+    def __init__(self, build: FirmwareBuild, graph: Graph, config: Rv32Config) -> None:
+        self.build = build
+        self.graph = graph
+        self.config = config
+
+    @property
+    def elf(self) -> Path:
+        return self.build.elf
+
+    @property
+    def cc(self) -> str:
+        return self.build.cc
+
+    @property
+    def cflags(self) -> str:
+        return " ".join(self.build.cflags)
+
+    @functools.cached_property
+    def machine(self) -> Machine:
+        return Machine(self.build.elf, self.config.memory_map(), self.config.check_alignment)
+
+    def run(self, inputs: dict[str, np.ndarray], instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT) -> SimResult:
+        """One inference on the virtual platform: outputs, exact instruction counts, estimated cycles,
+        per-layer profile, memory footprint. Raises a mote.sim SimulationError on a fault."""
+        graph = self.graph
+        data = []
+        for t in graph.inputs:
+            if t.name not in inputs:
+                raise MoteError(f"no value for input {t.name!r}")
+            a = np.asarray(inputs[t.name])
+            if a.size != t.size:
+                raise MoteError(f"input {t.name!r} has {a.size} values, the model wants shape {list(t.shape)}")
+            data.append(np.ascontiguousarray(a, dtype=t.dtype.np).tobytes())
+        ex = self.machine.run(instruction_limit=instruction_limit, io_inputs=tuple(data),
+                              io_output_sizes=tuple(t.nbytes for t in graph.outputs))
+        outputs = {t.name: np.frombuffer(ex.io_outputs[i], dtype=t.dtype.np).reshape(t.shape).copy()
+                   for i, t in enumerate(graph.outputs)}
+        return self._result(ex, outputs)
+
+    def _result(self, ex: Execution, outputs: dict[str, np.ndarray]) -> SimResult:
+        core = self.config.core
+        begin = next(((n, c) for mk, n, c in ex.marks if mk.reg is Reg.RUN_BEGIN), (0, ex.class_counts * 0))
+        end = next(((n, c) for mk, n, c in ex.marks if mk.reg is Reg.RUN_END), (ex.instructions, ex.class_counts))
+        run_classes = end[1] - begin[1]
+        rom, ram = self.machine.image.footprint(RAM_BASE, self.config.ram_bytes)
+        return SimResult(
+            outputs=outputs,
+            instructions=end[0] - begin[0],
+            cycles=core.cycles(run_classes),
+            class_counts=named_counts(run_classes),
+            total_instructions=ex.instructions,
+            total_cycles=core.cycles(ex.class_counts),
+            rom_bytes=rom,
+            ram_bytes=ram,
+            stack_bytes=ex.stack_used,
+            stack_limit=self.config.stack_bytes,
+            sim_seconds=ex.seconds,
+            sim_mips=ex.mips,
+            layers=layer_profiles(ex.marks, core),
+            cc=self.cc,
+            cflags=self.cflags,
+            core=core.name,
+            console=ex.console,
+        )
+
+
+def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel) -> list[LayerProfile]:
+    """Pair each LAYER_BEGIN(i) with the next LAYER_END(i): the instructions between the two stores."""
+    open_layers: dict[int, tuple[int, np.ndarray]] = {}
+    layers = []
+    for mark, insns, classes in marks:
+        if mark.reg is Reg.LAYER_BEGIN:
+            open_layers[mark.value] = (insns, classes)
+        elif mark.reg is Reg.LAYER_END and mark.value in open_layers:
+            n0, c0 = open_layers.pop(mark.value)
+            diff = classes - c0
+            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff), named_counts(diff)))
+    return sorted(layers, key=lambda layer: layer.index)
