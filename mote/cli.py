@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,9 @@ import numpy as np
 from rich.console import Console
 
 from mote import pipeline
+from mote.config import parse_settings, parse_size
 from mote.errors import MoteError
+from mote.sim.cycles import CoreModel
 from mote.targets.rv32 import Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
 
@@ -65,18 +67,24 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--ram", type=_size, default=512 << 10, help="RAM size, e.g. 512KiB (default)")
     rv32.add_argument("--stack", type=_size, default=16 << 10, help="stack size, e.g. 16KiB (default)")
     rv32.add_argument("--instruction-limit", type=int, help="stop runaway firmware after this many instructions")
+    rv32.add_argument("--core", default="", metavar="KEY=CYCLES,...",
+                      help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
+                           "mulh, div, branch_taken, branch_not_taken, jump)")
 
 
 def _size(text: str) -> int:
-    match = re.fullmatch(r"\s*(\d+)\s*(|B|KiB|K|KB|MiB|M|MB)\s*", text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a size; write e.g. 512KiB, 2MiB or 65536")
-    unit = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MiB": 1 << 20}
-    return int(match.group(1)) * unit[match.group(2)]
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _report(args: argparse.Namespace) -> pipeline.RunReport:
-    config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt)
+    core = parse_settings(CoreModel, args.core, "--core")
+    if args.core:
+        core = dataclasses.replace(core, name=f"{core.name}; with {args.core}")
+    config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt,
+                        core=core)
     return pipeline.run(args.model or pipeline.default_model(), args.target, args.input, args.seed, args.keep,
                         config, args.instruction_limit)
 

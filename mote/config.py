@@ -1,0 +1,54 @@
+"""Typed `key=value,...` settings for dataclasses (core models, accelerator configurations)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import typing
+from typing import Any, TypeVar
+
+from mote.errors import MoteError
+
+T = TypeVar("T")
+
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MiB": 1 << 20,
+          "G": 1 << 30, "GB": 1 << 30, "GiB": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """Bytes from '65536', '512KiB', '2MiB' (binary units whatever the spelling)."""
+    match = re.fullmatch(r"\s*(\d+)\s*([A-Za-z]*)\s*", text)
+    if not match or match.group(2) not in _UNITS:
+        raise ValueError(f"{text!r} is not a size; write e.g. 512KiB, 2MiB or 65536")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _convert(text: str, kind: Any) -> Any:
+    if kind is bool:
+        if text.lower() in ("1", "true", "yes", "on"):
+            return True
+        if text.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"{text!r} is not a boolean (use 1/0, true/false)")
+    if kind is int:
+        return parse_size(text)
+    if kind is float:
+        return float(text)
+    return text
+
+
+def parse_settings(cls: type[T], text: str, what: str) -> T:
+    """`cls` (a dataclass with defaults) with the fields named in 'key=value,key=value' replaced."""
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    values: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in names:
+            raise MoteError(f"{what}: unknown setting {item!r}; settings are {', '.join(names)} (key=value,...)")
+        try:
+            values[key] = _convert(value.strip(), hints[key])
+        except ValueError as e:
+            raise MoteError(f"{what}: {key}: {e}") from None
+    return cls(**values)
