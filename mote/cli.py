@@ -13,6 +13,7 @@ import numpy as np
 from rich.console import Console
 
 from mote import pipeline
+from mote.accel import find_accelerator
 from mote.config import parse_settings, parse_size
 from mote.errors import MoteError
 from mote.sim.cycles import CoreModel
@@ -66,6 +67,8 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--flash", type=_size, default=2 << 20, help="flash size, e.g. 2MiB (default)")
     rv32.add_argument("--ram", type=_size, default=512 << 10, help="RAM size, e.g. 512KiB (default)")
     rv32.add_argument("--stack", type=_size, default=16 << 10, help="stack size, e.g. 16KiB (default)")
+    rv32.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
+                      help="offload to an accelerator: a built-in (qvanilla) or module:Class, with settings")
     rv32.add_argument("--instruction-limit", type=int, help="stop runaway firmware after this many instructions")
     rv32.add_argument("--core", default="", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
@@ -85,8 +88,9 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
         core = dataclasses.replace(core, name=f"{core.name}; with {args.core}")
     config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt,
                         core=core)
+    accelerator = find_accelerator(args.accel) if args.accel else None
     return pipeline.run(args.model or pipeline.default_model(), args.target, args.input, args.seed, args.keep,
-                        config, args.instruction_limit)
+                        config, args.instruction_limit, accelerator)
 
 
 def _compile(args: argparse.Namespace) -> int:

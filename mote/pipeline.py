@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from mote.accel.interface import Accelerator
 from mote.codegen.compile import CompiledModel, compile_graph
 from mote.errors import MoteError
 from mote.frontend import load
@@ -26,8 +27,8 @@ def default_model() -> Path:
     return Path(str(resources.files("mote.models").joinpath("digits_cnn.tflite")))
 
 
-def compile_model(model_path: Path) -> CompiledModel:
-    return compile_graph(load(model_path))
+def compile_model(model_path: Path, accelerator: Accelerator | None = None) -> CompiledModel:
+    return compile_graph(load(model_path), accelerator)
 
 
 @dataclass
@@ -57,20 +58,25 @@ class RunReport:
             "macs": c.macs,
             **self.extra,
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
-                        "macs": layer.macs, **self.layer_extra.get(layer.index, {})} for layer in c.layers],
+                        "runs_on": layer.runs_on, "macs": layer.macs, **self.layer_extra.get(layer.index, {})}
+                       for layer in c.layers],
         }
 
 
 def run(model_path: Path, target: str = "host", input_path: Path | None = None, seed: int = 0,
         work_dir: Path | None = None, rv32: Rv32Config | None = None,
-        instruction_limit: int | None = None) -> RunReport:
-    """Compile, build and run on `target`; compare every output with the reference interpreter."""
+        instruction_limit: int | None = None, accelerator: Accelerator | None = None) -> RunReport:
+    """Compile, build and run on `target`; compare every output with the reference interpreter
+    (which runs the original graph: offloading must not change a single bit)."""
     if target not in TARGETS:
         raise MoteError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
-    compiled = compile_model(model_path)
+    if accelerator is not None and target != "rv32":
+        raise MoteError(f"the {accelerator.name} accelerator exists on the virtual platform only; use --target rv32")
+    original = load(model_path)
+    compiled = compile_graph(original, accelerator)
     graph = compiled.graph
     inputs = load_inputs(graph, input_path) if input_path else random_inputs(graph, seed)
-    expected = interpret(graph, inputs)
+    expected = interpret(original, inputs)
     with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
         project = (work_dir or Path(tmp)) / graph.name
         if target == "host":
@@ -100,11 +106,16 @@ def _run_rv32(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarr
     profile = sim.pop("layer_profile")
     macs = compiled.macs
     sim["instructions_per_mac"] = round(result.instructions / macs, 3) if macs else None
+    if compiled.accelerator is not None:
+        sim["accelerator"] = compiled.accelerator.label
+        sim["offloaded_layers"] = sum(layer.runs_on != "cpu" for layer in compiled.layers)
+        sim["cpu_layers"] = sum(layer.runs_on == "cpu" and layer.kernel != "in place" for layer in compiled.layers)
     layer_extra = {}
     for p in profile:
         layer_macs = next(layer.macs for layer in compiled.layers if layer.index == p["index"])
         share = p["instructions"] / result.instructions if result.instructions else 0.0
         layer_extra[p["index"]] = {"instructions": p["instructions"], "cycles": p["cycles"],
+                                   "accel_cycles": p["accel_cycles"],
                                    "share": round(share, 4),
                                    "instructions_per_mac": round(p["instructions"] / layer_macs, 3)
                                    if layer_macs else None}

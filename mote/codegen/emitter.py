@@ -3,32 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import re
 
 import numpy as np
 
+from mote.codegen.c_text import c_identifier, c_literal
 from mote.ir import Tensor
 from mote.memory.arena import ArenaPlan
 from mote.memory.lifetimes import Buffer
 
 _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
             np.dtype(np.uint8): "uint8_t", np.dtype(np.float32): "float"}
-
-
-def c_identifier(text: str) -> str:
-    return re.sub(r"\W+", "_", text).strip("_")[:48] or "x"
-
-
-def c_comment(text: str) -> str:
-    return text.replace("*/", "* /").replace("\n", " ")
-
-
-def c_literal(value: int | float | str) -> str:
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float):
-        return repr(value)  # shortest round-trip: a float32 value converts back exactly
-    return str(value)
 
 
 class ConstPool:

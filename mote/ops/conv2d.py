@@ -163,6 +163,11 @@ def shape(node: Node) -> list[tuple[int, ...]]:
 
 
 def reference(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [requantize(accumulate(node, p, inputs), p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)]
+
+
+def accumulate(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> np.ndarray:
+    """The int32 accumulators, bias included, before requantization (what an accelerator may stop at)."""
     x = inputs[0].astype(np.int64) + p.input_offset  # padding taps are skipped, i.e. contribute 0 after the offset
     win = zero_padded_windows(x, (p.out_h, p.out_w), (p.filter_h, p.filter_w), (p.stride_h, p.stride_w),
                               (p.dilation_h, p.dilation_w), (p.pad_top, p.pad_left))
@@ -172,9 +177,7 @@ def reference(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> list[np.nd
         np.einsum("nyxijc,oijc->nyxo", win[..., g * p.filter_in_ch:(g + 1) * p.filter_in_ch],
                   w[g * per_group:(g + 1) * per_group])
         for g in range(p.groups)], axis=-1)
-    if p.bias is not None:
-        acc = acc + p.bias
-    return [requantize(acc, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)]
+    return acc if p.bias is None else acc + p.bias
 
 
 def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
@@ -206,4 +209,4 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1] * w.shape[2] * w.shape[3]
 
 
-OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",)))
+OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate))

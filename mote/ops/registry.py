@@ -75,6 +75,9 @@ class OpDef:
     macs: Callable[[Node], int] = _no_macs
     scratch_bytes: Callable[[Node, Any], int] = _no_scratch
     in_place: bool = False  # output may alias input 0 (same bytes, new shape)
+    # For ops an accelerator may run up to the int32 accumulator (mote.accel): the numpy accumulator,
+    # bias included, before requantization: (node, params, inputs) -> int64 array, channels last.
+    accumulate: Callable[[Node, Any, list[np.ndarray]], np.ndarray] | None = None
     tflite: tuple[str, ...] = field(default_factory=tuple)  # TFLite builtin names it implements
 
 

@@ -3,6 +3,7 @@
 Memory map (the rv32 firmware's linker script and the simulator both take it from here):
 
     0x1000_0000  device page (4 KiB): exit, console and profiler registers, see `Reg`
+    0x1100_0000  accelerator page (4 KiB), when the platform has an accelerator
     0x2000_0000  RAM (default 512 KiB): .data, .bss, the I/O buffers, the stack at the top
     0x8000_0000  flash (default 2 MiB): the reset entry point, code, read-only data, .data's initial values
 
@@ -22,6 +23,7 @@ FLASH_BASE = 0x8000_0000
 RAM_BASE = 0x2000_0000
 DEVICE_BASE = 0x1000_0000
 DEVICE_BYTES = 0x1000
+ACCEL_BASE = 0x1100_0000  # an accelerator's registers, when the platform has one (mote/sim/accel_device.py)
 STACK_FILL = 0x5AC3_5AC3  # the pattern the simulator paints the stack with, for the high-water mark
 
 
@@ -83,6 +85,7 @@ def c_header() -> str:
 #define MOTE_VP_FLASH_BASE 0x{FLASH_BASE:08X}
 #define MOTE_VP_RAM_BASE 0x{RAM_BASE:08X}
 #define MOTE_VP_DEVICE_BASE 0x{DEVICE_BASE:08X}
+#define MOTE_ACCEL_BASE 0x{ACCEL_BASE:08X}
 {regs}
 
 #ifndef __ASSEMBLER__

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import unicorn as uc_mod
@@ -24,9 +25,11 @@ from unicorn import riscv_const as rv
 from unicorn.unicorn_py3 import unicorn as uc_impl
 
 from mote.sim import counting
+from mote.sim.accel_device import AccelDevice, AccelStats
 from mote.sim.counting import ClassTally, Counter, Snapshot
 from mote.sim.decode import Insn, decode_block
 from mote.sim.devices import (
+    ACCEL_BASE,
     DEVICE_BASE,
     DEVICE_BYTES,
     FLASH_BASE,
@@ -101,6 +104,7 @@ class Execution:
     outputs: dict[str, bytes] = field(default_factory=dict)  # the `reads` symbols' bytes
     io_outputs: dict[int, bytes] = field(default_factory=dict)  # model output i, from its OUTPUT store
     exact: bool = True      # every mark's store was located (always so for mote's firmware)
+    accel: AccelStats | None = None  # the accelerator's jobs and cost-model cycles, if the platform has one
 
     @property
     def mips(self) -> float:
@@ -110,8 +114,10 @@ class Execution:
 class Machine:
     """Runs one firmware ELF; every `run` starts from a fresh core and freshly loaded memory."""
 
-    def __init__(self, elf: Path, memory: MemoryMap | None = None, check_alignment: bool = True) -> None:
+    def __init__(self, elf: Path, memory: MemoryMap | None = None, check_alignment: bool = True,
+                 accelerator: Any = None) -> None:
         self.image = ElfImage(elf)
+        self.accelerator = accelerator  # a mote.accel Accelerator, mapped at ACCEL_BASE
         self.memory = memory = memory or MemoryMap()
         self.check_alignment = check_alignment
         self._flash = self._flash_image()
@@ -200,6 +206,10 @@ class _Run:
         uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
         uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
         self.devices = DeviceState()
+        self.accel: AccelDevice | None = None
+        if machine.accelerator is not None:
+            self.accel = AccelDevice(machine.accelerator, self.devices)
+            uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
         self.fault: SimulationError | None = None
         self.exit_snapshot: Snapshot | None = None
         self.exact = True
@@ -374,6 +384,10 @@ class _Run:
                                      f"more than its {top - bottom}-byte region; give it a larger stack{then}")
         if self.fault is not None:
             raise self.fault
+        if self.accel is not None and self.accel.error is not None:
+            pc = self._pc()
+            raise SimulationError(f"the {self.m.accelerator.name} accelerator model failed: {self.accel.error}", pc,
+                                  self.m.image.function_at(pc), self.devices.layer_context())
         if self.exit_snapshot is None or self.devices.exit_status is None:
             pc = self._pc()
             raise SimulationError("the firmware stopped without writing the exit register", pc,
@@ -395,7 +409,8 @@ class _Run:
             outputs[name] = bytes(self.uc.mem_read(addr, size))
         snap = self.exit_snapshot
         return Execution(status, console, snap.instructions, tally.classes(snap), marks, stack_used, seconds,
-                         outputs, dict(self.devices.outputs), self.exact)
+                         outputs, dict(self.devices.outputs), self.exact,
+                         self.accel.stats if self.accel is not None else None)
 
     def _stack_used(self) -> int:
         """High-water mark: from the top of RAM down to the lowest painted word that was overwritten.

@@ -16,17 +16,21 @@ class LayerProfile:
     instructions: int
     cycles: int
     class_counts: dict[str, int] = field(default_factory=dict)
+    accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles}
+        return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
+                "accel_cycles": self.accel_cycles}
 
 
 @dataclass
 class SimResult:
     """One inference on the virtual platform.
 
-    `instructions`, `cycles` and `class_counts` cover model_run alone (from the call to its return);
-    `total_instructions` / `total_cycles` cover the whole firmware from reset to the exit store,
+    `instructions`, `cycles` and `class_counts` are the CPU's and cover model_run alone (from the
+    call to its return), drivers and polling included; `accel_cycles` are the accelerator's cost-model
+    cycles in timed mode (0 in zero-cycle mode) and `total_cycles` = cycles + accel_cycles.
+    `firmware_instructions` / `firmware_cycles` cover the whole firmware from reset to the exit store,
     including the startup code's .data copy and .bss zeroing. Instructions are exact, cycles are the
     estimate of `core` (mote.sim.cycles.CoreModel)."""
 
@@ -34,8 +38,8 @@ class SimResult:
     instructions: int
     cycles: int
     class_counts: dict[str, int]
-    total_instructions: int
-    total_cycles: int
+    firmware_instructions: int
+    firmware_cycles: int
     rom_bytes: int     # flash: .text + .rodata + .data's initial values
     ram_bytes: int     # static RAM: .data + .bss (+ .noinit); the model's I/O lives in its arena
     stack_bytes: int   # stack high-water mark, measured
@@ -47,6 +51,12 @@ class SimResult:
     cflags: str
     core: str
     console: str = ""
+    accel_cycles: int = 0
+    accel_jobs: int = 0
+
+    @property
+    def total_cycles(self) -> int:
+        return self.cycles + self.accel_cycles
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the output arrays, JSON-ready (per-layer numbers under "layer_profile")."""
@@ -54,8 +64,11 @@ class SimResult:
             "instructions": self.instructions,
             "cycles": self.cycles,
             "class_counts": self.class_counts,
-            "total_instructions": self.total_instructions,
+            "accel_cycles": self.accel_cycles,
+            "accel_jobs": self.accel_jobs,
             "total_cycles": self.total_cycles,
+            "firmware_instructions": self.firmware_instructions,
+            "firmware_cycles": self.firmware_cycles,
             "rom_bytes": self.rom_bytes,
             "ram_bytes": self.ram_bytes,
             "stack_bytes": self.stack_bytes,

@@ -1,0 +1,67 @@
+"""Partitioning: which nodes the accelerator runs, which stay on the CPU, and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mote.accel.interface import INT32_SPLIT, STAGES, Accelerator, Pattern
+from mote.ir import Graph, Node
+
+
+@dataclass
+class Decision:
+    node: Node
+    pattern: Pattern | None  # None: the node runs on the CPU
+    rejected: dict[str, list[str]] = field(default_factory=dict)  # pattern name -> predicates it failed
+
+    @property
+    def offloaded(self) -> bool:
+        return self.pattern is not None
+
+    def why_not(self) -> str:
+        """For a CPU node: the predicates that rejected it, or that no pattern runs its op."""
+        if not self.rejected:
+            return f"no pattern for {self.node.op}"
+        return "; ".join(f"{name}: {', '.join(failed)}" for name, failed in self.rejected.items())
+
+
+def _check_stages(pattern: Pattern) -> None:
+    if pattern.covers_all():
+        return
+    stages = STAGES.get(pattern.op, ())
+    if pattern.stages != stages[:len(pattern.stages)] or pattern.stages[-1:] != INT32_SPLIT:
+        raise ValueError(f"pattern {pattern.name!r}: stages {pattern.stages} must be all of {pattern.op}'s "
+                         f"{stages} or end with {INT32_SPLIT[0]!r} (the CPU then requantizes)")
+
+
+def partition(graph: Graph, accel: Accelerator) -> list[Decision]:
+    """Every node the accelerator's patterns and predicates accept is offloaded (first pattern wins)."""
+    patterns = accel.patterns()
+    for p in patterns:
+        _check_stages(p)
+    decisions = []
+    for node in graph.nodes:
+        decision = Decision(node, None)
+        for p in patterns:
+            if p.op != node.op:
+                continue
+            failed = p.rejections(node)
+            if not failed:
+                decision.pattern = p
+                break
+            decision.rejected[p.name] = failed
+        decisions.append(decision)
+    return decisions
+
+
+def regions(decisions: list[Decision]) -> list[list[int]]:
+    """Runs of adjacent offloaded nodes (indices into the graph's nodes)."""
+    runs: list[list[int]] = []
+    for i, d in enumerate(decisions):
+        if not d.offloaded:
+            continue
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs

@@ -1,0 +1,64 @@
+"""An offloaded node: the accelerator runs (a prefix of the stages of) the original op.
+
+Semantics are the original op's, from the registry: all of it, or its int32 accumulator when the
+pattern stops there; in the accelerator's activation layout when that is not NHWC."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.accel.driver import driver_name
+from mote.accel.interface import Buffer, Job
+from mote.codegen.c_text import c_comment
+from mote.ir import Node
+from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
+
+
+def prepare(node: Node) -> Job:
+    accel = node.attrs["accelerator"]
+    return accel.lower(node.attrs["original"], node.attrs["pattern"], node.inputs, node.outputs)
+
+
+def shape(node: Node) -> list[tuple[int, ...]]:
+    return [t.shape for t in node.outputs]
+
+
+def reference(node: Node, job: Job, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    original, pattern, perm = node.attrs["original"], node.attrs["pattern"], node.attrs.get("perm")
+    inverse = None if perm is None else tuple(perm.index(i) for i in range(len(perm)))
+
+    def nhwc(t_in: object, a: np.ndarray | None) -> np.ndarray | None:
+        return a if a is None or inverse is None or a.ndim != 4 or getattr(t_in, "is_const", True) else \
+            np.transpose(a, inverse)
+
+    args = [nhwc(t, a) for t, a in zip(node.inputs, inputs)]
+    op = OPS[original.op]
+    params = op.prepare(original)
+    if pattern.covers_all():
+        result = op.reference(original, params, args)[0]
+    else:
+        assert op.accumulate is not None, f"{original.op} has no int32 accumulator"
+        result = op.accumulate(original, params, args).astype(np.int32)
+    return [result if perm is None or result.ndim != 4 else np.transpose(result, perm)]
+
+
+def emit(node: Node, job: Job, em: Emitter) -> CCall:
+    accel = node.attrs["accelerator"]
+    fields: dict[str, int | str] = {}
+    for reg, value in job.registers.items():
+        if isinstance(value, Buffer):
+            fields[reg] = em.tensor(value.tensor) if value.tensor is not None else em.const(value.const, value.hint)
+        else:
+            fields[reg] = int(value)
+    message = f"{accel.name}: region {c_comment(node.name)[:60]!r} timed out (the accelerator never signalled done)"
+    fields["timeout_message"] = '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    name = driver_name(accel)
+    return CCall(f"{name}_run", f"{name}_job", fields, [])
+
+
+def macs(node: Node) -> int:
+    original = node.attrs["original"]
+    return OPS[original.op].macs(original)
+
+
+OP = register(OpDef("accel", shape, prepare, reference, emit, macs))

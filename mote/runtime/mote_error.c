@@ -1,0 +1,3 @@
+#include "mote_types.h"
+
+const char *mote_last_error = NULL;

@@ -1,0 +1,19 @@
+#ifndef MOTE_REQUANTIZE_S32_S8_H
+#define MOTE_REQUANTIZE_S32_S8_H
+
+#include "mote_types.h"
+
+typedef struct {
+  int32_t size;     /* elements */
+  int32_t channels; /* the last (fastest) axis: multiplier and shift are per channel */
+  int32_t output_offset, act_min, act_max;
+  const int32_t *multiplier; /* [channels], Q31 */
+  const int32_t *shift;      /* [channels], > 0 means left */
+} mote_requantize_s32_params;
+
+/* int32 accumulators (channels last) -> int8: requantize per channel, add the output zero point,
+ * clamp. The CPU's half of an op an accelerator ran up to its accumulator. */
+mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const int32_t *input, int8_t *output,
+                                   mote_scratch scratch);
+
+#endif

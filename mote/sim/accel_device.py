@@ -1,0 +1,77 @@
+"""An accelerator as a memory-mapped peripheral of the virtual platform.
+
+Its registers are 32-bit words at ACCEL_BASE + 4*i, in the order the accelerator declares them.
+Writing a nonzero value to its start register runs its functional model on the emulated memory
+at once; the status register then reads 1 (done), unless the model reported that it did not
+finish, in which case it reads 0 forever and the driver times out. In timed mode the cost model's
+cycles are added to the run: the CPU is taken to wait that long (its polling is counted as usual).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mote.sim.devices import DeviceState
+
+
+class UnicornMemory:
+    """The emulated MCU's memory, as the accelerator model sees it."""
+
+    def __init__(self, uc: Any) -> None:
+        self.uc = uc
+
+    def read(self, address: int, size: int) -> bytes:
+        return bytes(self.uc.mem_read(address, size))
+
+    def write(self, address: int, data: bytes) -> None:
+        self.uc.mem_write(address, bytes(data))
+
+
+@dataclass
+class AccelStats:
+    jobs: int = 0
+    cycles: int = 0  # the cost model's, whether or not timed
+    by_layer: dict[int, int] = field(default_factory=dict)  # layer index -> cost-model cycles
+
+
+class AccelDevice:
+    def __init__(self, accel: Any, devices: DeviceState) -> None:
+        self.accel = accel
+        self.devices = devices
+        self.names = accel.registers
+        self.values = [0] * len(self.names)
+        self.start = self.names.index(accel.start_register)
+        self.status = self.names.index(accel.status_register)
+        self.done = True
+        self.stats = AccelStats()
+        self.error: Exception | None = None  # a functional model that raised: reported by the machine
+
+    def read(self, uc: Any, offset: int, size: int, data: object) -> int:
+        index = offset // 4
+        if index == self.status:
+            return 1 if self.done else 0
+        return self.values[index] if index < len(self.values) else 0
+
+    def write(self, uc: Any, offset: int, size: int, value: int, data: object) -> None:
+        index = offset // 4
+        if index >= len(self.values):
+            return
+        self.values[index] = value & 0xFFFFFFFF
+        if index != self.start or value == 0:
+            return
+        registers = dict(zip(self.names, self.values))
+        try:
+            finished = self.accel.execute(registers, UnicornMemory(uc))
+        except Exception as e:  # noqa: BLE001 - the author's model; the machine reports it with the layer
+            self.error = e
+            uc.emu_stop()
+            return
+        self.done = finished is not False
+        cost = int(self.accel.cost(registers))
+        self.stats.jobs += 1
+        self.stats.cycles += cost
+        layer = self.devices.open_layer
+        if layer is not None:
+            self.stats.by_layer[layer] = self.stats.by_layer.get(layer, 0) + cost
+
