@@ -14,8 +14,11 @@ from rich.console import Console
 
 from mote import pipeline
 from mote.accel import find_accelerator
+from mote.accel.check import check_accelerator
+from mote.accel.partition import partition, regions
 from mote.config import parse_settings, parse_size
 from mote.errors import MoteError
+from mote.frontend import load
 from mote.sim.cycles import CoreModel
 from mote.targets.rv32 import Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
@@ -50,6 +53,24 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("profile", help="per-layer instructions and cycles on the virtual platform")
     _add_run_arguments(p, default_target="rv32")
     p.set_defaults(func=_profile)
+
+    p = sub.add_parser("partition", help="what runs on the accelerator, what on the CPU, and why")
+    p.add_argument("model", type=Path, nargs="?", help="a .tflite model (default: the bundled digits CNN)")
+    p.add_argument("--accel", required=True, metavar="NAME[:KEY=VALUE,...]")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_partition)
+
+    accel = sub.add_parser("accel", help="write or check an accelerator").add_subparsers(dest="accel_command",
+                                                                                          required=True)
+    p = accel.add_parser("new", help="write a working accelerator package to start from")
+    p.add_argument("name", help="a Python identifier, e.g. my_npu")
+    p.add_argument("-o", "--output", type=Path, default=Path("."), help="directory to create it in")
+    p.set_defaults(func=_accel_new)
+    p = accel.add_parser("check", help="each pattern's functional model against the reference, on random nodes")
+    p.add_argument("accel", metavar="NAME[:KEY=VALUE,...]")
+    p.add_argument("--trials", type=int, default=20, help="random nodes per pattern (default 20)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_accel_check)
     return parser
 
 
@@ -122,6 +143,63 @@ def _profile(args: argparse.Namespace) -> int:
     else:
         _print_profile(report)
     return 0 if report.bit_exact else 1
+
+
+def _partition(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    accelerator = find_accelerator(args.accel)
+    model = args.model or pipeline.default_model()
+    decisions = partition(load(model), accelerator)
+    rows = [{"index": i, "name": d.node.name, "op": d.node.op,
+             "runs_on": accelerator.name if d.offloaded else "cpu",
+             "pattern": d.pattern.name if d.pattern else None,
+             "why_not": None if d.offloaded else d.why_not(), "rejected": d.rejected}
+            for i, d in enumerate(decisions)]
+    offloaded = sum(r["runs_on"] != "cpu" for r in rows)
+    summary = {"model": str(model), "accelerator": accelerator.label, "offloaded": offloaded,
+               "cpu": len(rows) - offloaded, "regions": len(regions(decisions)), "nodes": rows}
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    table = Table(title=f"{Path(model).name} partitioned for {accelerator.label}")
+    for column in ("#", "node", "op", "runs on", "pattern / why not"):
+        table.add_column(column, justify="right" if column == "#" else "left")
+    for r in rows:
+        table.add_row(str(r["index"]), _short(r["name"]), r["op"], r["runs_on"], r["pattern"] or r["why_not"])
+    console = _console()
+    console.print(table)
+    console.print(f"{offloaded} nodes offloaded in {summary['regions']} regions, {summary['cpu']} on the CPU")
+    return 0
+
+
+def _accel_new(args: argparse.Namespace) -> int:
+    from mote.accel.skeleton import write_skeleton
+
+    path = write_skeleton(args.name, args.output)
+    print(f"wrote {path}/: edit {args.name}/accelerator.py, then run its test: python -m pytest {path}/tests")
+    return 0
+
+
+def _accel_check(args: argparse.Namespace) -> int:
+    accelerator = find_accelerator(args.accel)
+    results = check_accelerator(accelerator, trials=args.trials)
+    if args.json:
+        print(json.dumps({"accelerator": accelerator.label, "patterns": [
+            {"pattern": r.pattern, "trials": r.trials, "mismatches": r.mismatches, "ok": r.ok,
+             "first_failure": r.first_failure} for r in results]}))
+    else:
+        for r in results:
+            verdict = "ok" if r.ok else ("no random node accepted" if not r.trials else "MISMATCH")
+            print(f"{accelerator.name} pattern {r.pattern}: {r.trials - r.mismatches}/{r.trials} random nodes "
+                  f"bit-exact with the reference: {verdict}")
+    bad = [r for r in results if not r.ok]
+    if bad:
+        r = bad[0]
+        detail = f"{r.mismatches} of {r.trials} random nodes differ from the reference, first: {r.first_failure}" \
+            if r.trials else "its predicates accepted none of the random nodes"
+        raise MoteError(f"accelerator {accelerator.name}: pattern {r.pattern!r}: {detail}")
+    return 0
 
 
 def _short(name: str, width: int = 36) -> str:

@@ -1,0 +1,100 @@
+"""QVanilla on the virtual platform: the MLPerf Tiny models stay bit-exact, every conv the patterns
+allow is offloaded, the timed mode charges 2 cycles per MAC, and `accel check` passes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from buggy_qvanilla import ForgetsTheBias
+from conftest import MLPERF_TINY
+
+from mote.accel import find_accelerator
+from mote.accel.check import check_accelerator
+from mote.accel.qvanilla import QVanilla
+from mote.frontend import load
+from mote.pipeline import run
+from mote.targets.rv32 import Rv32Config
+
+ZIG = Rv32Config(cc="zig")
+MODELS = ["ad01_int8.tflite", "kws_ref_model.tflite", "pretrainedResnet_quant.tflite", "vww_96_int8.tflite"]
+
+
+def allowed(path: Path) -> int:
+    """Convs QVanilla can take, counted from the model itself: stride 1, no dilation, one group."""
+    return sum(n.op == "conv2d" and tuple(n.attrs["stride"]) == (1, 1) and tuple(n.attrs["dilation"]) == (1, 1)
+               and n.inputs[1].shape[3] == n.inputs[0].shape[3] for n in load(path).nodes)
+
+
+@pytest.mark.parametrize("file", MODELS)
+def test_mlperf_tiny_bit_exact_with_the_cpu_only_run(file: str) -> None:
+    path = MLPERF_TINY / file
+    cpu = run(path, "rv32", rv32=ZIG)
+    accel = run(path, "rv32", rv32=ZIG, accelerator=find_accelerator("qvanilla:timed=1"))
+    assert cpu.bit_exact and accel.bit_exact
+    for name, value in cpu.outputs.items():
+        assert np.array_equal(accel.outputs[name], value)
+    report = accel.to_json()
+    assert report["offloaded_layers"] == allowed(path)
+    offloaded_macs = sum(layer.macs for layer in accel.compiled.layers if layer.runs_on == "qvanilla")
+    assert report["accel_cycles"] == 2 * offloaded_macs
+    assert report["total_cycles"] == report["cycles"] + report["accel_cycles"]
+    if report["offloaded_layers"]:
+        assert report["instructions"] < cpu.extra["instructions"]
+
+
+def test_zero_cycle_mode_adds_no_cycles() -> None:
+    report = run(MLPERF_TINY / "kws_ref_model.tflite", "rv32", rv32=ZIG, accelerator=find_accelerator("qvanilla"))
+    assert report.extra["accel_jobs"] == 4 and report.extra["accel_cycles"] == 0
+    assert report.extra["total_cycles"] == report.extra["cycles"]
+
+
+def test_check_passes() -> None:
+    (result,) = check_accelerator(QVanilla(), trials=10)
+    assert result.ok and result.trials == 10
+
+
+def test_check_catches_a_wrong_functional_model() -> None:
+    (result,) = check_accelerator(ForgetsTheBias(), trials=5)
+    assert not result.ok and result.mismatches > 0 and "differ" in result.first_failure
+
+
+def test_check_cli_reports_the_mismatch() -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "accel", "check", "buggy_qvanilla:ForgetsTheBias",
+                           "--trials", "3"], capture_output=True, text=True, env=env)
+    assert proc.returncode == 2
+    assert "pattern 'conv2d+bias'" in proc.stderr and "differ from the reference" in proc.stderr
+
+
+def test_partition_names_the_rejecting_predicate() -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "partition", str(MLPERF_TINY / "kws_ref_model.tflite"),
+                           "--accel", "qvanilla", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    first, second = report["nodes"][0], report["nodes"][1]
+    assert first["runs_on"] == "cpu" and first["rejected"] == {"conv2d+bias": ["stride 1"]}
+    assert second["runs_on"] == "cpu" and second["why_not"] == "no pattern for depthwise_conv2d"
+    assert report["offloaded"] == 4 and report["regions"] == 4
+
+
+@pytest.mark.parametrize("spec, words", [("npu", ["unknown accelerator 'npu'", "qvanilla"]),
+                                         ("qvanilla:speed=3", ["unknown setting", "timed"]),
+                                         ("nosuchmodule:Npu", ["cannot import"])])
+def test_unknown_accelerator_or_setting(spec: str, words: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "partition", "--accel", spec], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    for word in words:
+        assert word in proc.stderr
+
+
+def test_host_target_has_no_accelerator() -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", "--accel", "qvanilla"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 2 and "--target rv32" in proc.stderr
