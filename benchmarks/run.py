@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from tflite_micro.python.tflite_micro import runtime
 
+from mote.accel import find_accelerator
 from mote.codegen.compile import compile_graph
 from mote.frontend import load
 from mote.inputs import random_inputs
@@ -127,6 +128,52 @@ def vp_report(rows: list[dict[str, float | str]]) -> list[str]:
     ]
 
 
+# Seed 000 (TVM + UMA + ETISS): CPU instructions without and with QVanilla.
+SEED_QVANILLA = {"KWS (DS-CNN)": (1.43e7, 5.34e6), "IC (ResNet-8)": (5.73e7, 1.44e7),
+                 "VWW (MobileNetV1)": (4.12e7, 1.46e7)}
+
+
+def measure_qvanilla(label: str, file: str, work: Path) -> dict[str, float | str]:
+    """CPU instructions without and with QVanilla (zero-cycle), and total cycles in timed mode."""
+    compiled = compile_graph(load(MODELS / file))
+    inputs = random_inputs(compiled.graph, 0)
+    cpu = build_rv32(compiled, work / f"{Path(file).stem}-cpu", Rv32Config(cc="zig")).run(inputs)
+    runs = {}
+    for mode in ("0", "1"):
+        accel = find_accelerator(f"qvanilla:timed={mode}")
+        offloaded = compile_graph(load(MODELS / file), accel)
+        fw = build_rv32(offloaded, work / f"{Path(file).stem}-qv{mode}", Rv32Config(cc="zig"))
+        runs[mode] = [fw.run(inputs) for _ in range(REPEATS)]
+        assert all(np.array_equal(r.outputs[k], v) for r in runs[mode] for k, v in cpu.outputs.items())
+    zero, timed = runs["0"][0], runs["1"][0]
+    return {"model": label, "cpu": cpu.instructions, "with": zero.instructions,
+            "saved": 1 - zero.instructions / cpu.instructions,
+            "sim_s": statistics.median(r.sim_seconds for r in runs["0"]), "cpu_cycles": cpu.cycles,
+            "timed_cpu_cycles": timed.cycles, "timed_accel_cycles": timed.accel_cycles,
+            "timed_total": timed.total_cycles, "offloaded": sum(x.runs_on != "cpu" for x in offloaded.layers)}
+
+
+def qvanilla_report(rows: list[dict[str, float | str]]) -> list[str]:
+    lines = [
+        "## QVanilla (conv2d + bias accelerator, seed 000) on the virtual platform", "",
+        "CPU instructions per inference without and with QVanilla (zero-cycle mode), against the seed's "
+        "TVM + UMA + ETISS figures; simulation seconds with QVanilla (median of "
+        f"{REPEATS}); cycles in timed mode (2 cycles per MAC on the accelerator, CPU waits). Compiler zig, -O2. "
+        "Goal: CPU instructions with QVanilla at most one fifth of the seed's.", "",
+        "| model | offloaded convs | mote CPU only | mote + QVanilla | saved | seed CPU only | seed + QVanilla | "
+        "seed saved | goal (seed/5) | sim s | cycles CPU only | timed: CPU + accel = total cycles |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        seed_cpu, seed_with = SEED_QVANILLA[str(r["model"])]
+        lines.append(
+            f"| {r['model']} | {r['offloaded']} | {r['cpu']:.3g} | {r['with']:.3g} | {r['saved']:.0%} | "
+            f"{seed_cpu:.3g} | {seed_with:.3g} | {1 - seed_with / seed_cpu:.0%} | {seed_with / 5:.3g} | "
+            f"{r['sim_s']:.3f} | {r['cpu_cycles']:.3g} | {r['timed_cpu_cycles']:.3g} + "
+            f"{r['timed_accel_cycles']:.3g} = {r['timed_total']:.3g} |")
+    return [*lines, ""]
+
+
 def host_report(rows: list[dict[str, float | str]]) -> list[str]:
     return [
         "## Host: mote's generated C (-O2, system cc) against TFLite Micro's `invoke()`", "",
@@ -152,17 +199,19 @@ def host_report(rows: list[dict[str, float | str]]) -> list[str]:
 
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mote-bench-") as tmp:
-        host, vp = [], []
+        host, vp, qvanilla = [], [], []
         for label, file in MLPERF_TINY.items():
             print(f"measuring {label} ...", file=sys.stderr)
             host.append(measure(label, file, Path(tmp)))
             vp.append(measure_vp(label, file, Path(tmp), "zig"))
+            if label in SEED_QVANILLA:
+                qvanilla.append(measure_qvanilla(label, file, Path(tmp)))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
         f"{platform.python_version()}, {os.cpu_count()} cores. Medians of {REPEATS} runs; peers measured in the "
         "same run.", "",
-        *host_report(host), *vp_report(vp)])
+        *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla)])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0
