@@ -139,8 +139,9 @@ class Accelerator:
         """C files (name -> text) added to the generated project's kernel library."""
         return {}
 
-    def execute(self, registers: dict[str, int], memory: Memory) -> None:
-        """Run one job: read operands from `memory` at the addresses in `registers`, write the result."""
+    def execute(self, registers: dict[str, int], memory: Memory) -> bool | None:
+        """Run one job: read operands from `memory` at the addresses in `registers`, write the result.
+        Returning False means the job never finishes (the status register stays 0)."""
         raise NotImplementedError
 
     def cost(self, registers: dict[str, int]) -> int:

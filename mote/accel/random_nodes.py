@@ -28,7 +28,7 @@ def _bias(rng: np.random.Generator, n: int) -> Tensor:
 
 
 def _finish(op: str, inputs: list[Tensor | None], attrs: dict, rng: np.random.Generator) -> Node:
-    node = Node(op, f"random {op}", inputs, [], attrs)
+    node = Node(op, f"random {op}", inputs, [_act(rng, (1,), "output")], attrs)  # a placeholder the rule may read
     (shape,) = OPS[op].shape(node)
     node.outputs = [_act(rng, tuple(shape), "output")]
     return node

@@ -92,7 +92,8 @@ def compile_graph(graph: Graph, accelerator: Accelerator | None = None) -> Compi
         sb = bufs.of_scratch.get(i)
         scratch_arg = f"(mote_scratch){{ARENA({plan.offset(sb)}), {sb.size}}}" if sb else "MOTE_NO_SCRATCH"
         args = ", ".join([f"&layer{i}_params", *call.args, scratch_arg])
-        calls.append(f"  {header}\n  MOTE_LAYER_BEGIN({i});\n  status |= {call.func}({args});\n  MOTE_LAYER_END({i});")
+        calls.append(f"  {header}\n  MOTE_LAYER_BEGIN({i});\n  status = {call.func}({args});\n  MOTE_LAYER_END({i});\n"
+                     "  if (status != MOTE_OK) return status;")
         layers.append(Layer(i, node.name, original.op if original else node.op, call.func, op.macs(node),
                             accelerator.name if original else "cpu"))
 

@@ -50,7 +50,7 @@ def emit(node: Node, job: Job, em: Emitter) -> CCall:
             fields[reg] = em.tensor(value.tensor) if value.tensor is not None else em.const(value.const, value.hint)
         else:
             fields[reg] = int(value)
-    message = f"{accel.name}: region {c_comment(node.name)[:60]!r} timed out (the accelerator never signalled done)"
+    message = f"{accel.name}: region {c_comment(node.name)!r} timed out (the accelerator never signalled done)"
     fields["timeout_message"] = '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
     name = driver_name(accel)
     return CCall(f"{name}_run", f"{name}_job", fields, [])
