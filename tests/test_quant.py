@@ -38,3 +38,14 @@ def test_requantize_by_a_half() -> None:
     """gemmlowp's nudge is 1 - 2**30 for negative products: -5.5 rounds toward zero, +5.5 away."""
     m, shift = quantize_multiplier(0.5)
     assert multiply_by_quantized_multiplier(np.array([10, 11, -11]), m, shift).tolist() == [5, 6, -5]
+
+
+def test_doubling_high_mul_is_a_rounded_shift() -> None:
+    """The identity mote_srdhm relies on: gemmlowp's sign-dependent nudge and truncating division
+    equal one floor shift of (a*b + 2**30), ties included."""
+    rng = np.random.default_rng(0)
+    a = rng.integers(-(2**31), 2**31, 200_000, dtype=np.int64)
+    b = rng.integers(-(2**31), 2**31, 200_000, dtype=np.int64)
+    a[:2000], b[:2000] = rng.integers(-1000, 1000, 2000) * 2 + 1, 2**30  # products at exact ties
+    keep = ~((a == -(2**31)) & (b == -(2**31)))
+    assert np.array_equal(saturating_rounding_doubling_high_mul(a, b)[keep], ((a * b + 2**30) >> 31)[keep])
