@@ -55,6 +55,10 @@ class Pattern:
     # The accelerator has no padding: for SAME padding the CPU pads the input with its zero point
     # and the accelerator sees a VALID convolution.
     pad_input: bool = False
+    # The accelerator has no stride: it computes every position (stride 1) into its int32 result and
+    # the CPU's requantization keeps every stride-th one. Only for patterns that stop at the int32
+    # accumulator; the accelerator then does stride_h * stride_w times the MACs.
+    cpu_stride: bool = False
 
     def covers_all(self) -> bool:
         return not self.stages or self.stages == STAGES.get(self.op, self.stages)

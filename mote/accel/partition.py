@@ -27,6 +27,9 @@ class Decision:
 
 def _check_stages(pattern: Pattern) -> None:
     if pattern.covers_all():
+        if pattern.cpu_stride:
+            raise ValueError(f"pattern {pattern.name!r}: cpu_stride needs a pattern that stops at the int32 "
+                             "accumulator (the CPU subsamples while requantizing)")
         return
     stages = STAGES.get(pattern.op, ())
     if pattern.stages != stages[:len(pattern.stages)] or pattern.stages[-1:] != INT32_SPLIT:

@@ -57,8 +57,9 @@ def emit(node: Node, job: Job, em: Emitter) -> CCall:
 
 
 def macs(node: Node) -> int:
-    original = node.attrs["original"]
-    return OPS[original.op].macs(original)
+    """The model's MACs for this node (the accelerator may do more, e.g. every position of a strided conv)."""
+    source = node.attrs["model_node"]
+    return OPS[source.op].macs(source)
 
 
 OP = register(OpDef("accel", shape, prepare, reference, emit, macs))

@@ -14,6 +14,7 @@ import numpy as np
 from mote.accel.interface import Accelerator
 from mote.accel.partition import Decision, partition
 from mote.ir import DType, Graph, Node, Tensor
+from mote.ops import OPS
 
 # NHWC -> accelerator layout, as a permutation of axes.
 PERMUTATIONS = {"NHWC": (0, 1, 2, 3), "NCHW": (0, 3, 1, 2)}
@@ -51,22 +52,28 @@ def offload(graph: Graph, accel: Accelerator, decisions: list[Decision] | None =
         assert d.pattern is not None
         if d.pattern.pad_input:
             node = _pad_explicitly(node, nodes)
-        inputs = [accel_view(t) for t in node.inputs]
+        stride = tuple(node.attrs.get("stride", (1, 1)))
+        computed = node  # what the accelerator computes
+        if d.pattern.cpu_stride and stride != (1, 1):
+            computed = _every_position(node)
+        inputs = [accel_view(t) for t in computed.inputs]
         out = node.outputs[0]
         split = not d.pattern.covers_all()
-        result = Tensor(f"{out.name} (int32)", out.shape, DType.INT32) if split else out
+        result = Tensor(f"{out.name} (int32)", computed.outputs[0].shape, DType.INT32) if split else out
         if transposing and len(result.shape) == 4:
             accel_out = _permute(result, perm, f" ({accel.activation_layout})")
         else:
             accel_out = result
-        attrs = {"accelerator": accel, "pattern": d.pattern, "original": node, "perm": perm if transposing else None}
+        attrs = {"accelerator": accel, "pattern": d.pattern, "original": computed, "model_node": d.node,
+                 "perm": perm if transposing else None}
         nodes.append(Node("accel", node.name, inputs, [accel_out], attrs, node.index))
         if accel_out is not result:
             in_accel_layout[id(result)] = accel_out
             if split or id(out) in consumers_outside:
                 nodes.append(Node("layout_transform", result.name, [accel_out], [result], {"perm": inverse}))
         if split:
-            nodes.append(Node("requantize_s32", out.name, [result], [out], {"original": node}, node.index))
+            nodes.append(Node("requantize_s32", out.name, [result], [out], {"original": node, "stride": stride},
+                              node.index))
     return Graph(graph.name, graph.inputs, graph.outputs, nodes)
 
 
@@ -92,6 +99,15 @@ def _pad_explicitly(node: Node, nodes: list[Node]) -> Node:
     padded = Tensor(f"{x.name} (padded)", shape, x.dtype, x.quant)
     nodes.append(Node("pad", padded.name, [x, paddings], [padded], {}, node.index))
     return replace(node, inputs=[padded, *node.inputs[1:]], attrs={**node.attrs, "padding": "VALID"})
+
+
+def _every_position(node: Node) -> Node:
+    """The same VALID op at stride 1, for an accelerator that has no stride: it computes every
+    position and the CPU's requantization keeps every stride-th one (output shape from the op rule)."""
+    full = replace(node, attrs={**node.attrs, "stride": (1, 1)})
+    (shape,) = OPS[node.op].shape(full)
+    out = node.outputs[0]
+    return replace(full, outputs=[Tensor(f"{out.name} (every position)", tuple(shape), out.dtype, out.quant)])
 
 
 def _consumed_on_cpu(graph: Graph, decisions: list[Decision]) -> set[int]:

@@ -11,9 +11,7 @@ typedef struct {
   int32_t rank;                          /* 1..MOTE_BCAST_MAX_DIMS loops */
   const int32_t *shape;                  /* [rank] loop extents, outermost first; the output is dense */
   const int32_t *a_strides, *b_strides;  /* [rank] input element strides, 0 where broadcast */
-  int32_t left_shift;                    /* 20 for int8 */
-  int32_t a_offset, a_multiplier, a_shift; /* offset = -zero point in [-127, 128]; shift <= 0 */
-  int32_t b_offset, b_multiplier, b_shift;
+  const int32_t *a_table, *b_table;     /* [256] each input on the common scale, indexed by value + 128 */
   int32_t out_offset, out_multiplier, out_shift; /* out_offset = output zero point; shift <= 0 */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
 } mote_add_params;

@@ -5,10 +5,18 @@
 mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const int32_t *input, int8_t *output,
                                    mote_scratch scratch) {
   (void)scratch;
-  for (int32_t i = 0; i < p->size; i += p->channels) {
-    for (int32_t c = 0; c < p->channels; ++c) {
-      const int32_t v = mote_requantize(input[i + c], p->multiplier[c], p->shift[c]) + p->output_offset;
-      output[i + c] = (int8_t)mote_clamp(v, p->act_min, p->act_max);
+  /* Locals: the int8 stores below could alias *p as far as the compiler knows. */
+  const int32_t c_n = p->channels, out_h = p->out_h, out_w = p->out_w;
+  const int32_t row_step = p->stride_h * p->in_w * c_n, col_step = p->stride_w * c_n;
+  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const int32_t *multiplier = p->multiplier, *shift = p->shift;
+  for (int32_t y = 0; y < out_h; ++y) {
+    const int32_t *acc = input + y * row_step;
+    for (int32_t x = 0; x < out_w; ++x, acc += col_step) {
+      for (int32_t c = 0; c < c_n; ++c) {
+        const int32_t v = mote_requantize(acc[c], multiplier[c], shift[c]) + offset;
+        *output++ = (int8_t)mote_clamp(v, lo, hi);
+      }
     }
   }
   return MOTE_OK;
