@@ -60,6 +60,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_partition)
 
+    p = sub.add_parser("explore", help="design-space exploration of an accelerator with its cost model")
+    p.add_argument("models", nargs="+", type=Path, metavar="MODEL")
+    p.add_argument("--accel", required=True, metavar="NAME[:KEY=VALUE,...]")
+    p.add_argument("--sweep", nargs="+", default=[], metavar="KEY=V1,V2", help="values to sweep, e.g. pes=64,128")
+    p.add_argument("--out", type=Path, default=Path("results"), help="directory for results.csv/json and plots")
+    p.add_argument("--verify", type=int, default=0, metavar="N", help="re-run N sampled points on the VP")
+    p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.set_defaults(func=_explore)
+
     accel = sub.add_parser("accel", help="write or check an accelerator").add_subparsers(dest="accel_command",
                                                                                           required=True)
     p = accel.add_parser("new", help="write a working accelerator package to start from")
@@ -170,6 +179,21 @@ def _partition(args: argparse.Namespace) -> int:
     console = _console()
     console.print(table)
     console.print(f"{offloaded} nodes offloaded in {summary['regions']} regions, {summary['cpu']} on the CPU")
+    return 0
+
+
+def _explore(args: argparse.Namespace) -> int:
+    from mote.explore import explore
+
+    sweep = {}
+    for item in args.sweep:
+        key, sep, values = item.partition("=")
+        if not sep or not values:
+            raise MoteError(f"--sweep {item!r}: write KEY=V1,V2,... (e.g. pes=64,128)")
+        sweep[key] = values.split(",")
+    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json)
+    if args.json:
+        print(json.dumps(rows))
     return 0
 
 

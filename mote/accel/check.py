@@ -90,10 +90,9 @@ def run_functional(accel: Accelerator, node: Node, inputs: list[np.ndarray | Non
 
 def _compare(accel: Accelerator, node: Node, rng: np.random.Generator) -> str:
     """'' when the functional model matches the reference on this node, else what differed."""
-    graph = offload(Graph("check", [node.inputs[0]], node.outputs, [node]), accel)
-    x = node.inputs[0]
-    assert x is not None
-    values = {id(x): rng.integers(-128, 128, x.shape, dtype=np.int8)}
+    activations = [t for t in node.inputs if t is not None and not t.is_const]
+    graph = offload(Graph("check", activations, node.outputs, [node]), accel)
+    values = {id(t): rng.integers(-128, 128, t.shape, dtype=np.int8) for t in activations}
     for n in graph.nodes:
         args = [None if t is None else (t.data if t.is_const else values[id(t)]) for t in n.inputs]
         expected = OPS[n.op].reference(n, OPS[n.op].prepare(n), args)[0]

@@ -9,7 +9,7 @@ from mote.accel.interface import Accelerator
 from mote.config import parse_settings
 from mote.errors import MoteError
 
-BUILTINS = {"qvanilla": "mote.accel.qvanilla:QVanilla"}
+BUILTINS = {"qvanilla": "mote.accel.qvanilla:QVanilla", "dla": "mote.accel.dla.accelerator:Dla"}
 
 
 def _load_class(path: str) -> type[Accelerator]:

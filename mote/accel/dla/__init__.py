@@ -1,0 +1,1 @@
+"""The `dla` accelerator: seed 004's coarse-grained deep-learning accelerator (see accelerator.py)."""

@@ -1,0 +1,120 @@
+"""The `dla` accelerator: an NVDLA-like coarse-grained DLA with its own ISA, SRAM, DMA and tiling.
+
+One job per offloaded node. The CPU driver writes the registers and starts the job:
+    cmd     address of the job's command stream (a const array in flash, generated at compile time)
+    count   number of 32-byte commands in it
+    in0/in1 addresses of the input tensors in the arena (in1: add's second input, else 0)
+    out     address of the output tensor in the arena
+    consts  address of the job's constant blob in flash (weights, bias/multiplier/shift triples)
+    control write 1 to start; status reads 1 when done
+The DLA's command processor then fetches the stream and runs it: configuration-register writes, DMA
+between system memory and its SRAM, and layer instructions (mote.accel.dla.isa). Every pattern
+covers its op entirely: the DLA requantizes and clamps itself.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.accel.dla import isa
+from mote.accel.dla.compiler import Compiled, Resident, compile_node
+from mote.accel.dla.config import DlaConfig
+from mote.accel.dla.cost import JobCost, job_cost
+from mote.accel.dla.functional import DlaState, run
+from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
+from mote.ir import DType, Node, Tensor
+
+KINDS = {"conv2d": "conv", "fully_connected": "matmul", "max_pool2d": "pool", "avg_pool2d": "pool", "add": "add"}
+
+
+def _in(node: Node, i: int = 0) -> Tensor:
+    t = node.inputs[i]
+    assert t is not None
+    return t
+
+
+def _int8(node: Node) -> bool:
+    return all(t is None or t.is_const or t.dtype is DType.INT8 for t in node.inputs) and \
+        node.outputs[0].dtype is DType.INT8
+
+
+INT8 = Predicate("int8 input and output", _int8)
+BATCH1 = Predicate("batch 1", lambda n: _in(n).shape[0] == 1 and len(_in(n).shape) == 4)
+CONST_WEIGHTS = Predicate("constant weights and bias", lambda n: all(t is None or t.is_const for t in n.inputs[1:]))
+ONE_GROUP = Predicate("one group", lambda n: _in(n, 1).shape[3] == _in(n).shape[3])
+SAME_SHAPES = Predicate("inputs of the same shape (no broadcasting)",
+                        lambda n: _in(n).shape == _in(n, 1).shape == n.outputs[0].shape)
+PER_TENSOR = Predicate("per-tensor quantization", lambda n: all(
+    t is not None and t.quant is not None and len(t.quant.scale) == 1 for t in (*n.inputs, n.outputs[0])))
+NO_DEPTHWISE = Predicate("depthwise=none: depthwise convolutions run on the CPU", lambda n: False)
+
+
+class Dla(Accelerator):
+    name = "dla"
+    Config = DlaConfig
+    registers = ("cmd", "count", "in0", "in1", "out", "consts", "control", "status")
+    address_registers = ("cmd", "in0", "in1", "out", "consts")
+
+    def __init__(self, config: DlaConfig | None = None) -> None:
+        super().__init__(config)
+        self._resident: Resident | None = None  # what the previously lowered job left in SRAM
+        self._state: DlaState | None = None
+        self._decoded: dict[bytes, tuple[list[isa.Command], int]] = {}
+        self._last_cost: dict[tuple[int, int], int] = {}
+
+    def patterns(self) -> list[Pattern]:
+        depthwise = (INT8, BATCH1, CONST_WEIGHTS)
+        if self.config.depthwise == "none":
+            depthwise = (NO_DEPTHWISE,)
+        return [
+            Pattern("conv2d", "conv2d", (), (INT8, BATCH1, CONST_WEIGHTS, ONE_GROUP)),
+            Pattern(f"depthwise_conv2d ({self.config.depthwise})", "depthwise_conv2d", (), depthwise),
+            Pattern("fully_connected", "fully_connected", (), (INT8, CONST_WEIGHTS)),
+            Pattern("max_pool2d", "max_pool2d", (), (INT8, BATCH1)),
+            Pattern("avg_pool2d", "avg_pool2d", (), (INT8, BATCH1)),
+            Pattern("add", "add", (), (INT8, SAME_SHAPES, PER_TENSOR)),
+        ]
+
+    def kind(self, op: str) -> str:
+        if op == "depthwise_conv2d":
+            return "depth" if self.config.depthwise == "native" else "emulated"
+        return KINDS[op]
+
+    def compile(self, node: Node) -> Compiled:
+        """The job's commands for `node`, using (and then updating) what SRAM holds from the last job."""
+        compiled = compile_node(node, self.kind(node.op), self.config, self._resident)
+        out = node.outputs[0]
+        self._resident = None if compiled.output_slot is None else Resident(out, compiled.output_slot, out.nbytes)
+        return compiled
+
+    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
+        compiled = self.compile(node)
+        cost = job_cost(compiled.commands, self.config)
+        stream = isa.encode(compiled.commands)
+        registers = {
+            "cmd": Buffer(const=isa.as_words(stream), hint="dla_commands"), "count": len(compiled.commands),
+            "in0": Buffer(tensor=inputs[0]), "in1": Buffer(tensor=inputs[1]) if node.op == "add" else 0,
+            "out": Buffer(tensor=outputs[0]),
+            "consts": Buffer(const=compiled.consts if compiled.consts.size else np.zeros(16, np.uint8),
+                             hint="dla_consts"),
+        }
+        return Job(registers, {**compiled.info, "commands": len(compiled.commands), "cycles": cost.cycles,
+                               "macs": cost.macs, "cost": cost, "kind": compiled.layer.kind})
+
+    def execute(self, registers: dict[str, int], memory: Memory) -> None:
+        if self._state is None:
+            self._state = DlaState(self.config.sram)
+        raw = memory.read(registers["cmd"], registers["count"] * isa.COMMAND_BYTES)
+        if raw not in self._decoded:
+            commands = isa.decode(raw)
+            self._decoded[raw] = (commands, job_cost(commands, self.config).cycles)
+        commands, cycles = self._decoded[raw]
+        self._last_cost[(registers["cmd"], registers["count"])] = cycles
+        bases = [registers[name] for name in isa.BASES]
+        run(commands, bases, memory, self._state)
+
+    def cost(self, registers: dict[str, int]) -> int:
+        return self._last_cost.get((registers["cmd"], registers["count"]), 0)
+
+    def stream_cost(self, commands: list[isa.Command]) -> JobCost:
+        return job_cost(commands, self.config)

@@ -1,0 +1,112 @@
+"""Sweeps: the cartesian product of `key=v1,v2` settings over one or more models, by the cost model.
+
+Each point compiles every model for the accelerator configured with the point's settings (partition,
+offload, one job per node: tiling and command streams included) and adds up the cost model's cycles
+per job; nothing is emulated. Points run in parallel on the local cores.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rich.progress import Progress
+
+from mote.accel.dla.cost import CATEGORIES, JobCost
+from mote.accel.loader import find_accelerator
+from mote.errors import MoteError
+from mote.ir import Graph
+from mote.ops import OPS
+from mote.passes.offload import offload
+
+_GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
+
+
+def points(sweep: dict[str, list[str]]) -> list[dict[str, str]]:
+    keys = list(sweep)
+    return [dict(zip(keys, values)) for values in itertools.product(*(sweep[k] for k in keys))]
+
+
+def spec(accel: str, settings: dict[str, str]) -> str:
+    return accel + (":" + ",".join(f"{k}={v}" for k, v in settings.items()) if settings else "")
+
+
+def _graph(model: str) -> Graph:
+    if model not in _GRAPHS:
+        from mote.frontend import load
+        _GRAPHS[model] = load(Path(model))
+    return _GRAPHS[model]
+
+
+def evaluate(model: str, accel: str, settings: dict[str, str]) -> dict[str, Any]:
+    """One point: the cost model's figures for `model` on the configured accelerator."""
+    row: dict[str, Any] = {"model": Path(model).stem, **settings}
+    try:
+        accelerator = find_accelerator(spec(accel, settings))
+        graph = offload(_graph(model), accelerator)
+        total = JobCost()
+        jobs = tiled = reused = 0
+        for node in graph.nodes:
+            if node.op != "accel":
+                continue
+            info = OPS["accel"].prepare(node).info
+            cost = info.get("cost")
+            if isinstance(cost, JobCost):
+                total.add(cost)
+            else:
+                total.cycles += int(info.get("cycles", 0))
+            jobs += 1
+            tiled += int(info.get("tiles", 1) > 1)
+            reused += int(bool(info.get("input_reused")))
+        cpu = sum(1 for n in graph.nodes if n.op not in ("accel", "layout_transform"))
+        row.update(status="ok", cycles=total.cycles, utilization=round(total.utilization, 4), macs=total.macs,
+                   jobs=jobs, cpu_nodes=cpu, tiled_jobs=tiled, resident_inputs=reused,
+                   **{c: total.by_category.get(c, 0) for c in CATEGORIES})
+    except MoteError as e:
+        row.update(status=str(e), cycles=None)
+    return row
+
+
+def _evaluate_args(args: tuple[str, str, dict[str, str]]) -> dict[str, Any]:
+    return evaluate(*args)
+
+
+def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], workers: int | None = None,
+          progress: bool = True) -> tuple[list[dict[str, Any]], float]:
+    """Every point for every model; returns the rows (in order) and the seconds it took."""
+    tasks = [(str(m), accel, p) for m in models for p in points(settings)]
+    workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
+    start = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    with Progress(transient=True, disable=not progress) as bar:
+        task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
+        if workers <= 1:
+            for t in tasks:
+                rows.append(_evaluate_args(t))
+                bar.advance(task)
+        else:
+            with ProcessPoolExecutor(workers) as pool:
+                for row in pool.map(_evaluate_args, tasks, chunksize=max(len(tasks) // (workers * 8), 1)):
+                    rows.append(row)
+                    bar.advance(task)
+    return rows, time.perf_counter() - start
+
+
+def explore(models: list[Path], accel: str, sweep_values: dict[str, list[str]], out: Path, verify: int = 0,
+            workers: int | None = None, show: bool = True) -> list[dict[str, Any]]:
+    """`mote explore`: sweep, print the table, write results.csv, results.json and the PNG plots, and
+    with `verify` > 0 re-run that many sampled points on the virtual platform."""
+    from mote.explore import plots, report
+    from mote.explore import verify as verifying
+    rows, seconds = sweep(models, accel, sweep_values, workers, progress=show)
+    checks = verifying.verify(models, accel, rows, verify) if verify else []
+    out.mkdir(parents=True, exist_ok=True)
+    report.write(rows, checks, seconds, out)
+    plots.draw(rows, list(sweep_values), out)
+    if show:
+        report.show(rows, checks, seconds, list(sweep_values))
+    return rows

@@ -1,0 +1,193 @@
+"""The dla accelerator: each pattern and instruction against the reference, tiling, whole models on the VP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mote.accel.check import FlatMemory, check_accelerator, run_functional
+from mote.accel.dla import isa
+from mote.accel.dla.accelerator import Dla
+from mote.accel.dla.config import DlaConfig
+from mote.accel.dla.functional import DlaState, run
+from mote.accel.loader import find_accelerator
+from mote.accel.random_nodes import GENERATORS
+from mote.errors import MoteError
+from mote.ir import Graph
+from mote.ops import OPS
+from mote.passes.offload import offload
+from mote.quant import multiply_by_quantized_multiplier
+
+MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "mlperf-tiny"
+CONFIGS = [
+    DlaConfig(),
+    DlaConfig(pes=8, sram=4096, mode="input", depthwise="emulated", dma_bytes_per_cycle=3),
+    DlaConfig(pes=3, sram=700, depthwise="native"),  # tiles almost every random node
+]
+
+
+class _NoAdd(Dla):
+    """check_accelerator seeds only a node's first input; add is checked below with both inputs."""
+
+    def patterns(self):  # noqa: ANN201
+        return [p for p in super().patterns() if p.op != "add"]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: f"{c.pes}pe-{c.sram}B-{c.mode}-{c.depthwise}")
+def test_patterns_bit_exact(config: DlaConfig) -> None:
+    for result in check_accelerator(_NoAdd(config), trials=15):
+        assert result.ok, f"{result.pattern}: {result.first_failure}"
+
+
+@pytest.mark.parametrize("config", CONFIGS[:2] + [DlaConfig(sram=64)], ids=["default", "small", "tiny"])
+def test_add_bit_exact(config: DlaConfig) -> None:
+    rng = np.random.default_rng(1)
+    accel = Dla(config)
+    checked = 0
+    for _ in range(40):
+        node = GENERATORS["add"](rng)
+        if accel.patterns()[-1].rejections(node):
+            continue
+        (n,) = offload(Graph("add", list(node.inputs), node.outputs, [node]), accel).nodes
+        a, b = (rng.integers(-128, 128, t.shape, dtype=np.int8) for t in node.inputs)
+        expected = OPS["add"].reference(node, OPS["add"].prepare(node), [a, b])[0]
+        assert np.array_equal(run_functional(accel, n, [a, b]), expected)
+        checked += 1
+    assert checked > 10
+
+
+def test_depthwise_none_is_rejected_with_a_reason() -> None:
+    pattern = Dla(DlaConfig(depthwise="none")).patterns()[1]
+    node = GENERATORS["depthwise_conv2d"](np.random.default_rng(0))
+    assert pattern.rejections(node) == ["depthwise=none: depthwise convolutions run on the CPU"]
+
+
+def test_encoding_round_trips() -> None:
+    commands = [isa.Command(isa.OP_CFG, 0, 0, isa.CFG["PAD_TOP"], -3 & 0xFFFFFFFF),
+                isa.Command(isa.OP_DMA_READ, 0, 0x8001, 3, 16, 32, 8, 4, 12, 0),
+                isa.Command(isa.OP_CONV_RELU, isa.FLAG_REQUANT, 7, 1, 2, 3, 4)]
+    data = isa.encode(commands)
+    assert len(data) == 3 * isa.COMMAND_BYTES and isa.decode(data) == commands
+    assert isa.s32(isa.decode(data)[0].b) == -3
+
+
+def _eltwise(op: int, a: np.ndarray, b: np.ndarray, regs: dict[str, int], wide: bool = False) -> np.ndarray:
+    """Run one element-wise instruction on a fresh DLA (operands DMA'd in, result DMA'd out)."""
+    memory = FlatMemory()
+    dtype = "<i4" if wide else "i1"
+    pa, pb = memory.place(a.astype(dtype).tobytes()), memory.place(b.astype(dtype).tobytes())
+    po = memory.place(bytes(a.astype(dtype).nbytes))
+    state = DlaState(4096)
+    n, size = a.size, a.astype(dtype).nbytes
+    commands = [isa.Command(isa.OP_CFG, a=isa.CFG[k], b=v & 0xFFFFFFFF) for k, v in regs.items()]
+    commands += [isa.Command(isa.OP_DMA_READ, a=0, b=0, c=0, d=size, e=1, f=size),
+                 isa.Command(isa.OP_DMA_READ, a=1, b=0, c=1024, d=size, e=1, f=size),
+                 isa.Command(op, a=0, b=1024, c=2048, e=n),
+                 isa.Command(isa.OP_DMA_WRITE, a=2, b=0, c=2048, d=size, e=1, f=size)]
+    run(commands, [pa, pb, po, 0], memory, state)
+    return np.frombuffer(memory.read(po, size), dtype)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_element_wise_instructions(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 200))
+    a, b = (rng.integers(-128, 128, n).astype(np.int64) for _ in range(2))
+    zp = int(rng.integers(-20, 20))
+    regs = {"OUT_OFFSET": zp, "ACT_MIN": -128, "ACT_MAX": 127, "ALPHA_MULT": 1 << 29, "ALPHA_SHIFT": -1}
+    assert np.array_equal(_eltwise(isa.OP_ACT_RELU, a, b, regs), np.maximum(a, zp))
+    assert np.array_equal(_eltwise(isa.OP_E_ABS, a, b, regs), np.minimum(np.abs(a), 127))
+    assert np.array_equal(_eltwise(isa.OP_C_MIN, a, b, regs), np.minimum(a, b))
+    assert np.array_equal(_eltwise(isa.OP_C_MAX, a, b, regs), np.maximum(a, b))
+    leaky = np.where(a >= zp, a, multiply_by_quantized_multiplier(a - zp, 1 << 29, -1) + zp)
+    assert np.array_equal(_eltwise(isa.OP_ACT_LRELU, a, b, regs), np.clip(leaky, -128, 127))
+    wa, wb = (rng.integers(-2**31, 2**31, n) for _ in range(2))
+    wrapped = (wa + wb + 2**31) % 2**32 - 2**31
+    assert np.array_equal(_eltwise(isa.OP_E32_ADD, wa, wb, {}, wide=True), wrapped)
+
+
+def test_too_small_sram_names_layer_and_size() -> None:
+    node = GENERATORS["conv2d"](np.random.default_rng(0))
+    with pytest.raises(MoteError) as e:
+        Dla(DlaConfig(sram=32)).compile(node)
+    message = str(e.value)
+    assert "\n" not in message and repr(node.name) in message and "needs at least" in message
+    needed = int(message.split("needs at least ")[1].split()[0])
+    Dla(DlaConfig(sram=needed)).compile(node)  # the size it names is enough
+
+
+def test_small_sram_tiles_and_double_buffers() -> None:
+    rng = np.random.default_rng(5)
+    node = GENERATORS["conv2d"](rng)
+    small = Dla(DlaConfig(sram=512)).compile(node)
+    assert small.info["tiles"] > 1 and small.info["sram_bytes"] <= 512
+
+
+def test_loader_parses_settings() -> None:
+    accel = find_accelerator("dla:pes=128,sram=1MiB,mode=input,depthwise=emulated,timed=1")
+    assert isinstance(accel, Dla) and accel.config == DlaConfig(128, 1 << 20, "input", 8, "emulated", True)
+    with pytest.raises(MoteError):
+        find_accelerator("dla:mode=diagonal")
+
+
+def _vp(model: str, accel: str | None):  # noqa: ANN202
+    from mote.pipeline import run
+    from mote.targets.rv32 import Rv32Config
+    return run(MODELS / model, "rv32", accelerator=find_accelerator(accel) if accel else None,
+               rv32=Rv32Config(cc="zig"))
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="MLPerf Tiny models not present")
+@pytest.mark.parametrize("model", ["vww_96_int8.tflite", "kws_ref_model.tflite"])
+def test_models_on_the_vp_in_three_depthwise_modes(model: str) -> None:
+    cpu = _vp(model, None)
+    for mode in ("none", "emulated", "native"):
+        report = _vp(model, f"dla:depthwise={mode},sram=64KiB,timed=1")  # 64 KiB tiles VWW's large layers
+        assert report.bit_exact
+        for name, value in cpu.outputs.items():
+            assert np.array_equal(report.outputs[name], value), f"{mode}: {name}"
+        assert report.extra["accel_cycles"] > 0
+
+
+@pytest.mark.skipif(not MODELS.exists(), reason="MLPerf Tiny models not present")
+def test_explore_writes_table_csv_json_and_plots(tmp_path: Path) -> None:
+    from mote.explore import explore
+    sweep = {"pes": ["16", "64"], "sram": ["32KiB", "1MiB"], "mode": ["input", "output"]}
+    rows = explore([MODELS / "kws_ref_model.tflite"], "dla", sweep, tmp_path, verify=1, workers=1, show=False)
+    assert len(rows) == 8 and all(r["status"] == "ok" and r["cycles"] > 0 for r in rows)
+    for name in ("results.csv", "results.json", "kws_ref_model_breakdown.png", "kws_ref_model_sram.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    import json
+    (check,) = json.loads((tmp_path / "results.json").read_text())["verify"]
+    assert check["bit_exact"] and abs(check["error_percent"]) < 5
+
+
+def test_intermediate_results_stay_in_sram() -> None:
+    """A conv feeding a conv: the second job finds its input in SRAM and does not read it again."""
+    rng = np.random.default_rng(2)
+    first = GENERATORS["conv2d"](rng)
+    second = GENERATORS["conv2d"](rng)
+    x = first.outputs[0]
+    w = second.inputs[1]
+    from mote.ir import Node, Tensor
+    w2 = Tensor(w.name, (w.shape[0], 1, 1, x.shape[3]), w.dtype, w.quant,
+                rng.integers(-127, 128, (w.shape[0], 1, 1, x.shape[3])).astype(np.int8))
+    second = Node("conv2d", "second", [x, w2, second.inputs[2]], [], {**second.attrs, "stride": (1, 1)})
+    second.outputs = [Tensor("out2", (*x.shape[:3], w.shape[0]), DTYPE_INT8, second_quant(rng))]
+    accel = Dla(DlaConfig())
+    accel.compile(first)
+    compiled = accel.compile(second)
+    assert compiled.reused_input
+    assert not any(c.op == isa.OP_DMA_READ and c.a == isa.BASE_IN0 for c in compiled.commands)
+
+
+def second_quant(rng: np.random.Generator):  # noqa: ANN201
+    from mote.ir import Quant
+    return Quant((0.05,), (int(rng.integers(-10, 10)),))
+
+
+from mote.ir import DType  # noqa: E402
+
+DTYPE_INT8 = DType.INT8
