@@ -139,7 +139,6 @@ def _vp(model: str, accel: str | None):  # noqa: ANN202
                rv32=Rv32Config(cc="zig"))
 
 
-@pytest.mark.skipif(not MODELS.exists(), reason="MLPerf Tiny models not present")
 @pytest.mark.parametrize("model", ["vww_96_int8.tflite", "kws_ref_model.tflite"])
 def test_models_on_the_vp_in_three_depthwise_modes(model: str) -> None:
     cpu = _vp(model, None)
@@ -151,7 +150,6 @@ def test_models_on_the_vp_in_three_depthwise_modes(model: str) -> None:
         assert report.extra["accel_cycles"] > 0
 
 
-@pytest.mark.skipif(not MODELS.exists(), reason="MLPerf Tiny models not present")
 def test_explore_writes_table_csv_json_and_plots(tmp_path: Path) -> None:
     from mote.explore import explore
     sweep = {"pes": ["16", "64"], "sram": ["32KiB", "1MiB"], "mode": ["input", "output"]}
