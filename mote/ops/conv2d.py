@@ -5,13 +5,24 @@ Bit-exact with TFLite Micro's ConvPerChannel: each output is
 where out-of-bounds taps (padding) contribute nothing. The filter zero point must be 0 (TFLM's
 int8 conv ignores it, so a nonzero one would silently change the meaning of the weights).
 
-The helpers here (multipliers, zero-padded windows, requantization) are shared by
+Kernels (`prepare` picks one, in this order; each is bit-exact with the general one):
+  mote_conv_1x1_s8     1x1, stride 1, one group: a matrix product over the pixels, in place.
+  mote_conv_im2col_s8  one group, filter rows too short to vectorize (filter_w * in_ch < 16, e.g. a
+                       first layer on RGB or audio features) and a window of at most
+                       IM2COL_MAX_TAPS taps: windows gathered four at a time into a stack buffer,
+                       padding filled with the input zero point.
+  mote_conv_rows_s8    one group: dot products along the contiguous input rows under each filter row.
+  mote_conv_s8         anything else (groups, or accumulators too close to the int32 limit).
+The fast kernels start from biases with input_offset * sum(weights) folded in at compile time and
+an output stage that vectorizes (mote_conv_common.h), hence the accumulator bounds checked here.
+
+The helpers here (multipliers, zero-padded windows, requantization, bounds) are shared by
 depthwise_conv2d and fully_connected.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -73,6 +84,41 @@ def fits_int32(worst: int) -> bool:
     return worst <= INT32_MAX
 
 
+def output_multipliers(shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TFLite's per-channel shifts (in [-31, 31]) as the fast kernels' output stage takes them
+    (mote_conv_common.h): left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)), each an
+    int32 array holding the bits of a uint32 (2^31 reads as INT32_MIN)."""
+    shift = np.asarray(shift, np.int64)
+    if shift.size and (shift.min() < -31 or shift.max() > 31):
+        raise UnsupportedError(f"requantization shift out of range: {shift.min()}..{shift.max()}")
+    left = np.left_shift(np.uint64(1), np.maximum(shift, 0).astype(np.uint64))
+    right = np.left_shift(np.uint64(1), (31 - np.maximum(-shift, 0)).astype(np.uint64))
+    return left.astype(np.uint32).view(np.int32), right.astype(np.uint32).view(np.int32)
+
+
+def max_abs(a: np.ndarray | None) -> int:
+    return 0 if a is None else int(np.abs(a.astype(np.int64)).max(initial=0))
+
+
+def fold_bias(bias: np.ndarray | None, weights: np.ndarray, input_offset: int) -> np.ndarray:
+    """int64 bias[oc] + input_offset * sum(weights[oc]): the bias of a window with no padding taps,
+    whose inner loop then multiplies the raw int8 input. weights: [out_ch, ...]."""
+    channels = weights.shape[0]
+    base = np.zeros(channels, np.int64) if bias is None else bias.astype(np.int64)
+    return base + input_offset * weights.reshape(channels, -1).astype(np.int64).sum(axis=1)
+
+
+def interior(out_size: int, in_size: int, stride: int, pad: int, extent: int) -> tuple[int, int]:
+    """The output range [lo, hi) whose windows (`extent` input pixels) lie wholly inside the input."""
+    lo = -(-pad // stride)  # first o with o * stride - pad >= 0
+    hi = (in_size - extent + pad) // stride + 1 if in_size - extent + pad >= 0 else 0  # o * stride - pad + extent <= in
+    lo, hi = min(lo, out_size), min(hi, out_size)
+    return lo, max(lo, hi)
+
+
+IM2COL_MAX_TAPS = 256  # MOTE_CONV_IM2COL_MAX_TAPS in mote_conv_im2col_s8.h: 4 windows of this on the stack
+
+
 def zero_padded_windows(x: np.ndarray, out_hw: tuple[int, int], filt: tuple[int, int], stride: tuple[int, int],
                         dilation: tuple[int, int], pad: tuple[int, int]) -> np.ndarray:
     """x [n, h, w, c] (already offset) as windows [n, oh, ow, fh, fw, c]; taps outside the input read 0."""
@@ -119,10 +165,21 @@ class ConvParams:
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     folded_bias: np.ndarray | None  # int32 [out_ch]: bias + input_offset * sum(weights[oc]); set iff the 1x1 path
+    kernel: str = "mote_conv_s8"  # the C function emit calls
+    window_bias: np.ndarray | None = None  # int32 [out_ch], as folded_bias: for the im2col and rows kernels
 
     @property
     def groups(self) -> int:
         return self.in_ch // self.filter_in_ch
+
+    @property
+    def taps(self) -> int:
+        return self.filter_h * self.filter_w * self.filter_in_ch
+
+    @property
+    def padded_taps(self) -> int:
+        """The im2col kernel's window length: taps rounded up to a multiple of 16."""
+        return -(-self.taps // 16) * 16
 
 
 def prepare(node: Node) -> ConvParams:
@@ -142,15 +199,33 @@ def prepare(node: Node) -> ConvParams:
     multiplier, shift = conv_multipliers(x, w, out, oc)
     bias = bias_array(node, oc)
     input_offset = -x.zero_point
-    folded = None
-    if fh == fw == 1 and sh == sw == 1 and fic == c:  # 1x1, stride 1: no padding, dilation is moot
-        folded64 = (np.zeros(oc, np.int64) if bias is None else bias.astype(np.int64)) \
-            + input_offset * weights.reshape(oc, -1).astype(np.int64).sum(axis=1)
-        # The 1x1 kernel starts from the folded bias and adds at most c products of magnitude 128*128.
-        if fits_int32(int(np.abs(folded64).max(initial=0)) + c * 128 * 128):
-            folded = folded64.astype(np.int32)
-    return ConvParams(n, h, wd, c, oh, ow, oc, fh, fw, fic, sh, sw, dh, dw, pad_top, pad_left, input_offset,
-                      out.zero_point, act_min, act_max, weights, bias, multiplier, shift, folded)
+    params = ConvParams(n, h, wd, c, oh, ow, oc, fh, fw, fic, sh, sw, dh, dw, pad_top, pad_left, input_offset,
+                        out.zero_point, act_min, act_max, weights, bias, multiplier, shift, None)
+    return choose_kernel(params)
+
+
+def choose_kernel(p: ConvParams) -> ConvParams:
+    """The fastest kernel whose accumulators provably stay inside int32 (see the module docstring)."""
+    if p.groups != 1:
+        return p
+    folded = fold_bias(p.bias, p.weights, p.input_offset)
+    # Tap-complete windows: the folded bias plus taps products of raw int8 values, each at most 2^14.
+    complete_ok = fits_int32(max_abs(folded) + p.taps * 128 * 128)
+    if p.filter_h == p.filter_w == 1 and p.stride_h == p.stride_w == 1:  # no padding; dilation is moot
+        if complete_ok:
+            return replace(p, folded_bias=folded.astype(np.int32), kernel="mote_conv_1x1_s8")
+        return p
+    if not complete_ok:
+        return p
+    short_rows = (p.filter_w * p.in_ch if p.dilation_w == 1 else p.in_ch) < 16
+    if short_rows and p.padded_taps <= IM2COL_MAX_TAPS:  # padding taps read the zero point: complete windows
+        return replace(p, window_bias=folded.astype(np.int32), kernel="mote_conv_im2col_s8")
+    # The rows kernel's border columns add taps terms of magnitude at most 255 * 128 to the plain bias;
+    # its other pixels start from the bias plus input_offset * the weights of the filter rows inside
+    # the input, and add products of raw int8 values: 2^14 + 2^14 per tap at most.
+    if fits_int32(max_abs(p.bias) + p.taps * 2 * 128 * 128):
+        return replace(p, window_bias=folded.astype(np.int32), kernel="mote_conv_rows_s8")
+    return p
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -180,26 +255,51 @@ def accumulate(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> np.ndarra
     return acc if p.bias is None else acc + p.bias
 
 
+GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "filter_h", "filter_w", "stride_h",
+            "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
+QUANT = ("input_offset", "output_offset", "act_min", "act_max")
+
+
 def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     args = [em.tensor(x), em.tensor(node.outputs[0])]
-    weights = em.const(p.weights, "weights")
     multiplier = em.const(p.multiplier, "multiplier")
-    shift = em.const(p.shift, "shift")
-    if p.folded_bias is not None:
-        return CCall("mote_conv_1x1_s8", "mote_conv_1x1_params", {
+    if p.kernel != "mote_conv_s8":
+        left_mul, right_mul = output_multipliers(p.shift)
+        stage = {"multiplier": multiplier, "left_mul": em.const(left_mul, "left_mul"),
+                 "right_mul": em.const(right_mul, "right_mul")}
+    if p.kernel == "mote_conv_1x1_s8":
+        assert p.folded_bias is not None
+        return CCall(p.kernel, "mote_conv_1x1_params", {
             "pixels": p.batches * p.in_h * p.in_w, "in_ch": p.in_ch, "out_ch": p.out_ch,
             "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-            "weights": weights, "bias": em.const(p.folded_bias, "folded_bias"),
-            "multiplier": multiplier, "shift": shift}, args)
-    fields: dict[str, int | str] = {
-        name: getattr(p, name) for name in (
-            "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "filter_h", "filter_w", "filter_in_ch",
-            "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left", "input_offset",
-            "output_offset", "act_min", "act_max")}
-    fields.update(weights=weights, bias="NULL" if p.bias is None else em.const(p.bias, "bias"),
-                  multiplier=multiplier, shift=shift)
+            "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"), **stage}, args)
+    fields: dict[str, int | str] = {name: getattr(p, name) for name in GEOMETRY}
+    if p.kernel == "mote_conv_im2col_s8":
+        assert p.window_bias is not None
+        # Each filter as one row of taps, zero-padded to a multiple of 16 like the gathered windows.
+        packed = np.zeros((p.out_ch, p.padded_taps), np.int8)
+        packed[:, :p.taps] = p.weights.reshape(p.out_ch, -1)
+        fields.update({name: getattr(p, name) for name in QUANT})
+        fields.update(taps=p.taps, padded_taps=p.padded_taps, weights=em.const(packed, "weights"),
+                      bias=em.const(p.window_bias, "folded_bias"), **stage)
+        return CCall(p.kernel, "mote_conv_im2col_params", fields, args)
+    if p.kernel == "mote_conv_rows_s8":
+        assert p.window_bias is not None
+        x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, (p.filter_w - 1) * p.dilation_w + 1)
+        bias = np.zeros(p.out_ch, np.int32) if p.bias is None else p.bias
+        # input_offset * the sum of each filter row: what a window loses with a row in the padding.
+        row_sums = p.input_offset * p.weights.astype(np.int64).sum(axis=(2, 3)).T  # [filter_h, out_ch]
+        fields.update(interior_x0=x_lo, interior_x1=x_hi)
+        fields.update({name: getattr(p, name) for name in QUANT})
+        fields.update(weights=em.const(p.weights, "weights"), bias=em.const(bias, "bias"),
+                      folded_bias=em.const(p.window_bias, "folded_bias"),
+                      row_sums=em.const(row_sums.astype(np.int32), "row_sums"), **stage)
+        return CCall(p.kernel, "mote_conv_rows_params", fields, args)
+    fields = {name: getattr(p, name) for name in (*GEOMETRY[:9], "filter_in_ch", *GEOMETRY[9:], *QUANT)}
+    fields.update(weights=em.const(p.weights, "weights"), bias="NULL" if p.bias is None else em.const(p.bias, "bias"),
+                  multiplier=multiplier, shift=em.const(p.shift, "shift"))
     return CCall("mote_conv_s8", "mote_conv_params", fields, args)
 
 

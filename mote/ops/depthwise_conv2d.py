@@ -3,6 +3,10 @@
 Bit-exact with TFLite Micro's DepthwiseConvPerChannel: output channel oc = ic * depth_multiplier + m
 reads input channel ic and filter column oc; out-of-bounds taps contribute nothing; requantization
 is per output channel (quantized dimension 3 of the 1HW(C*M) filter).
+
+Kernels: mote_depthwise_conv_3x3_s8 for 3x3 filters with depth multiplier 1 and no dilation (any
+stride and padding) when its accumulator bounds hold (then `folded_bias` is set): sixteen channels
+at a time, weights packed by `pack_3x3`, pixel pairs at stride 1; mote_depthwise_conv_s8 otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +23,10 @@ from mote.ops.conv2d import (
     const_data,
     conv_multipliers,
     fits_int32,
+    fold_bias,
+    interior,
+    max_abs,
+    output_multipliers,
     requantize,
     require_symmetric_weights,
     zero_padded_windows,
@@ -79,10 +87,10 @@ def prepare(node: Node) -> DepthwiseParams:
     input_offset = -x.zero_point
     folded = None
     if fh == fw == 3 and m == 1 and dh == dw == 1:
-        folded64 = (np.zeros(oc, np.int64) if bias is None else bias.astype(np.int64)) \
-            + input_offset * weights.reshape(9, oc).astype(np.int64).sum(axis=0)
-        # Interior pixels start from the folded bias and add 9 products of magnitude at most 128*128.
-        if fits_int32(int(np.abs(folded64).max(initial=0)) + 9 * 128 * 128):
+        folded64 = fold_bias(bias, weights.reshape(9, oc).T, input_offset)
+        # Interior pixels start from the folded bias and add 9 products of magnitude at most 128*128,
+        # border pixels from the bias and add at most 9 terms of magnitude 255*128.
+        if fits_int32(max_abs(folded64) + 9 * 128 * 128) and fits_int32(max_abs(bias) + 9 * 255 * 128):
             folded = folded64.astype(np.int32)
     return DepthwiseParams(n, h, wd, c, oh, ow, m, fh, fw, sh, sw, dh, dw, pad_top, pad_left, input_offset,
                            out.zero_point, act_min, act_max, weights, bias, multiplier, shift, folded)
@@ -108,12 +116,14 @@ def reference(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> list[
     return [requantize(acc, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)]
 
 
-def interior(out_size: int, in_size: int, stride: int, pad: int, filt: int) -> tuple[int, int]:
-    """The output range [lo, hi) whose windows lie wholly inside the input along one axis."""
-    lo = -(-pad // stride)  # first o with o * stride - pad >= 0
-    hi = (in_size - filt + pad) // stride + 1 if in_size - filt + pad >= 0 else 0  # o * stride - pad + filt <= in
-    lo, hi = min(lo, out_size), min(hi, out_size)
-    return lo, max(lo, hi)
+def pack_3x3(weights: np.ndarray) -> np.ndarray:
+    """[3, 3, C] weights in mote_depthwise_conv_3x3_s8's order: blocks of 16 channels as [9][16] (the
+    sixteen weights of a tap contiguous, so one pointer and fixed offsets reach all nine taps), then
+    the last C % 16 channels as [9][C % 16]."""
+    taps = weights.reshape(9, -1)
+    c16 = taps.shape[1] // 16 * 16
+    blocks = taps[:, :c16].reshape(9, -1, 16).transpose(1, 0, 2)
+    return np.concatenate([blocks.reshape(-1), taps[:, c16:].reshape(-1)]).astype(np.int8)
 
 
 def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
@@ -125,18 +135,19 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
             "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h", "stride_w", "pad_top", "pad_left",
             "input_offset", "output_offset", "act_min", "act_max")}
     tensors: dict[str, int | str] = {
-        "weights": em.const(p.weights, "weights"),
         "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
-        "multiplier": em.const(p.multiplier, "multiplier"),
-        "shift": em.const(p.shift, "shift")}
+        "multiplier": em.const(p.multiplier, "multiplier")}
     if p.folded_bias is not None:
         y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
         x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)
+        left_mul, right_mul = output_multipliers(p.shift)
         return CCall("mote_depthwise_conv_3x3_s8", "mote_depthwise_conv_3x3_params", {
             **common, "interior_y0": y_lo, "interior_y1": y_hi, "interior_x0": x_lo, "interior_x1": x_hi,
-            **tensors, "folded_bias": em.const(p.folded_bias, "folded_bias")}, args)
+            "weights": em.const(pack_3x3(p.weights), "weights"), **tensors, "left_mul": em.const(left_mul, "left_mul"),
+            "right_mul": em.const(right_mul, "right_mul"), "folded_bias": em.const(p.folded_bias, "folded_bias")}, args)
     fields = {**common, "depth_multiplier": p.depth_multiplier, "filter_h": p.filter_h, "filter_w": p.filter_w,
-              "dilation_h": p.dilation_h, "dilation_w": p.dilation_w, **tensors}
+              "dilation_h": p.dilation_h, "dilation_w": p.dilation_w, "weights": em.const(p.weights, "weights"),
+              **tensors, "shift": em.const(p.shift, "shift")}
     return CCall("mote_depthwise_conv_s8", "mote_depthwise_conv_params", fields, args)
 
 

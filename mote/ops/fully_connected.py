@@ -16,7 +16,15 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 from mote.ops.common import activation_range
-from mote.ops.conv2d import bias_array, const_data, conv_multipliers, f32, fits_int32, requantize
+from mote.ops.conv2d import (
+    bias_array,
+    const_data,
+    conv_multipliers,
+    f32,
+    fits_int32,
+    output_multipliers,
+    requantize,
+)
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import quantize_multiplier
 
@@ -94,11 +102,13 @@ def reference(node: Node, p: FullyConnectedParams, inputs: list[np.ndarray]) -> 
 def emit(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
+    left_mul, right_mul = output_multipliers(p.shift)
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"),
-        "multiplier": em.const(p.multiplier, "multiplier"), "shift": em.const(p.shift, "shift")}
+        "multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
+        "right_mul": em.const(right_mul, "right_mul")}
     return CCall("mote_fully_connected_s8", "mote_fully_connected_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 

@@ -1,58 +1,61 @@
 #include "mote_conv_1x1_s8.h"
 
-#include "mote_fixedpoint.h"
+#include "mote_conv_common.h"
 
-static int8_t finish(const mote_conv_1x1_params *p, int32_t acc, int32_t oc) {
-  acc = mote_requantize(acc, p->multiplier[oc], p->shift[oc]) + p->output_offset;
-  return (int8_t)mote_clamp(acc, p->act_min, p->act_max);
-}
-
-/* Two pixels by two output channels: each loaded input byte feeds two products, each weight two. */
-static void block_2x2(const mote_conv_1x1_params *p, const int8_t *in0, const int8_t *in1, int32_t oc,
-                      int8_t *out0, int8_t *out1) {
-  const int8_t *w0 = p->weights + oc * p->in_ch;
-  const int8_t *w1 = w0 + p->in_ch;
-  /* Each |acc| <= |bias| + in_ch * 128 * 128 < 2^31 (checked when the bias was folded). */
-  int32_t a00 = p->bias[oc], a01 = p->bias[oc + 1];
-  int32_t a10 = a00, a11 = a01;
-  for (int32_t ic = 0; ic < p->in_ch; ++ic) {
-    const int32_t x0 = in0[ic], x1 = in1[ic];
-    const int32_t k0 = w0[ic], k1 = w1[ic];
-    a00 += x0 * k0;
-    a01 += x0 * k1;
-    a10 += x1 * k0;
-    a11 += x1 * k1;
+/* Four pixels (rows of n = in_ch bytes, n apart) by every output channel. n16 = n & ~15. */
+static void four_pixels(const mote_conv_1x1_params *p, const mote_conv_output_stage *s, const int8_t *x, int32_t n16,
+                        int8_t *out) {
+  const int32_t n = p->in_ch, m = p->out_ch;
+  const int8_t *x0 = x, *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
+  int32_t oc = 0;
+  for (; oc + 16 <= m; oc += 16) {
+    int32_t acc[4][16];
+    for (int32_t q = 0; q < 16; q += 2) {
+      const int8_t *w0 = p->weights + (oc + q) * n;
+      /* Each |a| <= |bias| + in_ch * 2^14 < 2^31 (checked when the bias was folded). */
+      int32_t a[8];
+      a[0] = a[2] = a[4] = a[6] = p->bias[oc + q];
+      a[1] = a[3] = a[5] = a[7] = p->bias[oc + q + 1];
+      mote_dot_4x2(x0, x1, x2, x3, w0, w0 + n, n, n16, a);
+      for (int32_t i = 0; i < 4; ++i) acc[i][q] = a[2 * i], acc[i][q + 1] = a[2 * i + 1];
+    }
+    for (int32_t i = 0; i < 4; ++i) mote_conv_output16(s, acc[i], oc, out + i * m + oc);
   }
-  out0[oc] = finish(p, a00, oc);
-  out0[oc + 1] = finish(p, a01, oc + 1);
-  out1[oc] = finish(p, a10, oc);
-  out1[oc + 1] = finish(p, a11, oc + 1);
+  for (; oc < m; oc += 2) { /* the last out_ch % 16 channels; an odd last one is computed twice */
+    const int32_t oc1 = oc + 1 < m ? oc + 1 : oc;
+    int32_t a[8]; /* bounded as above */
+    a[0] = a[2] = a[4] = a[6] = p->bias[oc];
+    a[1] = a[3] = a[5] = a[7] = p->bias[oc1];
+    mote_dot_4x2(x0, x1, x2, x3, p->weights + oc * n, p->weights + oc1 * n, n, n16, a);
+    for (int32_t i = 0; i < 4; ++i) {
+      out[i * m + oc] = mote_conv_output(s, a[2 * i], oc);
+      out[i * m + oc1] = mote_conv_output(s, a[2 * i + 1], oc1);
+    }
+  }
 }
 
-/* One pixel by one output channel: the remainders. */
-static void block_1x1(const mote_conv_1x1_params *p, const int8_t *in, int32_t oc, int8_t *out) {
-  const int8_t *w = p->weights + oc * p->in_ch;
-  int32_t acc = p->bias[oc]; /* |acc| <= |bias| + in_ch * 128 * 128 < 2^31 */
-  for (int32_t ic = 0; ic < p->in_ch; ++ic) acc += (int32_t)in[ic] * w[ic];
-  out[oc] = finish(p, acc, oc);
+/* One pixel by every output channel, four channels per dot product: the last pixels % 4. */
+static void one_pixel(const mote_conv_1x1_params *p, const mote_conv_output_stage *s, const int8_t *x, int32_t n16,
+                      int8_t *out) {
+  const int32_t n = p->in_ch, m = p->out_ch;
+  for (int32_t oc = 0; oc < m; oc += 4) {
+    int32_t q[4];
+    for (int32_t j = 0; j < 4; ++j) q[j] = oc + j < m ? oc + j : oc; /* the last quad may repeat oc */
+    int32_t a[4] = {p->bias[q[0]], p->bias[q[1]], p->bias[q[2]], p->bias[q[3]]}; /* bounded as above */
+    mote_dot_1x4(x, p->weights + q[0] * n, p->weights + q[1] * n, p->weights + q[2] * n, p->weights + q[3] * n,
+                 n, n16, a);
+    for (int32_t j = 0; j < 4 && oc + j < m; ++j) out[oc + j] = mote_conv_output(s, a[j], oc + j);
+  }
 }
 
 mote_status mote_conv_1x1_s8(const mote_conv_1x1_params *p, const int8_t *input, int8_t *output,
                              mote_scratch scratch) {
   (void)scratch;
-  const int32_t even_ch = p->out_ch & ~1;
+  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
+                                    p->output_offset, p->act_min, p->act_max};
+  const int32_t n16 = p->in_ch & ~15;
   int32_t px = 0;
-  for (; px + 1 < p->pixels; px += 2) {
-    const int8_t *in0 = input + px * p->in_ch;
-    int8_t *out0 = output + px * p->out_ch;
-    for (int32_t oc = 0; oc < even_ch; oc += 2) block_2x2(p, in0, in0 + p->in_ch, oc, out0, out0 + p->out_ch);
-    if (even_ch < p->out_ch) {
-      block_1x1(p, in0, even_ch, out0);
-      block_1x1(p, in0 + p->in_ch, even_ch, out0 + p->out_ch);
-    }
-  }
-  if (px < p->pixels) {
-    for (int32_t oc = 0; oc < p->out_ch; ++oc) block_1x1(p, input + px * p->in_ch, oc, output + px * p->out_ch);
-  }
+  for (; px + 3 < p->pixels; px += 4) four_pixels(p, &s, input + px * p->in_ch, n16, output + px * p->out_ch);
+  for (; px < p->pixels; ++px) one_pixel(p, &s, input + px * p->in_ch, n16, output + px * p->out_ch);
   return MOTE_OK;
 }

@@ -1,11 +1,6 @@
 #include "mote_fully_connected_s8.h"
 
-#include "mote_fixedpoint.h"
-
-static int8_t finish(const mote_fully_connected_params *p, int32_t acc, int32_t o) {
-  acc = mote_requantize(acc, p->multiplier[o], p->shift[o]) + p->output_offset;
-  return (int8_t)mote_clamp(acc, p->act_min, p->act_max);
-}
+#include "mote_conv_common.h"
 
 /* filter_offset * sum(x): the asymmetric-weights term, zero for symmetric weights. */
 static int32_t filter_offset_term(const mote_fully_connected_params *p, const int8_t *x) {
@@ -15,42 +10,39 @@ static int32_t filter_offset_term(const mote_fully_connected_params *p, const in
   return sum * p->filter_offset;
 }
 
+/* One input row x by every weight row. n16 = accum_depth & ~15 (see mote_conv_common.h). Each
+ * |acc| <= |bias| + depth * 128 * (128 + |filter_offset|) < 2^31 (checked at compile time). */
+static void one_row(const mote_fully_connected_params *p, const mote_conv_output_stage *s, const int8_t *x, int32_t n16,
+                    int8_t *out) {
+  const int32_t n = p->accum_depth, m = p->out_depth;
+  const int32_t base = filter_offset_term(p, x);
+  int32_t o = 0;
+  for (; o + 16 <= m; o += 16) {
+    int32_t acc[16];
+    for (int32_t j = 0; j < 16; j += 4) {
+      const int8_t *w0 = p->weights + (o + j) * n;
+      int32_t a[4] = {p->bias[o + j] + base, p->bias[o + j + 1] + base, p->bias[o + j + 2] + base,
+                      p->bias[o + j + 3] + base};
+      mote_dot_1x4(x, w0, w0 + n, w0 + 2 * n, w0 + 3 * n, n, n16, a);
+      acc[j] = a[0], acc[j + 1] = a[1], acc[j + 2] = a[2], acc[j + 3] = a[3];
+    }
+    mote_conv_output16(s, acc, o, out + o);
+  }
+  for (; o + 4 <= m; o += 4) {
+    const int8_t *w0 = p->weights + o * n;
+    int32_t a[4] = {p->bias[o] + base, p->bias[o + 1] + base, p->bias[o + 2] + base, p->bias[o + 3] + base};
+    mote_dot_1x4(x, w0, w0 + n, w0 + 2 * n, w0 + 3 * n, n, n16, a);
+    for (int32_t j = 0; j < 4; ++j) out[o + j] = mote_conv_output(s, a[j], o + j);
+  }
+  for (; o < m; ++o) out[o] = mote_conv_output(s, p->bias[o] + base + mote_dot_1x1(x, p->weights + o * n, n, n16), o);
+}
+
 mote_status mote_fully_connected_s8(const mote_fully_connected_params *p, const int8_t *input, int8_t *output,
                                     mote_scratch scratch) {
   (void)scratch;
-  const int32_t depth = p->accum_depth;
-  for (int32_t b = 0; b < p->batches; ++b) {
-    const int8_t *x = input + b * depth;
-    int8_t *out = output + b * p->out_depth;
-    const int32_t base = filter_offset_term(p, x);
-    int32_t o = 0;
-    /* Four output rows at a time: each input byte is loaded once for four products. */
-    for (; o + 3 < p->out_depth; o += 4) {
-      const int8_t *w0 = p->weights + o * depth;
-      const int8_t *w1 = w0 + depth;
-      const int8_t *w2 = w1 + depth;
-      const int8_t *w3 = w2 + depth;
-      /* Each |acc| <= |bias| + depth * 128 * (128 + |filter_offset|) < 2^31 (checked at compile time). */
-      int32_t a0 = p->bias[o] + base, a1 = p->bias[o + 1] + base;
-      int32_t a2 = p->bias[o + 2] + base, a3 = p->bias[o + 3] + base;
-      for (int32_t d = 0; d < depth; ++d) {
-        const int32_t v = x[d];
-        a0 += v * w0[d];
-        a1 += v * w1[d];
-        a2 += v * w2[d];
-        a3 += v * w3[d];
-      }
-      out[o] = finish(p, a0, o);
-      out[o + 1] = finish(p, a1, o + 1);
-      out[o + 2] = finish(p, a2, o + 2);
-      out[o + 3] = finish(p, a3, o + 3);
-    }
-    for (; o < p->out_depth; ++o) {
-      const int8_t *w = p->weights + o * depth;
-      int32_t acc = p->bias[o] + base; /* bounded as above */
-      for (int32_t d = 0; d < depth; ++d) acc += (int32_t)x[d] * w[d];
-      out[o] = finish(p, acc, o);
-    }
-  }
+  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
+                                    p->output_offset, p->act_min, p->act_max};
+  const int32_t n16 = p->accum_depth & ~15;
+  for (int32_t b = 0; b < p->batches; ++b) one_row(p, &s, input + b * p->accum_depth, n16, output + b * p->out_depth);
   return MOTE_OK;
 }

@@ -16,10 +16,14 @@ typedef struct {
                                         + input_offset * sum_d weights[o][d]
                                         + accum_depth * filter_offset * input_offset;
                                         |bias| + accum_depth * 128 * (128 + |filter_offset|) < 2^31 */
-  const int32_t *multiplier, *shift; /* [out_depth]: Q31 multiplier, shift (> 0: left) */
+  const int32_t *multiplier;         /* [out_depth]: Q31 multiplier (a per-tensor one repeated) */
+  const int32_t *left_mul, *right_mul; /* [out_depth]: TFLite's shift as 2^max(shift, 0) and
+                                        2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
 } mote_fully_connected_params;
 
-/* Bit-exact with TFLite Micro's int8 FullyConnected / FullyConnectedPerChannel. Needs no scratch. */
+/* Bit-exact with TFLite Micro's int8 FullyConnected / FullyConnectedPerChannel. Needs no scratch.
+ * Each input row meets the weights sixteen output rows at a time (four per dot product), then
+ * four, then one at a time. */
 mote_status mote_fully_connected_s8(const mote_fully_connected_params *p, const int8_t *input, int8_t *output,
                                     mote_scratch scratch);
 

@@ -1,9 +1,10 @@
-"""DEPTHWISE_CONV_2D against TFLite Micro: random geometry and quantization, and the 3x3 fast path."""
+"""DEPTHWISE_CONV_2D against TFLite Micro: random geometry and quantization, and the 3x3 fast path
+(blocks of 16 channels, stride-1 pixel pairs, borders, left-shifting requantization)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
+from mote.ops.depthwise_conv2d import pack_3x3
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -54,8 +56,9 @@ def out_len(size: int, filt: int, stride: int, dilation: int, padding: str) -> i
     return (size + stride - 1) // stride if padding == "SAME" else (size - effective) // stride + 1
 
 
-def depthwise_model(case: Case, rng: np.random.Generator) -> bytes:
-    """A single DEPTHWISE_CONV_2D model with random weights, bias and quantization for `case`."""
+def depthwise_model(case: Case, rng: np.random.Generator, gain: float = 0.0) -> bytes:
+    """A single DEPTHWISE_CONV_2D model with random weights, bias and quantization for `case`. With
+    gain > 0 the output scale is input scale * filter scale / gain: a left-shifting multiplier."""
     mb = ModelBuilder()
     out_ch = case.in_ch * case.multiplier
     in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
@@ -63,6 +66,8 @@ def depthwise_model(case: Case, rng: np.random.Generator) -> bytes:
     taps = case.filt[0] * case.filt[1]
     # An output scale that keeps most results inside int8, with some saturating.
     out_scale = float(in_scale * w_scales.mean() * 128 * np.sqrt(taps) * rng.uniform(0.5, 2.5))
+    if gain > 0:
+        out_scale = float(in_scale * w_scales.min() / gain)
     x = mb.tensor("x", [case.batches, *case.in_hw, case.in_ch], "int8", scale=in_scale, zero_point=in_zp)
     w = mb.tensor("w", [1, *case.filt, out_ch], "int8", scale=list(w_scales), zero_point=0, axis=3,
                   data=rng.integers(-127, 128, (1, *case.filt, out_ch)))
@@ -82,9 +87,17 @@ def depthwise_model(case: Case, rng: np.random.Generator) -> bytes:
     return mb.build([x], [y])
 
 
+def wide_3x3_case(rng: np.random.Generator) -> Case:
+    """The 3x3 path with blocks of 16 channels and a remainder, strides 1 (pixel pairs) and 2."""
+    c = fast_path_case(rng)
+    return replace(c, in_hw=(int(rng.integers(3, 9)), int(rng.integers(3, 12))), in_ch=int(rng.integers(16, 41)),
+                   stride=(int(rng.integers(1, 3)), int(rng.integers(1, 3))))
+
+
 CASES: list[tuple[str, Callable[[np.random.Generator], Case]]] = [
     *[(f"random{s}", random_case) for s in range(14)],
     *[(f"3x3_{s}", fast_path_case) for s in range(10)],
+    *[(f"3x3_wide{s}", wide_3x3_case) for s in range(4)],
 ]
 
 
@@ -103,6 +116,29 @@ def test_depthwise_conv2d_3x3_sanitized(padding: str, check_model: Callable[...,
     rng = np.random.default_rng(9)
     case = Case(2, (7, 8), 5, 1, (3, 3), (2, 1), (1, 1), padding, "RELU6", True, True)
     check_model(depthwise_model(case, rng), seeds=1, sanitize=True)
+
+
+def test_depthwise_conv2d_3x3_wide_sanitized(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(13)
+    case = Case(2, (6, 9), 35, 1, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True)
+    check_model(depthwise_model(case, rng), seeds=1, sanitize=True)
+
+
+def test_depthwise_conv2d_3x3_left_shift(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(14)
+    case = Case(1, (5, 8), 33, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, True)
+    graph = check_model(depthwise_model(case, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2)
+    kernel = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
+    assert kernel.folded_bias is not None and kernel.shift.min() > 0
+
+
+def test_pack_3x3() -> None:
+    """Blocks of 16 channels as [tap][16], then the remaining channels as [tap][C % 16]."""
+    weights = np.arange(3 * 3 * 20).reshape(3, 3, 20) % 100
+    packed = pack_3x3(weights.astype(np.int8))
+    taps = weights.reshape(9, 20)
+    assert packed[:144].tolist() == taps[:, :16].reshape(-1).tolist()
+    assert packed[144:].tolist() == taps[:, 16:].reshape(-1).tolist()
 
 
 def test_depthwise_conv2d_general_sanitized(check_model: Callable[..., object]) -> None:

@@ -1,9 +1,10 @@
-"""FULLY_CONNECTED against TFLite Micro: per-tensor (with a filter zero point) and per-channel weights."""
+"""FULLY_CONNECTED against TFLite Micro: per-tensor (with a filter zero point) and per-channel weights,
+wide layers (blocks of 16 outputs, vectorized depth), left-shifting requantization."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -48,12 +49,23 @@ def random_case(rng: np.random.Generator) -> Case:
                 filter_zp, bool(rng.integers(4)))
 
 
-def fc_model(case: Case, rng: np.random.Generator) -> bytes:
-    """A single FULLY_CONNECTED model with random weights, bias and quantization for `case`."""
+def wide_case(rng: np.random.Generator) -> Case:
+    """Depth >= 16 (the vectorized loop and its tail) and 16 outputs or more (blocks of 16, 4 and 1)."""
+    depth = int(rng.integers(16, 200))
+    rows = int(rng.integers(1, 4))
+    return replace(random_case(rng), in_shape=(rows, depth), accum_depth=depth, out_depth=int(rng.integers(16, 60)),
+                   keep_num_dims=False)
+
+
+def fc_model(case: Case, rng: np.random.Generator, gain: float = 0.0) -> bytes:
+    """A single FULLY_CONNECTED model with random weights, bias and quantization for `case`. With gain > 0
+    the output scale is input scale * filter scale / gain: a left-shifting multiplier."""
     mb = ModelBuilder()
     in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
     w_scales = rng.uniform(0.002, 0.02, case.out_depth if case.per_channel else 1)
     out_scale = float(in_scale * w_scales.mean() * 128 * np.sqrt(case.accum_depth) * rng.uniform(0.5, 2.5))
+    if gain > 0:
+        out_scale = float(in_scale * w_scales.min() / gain)
     x = mb.tensor("x", case.in_shape, "int8", scale=in_scale, zero_point=in_zp)
     lo, hi = max(-128, -127 + case.filter_zp), min(127, 127 + case.filter_zp)
     w = mb.tensor("w", [case.out_depth, case.accum_depth], "int8", scale=list(w_scales), zero_point=case.filter_zp,
@@ -74,6 +86,24 @@ def fc_model(case: Case, rng: np.random.Generator) -> bytes:
 def test_fully_connected_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(3000 + seed)
     check_model(fc_model(random_case(rng), rng), seeds=2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fully_connected_wide_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(3100 + seed)
+    check_model(fc_model(wide_case(rng), rng), seeds=2)
+
+
+def test_fully_connected_left_shift(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(15)
+    case = Case((2, 40), 40, 21, False, "NONE", False, 3, True)
+    graph = check_model(fc_model(case, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2)
+    assert OPS["fully_connected"].prepare(graph.nodes[0]).shift.min() > 0
+
+
+def test_fully_connected_wide_sanitized(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(16)
+    check_model(fc_model(Case((3, 70), 70, 37, False, "RELU6", False, -5, True), rng), seeds=1, sanitize=True)
 
 
 def test_fully_connected_filter_zero_point(check_model: Callable[..., object]) -> None:

@@ -1,0 +1,198 @@
+/* Inline helpers shared by the convolution, depthwise and fully connected kernels: the output
+ * stage (requantize, offset, clamp) and register-blocked int8 dot products.
+ *
+ * The dot products run over contiguous int8 rows. Their main loop covers a multiple of 16 terms
+ * (n & ~15), so on hosts with SIMD the compiler can vectorize it without a scalar epilogue, keeping
+ * each accumulator in a vector register; a plain loop takes the remaining n % 16 terms. On a scalar
+ * core each loaded byte feeds several multiply-adds from registers. */
+#ifndef MOTE_CONV_COMMON_H
+#define MOTE_CONV_COMMON_H
+
+#include <stdint.h>
+
+/* clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift) + offset, lo, hi) as int8, exactly for
+ * every int32 acc, given left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)). It uses
+ * only unsigned 32 x 32 -> 64-bit products, so that a SIMD compiler can vectorize
+ * mote_conv_output16 (SSE2 has such a product, not a signed one nor per-lane variable shifts):
+ *  - x = acc * 2^left modulo 2^32, as TFLite's int32 product wraps;
+ *  - gemmlowp's doubling high multiply, (x * m + nudge) / 2^31 truncated with nudge 2^30 or 1 - 2^30
+ *    by sign, equals v = floor((x * m + 2^30) / 2^31) (truncating a negative quotient is ceil(), and
+ *    ceil((y + 1 - 2^30) / 2^31) == floor((y + 2^30) / 2^31)); computed from the unsigned x + 2^31,
+ *    whose product is larger by 2^31 * m, so the quotient by m. Multipliers are in [0, 2^31): the
+ *    saturating case cannot occur, and v > -2^31;
+ *  - the rounding right shift (halves away from zero) is floor((v + 2^(right-1) - (v < 0)) / 2^right)
+ *    for right > 0, v itself for right == 0: with y = v - (v < 0 && right > 0) + 2^31 (in [0, 2^32)),
+ *    floor((y * 2^(31-right) + 2^30) / 2^31) - 2^(31-right) is that for every right in [0, 31];
+ *  - the output offset is added modulo 2^32, as TFLite's int32 sum wraps. */
+static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint32_t left_mul, uint32_t right_mul,
+                                          uint32_t offset, int32_t lo, int32_t hi) {
+  const uint32_t x = (uint32_t)acc * left_mul;
+  const int32_t v = (int32_t)((uint32_t)(((uint64_t)(x ^ 0x80000000u) * multiplier + (1u << 30)) >> 31)
+                              - multiplier);
+  const uint32_t y = (uint32_t)v - (uint32_t)(v < 0 && right_mul <= 0x40000000u) + 0x80000000u;
+  const int32_t q = (int32_t)((uint32_t)(((uint64_t)y * right_mul + (1u << 30)) >> 31) - right_mul + offset);
+  return (int8_t)(q < lo ? lo : (q > hi ? hi : q));
+}
+
+/* A layer's output stage: per output channel, the Q31 multiplier and TFLite's shift as the two powers
+ * of two above (precomputed at compile time by mote.ops.conv2d.output_multipliers; 2^31 is stored
+ * as INT32_MIN), then the output offset and the activation clamp. */
+typedef struct {
+  const int32_t *multiplier, *left_mul, *right_mul; /* [channels] */
+  int32_t offset, act_min, act_max;
+} mote_conv_output_stage;
+
+/* The output of channel c for accumulator acc. */
+static inline int8_t mote_conv_output(const mote_conv_output_stage *s, int32_t acc, int32_t c) {
+  return mote_conv_requantize(acc, (uint32_t)s->multiplier[c], (uint32_t)s->left_mul[c],
+                              (uint32_t)s->right_mul[c], (uint32_t)s->offset, s->act_min, s->act_max);
+}
+
+/* out[j] = the output of channel c + j for acc[j], j < 16: a fixed trip count over restrict-qualified
+ * arrays, so that a SIMD compiler vectorizes it with no runtime checks. */
+static inline void mote_conv_output16(const mote_conv_output_stage *s, const int32_t *restrict acc, int32_t c,
+                                      int8_t *restrict out) {
+  const int32_t *restrict multiplier = s->multiplier + c;
+  const int32_t *restrict left_mul = s->left_mul + c;
+  const int32_t *restrict right_mul = s->right_mul + c;
+  const uint32_t offset = (uint32_t)s->offset;
+  const int32_t lo = s->act_min, hi = s->act_max;
+  for (int32_t j = 0; j < 16; ++j) {
+    out[j] = mote_conv_requantize(acc[j], (uint32_t)multiplier[j], (uint32_t)left_mul[j],
+                                  (uint32_t)right_mul[j], offset, lo, hi);
+  }
+}
+
+/* The dot products below add into acc[]; the caller keeps acc in a local array, which the compiler
+ * scalarizes after inlining. Every |x|, |w| <= 128, so each product is at most 2^14 in magnitude;
+ * callers bound n so that their accumulators cannot overflow.
+ * n16 must be n & ~15, computed by the caller once, outside its loops: the vectorizer proves the
+ * main loop needs no epilogue from the known low bits of that value, which a copy hoisted out of
+ * a loop by the optimizer would not carry. */
+
+/* acc[2p + q] += sum_k x_p[k] * w_q[k]: four rows by two filters. */
+static inline void mote_dot_4x2(const int8_t *x0, const int8_t *x1, const int8_t *x2, const int8_t *x3,
+                                const int8_t *w0, const int8_t *w1, int32_t n, int32_t n16, int32_t acc[8]) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
+  int32_t k = 0;
+  for (; k < n16; ++k) {
+    const int32_t u0 = x0[k], u1 = x1[k], u2 = x2[k], u3 = x3[k];
+    const int32_t v0 = w0[k], v1 = w1[k];
+    a0 += u0 * v0;
+    a1 += u0 * v1;
+    a2 += u1 * v0;
+    a3 += u1 * v1;
+    a4 += u2 * v0;
+    a5 += u2 * v1;
+    a6 += u3 * v0;
+    a7 += u3 * v1;
+  }
+  for (; k < n; ++k) {
+    const int32_t u0 = x0[k], u1 = x1[k], u2 = x2[k], u3 = x3[k];
+    const int32_t v0 = w0[k], v1 = w1[k];
+    a0 += u0 * v0;
+    a1 += u0 * v1;
+    a2 += u1 * v0;
+    a3 += u1 * v1;
+    a4 += u2 * v0;
+    a5 += u2 * v1;
+    a6 += u3 * v0;
+    a7 += u3 * v1;
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+  acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+}
+
+/* acc[4p + q] += sum_k x_p[k] * w_q[k]: two rows by four filters. */
+static inline void mote_dot_2x4(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                                const int8_t *w2, const int8_t *w3, int32_t n, int32_t n16, int32_t acc[8]) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
+  int32_t k = 0;
+  for (; k < n16; ++k) {
+    const int32_t u0 = x0[k], u1 = x1[k];
+    const int32_t v0 = w0[k], v1 = w1[k], v2 = w2[k], v3 = w3[k];
+    a0 += u0 * v0;
+    a1 += u0 * v1;
+    a2 += u0 * v2;
+    a3 += u0 * v3;
+    a4 += u1 * v0;
+    a5 += u1 * v1;
+    a6 += u1 * v2;
+    a7 += u1 * v3;
+  }
+  for (; k < n; ++k) {
+    const int32_t u0 = x0[k], u1 = x1[k];
+    const int32_t v0 = w0[k], v1 = w1[k], v2 = w2[k], v3 = w3[k];
+    a0 += u0 * v0;
+    a1 += u0 * v1;
+    a2 += u0 * v2;
+    a3 += u0 * v3;
+    a4 += u1 * v0;
+    a5 += u1 * v1;
+    a6 += u1 * v2;
+    a7 += u1 * v3;
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+  acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+}
+
+/* acc[q] += sum_k x[k] * w_q[k]: one row by four filters. */
+static inline void mote_dot_1x4(const int8_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2,
+                                const int8_t *w3, int32_t n, int32_t n16, int32_t acc[4]) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t k = 0;
+  for (; k < n16; ++k) {
+    const int32_t u = x[k];
+    a0 += u * w0[k];
+    a1 += u * w1[k];
+    a2 += u * w2[k];
+    a3 += u * w3[k];
+  }
+  for (; k < n; ++k) {
+    const int32_t u = x[k];
+    a0 += u * w0[k];
+    a1 += u * w1[k];
+    a2 += u * w2[k];
+    a3 += u * w3[k];
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+/* acc[q] += sum_k w_q[k] * (x[k] + offset): one row by four filters with the input offset applied
+ * to each term, for windows that are cut by padding (whose bias cannot include the offset). The
+ * offset input, |x + offset| <= 255, is computed as a 16-bit value, which lets a SIMD compiler use
+ * 16-bit multiply-adds; each term is at most 255 * 128 in magnitude. */
+static inline void mote_dot_offset_1x4(const int8_t *x, int16_t offset, const int8_t *w0, const int8_t *w1,
+                                       const int8_t *w2, const int8_t *w3, int32_t n, int32_t n16,
+                                       int32_t acc[4]) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  int32_t k = 0;
+  for (; k < n16; ++k) {
+    const int32_t u = (int16_t)(x[k] + offset);
+    a0 += u * w0[k];
+    a1 += u * w1[k];
+    a2 += u * w2[k];
+    a3 += u * w3[k];
+  }
+  for (; k < n; ++k) {
+    const int32_t u = x[k] + offset;
+    a0 += u * w0[k];
+    a1 += u * w1[k];
+    a2 += u * w2[k];
+    a3 += u * w3[k];
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+/* sum_k x[k] * w[k]: the remainders. */
+static inline int32_t mote_dot_1x1(const int8_t *x, const int8_t *w, int32_t n, int32_t n16) {
+  int32_t a = 0;
+  int32_t k = 0;
+  for (; k < n16; ++k) a += (int32_t)x[k] * w[k];
+  for (; k < n; ++k) a += (int32_t)x[k] * w[k];
+  return a;
+}
+
+#endif
