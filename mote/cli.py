@@ -19,6 +19,8 @@ from mote.accel.partition import partition, regions
 from mote.config import parse_settings, parse_size
 from mote.errors import MoteError
 from mote.frontend import load
+from mote.onnx_run import parse_input_shapes
+from mote.quantize import METHODS, quantize_model
 from mote.sim.cycles import CoreModel
 from mote.targets.rv32 import Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
@@ -53,6 +55,15 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("profile", help="per-layer instructions and cycles on the virtual platform")
     _add_run_arguments(p, default_target="rv32")
     p.set_defaults(func=_profile)
+
+    p = sub.add_parser("quantize", help="post-training int8 quantization of a float ONNX model (onnxruntime)")
+    p.add_argument("model", type=Path)
+    p.add_argument("--calib", type=Path, required=True, help=".npz or a directory of .npy, keyed by input name")
+    p.add_argument("-o", "--output", type=Path, required=True, help="the quantized (QDQ) .onnx to write")
+    p.add_argument("--method", default="MinMax", choices=METHODS, help="calibration method (default MinMax)")
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=_quantize)
 
     p = sub.add_parser("partition", help="what runs on the accelerator, what on the CPU, and why")
     p.add_argument("model", type=Path, nargs="?", help="a .tflite model (default: the bundled digits CNN)")
@@ -90,6 +101,12 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
     p.add_argument("--keep", type=Path, metavar="DIR", help="keep the built project under DIR")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    onnx = p.add_argument_group("ONNX models")
+    onnx.add_argument("--calib", type=Path, help="calibration data (.npz or a directory of .npy) to quantize a "
+                                                 "float ONNX model first")
+    onnx.add_argument("--calib-method", default="MinMax", choices=METHODS)
+    onnx.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
+                      help="fix a dynamic input shape, e.g. input=1,3,32,32 (repeatable)")
     rv32 = p.add_argument_group("rv32 target")
     rv32.add_argument("--cc", default="auto", choices=CC_CHOICES,
                       help="cross compiler: riscv64-unknown-elf-gcc when present, else zig (default auto)")
@@ -120,7 +137,8 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
                         core=core)
     accelerator = find_accelerator(args.accel) if args.accel else None
     return pipeline.run(args.model or pipeline.default_model(), args.target, args.input, args.seed, args.keep,
-                        config, args.instruction_limit, accelerator)
+                        config, args.instruction_limit, accelerator, args.calib, args.calib_method,
+                        parse_input_shapes(args.input_shape))
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -152,6 +170,15 @@ def _profile(args: argparse.Namespace) -> int:
     else:
         _print_profile(report)
     return 0 if report.bit_exact else 1
+
+
+def _quantize(args: argparse.Namespace) -> int:
+    report = quantize_model(args.model, args.calib, args.output, args.method, parse_input_shapes(args.input_shape))
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items()))
+    return 0
 
 
 def _partition(args: argparse.Namespace) -> int:

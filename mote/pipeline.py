@@ -15,6 +15,7 @@ from mote.codegen.compile import CompiledModel, compile_graph
 from mote.errors import MoteError
 from mote.frontend import load
 from mote.inputs import load_inputs, random_inputs
+from mote.onnx_run import is_onnx, load_onnx_model
 from mote.reference import interpret
 from mote.targets.host import build_host
 from mote.targets.rv32 import Rv32Config, build_rv32
@@ -65,26 +66,37 @@ class RunReport:
 
 def run(model_path: Path, target: str = "host", input_path: Path | None = None, seed: int = 0,
         work_dir: Path | None = None, rv32: Rv32Config | None = None,
-        instruction_limit: int | None = None, accelerator: Accelerator | None = None) -> RunReport:
+        instruction_limit: int | None = None, accelerator: Accelerator | None = None,
+        calib: Path | None = None, calib_method: str = "MinMax",
+        input_shapes: dict[str, tuple[int, ...]] | None = None) -> RunReport:
     """Compile, build and run on `target`; compare every output with the reference interpreter
     (which runs the original graph: offloading must not change a single bit)."""
     if target not in TARGETS:
         raise MoteError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
     if accelerator is not None and target != "rv32":
         raise MoteError(f"the {accelerator.name} accelerator exists on the virtual platform only; use --target rv32")
-    original = load(model_path)
+    onnx_model = None
+    if is_onnx(model_path):  # ONNX: maybe quantized first; inputs in its own layout; compared with onnxruntime
+        onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)
+        original = onnx_model.graph
+    else:
+        original = load(model_path)
     compiled = compile_graph(original, accelerator)
-    graph = compiled.graph
-    inputs = load_inputs(graph, input_path) if input_path else random_inputs(graph, seed)
+    if onnx_model is not None and input_path:
+        inputs = onnx_model.inputs_from_file(input_path)
+    else:
+        inputs = load_inputs(original, input_path) if input_path else random_inputs(original, seed)
     expected = interpret(original, inputs)
     with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
-        project = (work_dir or Path(tmp)) / graph.name
+        project = (work_dir or Path(tmp)) / compiled.graph.name
         if target == "host":
             outputs, extra, layer_extra = _run_host(compiled, project, inputs)
         else:
             outputs, extra, layer_extra = _run_rv32(compiled, project, inputs, rv32 or Rv32Config(),
                                                     instruction_limit)
     mismatches = sum(int(np.count_nonzero(outputs[k] != v)) for k, v in expected.items())
+    if onnx_model is not None:
+        extra.update(onnx_model.report(inputs, outputs))
     return RunReport(str(model_path), target, compiled, outputs, mismatches, extra, layer_extra)
 
 

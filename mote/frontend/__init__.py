@@ -16,8 +16,12 @@ def load(path: str | Path) -> Graph:
             head = f.read(8)
     except OSError as e:
         raise ModelFileError(f"{path}: cannot read the model file ({e.strerror})") from None
+    if path.suffix.lower() == ".onnx":
+        from mote.frontend.onnx import load_onnx_file
+
+        return load_onnx_file(path)
     if head[4:8] == b"TFL3" or path.suffix == ".tflite":
         from mote.frontend.tflite import load_tflite_file
 
         return load_tflite_file(path)
-    raise ModelFileError(f"{path}: not a model file mote can read; give a .tflite flatbuffer")
+    raise ModelFileError(f"{path}: not a model file mote can read; give a .tflite flatbuffer or an .onnx model")

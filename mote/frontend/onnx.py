@@ -1,0 +1,283 @@
+"""ONNX model -> mote Graph: quantized (QDQ or QOperator), or integer-dialect (RequantShift) models.
+
+Float models are not compiled directly: `mote quantize` (mote/quantize.py) makes a QDQ model first.
+Inputs that feed convolutions or pooling are channels-last in the compiled model (ONNX's NCHW taken
+as NHWC, NCL as NLC), and so are outputs computed channels-last; everything else keeps ONNX's layout.
+uint8 tensors are int8 shifted by -128. `OnnxConversion.inputs / outputs` say how
+ONNX arrays map to the compiled model's (`IoInfo.to_mote`, `IoInfo.to_onnx`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mote.errors import ModelFileError, MoteError, UnsupportedError
+from mote.frontend.onnx_values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
+from mote.ir import DType, Graph, Quant
+
+# Ops that mark a model as quantized, and as integer-dialect.
+_QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
+                  "MatMulInteger", "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool",
+                  "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm"}
+_INTEGER_OPS = {"RequantShift"}
+
+
+@dataclass(frozen=True)
+class IoInfo:
+    """How one model input or output maps between ONNX arrays and the compiled model's arrays."""
+
+    onnx_name: str
+    tensor_name: str
+    onnx_dtype: np.dtype
+    mote_dtype: np.dtype
+    perm: tuple[int, ...]  # mote = onnx.transpose(perm)
+    offset: int  # onnx = mote + offset (128 for uint8 stored as int8)
+
+    def to_mote(self, a: np.ndarray) -> np.ndarray:
+        a = np.transpose(np.asarray(a), self.perm)
+        if self.offset:
+            a = a.astype(np.int64) - self.offset
+        return np.ascontiguousarray(a.astype(self.mote_dtype))
+
+    def to_onnx(self, a: np.ndarray) -> np.ndarray:
+        a = np.asarray(a)
+        if self.offset:
+            a = a.astype(np.int64) + self.offset
+        inverse = tuple(self.perm.index(i) for i in range(len(self.perm)))
+        return np.ascontiguousarray(np.transpose(a, inverse).astype(self.onnx_dtype))
+
+
+@dataclass
+class OnnxConversion:
+    graph: Graph
+    inputs: list[IoInfo]
+    outputs: list[IoInfo]
+    dialect: str  # "qdq" (QDQ and QOperator) or "integer"
+
+
+@dataclass
+class Context:
+    """The state of one conversion: the builder, the value of every ONNX name, the opsets."""
+
+    b: Builder
+    values: dict[str, Value]
+    opsets: dict[str, int]
+    model: str
+    dialect: str
+
+    def where(self, node: Any) -> str:
+        domain = node.domain or "ai.onnx"
+        return f"{self.model}: {node.op_type} node {node.name or node.output[0]!r} (domain {domain})"
+
+    def value(self, node: Any, i: int) -> Value | None:
+        if i >= len(node.input) or not node.input[i]:
+            return None
+        name = node.input[i]
+        if name not in self.values:
+            raise ModelFileError(f"{self.where(node)}: input {name!r} is never produced")
+        return self.values[name]
+
+    def const(self, node: Any, i: int, what: str, default: np.ndarray | None = None) -> np.ndarray:
+        v = self.value(node, i)
+        if v is None and default is not None:
+            return default
+        if not isinstance(v, Const):
+            raise UnsupportedError(f"{self.where(node)}: the {what} must be a constant")
+        return v.data
+
+
+def load_onnx_file(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
+    """The mote Graph of an ONNX model file (see `convert`)."""
+    return convert_file(path, input_shapes).graph
+
+
+def convert_file(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> OnnxConversion:
+    path = Path(path)
+    return convert(read_model(path), path.stem, input_shapes, source=str(path))
+
+
+def read_model(path: Path) -> Any:
+    import onnx
+
+    try:
+        return onnx.load(str(path))
+    except FileNotFoundError:
+        raise ModelFileError(f"{path}: no such model file") from None
+    except Exception as e:  # protobuf raises several kinds on a damaged file
+        raise ModelFileError(f"{path}: not a readable ONNX model ({type(e).__name__}); re-export it") from None
+
+
+def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[int, ...]] | None = None,
+            source: str | None = None) -> OnnxConversion:
+    """A verified mote Graph from an ONNX ModelProto; MoteError on anything unsupported.
+    `input_shapes` fixes dynamic input dimensions; `source` (the file) is only quoted in messages."""
+    from onnx import numpy_helper
+
+    g = model.graph
+    opsets = {imp.domain or "": imp.version for imp in model.opset_import}
+    dialect = _dialect(g, name, source or f"{name}.onnx")
+    values: dict[str, Value] = {i.name: Const(numpy_helper.to_array(i)) for i in g.initializer}
+    ctx = Context(Builder(), values, opsets, name, dialect)
+    inputs, in_infos = [], []
+    spatial = _spatial_inputs(g)
+    for vi in g.input:
+        if vi.name in values:
+            continue  # an initializer listed as an input (old exporters)
+        act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial)
+        values[vi.name] = act
+        inputs.append(act.tensor)
+        in_infos.append(info)
+    unknown = set(input_shapes or {}) - {i.onnx_name for i in in_infos}
+    if unknown:
+        raise MoteError(f"{name}: --input-shape names {sorted(unknown)}, but the model's inputs are "
+                        f"{[i.onnx_name for i in in_infos]}")
+    from mote.frontend.onnx_dispatch import convert_node
+
+    for index, node in enumerate(g.node):
+        ctx.b.index = index
+        results = convert_node(ctx, node)
+        for out, v in zip(node.output, results):
+            if out and v is not None:
+                values[out] = v
+    outputs, out_infos = [], []
+    for vi in g.output:
+        act, info = _graph_output(ctx, vi)
+        outputs.append(act.tensor)
+        out_infos.append(info)
+    graph = Graph(name, inputs, outputs, _live(ctx.b.nodes, outputs))
+    graph.verify()
+    return OnnxConversion(graph, in_infos, out_infos, dialect)
+
+
+def _live(nodes: list[Any], outputs: list[Any]) -> list[Any]:
+    """The nodes some graph output depends on (layout views the conversion made but never used go)."""
+    needed = {id(t) for t in outputs}
+    kept = []
+    for node in reversed(nodes):
+        if any(id(t) in needed for t in node.outputs):
+            kept.append(node)
+            needed.update(id(t) for t in node.inputs if t is not None)
+    return kept[::-1]
+
+
+def is_float_model(model: Any) -> bool:
+    """Whether the model has no quantization at all (what `mote quantize` takes)."""
+    return not ({n.op_type for n in model.graph.node} & (_QUANTIZED_OPS | _INTEGER_OPS))
+
+
+def _dialect(g: Any, name: str, source: str) -> str:
+    ops = {n.op_type for n in g.node}
+    if ops & _INTEGER_OPS:
+        return "integer"
+    if ops & _QUANTIZED_OPS:
+        return "qdq"
+    stem = Path(source).with_suffix("")
+    raise UnsupportedError(f"{name}: a float model (no QuantizeLinear/DequantizeLinear, QLinear or RequantShift "
+                           f"ops); quantize it first: `mote quantize {source} --calib data.npz -o {stem}_int8.onnx`, "
+                           f"or compile it in one step with `mote run {source} --calib data.npz`")
+
+
+def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str) -> tuple[int, ...]:
+    dims = vi.type.tensor_type.shape.dim if vi.type.tensor_type.HasField("shape") else None
+    declared = None if dims is None else [d.dim_value if d.HasField("dim_value") and d.dim_value > 0
+                                          else (d.dim_param or "?") for d in dims]
+    if vi.name in given:
+        shape = tuple(int(d) for d in given[vi.name])
+        if declared is not None and (len(declared) != len(shape) or any(
+                isinstance(d, int) and d != s for d, s in zip(declared, shape))):
+            raise MoteError(f"{model}: --input-shape {vi.name}={','.join(map(str, shape))} does not fit the "
+                            f"declared shape {declared}")
+        return shape
+    if declared is None or any(not isinstance(d, int) for d in declared):
+        example = ",".join(str(d) if isinstance(d, int) else "1" for d in (declared or ["1"]))
+        raise UnsupportedError(f"{model}: input {vi.name!r} has a dynamic shape {declared}; give a fixed one with "
+                               f"--input-shape {vi.name}={example}")
+    return tuple(int(d) for d in declared)
+
+
+# Ops that read channels-first activations: their inputs are best stored channels-last.
+_SPATIAL = {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
+            "QLinearAveragePool", "QLinearGlobalAveragePool"}
+_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift"}
+
+
+def _spatial_inputs(g: Any) -> set[str]:
+    """Graph inputs that reach a convolution or pooling through quantization only: these are taken
+    channels-last (NHWC) by the compiled model, so that no transpose runs at its start."""
+    consumers: dict[str, list[Any]] = {}
+    for n in g.node:
+        for name in n.input:
+            consumers.setdefault(name, []).append(n)
+
+    def reaches(name: str, depth: int = 0) -> bool:
+        for n in consumers.get(name, []):
+            if n.op_type in _SPATIAL and not any(a.name == "channels_last" and a.i for a in n.attribute):
+                return True
+            if n.op_type in _PASS_THROUGH and depth < 4 and reaches(n.output[0], depth + 1):
+                return True
+        return False
+
+    return {vi.name for vi in g.input if reaches(vi.name)}
+
+
+def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool) -> tuple[Act, IoInfo]:
+    from onnx import helper
+
+    shape = _static_shape(vi, given, ctx.model)
+    onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))
+    perm = channels_last(len(shape)) if spatial else identity(len(shape))
+    offset = 0
+    quant: Quant | None = None
+    if ctx.dialect == "integer":
+        dtype = DType.INT8  # integer-valued inputs, int8 range
+        quant = Quant((1.0,), (0,))
+    elif onnx_dtype == np.float32:
+        dtype = DType.FLOAT32
+    elif onnx_dtype in (np.int8, np.uint8):
+        dtype = DType.INT8  # quantization comes from the first QLinear consumer
+        offset = 128 if onnx_dtype == np.uint8 else 0
+    else:
+        raise UnsupportedError(f"{ctx.model}: input {vi.name!r} is {onnx_dtype.name}; mote takes float32, int8 or "
+                               "uint8 inputs")
+    t = ctx.b.tensor(vi.name, tuple(shape[p] for p in perm), dtype, quant)
+    return Act(t, perm), IoInfo(vi.name, t.name, onnx_dtype, dtype.np, perm, offset)
+
+
+def _graph_output(ctx: Context, vi: Any) -> tuple[Act, IoInfo]:
+    from mote.frontend.onnx_lower import dequantize
+
+    v = ctx.values.get(vi.name)
+    where = f"{ctx.model}: output {vi.name!r}"
+    if isinstance(v, Deq):
+        v = dequantize(ctx.b, v.act, vi.name)
+    if isinstance(v, Pending):
+        raise UnsupportedError(f"{where} is the unquantized result of {v.op} node {v.name!r}; the model needs a "
+                               "QuantizeLinear after it")
+    if not isinstance(v, Act):
+        raise UnsupportedError(f"{where} is a constant; mote compiles models whose outputs are computed")
+    if v.divisor != 1:
+        raise UnsupportedError(f"{where} is an integer AveragePool result; it needs a RequantShift after it")
+    if v.rank not in (3, 4) or v.perm != channels_last(v.rank):  # channels-last outputs stay so
+        v = ctx.b.to_layout(v, identity(v.rank))
+    if not any(v.tensor is o for n in ctx.b.nodes for o in n.outputs):  # an input passed through: copy it
+        v = Act(ctx.b.node("reshape", [v.tensor], f"{vi.name}_out", v.tensor.dtype, v.tensor.quant,
+                           shape=v.tensor.shape), v.perm)
+    t = v.tensor
+    onnx_dtype, offset = _onnx_side(ctx, vi, t)
+    return v, IoInfo(vi.name, t.name, onnx_dtype, t.dtype.np, v.perm, offset)
+
+
+def _onnx_side(ctx: Context, vi: Any, t: Any) -> tuple[np.dtype, int]:
+    """The ONNX dtype of an output and the offset from mote's integers to ONNX's."""
+    from onnx import helper
+
+    elem = vi.type.tensor_type.elem_type
+    onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else np.dtype(np.float32)
+    if ctx.dialect == "integer" and t.quant is not None:
+        return onnx_dtype, -t.quant.zero_point[0]
+    return onnx_dtype, 128 if onnx_dtype == np.uint8 else 0

@@ -1,0 +1,210 @@
+"""Integer-dialect ONNX (QuantLib-style exports, Deeploy's input): float tensors holding integers.
+
+Activations are int8 (value = stored - zero point; inputs are signed int8, unsigned RequantShift
+outputs are stored with zero point -128) or int32 accumulators. Conv / Gemm / MatMul become
+conv2d_s32 (int32 accumulators), Add becomes add_s32, AveragePool a window sum (conv2d_s32 with
+weights 1) whose division the following RequantShift absorbs exactly, RequantShift becomes
+requant_shift. Everything is exact: the compiled model computes the formulas' integers.
+The data-movement ops (Reshape, Flatten, Transpose, Pad, MaxPool, ...) are shared with the QDQ reader.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from mote.errors import UnsupportedError
+from mote.frontend import onnx_lower as lower
+from mote.frontend import onnx_movement as movement
+from mote.frontend import onnx_qdq as qdq
+from mote.frontend.onnx import Context
+from mote.frontend.onnx_values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
+from mote.ir import DType, Quant
+
+ACC = Quant((1.0,), (0,))  # int32 accumulators: the integers themselves
+
+
+def _act(ctx: Context, node: Any, i: int, int8: bool = True) -> Act:
+    v = ctx.value(node, i)
+    if not isinstance(v, Act):
+        raise UnsupportedError(f"{ctx.where(node)}: input {i} must be an activation")
+    if int8 and v.tensor.dtype is not DType.INT8:
+        raise UnsupportedError(f"{ctx.where(node)}: input {node.input[i]!r} holds int32 accumulators; it needs a "
+                               "RequantShift to 8 bits first")
+    if v.divisor != 1 and node.op_type != "RequantShift":
+        raise UnsupportedError(f"{ctx.where(node)}: the AveragePool before it must be followed by RequantShift")
+    return v
+
+
+def _integers(ctx: Context, node: Any, i: int, what: str, lo: int, hi: int) -> np.ndarray:
+    data = np.asarray(ctx.const(node, i, what), np.float64)
+    if not np.array_equal(data, np.round(data)) or data.min(initial=0) < lo or data.max(initial=0) > hi:
+        raise UnsupportedError(f"{ctx.where(node)}: the {what} must hold integers in [{lo}, {hi}]")
+    return data.astype(np.int64)
+
+
+def _conv_s32(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None, attrs: dict, name: str) -> Act:
+    """x (ONNX NCHW) convolved with OIHW int8 weights to int32 accumulators, NHWC."""
+    b = ctx.b
+    x = b.to_layout(x, NHWC)
+    n, h, w, c = x.tensor.shape
+    oc, ic_g, kh, kw = weights.shape
+    group = int(attrs.get("group", 1))
+    if ic_g * group != c or oc % group:
+        raise UnsupportedError(f"{name}: weights {list(weights.shape)} and group {group} do not fit {c} channels")
+    win = lower.window(attrs, (h, w), (kh, kw), name)
+    wt = b.const(f"{name}_weights", weights.transpose(0, 2, 3, 1), DType.INT8)
+    bt = None if bias is None else b.const(f"{name}_bias", bias, DType.INT32)
+    out = b.node("conv2d_s32", [x.tensor, wt, bt], name, DType.INT32, ACC,
+                 {"stride": win.stride, "dilation": win.dilation, "pads": win.pads})
+    return Act(out, NHWC)
+
+
+def conv(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    x, name = _act(ctx, node, 0), node.output[0]
+    weights = _integers(ctx, node, 1, "weights", -128, 127)
+    bias = _integers(ctx, node, 2, "bias", -2**31, 2**31 - 1) if len(node.input) > 2 and node.input[2] else None
+    if x.rank == 3:  # 1-D: as 2-D with height 1
+        y = _conv_s32(ctx, as_2d(ctx.b, x, name), weights[:, :, None, :], bias, lower.attrs_2d(attrs), name)
+        return [from_2d(ctx.b, y)]
+    if x.rank != 4:
+        raise UnsupportedError(f"{ctx.where(node)}: {x.rank - 2}-D convolution is not supported")
+    return [_conv_s32(ctx, x, weights, bias, attrs, name)]
+
+
+def _matmul(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None, name: str) -> Act:
+    """x [..., K] times weights [N, K]: a 1x1 conv2d_s32 over rows."""
+    b = ctx.b
+    x = b.to_layout(x, identity(x.rank))
+    shape = x.tensor.shape
+    rows = math.prod(shape[:-1])
+    flat = Act(b.reshape(x.tensor, (rows, 1, 1, shape[-1]), f"{name}_rows"), NHWC)
+    y = _conv_s32(ctx, flat, weights[:, :, None, None], bias, {}, name)
+    return Act(b.reshape(y.tensor, (*shape[:-1], weights.shape[0]), f"{name}_out"), identity(len(shape)))
+
+
+def gemm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    x = _act(ctx, node, 0)
+    if attrs.get("transA", 0) or float(attrs.get("alpha", 1.0)) != 1.0 or float(attrs.get("beta", 1.0)) != 1.0:
+        raise UnsupportedError(f"{ctx.where(node)}: integer Gemm needs transA=0, alpha=1, beta=1")
+    w = _integers(ctx, node, 1, "weights", -128, 127)
+    w = w if attrs.get("transB", 0) else w.T
+    bias = None
+    if len(node.input) > 2 and node.input[2]:
+        bias = np.broadcast_to(_integers(ctx, node, 2, "bias", -2**31, 2**31 - 1).reshape(-1), (w.shape[0],))
+    return [_matmul(ctx, x, w, bias, node.output[0])]
+
+
+def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    x = _act(ctx, node, 0)
+    w = _integers(ctx, node, 1, "second input (constant weights)", -128, 127)
+    if w.ndim != 2:
+        raise UnsupportedError(f"{ctx.where(node)}: MatMul needs 2-D constant weights")
+    return [_matmul(ctx, x, w.T, None, node.output[0])]
+
+
+def add(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    vals = [ctx.value(node, i) for i in range(2)]
+    acts = [_act(ctx, node, i, int8=False) for i, v in enumerate(vals) if isinstance(v, Act)]
+    if not acts:
+        raise UnsupportedError(f"{ctx.where(node)}: both inputs are constants")
+    like = acts[0] if len(acts) == 1 or acts[0].rank == acts[1].rank else ctx.b.to_layout(acts[0],
+                                                                                         identity(acts[0].rank))
+    tensors = []
+    for i, v in enumerate(vals):
+        if isinstance(v, Act):
+            tensors.append(ctx.b.to_layout(v, like.perm if v.rank == like.rank else identity(v.rank)).tensor)
+        else:
+            data = _integers(ctx, node, i, "constant operand", -2**31, 2**31 - 1)
+            tensors.append(ctx.b.const(f"{node.output[0]}_const", storage_of(data, like.rank, like.perm),
+                                       DType.INT32, ACC))
+    out = ctx.b.node("add_s32", tensors, node.output[0], DType.INT32, ACC)
+    return [Act(out, like.perm if len(out.shape) == like.rank else identity(len(out.shape)))]
+
+
+def average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    """A window sum (conv2d_s32 with weights 1); RequantShift divides by the window size exactly."""
+    x, name = _act(ctx, node, 0), node.output[0]
+    x = ctx.b.to_layout(x, NHWC)
+    c = x.tensor.shape[3]
+    if node.op_type == "GlobalAveragePool":
+        kernel, attrs = (x.tensor.shape[1], x.tensor.shape[2]), {}
+    else:
+        kernel = tuple(attrs["kernel_shape"])
+        win = lower.window(attrs, (x.tensor.shape[1], x.tensor.shape[2]), kernel, name)
+        if win.pads != (0, 0, 0, 0) and not attrs.get("count_include_pad", 0):
+            raise UnsupportedError(f"{ctx.where(node)}: integer AveragePool with padding that is not counted "
+                                   "(count_include_pad=0) divides border windows differently; not supported")
+    window_attrs = {k: v for k, v in attrs.items() if k in ("strides", "pads", "auto_pad", "ceil_mode")}
+    ones = np.ones((c, 1, *kernel), np.int64)
+    y = _conv_s32(ctx, x, ones, None, {**window_attrs, "group": c}, name)
+    return [Act(y.tensor, y.perm, kernel[0] * kernel[1])]
+
+
+def _per_channel(data: np.ndarray, x: Act) -> np.ndarray:
+    """mul / add broadcast against x, in x's storage order: one value, one per last axis, or one each."""
+    full = np.broadcast_to(storage_of(data, x.rank, x.perm), x.tensor.shape)
+    flat = full.reshape(-1, x.tensor.shape[-1] if x.rank else 1)
+    if (full == full.reshape(-1)[0]).all():
+        return full.reshape(-1)[:1]
+    if (flat == flat[:1]).all():
+        return flat[0]
+    return full.reshape(-1)
+
+
+def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    where = ctx.where(node)
+    x = _act(ctx, node, 0, int8=False)
+    if len(node.input) >= 3:
+        mul = _integers(ctx, node, 1, "mul", -2**31, 2**31 - 1)
+        add_ = _integers(ctx, node, 2, "add", -2**62, 2**62)
+    else:  # old exports: mul and add as attributes
+        mul, add_ = np.asarray(attrs["mul"], np.int64), np.asarray(attrs["add"], np.int64)
+    div = float(attrs.get("div", 1))
+    if div != int(div) or div < 1:
+        raise UnsupportedError(f"{where}: div must be a positive integer, got {div:g}")
+    n_levels = int(attrs.get("n_levels_out", attrs.get("n_levels", 256)))
+    signed = bool(attrs.get("signed", 1))
+    scaled_add = add_ * x.divisor  # an AveragePool's sum: (sum * mul + add * N) / (div * N)
+    mul_c, add_c = _per_channel(mul, x), _per_channel(scaled_add, x)
+    if 1 not in (mul_c.size, add_c.size) and mul_c.size != add_c.size:  # one per channel, one per element
+        mul_c, add_c = (np.broadcast_to(storage_of(a, x.rank, x.perm), x.tensor.shape).reshape(-1)
+                        for a in (mul, scaled_add))
+    if np.abs(add_c).max(initial=0) >= 2**31:
+        raise UnsupportedError(f"{where}: add does not fit int32")
+    size = max(mul_c.size, add_c.size)
+    b = ctx.b
+    mt = b.const(f"{node.output[0]}_mul", np.broadcast_to(mul_c, (size,)), DType.INT32)
+    at = b.const(f"{node.output[0]}_add", np.broadcast_to(add_c, (size,)), DType.INT32)
+    out_q = Quant((1.0,), (0 if signed else -128,))
+    out = b.node("requant_shift", [x.tensor, mt, at], node.output[0], DType.INT8, out_q,
+                 {"divisor": int(div) * x.divisor, "n_levels": n_levels, "signed": signed})
+    return [Act(out, x.perm)]
+
+
+def max_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    _act(ctx, node, 0)  # int8 only: a message for int32 inputs
+    return movement.max_pool(ctx, node, attrs)
+
+
+def _constant_only(op: str) -> Any:
+    def handler(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+        raise UnsupportedError(f"{ctx.where(node)}: {op} on run-time values is not part of the integer dialect")
+    return handler
+
+
+_WINDOW = qdq.WINDOW
+HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
+    ("", "Conv"): (conv, _WINDOW | {"group"}),
+    ("", "Gemm"): (gemm, {"alpha", "beta", "transA", "transB"}),
+    ("", "MatMul"): (matmul, set()),
+    ("", "Add"): (add, set()),
+    ("", "AveragePool"): (average_pool, _WINDOW | {"count_include_pad"}),
+    ("", "GlobalAveragePool"): (average_pool, set()),
+    ("", "MaxPool"): (max_pool, _WINDOW | {"storage_order"}),
+    ("", "RequantShift"): (requant_shift, {"div", "n_levels_out", "n_levels", "signed", "mul", "add"}),
+    ("", "Mul"): (_constant_only("Mul"), set()),
+    ("", "Cast"): (_constant_only("Cast"), {"to"}),
+}

@@ -1,0 +1,141 @@
+"""mote against onnxruntime on the same inputs: the share of outputs within ±1 LSB, the largest difference.
+
+onnxruntime requantizes in float (round half to even) where mote keeps TFLite Micro's fixed-point
+integer arithmetic (round half away from zero), so the two may differ by one step of the output
+quantization; mote's own reference interpreter stays the bit-exact golden model. An LSB is the
+output's quantization step: the scale of the dequantized output, or 1 for integer outputs.
+Integer-dialect models (RequantShift) cannot run in onnxruntime; they run in ONNX's reference
+evaluator with RequantShift defined by its formula.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mote.frontend.onnx import OnnxConversion
+from mote.ir import DType, Graph, Tensor
+
+
+@dataclass
+class OnnxComparison:
+    match_rate: float  # share of output values within ±1 LSB of onnxruntime's
+    max_lsb_diff: float
+    values: int  # how many output values were compared
+    runtime: str  # "onnxruntime" or "onnx-reference" (integer dialect)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"onnxruntime_match_rate": round(self.match_rate, 6), "onnxruntime_max_lsb_diff": self.max_lsb_diff}
+
+
+def onnx_outputs(model: str | Path | Any, conversion: OnnxConversion,
+                 inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The ONNX model's outputs for mote-side `inputs` (keyed by mote tensor name), returned in mote's
+    layout and dtype, keyed by mote tensor name."""
+    feeds = {info.onnx_name: info.to_onnx(inputs[info.tensor_name]) for info in conversion.inputs}
+    proto = _proto(model)
+    if conversion.dialect == "integer":
+        results = _reference_evaluator(proto).run(None, feeds)
+    else:
+        results = _session(proto).run(None, feeds)
+    named = dict(zip([o.name for o in proto.graph.output], results))
+    return {info.tensor_name: info.to_mote(_as_onnx_dtype(named[info.onnx_name], info.onnx_dtype))
+            for info in conversion.outputs}
+
+
+def compare(model: str | Path | Any, conversion: OnnxConversion, inputs: dict[str, np.ndarray],
+            outputs: dict[str, np.ndarray]) -> OnnxComparison:
+    """mote's `outputs` for `inputs` (both keyed by mote tensor name) against the ONNX runtime's."""
+    expected = onnx_outputs(model, conversion, inputs)
+    total, within, worst = 0, 0, 0.0
+    for t in conversion.graph.outputs:
+        lsb = output_lsb(conversion.graph, t)
+        diff = np.abs(np.asarray(outputs[t.name], np.float64) - np.asarray(expected[t.name], np.float64)) / lsb
+        # float outputs: a dequantized value carries float32 rounding of about 1e-7 relative
+        steps = np.round(diff, 3)
+        total += diff.size
+        within += int(np.count_nonzero(steps <= 1.0))
+        worst = max(worst, float(steps.max(initial=0.0)))
+    runtime = "onnx-reference" if conversion.dialect == "integer" else "onnxruntime"
+    return OnnxComparison(within / total if total else 1.0, worst, total, runtime)
+
+
+def onnxruntime_us_per_inference(model: str | Path | Any, conversion: OnnxConversion, inputs: dict[str, np.ndarray],
+                                 iterations: int = 100) -> float:
+    """onnxruntime's CPU time per inference of the model (one thread, warmed up), in microseconds: what
+    a benchmark puts beside the compiled model's host time on the same inputs."""
+    import time
+
+    feeds = {info.onnx_name: info.to_onnx(inputs[info.tensor_name]) for info in conversion.inputs}
+    session = _session(_proto(model))
+    session.run(None, feeds)
+    start = time.perf_counter()
+    for _ in range(iterations):
+        session.run(None, feeds)
+    return (time.perf_counter() - start) / iterations * 1e6
+
+
+def output_lsb(graph: Graph, t: Tensor) -> float:
+    """One quantization step of an output: the scale a float output was dequantized with, else 1."""
+    if t.dtype is not DType.FLOAT32:
+        return 1.0
+    producer = graph.producer()
+    node = producer.get(id(t))
+    while node is not None and node.op in ("layout_transform", "reshape", "squeeze") and node.inputs[0] is not None:
+        node = producer.get(id(node.inputs[0]))  # moved, not changed: the step is the dequantized tensor's
+    if node is not None and node.op == "dequantize":
+        x = node.inputs[0]
+        if x is not None and x.quant is not None:
+            return float(np.float32(x.quant.scale[0]))
+    return float(np.finfo(np.float32).eps)
+
+
+def _as_onnx_dtype(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    return np.asarray(a).astype(dtype) if np.dtype(dtype).kind != "f" else np.asarray(a)
+
+
+def _proto(model: str | Path | Any) -> Any:
+    import onnx
+
+    return onnx.load(str(model)) if isinstance(model, (str, Path)) else model
+
+
+def _session(proto: Any) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    return ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+
+def _reference_evaluator(proto: Any) -> Any:
+    from onnx.reference import ReferenceEvaluator
+    from onnx.reference.op_run import OpRun
+
+    class RequantShift(OpRun):
+        op_domain = _requant_domain(proto)
+
+        def _run(self, x, mul, add, div=1, n_levels_out=256, signed=1, n_levels=None):  # noqa: ANN001, ANN202
+            return (requant_shift_formula(x, mul, add, div, n_levels if n_levels is not None else n_levels_out,
+                                          signed),)
+
+    return ReferenceEvaluator(proto, new_ops=[RequantShift])
+
+
+def _requant_domain(proto: Any) -> str:
+    return next((n.domain for n in proto.graph.node if n.op_type == "RequantShift"), "")
+
+
+def requant_shift_formula(x: np.ndarray, mul: np.ndarray, add: np.ndarray, div: int, n_levels: int,
+                          signed: int) -> np.ndarray:
+    """RequantShift as QuantLib defines it: clip(floor((x * mul + add) / div + 0.5)) over n_levels levels,
+    in float64 (exact for the integer magnitudes such models carry)."""
+    y = np.floor((np.asarray(x, np.float64) * np.asarray(mul, np.float64) + np.asarray(add, np.float64))
+                 / float(div) + 0.5)
+    lo, hi = (-(n_levels // 2), (n_levels - 1) // 2) if signed else (0, n_levels - 1)
+    return np.clip(y, lo, hi).astype(np.asarray(x).dtype)

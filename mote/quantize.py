@@ -1,0 +1,218 @@
+"""Post-training quantization of float ONNX models with onnxruntime's quantization tools.
+
+`mote quantize model.onnx --calib data.npz -o model_int8.onnx` produces a QDQ model: int8 weights
+per output channel (symmetric), int8 activations (asymmetric), ranges from the calibration data with
+the chosen method (MinMax, Entropy or Percentile). It reports what it can measure: the largest and
+mean absolute difference between the float and the quantized model's outputs on the calibration set.
+
+Calibration data: a .npz keyed by input name, or a directory of .npy files (a single-input model:
+one sample per file). An array holds one sample shaped like the input, or a stack of samples along a
+new leading axis, or (when the input's batch dimension is 1) a batch that is split into samples.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mote.errors import ModelFileError, MoteError
+
+METHODS = ("MinMax", "Entropy", "Percentile")
+
+
+def quantize_model(src: str | Path, calib: str | Path, dst: str | Path, method: str = "MinMax",
+                   input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
+    """Quantize float ONNX model `src` into QDQ model `dst`; returns the report (JSON-ready)."""
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+
+    from mote.frontend.onnx import read_model
+
+    src, dst = Path(src), Path(dst)
+    if method not in METHODS:
+        raise MoteError(f"unknown calibration method {method!r}; choose one of {', '.join(METHODS)}")
+    model = read_model(src)
+    samples = calibration_samples(model, Path(calib), input_shapes or {})
+    with tempfile.TemporaryDirectory(prefix="mote-quantize-") as tmp:
+        portable = _lowest_ir_version(model, Path(tmp) / "float.onnx")
+        prepared = _preprocess(portable, Path(tmp) / "prepared.onnx")
+        try:
+            with _quiet():
+                quantize_static(str(prepared), str(dst), _Reader(samples), quant_format=QuantFormat.QDQ,
+                                per_channel=True, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                                calibrate_method=getattr(CalibrationMethod, method),
+                                extra_options={"ActivationSymmetric": False, "WeightSymmetric": True})
+        except Exception as e:  # onnxruntime raises its own types, with multi-line messages
+            dst.unlink(missing_ok=True)
+            raise MoteError(f"{src}: onnxruntime could not quantize the model: {_first_line(e)}") from None
+        report = {"model": str(src), "output": str(dst), "method": method, "calibration_samples": len(samples)}
+        report.update(accuracy(portable, dst, samples))
+    return report
+
+
+def _first_line(e: Exception) -> str:
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    return (lines[0] if lines else type(e).__name__)[:200]
+
+
+def _lowest_ir_version(model: Any, dst: Path) -> Path:
+    """The model saved with the lowest IR version its opsets allow: exporters write the newest IR
+    version their onnx package knows, which an onnxruntime of the same age may not read yet."""
+    import onnx
+    from onnx.helper import find_min_ir_version_for
+
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    model.ir_version = min(model.ir_version, find_min_ir_version_for(list(model.opset_import), ignore_unknown=True))
+    onnx.save(model, str(dst))
+    return dst
+
+
+def accuracy(float_model: Path, quantized_model: Path, samples: list[dict[str, np.ndarray]]) -> dict[str, Any]:
+    """Max and mean absolute output difference, float vs quantized, over `samples` (and, for
+    classifier-shaped outputs, how often the arg-max agrees)."""
+    f_sess, q_sess = _session(float_model), _session(quantized_model)
+    worst, total, count, agree, rows = 0.0, 0.0, 0, 0, 0
+    for feeds in samples:
+        for f, q in zip(f_sess.run(None, feeds), q_sess.run(None, feeds)):
+            d = np.abs(np.asarray(f, np.float64) - np.asarray(q, np.float64))
+            worst, total, count = max(worst, float(d.max(initial=0.0))), total + float(d.sum()), count + d.size
+            if f.ndim == 2 and f.shape[1] > 1:
+                agree += int(np.count_nonzero(f.argmax(axis=1) == q.argmax(axis=1)))
+                rows += f.shape[0]
+    out: dict[str, Any] = {"max_abs_diff": worst, "mean_abs_diff": total / count if count else 0.0}
+    if rows:
+        out["top1_agreement"] = agree / rows
+    return out
+
+
+def calibration_samples(model: Any, calib: Path, input_shapes: Mapping[str, tuple[int, ...]]
+                        ) -> list[dict[str, np.ndarray]]:
+    """Calibration data as a list of feeds {input name: one sample shaped for the model}."""
+    inputs = _model_inputs(model, input_shapes)
+    arrays = _load_calibration(calib, list(inputs))
+    per_input = {name: _split(arrays[name], shape, name, calib) for name, shape in inputs.items()}
+    counts = {len(v) for v in per_input.values()}
+    if len(counts) != 1:
+        raise MoteError(f"{calib}: the inputs have different numbers of calibration samples "
+                        f"({ {k: len(v) for k, v in per_input.items()} })")
+    n = counts.pop()
+    if n == 0:
+        raise MoteError(f"{calib}: no calibration samples")
+    return [{name: per_input[name][i] for name in inputs} for i in range(n)]
+
+
+def _model_inputs(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> dict[str, list[int | None]]:
+    """Input name -> declared shape (None for dynamic dimensions), without initializers."""
+    initializers = {i.name for i in model.graph.initializer}
+    out = {}
+    for vi in model.graph.input:
+        if vi.name in initializers:
+            continue
+        dims = vi.type.tensor_type.shape.dim
+        shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None for d in dims]
+        out[vi.name] = list(input_shapes.get(vi.name, shape))
+    return out
+
+
+def _load_calibration(calib: Path, names: list[str]) -> dict[str, np.ndarray]:
+    try:
+        if calib.is_dir():
+            files = sorted(calib.glob("*.npy"))
+            if not files:
+                raise MoteError(f"{calib}: no .npy files in the calibration directory")
+            if len(names) != 1:
+                raise MoteError(f"{calib}: a directory of .npy files calibrates single-input models; this model "
+                                f"has inputs {names}: give a .npz keyed by input name")
+            return {names[0]: np.stack([np.load(f, allow_pickle=False) for f in files])}
+        loaded = np.load(calib, allow_pickle=False)
+    except FileNotFoundError:
+        raise MoteError(f"{calib}: no such calibration file or directory") from None
+    except (OSError, ValueError) as e:
+        raise MoteError(f"{calib}: cannot read calibration data ({e}); give a .npz or a directory of .npy") from None
+    if isinstance(loaded, np.ndarray):
+        if len(names) != 1:
+            raise MoteError(f"{calib}: a .npy calibrates a single-input model; give a .npz keyed by {names}")
+        return {names[0]: loaded}
+    arrays = dict(loaded)
+    if len(names) == 1 and names[0] not in arrays and len(arrays) == 1:
+        return {names[0]: next(iter(arrays.values()))}
+    missing = [n for n in names if n not in arrays]
+    if missing:
+        raise MoteError(f"{calib}: no array named {missing[0]!r}; the model's inputs are {names}")
+    return {n: arrays[n] for n in names}
+
+
+def _split(a: np.ndarray, shape: list[int | None], name: str, calib: Path) -> list[np.ndarray]:
+    """Samples of input `name` from one calibration array."""
+    a = np.asarray(a, dtype=np.float32)
+
+    def fits(s: tuple[int, ...]) -> bool:
+        return len(s) == len(shape) and all(d is None or d == n for d, n in zip(shape, s))
+
+    if fits(a.shape):
+        return [a]
+    if a.ndim == len(shape) + 1 and fits(a.shape[1:]):
+        return list(a)
+    if shape and shape[0] == 1 and fits((1, *a.shape[1:])):
+        return [s[None] for s in a]
+    raise MoteError(f"{calib}: calibration array for {name!r} has shape {list(a.shape)}; the input's shape is "
+                    f"{['?' if d is None else d for d in shape]}")
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """onnxruntime's quantizer prints progress to stdout and advice to the root logger; mote's CLI
+    output (and its --json) must stay clean."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        root.setLevel(level)
+
+
+class _Reader:
+    """onnxruntime's CalibrationDataReader protocol over a list of feeds."""
+
+    def __init__(self, samples: list[dict[str, np.ndarray]]) -> None:
+        self._samples = samples
+        self._it: Iterator[dict[str, np.ndarray]] = iter(samples)
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        return next(self._it, None)
+
+    def rewind(self) -> None:
+        self._it = iter(self._samples)
+
+
+def _preprocess(src: Path, dst: Path) -> Path:
+    """onnxruntime's recommended pre-processing (shape inference, BatchNorm folded into Conv, ...);
+    the model as it is when that fails (e.g. an unusual op)."""
+    try:
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+
+        with _quiet():
+            quant_pre_process(str(src), str(dst), skip_symbolic_shape=True)
+        return dst
+    except Exception:  # pre-processing is an optimization; quantization works without it
+        return src
+
+
+def _session(path: Path) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime's own exception types
+        raise ModelFileError(f"{path}: onnxruntime cannot load the model ({_first_line(e)})") from None

@@ -1,0 +1,32 @@
+#include "mote_add_s32.h"
+
+static int64_t load(const void *base, int32_t bytes, int32_t index) {
+  return bytes == 1 ? (int64_t)((const int8_t *)base)[index] : (int64_t)((const int32_t *)base)[index];
+}
+
+/* Two's-complement wrap of a value in (-2^33, 2^33) to int32, without implementation-defined casts. */
+static int32_t wrap32(int64_t v) {
+  const uint32_t u = (uint32_t)((uint64_t)v & 0xffffffffu);
+  return u <= 0x7fffffffu ? (int32_t)u : -(int32_t)(0xffffffffu - u) - 1;
+}
+
+mote_status mote_add_s32(const mote_add_s32_params *p, const void *a, const void *b, int32_t *output,
+                         mote_scratch scratch) {
+  const int32_t inner = p->shape[p->rank - 1];
+  const int32_t a_step = p->a_strides[p->rank - 1], b_step = p->b_strides[p->rank - 1];
+  const int32_t rows = mote_bcast_rows(p->rank, p->shape);
+  mote_bcast_cursor cursor;
+  int32_t row, i;
+  (void)scratch;
+  mote_bcast_start(&cursor);
+  for (row = 0; row < rows; ++row) {
+    int32_t *out = output + row * inner;
+    for (i = 0; i < inner; ++i) {
+      const int64_t va = load(a, p->a_bytes, cursor.a + i * a_step) + p->a_offset;
+      const int64_t vb = load(b, p->b_bytes, cursor.b + i * b_step) + p->b_offset;
+      out[i] = wrap32(va + vb);
+    }
+    mote_bcast_next_row(&cursor, p->rank, p->shape, p->a_strides, p->b_strides);
+  }
+  return MOTE_OK;
+}
