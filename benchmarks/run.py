@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from dla import dla_report  # benchmarks/dla.py, beside this script
+from dla import dla_report  # benchmarks/dla.py and onnx_cnns.py, beside this script
+from onnx_cnns import onnx_report
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.accel import find_accelerator
@@ -212,7 +213,8 @@ def main() -> int:
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
         f"{platform.python_version()}, {os.cpu_count()} cores. Medians of {REPEATS} runs; peers measured in the "
         "same run.", "",
-        *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS)])
+        *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS),
+        *onnx_report()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0
