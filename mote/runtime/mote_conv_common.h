@@ -11,26 +11,28 @@
 #include <stdint.h>
 
 /* clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift) + offset, lo, hi) as int8, exactly for
- * every int32 acc, given left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)). It uses
- * only unsigned 32 x 32 -> 64-bit products, so that a SIMD compiler can vectorize
- * mote_conv_output16 (SSE2 has such a product, not a signed one nor per-lane variable shifts):
+ * every int32 acc, given left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)). Each
+ * rounding is one 32 x 32 -> 64-bit product whose high word is taken with a carry from bit 31 of the
+ * low word, which a 32-bit core does in four instructions (mul, mulh[s]u, a shift and an add):
  *  - x = acc * 2^left modulo 2^32, as TFLite's int32 product wraps;
  *  - gemmlowp's doubling high multiply, (x * m + nudge) / 2^31 truncated with nudge 2^30 or 1 - 2^30
  *    by sign, equals v = floor((x * m + 2^30) / 2^31) (truncating a negative quotient is ceil(), and
- *    ceil((y + 1 - 2^30) / 2^31) == floor((y + 2^30) / 2^31)); computed from the unsigned x + 2^31,
- *    whose product is larger by 2^31 * m, so the quotient by m. Multipliers are in [0, 2^31): the
- *    saturating case cannot occur, and v > -2^31;
+ *    ceil((y + 1 - 2^30) / 2^31) == floor((y + 2^30) / 2^31)) = floor((x * 2m + 2^31) / 2^32), where
+ *    2m < 2^32 as multipliers are in [0, 2^31): the saturating case cannot occur, and v > -2^31;
  *  - the rounding right shift (halves away from zero) is floor((v + 2^(right-1) - (v < 0)) / 2^right)
- *    for right > 0, v itself for right == 0: with y = v - (v < 0 && right > 0) + 2^31 (in [0, 2^32)),
- *    floor((y * 2^(31-right) + 2^30) / 2^31) - 2^(31-right) is that for every right in [0, 31];
+ *    for right > 0: with y = v - (v < 0), that is floor((y * 2^(32-right) + 2^31) / 2^32), and
+ *    2^(32-right) = 2 right_mul. For right == 0 (right_mul = 2^31), y = v and the factor 2^32 - 1
+ *    gives v + floor((2^31 - v) / 2^32) = v, as -2^31 < v <= 2^31;
  *  - the output offset is added modulo 2^32, as TFLite's int32 sum wraps. */
 static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint32_t left_mul, uint32_t right_mul,
                                           uint32_t offset, int32_t lo, int32_t hi) {
   const uint32_t x = (uint32_t)acc * left_mul;
-  const int32_t v = (int32_t)((uint32_t)(((uint64_t)(x ^ 0x80000000u) * multiplier + (1u << 30)) >> 31)
-                              - multiplier);
-  const uint32_t y = (uint32_t)v - (uint32_t)(v < 0 && right_mul <= 0x40000000u) + 0x80000000u;
-  const int32_t q = (int32_t)((uint32_t)(((uint64_t)y * right_mul + (1u << 30)) >> 31) - right_mul + offset);
+  const int64_t xm = (int64_t)(int32_t)x * (int64_t)(multiplier << 1);
+  const int32_t v = (int32_t)((uint32_t)((uint64_t)xm >> 32) + ((uint32_t)xm >> 31));
+  const int32_t y = (int32_t)((uint32_t)v - (uint32_t)(v < 0 && right_mul <= 0x40000000u));
+  const uint32_t r2 = (right_mul << 1) - (right_mul >> 31);
+  const int64_t yr = (int64_t)y * (int64_t)r2;
+  const int32_t q = (int32_t)((uint32_t)((uint64_t)yr >> 32) + ((uint32_t)yr >> 31) + offset);
   return (int8_t)(q < lo ? lo : (q > hi ? hi : q));
 }
 
@@ -49,7 +51,7 @@ static inline int8_t mote_conv_output(const mote_conv_output_stage *s, int32_t a
 }
 
 /* out[j] = the output of channel c + j for acc[j], j < 16: a fixed trip count over restrict-qualified
- * arrays, so that a SIMD compiler vectorizes it with no runtime checks. */
+ * arrays, so that the compiler can unroll or vectorize it with no runtime aliasing checks. */
 static inline void mote_conv_output16(const mote_conv_output_stage *s, const int32_t *restrict acc, int32_t c,
                                       int8_t *restrict out) {
   const int32_t *restrict multiplier = s->multiplier + c;
