@@ -213,7 +213,7 @@ def main() -> int:
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
         f"{platform.python_version()}, {os.cpu_count()} cores. Medians of {REPEATS} runs; peers measured in the "
         "same run.", "",
-        *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS),
+        *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
         *onnx_report()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
