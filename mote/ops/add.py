@@ -88,12 +88,15 @@ def prepare(node: Node) -> AddParams:
     return add_sub_params(node, add_multipliers)
 
 
+def _common_scale(x: np.ndarray, offset: int, p: AddParams, multiplier: int, shift: int) -> np.ndarray:
+    return multiply_by_quantized_multiplier((x + offset) << p.left_shift, multiplier, shift)
+
+
 def scaled_inputs(node: Node, p: AddParams, inputs: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Both inputs on the common scale (int32 values), broadcast to the output shape."""
     a, b = broadcast_inputs(node, inputs)
-    a = multiply_by_quantized_multiplier((a + p.a_offset) << p.left_shift, p.a_multiplier, p.a_shift)
-    b = multiply_by_quantized_multiplier((b + p.b_offset) << p.left_shift, p.b_multiplier, p.b_shift)
-    return a, b
+    return (_common_scale(a, p.a_offset, p, p.a_multiplier, p.a_shift),
+            _common_scale(b, p.b_offset, p, p.b_multiplier, p.b_shift))
 
 
 def finish(p: AddParams, raw: np.ndarray) -> np.ndarray:
@@ -106,28 +109,30 @@ def reference(node: Node, p: AddParams, inputs: list[np.ndarray]) -> list[np.nda
     return [finish(p, a + b)]
 
 
-def scale_tables(p: AddParams) -> tuple[np.ndarray, np.ndarray]:
-    """Each input's common-scale value for every int8 value (index x + 128): the kernel looks them up
-    instead of requantizing both inputs per element."""
+def scale_tables(p: AddParams, b_sign: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each input's common-scale value for every int8 value (index x + 128), the second one times
+    b_sign: the kernel looks them up instead of requantizing both inputs per element, and a
+    subtraction is an addition of the negated second table."""
     x = np.arange(-128, 128, dtype=np.int64)
-    a = multiply_by_quantized_multiplier((x + p.a_offset) << p.left_shift, p.a_multiplier, p.a_shift)
-    b = multiply_by_quantized_multiplier((x + p.b_offset) << p.left_shift, p.b_multiplier, p.b_shift)
+    a = _common_scale(x, p.a_offset, p, p.a_multiplier, p.a_shift)
+    b = b_sign * _common_scale(x, p.b_offset, p, p.b_multiplier, p.b_shift)
     return a.astype(np.int32), b.astype(np.int32)
 
 
-def add_sub_call(func: str, node: Node, p: AddParams, em: Emitter) -> CCall:
+def add_sub_call(node: Node, p: AddParams, em: Emitter, b_sign: int) -> CCall:
+    """mote_add_s8 computes both ADD (b_sign 1) and SUB (b_sign -1)."""
     a, b = node.inputs[0], node.inputs[1]
     assert a is not None and b is not None
-    a_table, b_table = scale_tables(p)
+    a_table, b_table = scale_tables(p, b_sign)
     fields = p.bcast.fields(em)
     fields.update(a_table=em.const(a_table, "a_scaled"), b_table=em.const(b_table, "b_scaled"),
                   out_offset=p.out_offset, out_multiplier=p.out_multiplier, out_shift=p.out_shift,
                   act_min=p.act_min, act_max=p.act_max)
-    return CCall(func, "mote_add_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
+    return CCall("mote_add_s8", "mote_add_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
 def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
-    return add_sub_call("mote_add_s8", node, p, em)
+    return add_sub_call(node, p, em, b_sign=1)
 
 
 OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",)))

@@ -33,7 +33,7 @@ def reference(node: Node, p: AddParams, inputs: list[np.ndarray]) -> list[np.nda
 
 
 def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
-    return add_sub_call("mote_sub_s8", node, p, em)
+    return add_sub_call(node, p, em, b_sign=-1)
 
 
 OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",)))

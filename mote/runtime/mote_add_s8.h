@@ -11,12 +11,13 @@ typedef struct {
   int32_t rank;                          /* 1..MOTE_BCAST_MAX_DIMS loops */
   const int32_t *shape;                  /* [rank] loop extents, outermost first; the output is dense */
   const int32_t *a_strides, *b_strides;  /* [rank] input element strides, 0 where broadcast */
-  const int32_t *a_table, *b_table;     /* [256] each input on the common scale, indexed by value + 128 */
+  const int32_t *a_table, *b_table;     /* [256] each input on the common scale, by value + 128 */
   int32_t out_offset, out_multiplier, out_shift; /* out_offset = output zero point; shift <= 0 */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
 } mote_add_params;
 
-/* output = a + b, bit-exact with TFLite Micro's int8 ADD. Needs no scratch. */
+/* output = a + b, bit-exact with TFLite Micro's int8 ADD; with b_table holding the negated values,
+ * output = a - b, bit-exact with its int8 SUB. Needs no scratch. */
 mote_status mote_add_s8(const mote_add_params *p, const int8_t *a, const int8_t *b, int8_t *output,
                         mote_scratch scratch);
 
