@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--sweep", nargs="+", default=[], metavar="KEY=V1,V2", help="values to sweep, e.g. pes=64,128")
     p.add_argument("--out", type=Path, default=Path("results"), help="directory for results.csv/json and plots")
     p.add_argument("--verify", type=int, default=0, metavar="N", help="re-run N sampled points on the VP")
+    p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_explore)
 
@@ -218,7 +219,7 @@ def _explore(args: argparse.Namespace) -> int:
         if not sep or not values:
             raise MoteError(f"--sweep {item!r}: write KEY=V1,V2,... (e.g. pes=64,128)")
         sweep[key] = values.split(",")
-    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json)
+    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)
     if args.json:
         print(json.dumps(rows))
     return 0

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
-from mote.ir import Node, Tensor
+from mote.ir import Graph, Node, Tensor
 
 # What each op computes, in order. A pattern covers a prefix; the CPU finishes the rest.
 STAGES: dict[str, tuple[str, ...]] = {
@@ -133,6 +133,10 @@ class Accelerator:
 
     def patterns(self) -> list[Pattern]:
         raise NotImplementedError
+
+    def plan(self, graph: Graph) -> None:
+        """Called once with the offloaded graph (its `accel` nodes in run order) before any `lower`:
+        for decisions that span jobs, such as data kept in the accelerator's memory between them."""
 
     def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
         """The job for `node` (the original op, NHWC semantics); `inputs`/`outputs` are the tensors in

@@ -35,7 +35,7 @@ def show(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: floa
     console = Console() if sys.stdout.isatty() else Console(width=160)
     table = Table(title=f"{len(rows)} points in {seconds:.1f} s")
     shown = ["model", *keys, "cycles", "utilization", *[c for c in CATEGORIES if any(r.get(c) for r in rows)],
-             "tiled_jobs", "cpu_nodes"]
+             "tiled_jobs", "resident_inputs", "cpu_nodes"]
     for name in shown:
         table.add_column(name, justify="left" if name in ("model", *keys) else "right")
     for row in rows:

@@ -2,7 +2,9 @@
 
 Each point compiles every model for the accelerator configured with the point's settings (partition,
 offload, one job per node: tiling and command streams included) and adds up the cost model's cycles
-per job; nothing is emulated. Points run in parallel on the local cores.
+per job; nothing is emulated. Points run in parallel on the local cores, or, given the address of
+a Dask distributed scheduler, on that cluster's workers (which must see the model files at the same
+paths and have mote installed).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from mote.ir import Graph
 from mote.ops import OPS
 from mote.passes.offload import offload
 
+DASK_CONNECT_TIMEOUT = "10s"
 _GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
 
 
@@ -61,7 +65,7 @@ def evaluate(model: str, accel: str, settings: dict[str, str]) -> dict[str, Any]
                 total.cycles += int(info.get("cycles", 0))
             jobs += 1
             tiled += int(info.get("tiles", 1) > 1)
-            reused += int(bool(info.get("input_reused")))
+            reused += int(bool(info.get("input_resident")))
         cpu = sum(1 for n in graph.nodes if n.op not in ("accel", "layout_transform"))
         row.update(status="ok", cycles=total.cycles, utilization=round(total.utilization, 4), macs=total.macs,
                    jobs=jobs, cpu_nodes=cpu, tiled_jobs=tiled, resident_inputs=reused,
@@ -75,18 +79,24 @@ def _evaluate_args(args: tuple[str, str, dict[str, str]]) -> dict[str, Any]:
     return evaluate(*args)
 
 
+def _evaluate_chunk(tasks: list[tuple[str, str, dict[str, str]]]) -> list[dict[str, Any]]:
+    return [evaluate(*t) for t in tasks]
+
+
 def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], workers: int | None = None,
-          progress: bool = True) -> tuple[list[dict[str, Any]], float]:
+          progress: bool = True, dask: str | None = None) -> tuple[list[dict[str, Any]], float]:
     """Every point for every model; returns the rows (in order) and the seconds it took."""
-    tasks = [(str(m), accel, p) for m in models for p in points(settings)]
+    tasks = [(str(m.resolve()), accel, p) for m in models for p in points(settings)]
     workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
     with Progress(transient=True, disable=not progress) as bar:
         task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
-        if workers <= 1:
+        if dask is not None:
+            rows = _on_dask(dask, tasks, lambda n: bar.advance(task, n))
+        elif workers <= 1:
             for t in tasks:
-                rows.append(_evaluate_args(t))
+                rows.append(evaluate(*t))
                 bar.advance(task)
         else:
             with ProcessPoolExecutor(workers) as pool:
@@ -96,13 +106,35 @@ def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], worker
     return rows, time.perf_counter() - start
 
 
+def _on_dask(address: str, tasks: list[tuple[str, str, dict[str, str]]],
+             advance: Callable[[int], None]) -> list[dict[str, Any]]:
+    """The tasks in chunks on the Dask cluster at `address`, results in task order."""
+    from distributed import Client, as_completed
+
+    try:
+        client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
+    except OSError as e:
+        raise MoteError(f"--dask {address}: cannot reach a Dask scheduler there ({e}); start one with `dask "
+                        "scheduler` and `dask worker ADDRESS`, or leave --dask out to use the local cores") from None
+    with client:
+        workers = max(sum(client.nthreads().values()), 1)
+        size = max(len(tasks) // (workers * 8), 1)
+        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+        futures = client.map(_evaluate_chunk, chunks, pure=False)
+        sizes = {f.key: len(c) for f, c in zip(futures, chunks)}
+        for future in as_completed(futures):
+            advance(sizes[future.key])
+        return [row for chunk in client.gather(futures) for row in chunk]
+
+
 def explore(models: list[Path], accel: str, sweep_values: dict[str, list[str]], out: Path, verify: int = 0,
-            workers: int | None = None, show: bool = True) -> list[dict[str, Any]]:
+            workers: int | None = None, show: bool = True, dask: str | None = None) -> list[dict[str, Any]]:
     """`mote explore`: sweep, print the table, write results.csv, results.json and the PNG plots, and
-    with `verify` > 0 re-run that many sampled points on the virtual platform."""
+    with `verify` > 0 re-run that many sampled points on the virtual platform; `dask`: the address of a
+    Dask scheduler to sweep on instead of the local cores."""
     from mote.explore import plots, report
     from mote.explore import verify as verifying
-    rows, seconds = sweep(models, accel, sweep_values, workers, progress=show)
+    rows, seconds = sweep(models, accel, sweep_values, workers, progress=show, dask=dask)
     checks = verifying.verify(models, accel, rows, verify) if verify else []
     out.mkdir(parents=True, exist_ok=True)
     report.write(rows, checks, seconds, out)

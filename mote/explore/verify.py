@@ -1,5 +1,6 @@
 """`--verify N`: re-run N sampled points on the virtual platform (timed mode) and compare the cost
-model's cycles with the accelerator cycles the VP counted, and the outputs with the CPU-only run."""
+model's cycles with the accelerator cycles the VP counted (for the DLA, its command-level timing
+simulation, mote.accel.dla.timing), and the outputs with the CPU-only run."""
 
 from __future__ import annotations
 

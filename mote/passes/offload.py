@@ -74,7 +74,9 @@ def offload(graph: Graph, accel: Accelerator, decisions: list[Decision] | None =
         if split:
             nodes.append(Node("requantize_s32", out.name, [result], [out], {"original": node, "stride": stride},
                               node.index))
-    return Graph(graph.name, graph.inputs, graph.outputs, nodes)
+    result = Graph(graph.name, graph.inputs, graph.outputs, nodes)
+    accel.plan(result)
+    return result
 
 
 def _pad_explicitly(node: Node, nodes: list[Node]) -> Node:

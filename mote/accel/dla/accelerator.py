@@ -10,19 +10,26 @@ One job per offloaded node. The CPU driver writes the registers and starts the j
 The DLA's command processor then fetches the stream and runs it: configuration-register writes, DMA
 between system memory and its SRAM, and layer instructions (mote.accel.dla.isa). Every pattern
 covers its op entirely: the DLA requantizes and clamps itself.
+
+Before lowering, `plan` sees the whole offloaded graph and decides which results stay in SRAM for
+the next job (mote.accel.dla.compiler, Residency): a job keeps its output when the next node, also
+a DLA job, is its only reader, both fit their SRAM around it, and their estimated cycles drop.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 
 from mote.accel.dla import isa
-from mote.accel.dla.compiler import Compiled, Resident, compile_node
+from mote.accel.dla.compiler import Compiled, Residency, compile_node, estimate
 from mote.accel.dla.config import DlaConfig
-from mote.accel.dla.cost import JobCost, job_cost
+from mote.accel.dla.cost import job_cost
 from mote.accel.dla.functional import DlaState, run
+from mote.accel.dla.timing import simulate
 from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
-from mote.ir import DType, Node, Tensor
+from mote.ir import DType, Graph, Node, Tensor
 
 KINDS = {"conv2d": "conv", "fully_connected": "matmul", "max_pool2d": "pool", "avg_pool2d": "pool", "add": "add"}
 
@@ -57,10 +64,11 @@ class Dla(Accelerator):
 
     def __init__(self, config: DlaConfig | None = None) -> None:
         super().__init__(config)
-        self._resident: Resident | None = None  # what the previously lowered job left in SRAM
+        self._residency: dict[int, tuple[Node, Residency]] = {}  # id(original node) -> its plan
         self._state: DlaState | None = None
-        self._decoded: dict[bytes, tuple[list[isa.Command], int]] = {}
-        self._last_cost: dict[tuple[int, int], int] = {}
+        self._decoded: dict[bytes, list[isa.Command]] = {}
+        self._simulated: dict[tuple[bytes, tuple[int, ...]], int] = {}
+        self._last_cycles = 0
 
     def patterns(self) -> list[Pattern]:
         depthwise = (INT8, BATCH1, CONST_WEIGHTS)
@@ -80,12 +88,51 @@ class Dla(Accelerator):
             return "depth" if self.config.depthwise == "native" else "emulated"
         return KINDS[op]
 
+    def plan(self, graph: Graph) -> None:
+        self._residency = {}
+        readers = Counter(id(t) for n in graph.nodes for t in n.inputs if t is not None)
+        returned = {id(t) for t in graph.outputs}
+        input_at: int | None = None  # where the previous job left this job's input
+        for i, node in enumerate(graph.nodes):
+            if not self._runs(node):
+                input_at = None
+                continue
+            here = Residency(input_at)
+            nxt = graph.nodes[i + 1] if i + 1 < len(graph.nodes) else None
+            out = node.outputs[0]
+            input_at = None
+            if nxt is not None and self._runs(nxt) and nxt.inputs[0] is out and readers[id(out)] == 1 and \
+                    id(out) not in returned and nxt.attrs["original"].op != "add":
+                keep = Residency(here.input_at, self._place(out.nbytes, here.input_at, node.inputs[0]))
+                if keep.output_at is not None and self._cheaper(node, nxt, here, keep):
+                    here, input_at = keep, keep.output_at
+            self._residency[id(node.attrs["original"])] = (node.attrs["original"], here)
+
+    def _runs(self, node: Node) -> bool:
+        return node.op == "accel" and node.attrs["accelerator"] is self
+
+    def _place(self, nbytes: int, input_at: int | None, x: Tensor | None) -> int | None:
+        """An SRAM address for a kept output: at the top, or below the job's resident input."""
+        size = -(-nbytes // 16) * 16
+        top = self.config.sram - size
+        if input_at is None or (x is not None and top >= input_at + x.nbytes):
+            return top if top >= 0 else None
+        return input_at - size if input_at >= size else None
+
+    def _cheaper(self, node: Node, nxt: Node, here: Residency, keep: Residency) -> bool:
+        """Keeping `node`'s output for `nxt` fits and lowers the two jobs' estimated cycles."""
+        def cycles(n: Node, residency: Residency) -> float:
+            original = n.attrs["original"]
+            value = estimate(original, self.kind(original.op), self.config, residency)
+            return float("inf") if value is None else value
+        kept = cycles(node, keep) + cycles(nxt, Residency(keep.output_at))
+        return kept < float("inf") and kept < cycles(node, here) + cycles(nxt, Residency())
+
     def compile(self, node: Node) -> Compiled:
-        """The job's commands for `node`, using (and then updating) what SRAM holds from the last job."""
-        compiled = compile_node(node, self.kind(node.op), self.config, self._resident)
-        out = node.outputs[0]
-        self._resident = None if compiled.output_slot is None else Resident(out, compiled.output_slot, out.nbytes)
-        return compiled
+        """The job's commands for `node`, with the residency its plan gave it (none if unplanned)."""
+        planned = self._residency.get(id(node))
+        residency = planned[1] if planned is not None and planned[0] is node else Residency()
+        return compile_node(node, self.kind(node.op), self.config, residency)
 
     def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
         compiled = self.compile(node)
@@ -106,15 +153,16 @@ class Dla(Accelerator):
             self._state = DlaState(self.config.sram)
         raw = memory.read(registers["cmd"], registers["count"] * isa.COMMAND_BYTES)
         if raw not in self._decoded:
-            commands = isa.decode(raw)
-            self._decoded[raw] = (commands, job_cost(commands, self.config).cycles)
-        commands, cycles = self._decoded[raw]
-        self._last_cost[(registers["cmd"], registers["count"])] = cycles
+            self._decoded[raw] = isa.decode(raw)
+        commands = self._decoded[raw]
         bases = [registers[name] for name in isa.BASES]
         run(commands, bases, memory, self._state)
+        if self.timed:
+            key = (raw, tuple(bases))
+            if key not in self._simulated:
+                self._simulated[key] = simulate(commands, bases, self.config)
+            self._last_cycles = self._simulated[key]
 
     def cost(self, registers: dict[str, int]) -> int:
-        return self._last_cost.get((registers["cmd"], registers["count"]), 0)
-
-    def stream_cost(self, commands: list[isa.Command]) -> JobCost:
-        return job_cost(commands, self.config)
+        """The simulated cycles of the job just executed (mote.accel.dla.timing)."""
+        return self._last_cycles

@@ -5,9 +5,10 @@ form one blob in flash, packed per channel tile so that each tile's weights and 
 with one contiguous DMA. Tiles follow mote.accel.dla.tiling; SRAM holds the tile buffers at fixed
 slots (two of each when double-buffered, alternating by tile).
 
-Residency: when the input of a job is the tensor the previous job left whole in SRAM (its only
-output tile), and the rest of this job's buffers fit beside it, the input is not read again.
-Results are always written back, since the CPU may read them.
+Residency (decided per graph by the accelerator's plan): a job may keep its whole output in SRAM
+instead of writing it back, for the next job, its only reader, which then reads its tiles there
+(at the tensor's own pixel stride) instead of through DMA. The tile buffers live below the resident
+tensors.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 
 from mote.accel.dla import isa
 from mote.accel.dla.config import DlaConfig
-from mote.accel.dla.tiling import Layer, Tiling, align, choose, sizes
+from mote.accel.dla.tiling import Layer, Tiling, channels_of, choose, sizes
+from mote.errors import MoteError
 from mote.ops import OPS
 
 CFG = isa.CFG
@@ -30,18 +32,20 @@ class Compiled:
     consts: np.ndarray  # uint8 blob for the consts base register
     layer: Layer
     tiling: Tiling
-    output_slot: int | None  # SRAM address of the whole output when the job leaves it there
-    reused_input: bool = False
     info: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
-class Resident:
-    """A tensor the DLA holds whole in SRAM after a job."""
+class Residency:
+    """SRAM addresses of a job's whole input (left there by the previous job) and of its whole output
+    (kept there for the next one); None: through DMA from and to system memory."""
 
-    tensor: object
-    address: int
-    nbytes: int
+    input_at: int | None = None
+    output_at: int | None = None
+
+    def budget(self, sram: int) -> int:
+        """The SRAM below the resident tensors, for tile buffers."""
+        return min((a for a in (self.input_at, self.output_at) if a is not None), default=sram)
 
 
 def layer_of(node, kind: str) -> tuple[Layer, object]:  # noqa: ANN001 - Node and the op's params
@@ -124,62 +128,78 @@ class _Emitter:
         self.commands.append(isa.Command(op, flags, self.group, **operands))
 
 
-def compile_node(node, kind: str, config: DlaConfig, resident: Resident | None = None,  # noqa: ANN001
+def compile_node(node, kind: str, config: DlaConfig, residency: Residency = Residency(),  # noqa: ANN001
                  regs: dict[int, int] | None = None) -> Compiled:
     layer, p = layer_of(node, kind)
-    tiling = choose(layer, config)
-    reuse = False
+    resident_in, kept_out = residency.input_at is not None, residency.output_at is not None
+    tiling = choose(layer, config, residency.budget(config.sram), resident_in, kept_out)
     inp, w, out = (int(a[0]) for a in sizes(layer, np.array([tiling.channels]), np.array([tiling.rows])))
     n_ct, n_rt = tiling.counts(layer)
     whole_input = n_rt == 1 and (n_ct == 1 or not layer.channel_tiled_input) and layer.kind != "add"
-    if resident is not None and whole_input and resident.tensor is node.inputs[0]:
-        # Keep the resident input where it is; lay the other buffers out beside it.
-        rest = tiling.sram - inp
-        if resident.address + resident.nbytes + rest <= config.sram or rest <= resident.address:
-            reuse = True
     em = _Emitter({} if regs is None else regs)
     consts, tiles = _const_tiles(layer, p, tiling)
     in_copies = 1 if (whole_input and not layer.channel_tiled_input) or n_ct * n_rt == 1 or not tiling.double else 2
     w_copies = 1 if n_ct == 1 or not tiling.double else 2
     out_copies = 1 if n_ct * n_rt == 1 or not tiling.double else 2
-    if reuse:
-        assert resident is not None
-        in_slots = [resident.address]
-        base = resident.address + align(resident.nbytes)
-        base = base if base + tiling.sram - inp <= config.sram else 0
-    else:
-        in_slots = [i * inp for i in range(in_copies)]
-        base = in_copies * inp
+    in_slots = [i * inp for i in range(in_copies)] if not resident_in else []
+    base = len(in_slots) * inp
     w_slots = [base + i * w for i in range(w_copies)]
     base += w_copies * w
-    out_slots = [base + i * out for i in range(out_copies)]
+    out_slots = [base + i * out for i in range(out_copies)] if not kept_out else []
     em.second_input = inp // 2
     _configure(em, layer, p)
     serial = 0 if tiling.double else 0x8000
-    channels = layer.in_c if layer.channel_tiled_input else layer.out_c
+    channels = channels_of(layer)
+    m = layer.multiplier if layer.channel_tiled_input else 1
     g = 0
     for ci, c0 in enumerate(range(0, channels, tiling.channels)):
         c1 = min(c0 + tiling.channels, channels)
         for r0 in range(0, layer.out_h, tiling.rows):
             r1 = min(r0 + tiling.rows, layer.out_h)
             em.group = (g & 0x7FFF) | (serial if g else 0)
-            in_slot, out_slot = in_slots[g % len(in_slots)], out_slots[g % len(out_slots)]
-            w_slot = w_slots[ci % len(w_slots)] if w_slots else 0
             y0, y1, pad_top = _input_rows(layer, r0, r1)
-            load_input = not reuse and (len(in_slots) == 2 or g == 0 or not whole_input)
-            if load_input:
-                _read_input(em, layer, in_slot, inp, c0, c1, y0, y1)
+            w_slot = w_slots[ci % len(w_slots)] if w_slots else 0
+            if residency.input_at is not None:  # the tile, in place in the whole tensor
+                src = _Operand(residency.input_at + y0 * layer.in_w * layer.in_c +
+                               (c0 if layer.channel_tiled_input else 0), layer.in_c)
+            else:
+                src = _Operand(in_slots[g % len(in_slots)], layer.in_c if not layer.channel_tiled_input else c1 - c0)
+                if len(in_slots) == 2 or g == 0 or not whole_input:
+                    _read_input(em, layer, src.address, inp, c0, c1, y0, y1)
+            if residency.output_at is not None:
+                o0 = 0 if layer.kind == "add" else c0 * m
+                dst = _Operand(residency.output_at + r0 * layer.out_w * layer.out_c + o0, layer.out_c)
+            else:
+                dst = _Operand(out_slots[g % len(out_slots)], layer.out_c if layer.kind == "add" else (c1 - c0) * m)
             if tiles and r0 == 0:
                 offset, _, total = tiles[ci]
                 em.add(isa.OP_DMA_READ, a=isa.BASE_CONSTS, b=offset, c=w_slot, d=total, e=1, f=total)
-            _compute(em, layer, p, in_slot, w_slot, tiles[ci][1] if tiles else 0, out_slot, c0, c1, r0, r1,
-                     y1 - y0, pad_top)
-            _write_output(em, layer, out_slot, c0, c1, r0, r1)
+            _compute(em, layer, p, src, w_slot, tiles[ci][1] if tiles else 0, dst, c0, c1, r0, r1, y1 - y0, pad_top)
+            if residency.output_at is None:
+                _write_output(em, layer, dst.address, c0, c1, r0, r1)
             g += 1
-    whole_output = n_ct == 1 and n_rt == 1
-    return Compiled(em.commands, consts, layer, tiling, out_slots[0] if whole_output else None, reuse,
+    return Compiled(em.commands, consts, layer, tiling,
                     {"tiles": n_ct * n_rt, "channel_tile": tiling.channels, "row_tile": tiling.rows,
-                     "double_buffered": tiling.double, "sram_bytes": tiling.sram, "input_reused": reuse})
+                     "double_buffered": tiling.double, "sram_bytes": tiling.sram, "input_resident": resident_in,
+                     "output_kept": kept_out})
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """Where a tile's pixels are in SRAM and how many elements apart."""
+
+    address: int
+    pixel_stride: int
+
+
+def estimate(node, kind: str, config: DlaConfig, residency: Residency) -> int | None:  # noqa: ANN001
+    """The tiling's estimated cycles for `node` with this residency, or None if it does not fit."""
+    layer, _ = layer_of(node, kind)
+    try:
+        return choose(layer, config, residency.budget(config.sram), residency.input_at is not None,
+                      residency.output_at is not None).estimate
+    except MoteError:
+        return None
 
 
 def _input_rows(layer: Layer, r0: int, r1: int) -> tuple[int, int, int]:
@@ -199,7 +219,7 @@ def _configure(em: _Emitter, layer: Layer, p) -> None:  # noqa: ANN001
                DEPTH_MULT=layer.multiplier)
     elif layer.kind == "matmul":
         em.cfg(IN_OFFSET=p.input_offset, OUT_OFFSET=p.output_offset, ACT_MIN=p.act_min, ACT_MAX=p.act_max,
-               FILTER_OFFSET=p.filter_offset, IN_C=layer.in_c, SRC_PIXEL_STRIDE=layer.in_c)
+               FILTER_OFFSET=p.filter_offset, IN_C=layer.in_c)
     elif layer.kind == "pool":
         em.cfg(ACT_MIN=p.act_min, ACT_MAX=p.act_max)
     else:
@@ -242,32 +262,30 @@ def _relu(p) -> bool:  # noqa: ANN001
     return p.act_min == max(p.output_offset, -128)
 
 
-def _compute(em: _Emitter, layer: Layer, p, in_slot: int, w_slot: int, w_bytes: int,  # noqa: ANN001
-             out_slot: int, c0: int, c1: int, r0: int, r1: int, in_rows: int, pad_top: int) -> None:
+def _compute(em: _Emitter, layer: Layer, p, src: _Operand, w_slot: int, w_bytes: int,  # noqa: ANN001
+             dst: _Operand, c0: int, c1: int, r0: int, r1: int, in_rows: int, pad_top: int) -> None:
     tc = c1 - c0
     rows = r1 - r0
+    a, c = src.address, dst.address
+    strides = {"SRC_PIXEL_STRIDE": src.pixel_stride, "DST_PIXEL_STRIDE": dst.pixel_stride}
     if layer.kind == "conv":
-        em.cfg(IN_H=in_rows, IN_C=layer.in_c, OUT_H=rows, OUT_C=tc, PAD_TOP=pad_top, SRC_PIXEL_STRIDE=layer.in_c,
-               DST_PIXEL_STRIDE=tc)
+        em.cfg(IN_H=in_rows, IN_C=layer.in_c, OUT_H=rows, OUT_C=tc, PAD_TOP=pad_top, **strides)
         op = isa.OP_CONV_RELU if _relu(p) else isa.OP_CONV
-        em.add(op, isa.FLAG_REQUANT, a=in_slot, b=w_slot, c=out_slot, d=w_slot + w_bytes)
+        em.add(op, isa.FLAG_REQUANT, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
     elif layer.kind == "depth":
-        em.cfg(IN_H=in_rows, IN_C=tc, OUT_H=rows, OUT_C=tc * layer.multiplier, PAD_TOP=pad_top, SRC_PIXEL_STRIDE=tc,
-               DST_PIXEL_STRIDE=tc * layer.multiplier)
-        em.add(isa.OP_DEPTH_CONV, isa.FLAG_REQUANT, a=in_slot, b=w_slot, c=out_slot, d=w_slot + w_bytes)
+        em.cfg(IN_H=in_rows, IN_C=tc, OUT_H=rows, OUT_C=tc * layer.multiplier, PAD_TOP=pad_top, **strides)
+        em.add(isa.OP_DEPTH_CONV, isa.FLAG_REQUANT, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
     elif layer.kind == "emulated":
         m, taps = layer.multiplier, layer.kh * layer.kw
-        em.cfg(IN_H=in_rows, IN_C=1, OUT_H=rows, OUT_C=1, PAD_TOP=pad_top, SRC_PIXEL_STRIDE=tc,
-               DST_PIXEL_STRIDE=tc * m)
+        em.cfg(IN_H=in_rows, IN_C=1, OUT_H=rows, OUT_C=1, PAD_TOP=pad_top, **strides)
         op = isa.OP_CONV_RELU if _relu(p) else isa.OP_CONV
         for o in range(tc * m):  # one filter at a time: the standard convolution on one channel
-            em.add(op, isa.FLAG_REQUANT, a=in_slot + o // m, b=w_slot + o * taps, c=out_slot + o,
-                   d=w_slot + w_bytes + 12 * o)
+            em.add(op, isa.FLAG_REQUANT, a=a + o // m, b=w_slot + o * taps, c=c + o, d=w_slot + w_bytes + 12 * o)
     elif layer.kind == "matmul":
-        em.cfg(ROWS=rows, OUT_C=tc, DST_PIXEL_STRIDE=tc)
-        em.add(isa.OP_MAT_MUL, isa.FLAG_REQUANT, a=in_slot, b=w_slot, c=out_slot, d=w_slot + w_bytes)
+        em.cfg(ROWS=rows, OUT_C=tc, **strides)
+        em.add(isa.OP_MAT_MUL, isa.FLAG_REQUANT, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
     elif layer.kind == "pool":
-        em.cfg(IN_H=in_rows, IN_C=tc, OUT_H=rows, PAD_TOP=pad_top, SRC_PIXEL_STRIDE=tc, DST_PIXEL_STRIDE=tc)
-        em.add(isa.OP_POOL, isa.FLAG_MAX if layer.maximum else 0, a=in_slot, c=out_slot)
+        em.cfg(IN_H=in_rows, IN_C=tc, OUT_H=rows, PAD_TOP=pad_top, **strides)
+        em.add(isa.OP_POOL, isa.FLAG_MAX if layer.maximum else 0, a=a, c=c)
     else:
-        em.add(isa.OP_E_ADD, a=in_slot, b=in_slot + em.second_input, c=out_slot, e=rows * layer.in_c)
+        em.add(isa.OP_E_ADD, a=a, b=a + em.second_input, c=c, e=rows * layer.in_c)

@@ -31,10 +31,6 @@ from mote.errors import MoteError
 ALIGN = 16
 
 
-def align(n: int) -> int:
-    return -(-n // ALIGN) * ALIGN
-
-
 @dataclass(frozen=True)
 class Layer:
     """A node's geometry as the DLA sees it. kind: conv, matmul, depth, emulated, pool, add."""
@@ -76,10 +72,10 @@ class Tiling:
     estimate: int  # estimated cycles
 
     def counts(self, layer: Layer) -> tuple[int, int]:
-        return -(-_channels(layer) // self.channels), -(-layer.out_h // self.rows)
+        return -(-channels_of(layer) // self.channels), -(-layer.out_h // self.rows)
 
 
-def _channels(layer: Layer) -> int:
+def channels_of(layer: Layer) -> int:
     return layer.in_c if layer.channel_tiled_input else layer.out_c
 
 
@@ -133,34 +129,21 @@ def _dma(nbytes: np.ndarray, rows: np.ndarray | int, config: DlaConfig) -> np.nd
     return DMA_SETUP + rows * _cdiv(_cdiv(nbytes, rows), config.dma_bytes_per_cycle)
 
 
-def choose(layer: Layer, config: DlaConfig, budget: int | None = None) -> Tiling:
-    """The tiling with the fewest estimated cycles that fits `budget` (default: all of the SRAM). An
-    untiled layer leaves its whole result in SRAM for the next job, which then skips reading it: it
-    is preferred while it costs less than that read."""
-    best = _search(layer, config, budget, whole=False)
-    if best.counts(layer) == (1, 1):
-        return best
-    try:
-        whole = _search(layer, config, budget, whole=True)
-    except MoteError:
-        return best
-    out_bytes = layer.out_h * layer.out_w * layer.out_c
-    saved = DMA_SETUP + -(-out_bytes // config.dma_bytes_per_cycle)
-    return whole if whole.estimate <= best.estimate + saved else best
-
-
-def _search(layer: Layer, config: DlaConfig, budget: int | None, whole: bool) -> Tiling:
+def choose(layer: Layer, config: DlaConfig, budget: int | None = None, input_resident: bool = False,
+           output_kept: bool = False) -> Tiling:
+    """The tiling with the fewest estimated cycles whose buffers fit `budget` bytes (default: all of
+    the SRAM). A resident input is read where the previous job left it, and a kept output is written
+    whole where the next job reads it: neither takes tile buffers or DMA."""
     budget = config.sram if budget is None else budget
-    channels = _channels(layer)
+    channels = channels_of(layer)
     cts, rts = _candidates(channels), _candidates(layer.out_h)
-    if whole:
-        cts, rts = np.array([channels]), np.array([layer.out_h])
     if layer.kind == "add":
         cts = np.array([channels])
     ct, rt = (a.reshape(-1) for a in np.meshgrid(cts, rts, indexing="ij"))
     n_ct, n_rt = _cdiv(channels, ct), _cdiv(layer.out_h, rt)
     n = n_ct * n_rt
     inp, w, out = sizes(layer, ct, rt)
+    inp, out = inp * (not input_resident), out * (not output_kept)
     input_once = (n_rt == 1) & (not layer.channel_tiled_input)
     in_copies = np.where(input_once | (n == 1), 1, 2)
     w_copies = np.where(n_ct == 1, 1, 2)
@@ -171,10 +154,10 @@ def _search(layer: Layer, config: DlaConfig, budget: int | None, whole: bool) ->
     pixels_in = np.minimum(layer.in_h, (rt - 1) * layer.sh + (layer.kh - 1) * layer.dh + 1) * layer.in_w
     in_rows = np.where(layer.channel_tiled_input & (ct < channels), pixels_in, 1)
     out_rows = np.where(ct < channels, rt * layer.out_w, 1) if layer.kind != "add" else np.ones_like(rt)
-    reads_in = np.where(input_once, _dma(inp, 1, config) / n, _dma(inp, in_rows, config))
+    reads_in = np.where(input_once, _dma(inp, 1, config) / n, _dma(inp, in_rows, config)) * (not input_resident)
     reads_w = np.where(w > 0, _dma(w, 1, config) * n_ct / n, 0)
     r = reads_in + reads_w
-    wr = _dma(out, out_rows, config)
+    wr = _dma(out, out_rows, config) * (not output_kept)
     c = _compute(layer, ct, rt, config)
     double_est = r + wr + n * np.maximum(c, r + wr)
     serial_est = n * (r + c + wr)
