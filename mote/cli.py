@@ -20,6 +20,7 @@ from mote.config import parse_settings, parse_size
 from mote.errors import MoteError
 from mote.frontend import load
 from mote.onnx_run import parse_input_shapes
+from mote.ops.registry import Core
 from mote.quantize import METHODS, quantize_model
 from mote.sim.cycles import CoreModel
 from mote.targets.rv32 import Rv32Config
@@ -45,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="write a standalone C project for a model")
     p.add_argument("model", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True, help="project directory to write")
+    p.add_argument("--kernels", choices=[c.value for c in Core], default=Core.VECTOR.value,
+                   help="for a CPU whose compiler vectorizes (vector, the default) or a scalar MCU core (scalar)")
     p.set_defaults(func=_compile)
 
     p = sub.add_parser("run", help="compile, build, run on a target and check against the reference")
@@ -143,7 +146,7 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    compiled = pipeline.compile_model(args.model)
+    compiled = pipeline.compile_model(args.model, core=Core(args.kernels))
     compiled.write(args.output)
     print(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
           f"(lower bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "

@@ -16,6 +16,7 @@ from mote.errors import MoteError
 from mote.frontend import load
 from mote.inputs import load_inputs, random_inputs
 from mote.onnx_run import is_onnx, load_onnx_model
+from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.targets.host import build_host
 from mote.targets.rv32 import Rv32Config, build_rv32
@@ -28,8 +29,8 @@ def default_model() -> Path:
     return Path(str(resources.files("mote.models").joinpath("digits_cnn.tflite")))
 
 
-def compile_model(model_path: Path, accelerator: Accelerator | None = None) -> CompiledModel:
-    return compile_graph(load(model_path), accelerator)
+def compile_model(model_path: Path, accelerator: Accelerator | None = None, core: Core = Core.VECTOR) -> CompiledModel:
+    return compile_graph(load(model_path), accelerator, core)
 
 
 @dataclass
@@ -81,7 +82,7 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
         original = onnx_model.graph
     else:
         original = load(model_path)
-    compiled = compile_graph(original, accelerator)
+    compiled = compile_graph(original, accelerator, Core.SCALAR if target == "rv32" else Core.VECTOR)
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:

@@ -13,6 +13,7 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.inputs import random_inputs
 from mote.ir import Graph
+from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.targets.host import build_host
 
@@ -38,11 +39,11 @@ def assert_same(actual: dict[str, np.ndarray], expected: dict[str, np.ndarray], 
 @pytest.fixture
 def check_model(tmp_path: Path) -> Callable[..., Graph]:
     """Run a .tflite model in TFLite Micro, in mote's reference interpreter and as generated C on the
-    host, on `seeds` random inputs, and assert all three agree bit for bit."""
+    host (with the kernels for `core`), on `seeds` random inputs, and assert all three agree bit for bit."""
 
-    def check(model: bytes, seeds: int = 3, sanitize: bool = False) -> Graph:
+    def check(model: bytes, seeds: int = 3, sanitize: bool = False, core: Core = Core.VECTOR) -> Graph:
         graph = load_tflite(model, "test_model")
-        binary = build_host(compile_graph(graph), tmp_path / "project", sanitize=sanitize)
+        binary = build_host(compile_graph(graph, core=core), tmp_path / "project", sanitize=sanitize)
         for seed in range(seeds):
             inputs = random_inputs(graph, seed)
             expected = tflm_outputs(model, graph, inputs)

@@ -17,6 +17,7 @@ from mote.ir import Graph, Tensor
 from mote.memory.arena import ArenaPlan, plan_arena
 from mote.memory.lifetimes import buffers
 from mote.ops import OPS, CCall
+from mote.ops.registry import Core
 from mote.passes.offload import offload
 
 
@@ -40,6 +41,11 @@ class CompiledModel:
     weights_bytes: int
     sources: dict[str, str]  # relative path -> text
     accelerator: Accelerator | None = None
+    core: Core = Core.VECTOR  # the kind of core its kernels were chosen for
+
+    def for_core(self, core: Core) -> CompiledModel:
+        """The same model with its kernels chosen for `core` (itself if they already are)."""
+        return self if core is self.core else _generate(self.graph, self.accelerator, core)
 
     @property
     def macs(self) -> int:
@@ -62,12 +68,17 @@ class CompiledModel:
             raise
 
 
-def compile_graph(graph: Graph, accelerator: Accelerator | None = None) -> CompiledModel:
-    """Plan memory and generate C; with an accelerator, first offload what its patterns accept."""
+def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR) -> CompiledModel:
+    """Plan memory and generate C with kernels for `core`; with an accelerator, first offload what its
+    patterns accept."""
     if accelerator is not None:
         graph = offload(graph, accelerator)
         graph.verify()
-    params = [OPS[n.op].prepare(n) for n in graph.nodes]
+    return _generate(graph, accelerator, core)
+
+
+def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> CompiledModel:
+    params = [OPS[n.op].specialize(n, OPS[n.op].prepare(n), core) for n in graph.nodes]
     scratch = {i: OPS[n.op].scratch_bytes(n, p) for i, (n, p) in enumerate(zip(graph.nodes, params))}
     bufs = buffers(graph, scratch)
     of_tensor = bufs.of_tensor
@@ -108,7 +119,7 @@ def compile_graph(graph: Graph, accelerator: Accelerator | None = None) -> Compi
         "main.c": host_main(graph),
         "Makefile": resources.files("mote.codegen").joinpath("project.mk").read_text(),
     }
-    return CompiledModel(graph, layers, plan, pool.nbytes, sources, accelerator)
+    return CompiledModel(graph, layers, plan, pool.nbytes, sources, accelerator, core)
 
 
 def _accelerator_sources(accelerator: Accelerator | None) -> dict[str, str]:

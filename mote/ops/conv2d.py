@@ -13,6 +13,10 @@ Kernels (`prepare` picks one, in this order; each is bit-exact with the general 
                        padding filled with the input zero point.
   mote_conv_rows_s8    one group: dot products along the contiguous input rows under each filter row.
   mote_conv_s8         anything else (groups, or accumulators too close to the int32 limit).
+On a scalar core (Core.SCALAR: rv32imc), `specialize` replaces the first three with
+  mote_conv_blocked_s8 four pixels by four output channels in registers, over windows gathered
+                       into scratch and weights interleaved at compile time (same padding rule as
+                       im2col), which the vectorized kernels' long dot products do not suit.
 The fast kernels start from biases with input_offset * sum(weights) folded in at compile time and
 an output stage that vectorizes (mote_conv_common.h), hence the accumulator bounds checked here.
 
@@ -29,7 +33,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 from mote.ops.common import activation_range, out_size_and_pad
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, OpDef, register
 from mote.quant import INT32_MAX, multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -177,6 +181,11 @@ class ConvParams:
         return self.filter_h * self.filter_w * self.filter_in_ch
 
     @property
+    def even_taps(self) -> int:
+        """The blocked kernel's window length: taps rounded up to even."""
+        return self.taps + self.taps % 2
+
+    @property
     def padded_taps(self) -> int:
         """The im2col kernel's window length: taps rounded up to a multiple of 16."""
         return -(-self.taps // 16) * 16
@@ -228,6 +237,14 @@ def choose_kernel(p: ConvParams) -> ConvParams:
     return p
 
 
+def specialize(node: Node, p: ConvParams, core: Core) -> ConvParams:
+    """On a scalar core, every convolution with complete windows runs register-blocked."""
+    if core is Core.SCALAR and p.kernel in ("mote_conv_1x1_s8", "mote_conv_im2col_s8", "mote_conv_rows_s8"):
+        folded = p.folded_bias if p.window_bias is None else p.window_bias
+        return replace(p, window_bias=folded, kernel="mote_conv_blocked_s8")
+    return p
+
+
 def shape(node: Node) -> list[tuple[int, ...]]:
     x, w = node.inputs[0], node.inputs[1]
     assert x is not None and w is not None
@@ -276,6 +293,18 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
             "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
             "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"), **stage}, args)
     fields: dict[str, int | str] = {name: getattr(p, name) for name in GEOMETRY}
+    if p.kernel == "mote_conv_blocked_s8":
+        assert p.window_bias is not None
+        quads, taps = -(-p.out_ch // 4), p.even_taps
+        packed = np.zeros((quads * 4, taps), np.int8)
+        packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
+        interleaved = packed.reshape(quads, 4, taps).transpose(0, 2, 1)  # [quad][tap][channel]
+        bias = np.zeros(quads * 4, np.int32)
+        bias[:p.out_ch] = p.window_bias
+        fields.update({name: getattr(p, name) for name in QUANT})
+        fields.update(taps=p.taps, even_taps=taps, weights=em.const(np.ascontiguousarray(interleaved), "weights"),
+                      bias=em.const(bias, "folded_bias"), **stage)
+        return CCall(p.kernel, "mote_conv_blocked_params", fields, args)
     if p.kernel == "mote_conv_im2col_s8":
         assert p.window_bias is not None
         # Each filter as one row of taps, zero-padded to a multiple of 16 like the gathered windows.
@@ -309,4 +338,9 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1] * w.shape[2] * w.shape[3]
 
 
-OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate))
+def scratch_bytes(node: Node, p: ConvParams) -> int:
+    return 4 * p.even_taps if p.kernel == "mote_conv_blocked_s8" else 0
+
+
+OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
+                    scratch_bytes=scratch_bytes, specialize=specialize))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Protocol
 
 import numpy as np
@@ -65,6 +66,17 @@ def _no_scratch(node: Node, params: Any) -> int:
     return 0
 
 
+class Core(Enum):
+    """The kind of core the generated C runs on, for ops whose fastest kernel depends on it."""
+
+    VECTOR = "vector"  # a host CPU: compilers vectorize the kernels' long dot products
+    SCALAR = "scalar"  # an MCU core without SIMD (rv32imc): register-blocked kernels
+
+
+def _same_kernel(node: Node, params: Any, core: Core) -> Any:
+    return params
+
+
 @dataclass(frozen=True)
 class OpDef:
     name: str
@@ -74,6 +86,8 @@ class OpDef:
     emit: Callable[[Node, Any, Emitter], CCall]  # the C kernel binding
     macs: Callable[[Node], int] = _no_macs
     scratch_bytes: Callable[[Node, Any], int] = _no_scratch
+    # The prepared params with the kernel chosen for `core` (prepare chooses for Core.VECTOR).
+    specialize: Callable[[Node, Any, Core], Any] = _same_kernel
     in_place: bool = False  # output may alias input 0 (same bytes, new shape)
     # For ops an accelerator may run up to the int32 accumulator (mote.accel): the numpy accumulator,
     # bias included, before requantization: (node, params, inputs) -> int64 array, channels last.

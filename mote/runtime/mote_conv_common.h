@@ -188,6 +188,34 @@ static inline void mote_dot_offset_1x4(const int8_t *x, int16_t offset, const in
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
+/* acc[4p + q] += sum_k x[4k + p] * w[4k + q], k < n (n even, > 0): four pixels by four channels
+ * over interleaved operands ([tap][pixel] and [tap][channel]). Two taps per step, written out, so
+ * that both operands are read at constant offsets from two pointers: 8 loads, 16 multiplies and 16
+ * adds per tap, with the sixteen accumulators, four inputs and a weight in registers. */
+static inline void mote_dot_4x4_interleaved(const int8_t *x, const int8_t *w, int32_t n, int32_t acc[16]) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], a4 = acc[4], a5 = acc[5], a6 = acc[6];
+  int32_t a7 = acc[7], a8 = acc[8], a9 = acc[9], a10 = acc[10], a11 = acc[11], a12 = acc[12];
+  int32_t a13 = acc[13], a14 = acc[14], a15 = acc[15];
+  const int8_t *end = x + 4 * n;
+  do {
+    for (int32_t t = 0; t < 8; t += 4) {
+      const int32_t u0 = x[t], u1 = x[t + 1], u2 = x[t + 2], u3 = x[t + 3];
+      int32_t v = w[t];
+      a0 += u0 * v, a4 += u1 * v, a8 += u2 * v, a12 += u3 * v;
+      v = w[t + 1];
+      a1 += u0 * v, a5 += u1 * v, a9 += u2 * v, a13 += u3 * v;
+      v = w[t + 2];
+      a2 += u0 * v, a6 += u1 * v, a10 += u2 * v, a14 += u3 * v;
+      v = w[t + 3];
+      a3 += u0 * v, a7 += u1 * v, a11 += u2 * v, a15 += u3 * v;
+    }
+    x += 8, w += 8;
+  } while (x != end);
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+  acc[8] = a8, acc[9] = a9, acc[10] = a10, acc[11] = a11, acc[12] = a12, acc[13] = a13, acc[14] = a14;
+  acc[15] = a15;
+}
+
 /* sum_k x[k] * w[k]: the remainders. */
 static inline int32_t mote_dot_1x1(const int8_t *x, const int8_t *w, int32_t n, int32_t n16) {
   int32_t a = 0;

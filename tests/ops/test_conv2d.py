@@ -19,6 +19,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.conv2d import IM2COL_MAX_TAPS, output_multipliers
+from mote.ops.registry import Core
 from mote.targets.host import find_cc
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
@@ -217,6 +218,26 @@ def test_conv2d_fast_kernels_sanitized(check_model: Callable[..., object]) -> No
     rng = np.random.default_rng(23)
     graph = check_model(conv_chain_model(CHAIN, rng), seeds=1, sanitize=True)
     assert [OPS["conv2d"].prepare(node).kernel for node in graph.nodes] == [expected_kernel(c) for c in CHAIN]
+
+
+@pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if not name.startswith("random1")],
+                         ids=[name for name, _ in CASES if not name.startswith("random1")])
+def test_conv2d_blocked_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    """The scalar-core kernel on the same cases (built for the host, sanitized)."""
+    rng = np.random.default_rng(1000 + seed)
+    case = CASES[seed][1](rng)
+    graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    node = graph.nodes[0]
+    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR)
+    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else "mote_conv_blocked_s8")
+
+
+def test_conv2d_blocked_left_shift_chain(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(21)
+    graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
+                        core=Core.SCALAR)
+    assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), Core.SCALAR).kernel for n in graph.nodes} == {
+        "mote_conv_blocked_s8"}
 
 
 OUTPUT_STAGE_TEST = r"""

@@ -17,7 +17,7 @@ class DlaConfig:
     mode: str = "output"  # dataflow: "input" (input channels in parallel) or "output" (output channels)
     dma_bytes_per_cycle: int = 8
     depthwise: str = "native"  # none (CPU), emulated (one OP_CONV per filter), native (OP_DEPTH_CONV)
-    timed: bool = False  # add the cost model's cycles to the virtual platform's run
+    timed: bool = False  # add the simulated job cycles (mote.accel.dla.timing) to the virtual platform's run
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -22,6 +22,7 @@ import numpy as np
 from mote.codegen.compile import CompiledModel
 from mote.errors import BuildError, MemoryFitError, MoteError
 from mote.ir import Graph
+from mote.ops.registry import Core
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
 from mote.sim.elf import ElfImage
@@ -196,7 +197,9 @@ def firmware_main(graph: Graph) -> str:
 
 
 def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | None = None) -> Rv32Firmware:
-    """Write the project to `project_dir` and build project_dir/firmware.elf. Raises MoteError."""
+    """Write the project (with kernels for a scalar core) to `project_dir` and build
+    project_dir/firmware.elf. Raises MoteError."""
+    model = model.for_core(Core.SCALAR)
     config = config or Rv32Config()
     config.validate()
     check_fit(model, config)

@@ -1,0 +1,100 @@
+#include "mote_conv_blocked_s8.h"
+
+#include "mote_conv_common.h"
+
+/* An output pixel's position, advanced in raster order without divisions. */
+typedef struct {
+  int32_t b, oy, ox;
+} pixel_pos;
+
+static void next_pixel(const mote_conv_blocked_params *p, pixel_pos *at) {
+  if (++at->ox < p->out_w) return;
+  at->ox = 0;
+  if (++at->oy < p->out_h) return;
+  at->oy = 0;
+  ++at->b;
+}
+
+/* col[4 * t] = n copies of byte v, for t < n. */
+static void fill4(int8_t *col, int8_t v, int32_t n) {
+  for (int32_t t = 0; t < n; ++t) col[4 * t] = v;
+}
+
+/* col[4 * t] = src[t], for t < n. */
+static void copy4(int8_t *col, const int8_t *src, int32_t n) {
+  int32_t t = 0;
+  for (; t + 4 <= n; t += 4) {
+    col[4 * t] = src[t], col[4 * t + 4] = src[t + 1], col[4 * t + 8] = src[t + 2], col[4 * t + 12] = src[t + 3];
+  }
+  for (; t < n; ++t) col[4 * t] = src[t];
+}
+
+/* The window of the pixel at `at`, tap t at col[4 * t]. */
+static void gather(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at, int8_t *col) {
+  const int32_t c = p->in_ch, row_bytes = p->filter_w * c;
+  const int8_t *image = input + at->b * p->in_h * p->in_w * c;
+  const int8_t zero_point = (int8_t)-p->input_offset; /* reads as 0 after the offset */
+  const int32_t y0 = at->oy * p->stride_h - p->pad_top, x0 = at->ox * p->stride_w - p->pad_left;
+  for (int32_t fy = 0; fy < p->filter_h; ++fy, col += 4 * row_bytes) {
+    const int32_t iy = y0 + fy * p->dilation_h;
+    if (iy < 0 || iy >= p->in_h) {
+      fill4(col, zero_point, row_bytes);
+      continue;
+    }
+    const int8_t *row = image + iy * p->in_w * c;
+    if (p->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
+      int32_t lo = x0 < 0 ? -x0 : 0;
+      int32_t hi = p->in_w - x0 < p->filter_w ? p->in_w - x0 : p->filter_w;
+      hi = hi > lo ? hi : lo;
+      fill4(col, zero_point, lo * c);
+      copy4(col + 4 * lo * c, row + (x0 + lo) * c, (hi - lo) * c);
+      fill4(col + 4 * hi * c, zero_point, (p->filter_w - hi) * c);
+      continue;
+    }
+    for (int32_t fx = 0; fx < p->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * p->dilation_w;
+      if (ix < 0 || ix >= p->in_w) {
+        fill4(col + 4 * fx * c, zero_point, c);
+      } else {
+        copy4(col + 4 * fx * c, row + ix * c, c);
+      }
+    }
+  }
+}
+
+mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
+                                 mote_scratch scratch) {
+  const int32_t n = p->even_taps, m = p->out_ch;
+  if (n < p->taps || n % 2 != 0 || n <= 0 || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
+  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
+                                    p->output_offset, p->act_min, p->act_max};
+  int8_t *col = scratch.buf;
+  const int32_t pixels = p->batches * p->out_h * p->out_w;
+  pixel_pos at = {0, 0, 0};
+  for (int32_t px = 0; px < pixels; px += 4) {
+    const int32_t count = pixels - px < 4 ? pixels - px : 4;
+    for (int32_t i = 0; i < 4; ++i) {
+      if (i < count) {
+        gather(p, input, &at, col + i);
+        next_pixel(p, &at);
+      } else {
+        fill4(col + i, 0, n); /* a missing pixel of the last block: computed, not stored */
+      }
+      if (n > p->taps) col[4 * p->taps + i] = 0; /* the odd tap's partner meets zero weights */
+    }
+    int8_t *out = output + px * m;
+    for (int32_t oc = 0; oc < m; oc += 4) {
+      const int32_t *bias = p->bias + oc;
+      int32_t acc[16];
+      for (int32_t i = 0; i < 4; ++i) {
+        acc[4 * i] = bias[0], acc[4 * i + 1] = bias[1], acc[4 * i + 2] = bias[2], acc[4 * i + 3] = bias[3];
+      }
+      mote_dot_4x4_interleaved(col, p->weights + oc * n, n, acc);
+      const int32_t channels = m - oc < 4 ? m - oc : 4;
+      for (int32_t i = 0; i < count; ++i) {
+        for (int32_t j = 0; j < channels; ++j) out[i * m + oc + j] = mote_conv_output(&s, acc[4 * i + j], oc + j);
+      }
+    }
+  }
+  return MOTE_OK;
+}
