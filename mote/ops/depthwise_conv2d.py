@@ -11,7 +11,7 @@ at a time, weights packed by `pack_3x3`, pixel pairs at stride 1; mote_depthwise
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from mote.ops.conv2d import (
     require_symmetric_weights,
     zero_padded_windows,
 )
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, OpDef, register
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,6 +60,12 @@ class DepthwiseParams:
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
+    planar: bool = False  # the 3x3 path as the scalar-core kernel, one channel plane at a time
+
+    @property
+    def plane(self) -> tuple[int, int]:
+        """The planar kernel's padded plane: the input rows and columns the windows cover."""
+        return (self.out_h - 1) * self.stride_h + 3, (self.out_w - 1) * self.stride_w + 3
 
     @property
     def out_ch(self) -> int:
@@ -137,6 +143,15 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     tensors: dict[str, int | str] = {
         "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
         "multiplier": em.const(p.multiplier, "multiplier")}
+    if p.planar:
+        assert p.folded_bias is not None
+        left_mul, right_mul = output_multipliers(p.shift)
+        plane_h, plane_w = p.plane
+        return CCall("mote_depthwise_conv_planar_s8", "mote_depthwise_conv_planar_params", {
+            **{k: v for k, v in common.items() if k != "input_offset"}, "plane_h": plane_h, "plane_w": plane_w,
+            "input_offset": p.input_offset, "weights": em.const(p.weights.reshape(9, -1).T.copy(), "weights"),
+            "folded_bias": em.const(p.folded_bias, "folded_bias"), "multiplier": tensors["multiplier"],
+            "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}, args)
     if p.folded_bias is not None:
         y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
         x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)
@@ -157,4 +172,14 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1] * w.shape[2]
 
 
-OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",)))
+def specialize(node: Node, p: DepthwiseParams, core: Core) -> DepthwiseParams:
+    """On a scalar core, the 3x3 path runs one channel plane at a time (nine weights in registers)."""
+    return replace(p, planar=True) if core is Core.SCALAR and p.folded_bias is not None else p
+
+
+def scratch_bytes(node: Node, p: DepthwiseParams) -> int:
+    return 4 * p.out_w + p.plane[0] * p.plane[1] if p.planar else 0
+
+
+OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),
+                    scratch_bytes=scratch_bytes, specialize=specialize))

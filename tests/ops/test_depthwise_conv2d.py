@@ -13,6 +13,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.depthwise_conv2d import pack_3x3
+from mote.ops.registry import Core
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -130,6 +131,24 @@ def test_depthwise_conv2d_3x3_left_shift(check_model: Callable[..., object]) -> 
     graph = check_model(depthwise_model(case, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2)
     kernel = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
     assert kernel.folded_bias is not None and kernel.shift.min() > 0
+
+
+@pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if name.startswith("3x3")],
+                         ids=[name for name, _ in CASES if name.startswith("3x3")])
+def test_depthwise_conv2d_planar_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    """The scalar-core kernel on the 3x3 cases (built for the host, sanitized)."""
+    rng = np.random.default_rng(2000 + seed)
+    graph = check_model(depthwise_model(CASES[seed][1](rng), rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    node = graph.nodes[0]
+    assert OPS["depthwise_conv2d"].specialize(node, OPS["depthwise_conv2d"].prepare(node), Core.SCALAR).planar
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+def test_depthwise_conv2d_planar_left_shift_and_batches(padding: str, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(15)
+    case = Case(2, (7, 8), 5, 1, (3, 3), (2, 1), (1, 1), padding, "RELU6", True, True)
+    check_model(depthwise_model(case, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
+                core=Core.SCALAR)
 
 
 def test_pack_3x3() -> None:

@@ -1,0 +1,34 @@
+#ifndef MOTE_DEPTHWISE_CONV_PLANAR_S8_H
+#define MOTE_DEPTHWISE_CONV_PLANAR_S8_H
+
+#include "mote_types.h"
+
+/* A 3x3 depthwise convolution with depth multiplier 1 and dilation 1 (any stride and padding) for
+ * scalar cores, one channel at a time: the channel's input plane is copied into scratch with its
+ * padding filled with the input zero point (which contributes w * (zp + input_offset) = 0, so every
+ * window is complete and starts from folded_bias), then each output row is computed with the nine
+ * weights in registers into an int32 row and requantized with the channel's output stage in
+ * registers. Plane cell (r, q) holds input (r - pad_top, q - pad_left). */
+typedef struct {
+  int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
+  int32_t out_h, out_w;                  /* output [batches][out_h][out_w][in_ch] */
+  int32_t stride_h, stride_w;            /* >= 1 */
+  int32_t pad_top, pad_left;             /* >= 0 */
+  int32_t plane_h, plane_w;              /* (out_h - 1) * stride_h + 3, (out_w - 1) * stride_w + 3 */
+  int32_t input_offset;                  /* -input zero point, in [-127, 128] */
+  int32_t output_offset;                 /* output zero point, in [-128, 127] */
+  int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
+  const int8_t *weights;                 /* [in_ch][9], zero point 0 */
+  const int32_t *folded_bias;            /* [in_ch]: bias (or 0) + input_offset * the sum of the channel's
+                                            9 taps; |folded_bias| + 9 * 2^14 <= INT32_MAX */
+  const int32_t *multiplier;             /* [in_ch]: Q31 multiplier */
+  const int32_t *left_mul, *right_mul;   /* [in_ch]: TFLite's shift as 2^max(shift, 0) and
+                                            2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+} mote_depthwise_conv_planar_params;
+
+/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Scratch: 4 * out_w bytes for the
+ * row, then plane_h * plane_w for the plane. Returns MOTE_ERROR if the scratch is smaller. */
+mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_params *p, const int8_t *input,
+                                          int8_t *output, mote_scratch scratch);
+
+#endif
