@@ -24,6 +24,7 @@ from mote.accel import find_accelerator
 from mote.codegen.compile import compile_graph
 from mote.frontend import load
 from mote.inputs import random_inputs
+from mote.ops.registry import Core
 from mote.targets.host import build_host
 from mote.targets.rv32 import Rv32Config, build_rv32
 
@@ -95,7 +96,7 @@ ANCHORS = {
 
 def measure_vp(label: str, file: str, work: Path, cc: str) -> dict[str, float | str]:
     """One inference on the rv32 virtual platform; simulation time is the median of REPEATS runs."""
-    compiled = compile_graph(load(MODELS / file))
+    compiled = compile_graph(load(MODELS / file), core=Core.SCALAR)
     firmware = build_rv32(compiled, work / f"{Path(file).stem}-{cc}", Rv32Config(cc=cc))
     inputs = random_inputs(compiled.graph, 0)
     runs = [firmware.run(inputs) for _ in range(REPEATS)]
@@ -137,13 +138,13 @@ SEED_QVANILLA = {"KWS (DS-CNN)": (1.43e7, 5.34e6), "IC (ResNet-8)": (5.73e7, 1.4
 
 def measure_qvanilla(label: str, file: str, work: Path) -> dict[str, float | str]:
     """CPU instructions without and with QVanilla (zero-cycle), and total cycles in timed mode."""
-    compiled = compile_graph(load(MODELS / file))
+    compiled = compile_graph(load(MODELS / file), core=Core.SCALAR)
     inputs = random_inputs(compiled.graph, 0)
     cpu = build_rv32(compiled, work / f"{Path(file).stem}-cpu", Rv32Config(cc="zig")).run(inputs)
     runs = {}
     for mode in ("0", "1"):
         accel = find_accelerator(f"qvanilla:timed={mode}")
-        offloaded = compile_graph(load(MODELS / file), accel)
+        offloaded = compile_graph(load(MODELS / file), accel, Core.SCALAR)
         fw = build_rv32(offloaded, work / f"{Path(file).stem}-qv{mode}", Rv32Config(cc="zig"))
         runs[mode] = [fw.run(inputs) for _ in range(REPEATS)]
         assert all(np.array_equal(r.outputs[k], v) for r in runs[mode] for k, v in cpu.outputs.items())

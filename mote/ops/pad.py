@@ -69,9 +69,23 @@ def reference(node: Node, p: PadParams, inputs: list[np.ndarray]) -> list[np.nda
     return [out.reshape(node.outputs[0].shape)]
 
 
+def merged(p: PadParams) -> PadParams:
+    """The same padding with each unpadded innermost dimension folded into the one outside it, so
+    that the kernel copies rows as long as possible (NHWC padded in H and W: rows of W * C bytes)."""
+    ins, outs, before = list(p.in_shape), list(p.out_shape), list(p.before)
+    while len(ins) > 1 and ins[-1] == outs[-1] and before[-1] == 0:
+        n = ins.pop()
+        outs.pop()
+        before.pop()
+        ins[-1], outs[-1], before[-1] = ins[-1] * n, outs[-1] * n, before[-1] * n
+    lead = MAX_RANK - len(ins)
+    return PadParams((1,) * lead + tuple(ins), (1,) * lead + tuple(outs), (0,) * lead + tuple(before), p.pad_value)
+
+
 def emit(node: Node, p: PadParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
+    p = merged(p)
     fields: dict[str, int | str] = {
         "in_shape": em.const(np.array(p.in_shape, dtype=np.int32), "pad_in_shape"),
         "out_shape": em.const(np.array(p.out_shape, dtype=np.int32), "pad_out_shape"),

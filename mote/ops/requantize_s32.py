@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.conv2d import requantize
+from mote.ops.conv2d import output_multipliers, requantize
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
 
 
@@ -65,11 +65,13 @@ def reference(node: Node, p: RequantizeParams, inputs: list[np.ndarray]) -> list
 def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
+    left_mul, right_mul = output_multipliers(p.shift)
     return CCall("mote_requantize_s32_s8", "mote_requantize_s32_params", {
         "in_w": p.in_w, "out_h": p.out_h, "out_w": p.out_w, "stride_h": p.stride_h, "stride_w": p.stride_w,
         "channels": p.channels, "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "multiplier": em.const(p.multiplier, "multiplier"),
-        "shift": em.const(p.shift, "shift")}, [em.tensor(x), em.tensor(node.outputs[0])])
+        "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")},
+        [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 OP = register(OpDef("requantize_s32", shape, prepare, reference, emit))

@@ -10,7 +10,8 @@ typedef struct {
   int32_t channels;          /* the last (fastest) axis: multiplier and shift are per channel */
   int32_t output_offset, act_min, act_max;
   const int32_t *multiplier; /* [channels], Q31 */
-  const int32_t *shift;      /* [channels], > 0 means left */
+  const int32_t *left_mul, *right_mul; /* [channels]: TFLite's shift as 2^max(shift, 0) and
+                                 2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
 } mote_requantize_s32_params;
 
 /* int32 accumulators (channels last) -> int8: requantize per channel, add the output zero point,
