@@ -1,6 +1,6 @@
 #include "mote_add_s8.h"
 
-#include "mote_fixedpoint.h"
+#include "mote_conv_common.h"
 
 mote_status mote_add_s8(const mote_add_params *p, const int8_t *a, const int8_t *b, int8_t *output,
                         mote_scratch scratch) {
@@ -9,7 +9,10 @@ mote_status mote_add_s8(const mote_add_params *p, const int8_t *a, const int8_t 
   const int32_t rows = mote_bcast_rows(p->rank, p->shape);
   /* Locals: the int8 stores below could alias *p as far as the compiler knows. */
   const int32_t *a_table = p->a_table + 128, *b_table = p->b_table + 128;
-  const int32_t multiplier = p->out_multiplier, shift = p->out_shift, offset = p->out_offset;
+  /* The output stage as mote_conv_requantize takes it: out_shift <= 0, so left_mul = 1 and
+   * right_mul = 2^(31 + out_shift). */
+  const uint32_t multiplier = (uint32_t)p->out_multiplier, right_mul = 1u << (31 + p->out_shift);
+  const uint32_t offset = (uint32_t)p->out_offset;
   const int32_t lo = p->act_min, hi = p->act_max;
   mote_bcast_cursor cursor;
   (void)scratch;
@@ -20,8 +23,7 @@ mote_status mote_add_s8(const mote_add_params *p, const int8_t *a, const int8_t 
     for (int32_t i = 0; i < inner; ++i) {
       /* Both table values are the inputs scaled to 2^20 over twice the larger scale: no overflow. */
       const int32_t sum = a_table[a_row[i * a_step]] + b_table[b_row[i * b_step]];
-      const int32_t result = mote_requantize(sum, multiplier, shift) + offset;
-      out[i] = (int8_t)mote_clamp(result, lo, hi);
+      out[i] = mote_conv_requantize(sum, multiplier, 1u, right_mul, offset, lo, hi);
     }
     mote_bcast_next_row(&cursor, p->rank, p->shape, p->a_strides, p->b_strides);
   }

@@ -12,7 +12,7 @@ typedef struct {
   const int32_t *shape;                  /* [rank] loop extents, outermost first; the output is dense */
   const int32_t *a_strides, *b_strides;  /* [rank] input element strides, 0 where broadcast */
   const int32_t *a_table, *b_table;     /* [256] each input on the common scale, by value + 128 */
-  int32_t out_offset, out_multiplier, out_shift; /* out_offset = output zero point; shift <= 0 */
+  int32_t out_offset, out_multiplier, out_shift; /* out_offset = output zero point; -31 <= shift <= 0 */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
 } mote_add_params;
 

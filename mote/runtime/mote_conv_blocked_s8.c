@@ -62,6 +62,18 @@ static void gather(const mote_conv_blocked_params *p, const int8_t *input, const
   }
 }
 
+/* Outputs of channel c for four pixels m bytes apart, the channel's output stage loaded once. */
+static inline void store_channel(const mote_conv_output_stage *s, int32_t c, int32_t a0, int32_t a1, int32_t a2,
+                                 int32_t a3, int8_t *out, int32_t m) {
+  const uint32_t multiplier = (uint32_t)s->multiplier[c], left = (uint32_t)s->left_mul[c];
+  const uint32_t right = (uint32_t)s->right_mul[c], offset = (uint32_t)s->offset;
+  const int32_t lo = s->act_min, hi = s->act_max;
+  out[0] = mote_conv_requantize(a0, multiplier, left, right, offset, lo, hi);
+  out[m] = mote_conv_requantize(a1, multiplier, left, right, offset, lo, hi);
+  out[2 * m] = mote_conv_requantize(a2, multiplier, left, right, offset, lo, hi);
+  out[3 * m] = mote_conv_requantize(a3, multiplier, left, right, offset, lo, hi);
+}
+
 mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
                                  mote_scratch scratch) {
   const int32_t n = p->even_taps, m = p->out_ch;
@@ -91,6 +103,13 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
       }
       mote_dot_4x4_interleaved(col, p->weights + oc * n, n, acc);
       const int32_t channels = m - oc < 4 ? m - oc : 4;
+      if (count == 4 && channels == 4) { /* the common block, its accumulators kept in registers */
+        store_channel(&s, oc, acc[0], acc[4], acc[8], acc[12], out + oc, m);
+        store_channel(&s, oc + 1, acc[1], acc[5], acc[9], acc[13], out + oc + 1, m);
+        store_channel(&s, oc + 2, acc[2], acc[6], acc[10], acc[14], out + oc + 2, m);
+        store_channel(&s, oc + 3, acc[3], acc[7], acc[11], acc[15], out + oc + 3, m);
+        continue;
+      }
       for (int32_t i = 0; i < count; ++i) {
         for (int32_t j = 0; j < channels; ++j) out[i * m + oc + j] = mote_conv_output(&s, acc[4 * i + j], oc + j);
       }

@@ -33,7 +33,8 @@ static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint
   const uint32_t r2 = (right_mul << 1) - (right_mul >> 31);
   const int64_t yr = (int64_t)y * (int64_t)r2;
   const int32_t q = (int32_t)((uint32_t)((uint64_t)yr >> 32) + ((uint32_t)yr >> 31) + offset);
-  return (int8_t)(q < lo ? lo : (q > hi ? hi : q));
+  const int32_t below = q > hi ? hi : q; /* two independent selects: compilers emit fewer branches */
+  return (int8_t)(below < lo ? lo : below);
 }
 
 /* A layer's output stage: per output channel, the Q31 multiplier and TFLite's shift as the two powers

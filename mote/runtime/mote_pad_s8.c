@@ -2,22 +2,34 @@
 
 #include <string.h>
 
+/* Whether output index o of a dimension lies over the input: before <= o < before + in. */
+static int over_input(int32_t o, int32_t before, int32_t in) {
+  return o >= before && o < before + in;
+}
+
 mote_status mote_pad_s8(const mote_pad_params *p, const int8_t *input, int8_t *output, mote_scratch scratch) {
   const int32_t *in = p->in_shape, *out = p->out_shape, *before = p->before;
-  size_t total = 1;
-  int32_t d, i0, i1, i2, i3;
+  const int pad = p->pad_value;
+  const size_t row = (size_t)out[4], lead = (size_t)before[4], copied = (size_t)in[4];
   (void)scratch;
-  for (d = 0; d < MOTE_PAD_DIMS; ++d) total *= (size_t)out[d];
-  memset(output, p->pad_value, total);
-  /* Copy the input one innermost row at a time. */
-  for (i0 = 0; i0 < in[0]; ++i0) {
-    for (i1 = 0; i1 < in[1]; ++i1) {
-      for (i2 = 0; i2 < in[2]; ++i2) {
-        for (i3 = 0; i3 < in[3]; ++i3) {
-          const size_t row = (((size_t)(i0 + before[0]) * (size_t)out[1] + (size_t)(i1 + before[1])) * (size_t)out[2] +
-                              (size_t)(i2 + before[2])) * (size_t)out[3] + (size_t)(i3 + before[3]);
-          memcpy(output + row * (size_t)out[4] + (size_t)before[4], input, (size_t)in[4]);
-          input += in[4];
+  /* Output rows (the innermost dimension) in order: a row over the input is its leading padding,
+   * the next input row and its trailing padding; any other row is all padding. Every byte is
+   * written once. */
+  for (int32_t i0 = 0; i0 < out[0]; ++i0) {
+    const int in0 = over_input(i0, before[0], in[0]);
+    for (int32_t i1 = 0; i1 < out[1]; ++i1) {
+      const int in1 = in0 && over_input(i1, before[1], in[1]);
+      for (int32_t i2 = 0; i2 < out[2]; ++i2) {
+        const int in2 = in1 && over_input(i2, before[2], in[2]);
+        for (int32_t i3 = 0; i3 < out[3]; ++i3, output += row) {
+          if (!(in2 && over_input(i3, before[3], in[3]))) {
+            memset(output, pad, row);
+            continue;
+          }
+          memset(output, pad, lead);
+          memcpy(output + lead, input, copied);
+          memset(output + lead + copied, pad, row - lead - copied);
+          input += copied;
         }
       }
     }
