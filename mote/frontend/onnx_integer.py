@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend import onnx_lower as lower
 from mote.frontend import onnx_movement as movement
 from mote.frontend import onnx_qdq as qdq
 from mote.frontend.onnx import Context
 from mote.frontend.onnx_values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
+from mote.frontend.onnx_window import attrs_2d, window
 from mote.ir import DType, Quant
 
 ACC = Quant((1.0,), (0,))  # int32 accumulators: the integers themselves
@@ -54,7 +54,7 @@ def _conv_s32(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None
     group = int(attrs.get("group", 1))
     if ic_g * group != c or oc % group:
         raise UnsupportedError(f"{name}: weights {list(weights.shape)} and group {group} do not fit {c} channels")
-    win = lower.window(attrs, (h, w), (kh, kw), name)
+    win = window(attrs, (h, w), (kh, kw), name)
     wt = b.const(f"{name}_weights", weights.transpose(0, 2, 3, 1), DType.INT8)
     bt = None if bias is None else b.const(f"{name}_bias", bias, DType.INT32)
     out = b.node("conv2d_s32", [x.tensor, wt, bt], name, DType.INT32, ACC,
@@ -67,7 +67,7 @@ def conv(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     weights = _integers(ctx, node, 1, "weights", -128, 127)
     bias = _integers(ctx, node, 2, "bias", -2**31, 2**31 - 1) if len(node.input) > 2 and node.input[2] else None
     if x.rank == 3:  # 1-D: as 2-D with height 1
-        y = _conv_s32(ctx, as_2d(ctx.b, x, name), weights[:, :, None, :], bias, lower.attrs_2d(attrs), name)
+        y = _conv_s32(ctx, as_2d(ctx.b, x, name), weights[:, :, None, :], bias, attrs_2d(attrs), name)
         return [from_2d(ctx.b, y)]
     if x.rank != 4:
         raise UnsupportedError(f"{ctx.where(node)}: {x.rank - 2}-D convolution is not supported")
@@ -133,7 +133,7 @@ def average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         kernel, attrs = (x.tensor.shape[1], x.tensor.shape[2]), {}
     else:
         kernel = tuple(attrs["kernel_shape"])
-        win = lower.window(attrs, (x.tensor.shape[1], x.tensor.shape[2]), kernel, name)
+        win = window(attrs, (x.tensor.shape[1], x.tensor.shape[2]), kernel, name)
         if win.pads != (0, 0, 0, 0) and not attrs.get("count_include_pad", 0):
             raise UnsupportedError(f"{ctx.where(node)}: integer AveragePool with padding that is not counted "
                                    "(count_include_pad=0) divides border windows differently; not supported")

@@ -30,6 +30,7 @@ from mote.frontend.onnx_values import (
     same_quant,
     to_int8,
 )
+from mote.frontend.onnx_window import attrs_2d
 from mote.ir import DType, Quant
 
 Handler = Callable[[Context, Any, dict], list]
@@ -175,7 +176,7 @@ def conv_nd(ctx: Context, x: Act, w: QConst, bias: Any, attrs: dict, q: Quant, a
     if x.rank != 3:
         raise UnsupportedError(f"{name}: {x.rank - 2}-D convolution is not supported")
     w2 = replace(w, q=w.q[:, :, None, :])
-    return from_2d(ctx.b, lower.conv(ctx.b, as_2d(ctx.b, x, name), w2, bias, lower.attrs_2d(attrs), q, act, name))
+    return from_2d(ctx.b, lower.conv(ctx.b, as_2d(ctx.b, x, name), w2, bias, attrs_2d(attrs), q, act, name))
 
 
 def transposed(w: QConst) -> QConst:
