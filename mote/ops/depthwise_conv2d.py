@@ -148,8 +148,8 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
         left_mul, right_mul = output_multipliers(p.shift)
         plane_h, plane_w = p.plane
         return CCall("mote_depthwise_conv_planar_s8", "mote_depthwise_conv_planar_params", {
-            **{k: v for k, v in common.items() if k != "input_offset"}, "plane_h": plane_h, "plane_w": plane_w,
-            "input_offset": p.input_offset, "weights": em.const(p.weights.reshape(9, -1).T.copy(), "weights"),
+            **common, "plane_h": plane_h, "plane_w": plane_w,
+            "weights": em.const(p.weights.reshape(9, -1).T.copy(), "weights"),
             "folded_bias": em.const(p.folded_bias, "folded_bias"), "multiplier": tensors["multiplier"],
             "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}, args)
     if p.folded_bias is not None:
