@@ -7,6 +7,9 @@ is per output channel (quantized dimension 3 of the 1HW(C*M) filter).
 Kernels: mote_depthwise_conv_3x3_s8 for 3x3 filters with depth multiplier 1 and no dilation (any
 stride and padding) when its accumulator bounds hold (then `folded_bias` is set): sixteen channels
 at a time, weights packed by `pack_3x3`, pixel pairs at stride 1; mote_depthwise_conv_s8 otherwise.
+On a scalar core (Core.SCALAR: rv32imc), `specialize` runs the 3x3 case as
+mote_depthwise_conv_planar_s8: one channel plane at a time, copied into scratch with zero-point
+padding, its nine weights and output stage in registers.
 """
 
 from __future__ import annotations
