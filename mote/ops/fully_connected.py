@@ -5,11 +5,15 @@ applied, and the multiplier comes from GetQuantizedConvolutionMultipler, whose i
 scale product is a float32) and FullyConnectedPerChannel (more than one filter scale: the filter
 zero point is ignored, and each multiplier is computed in double as for convolutions).
 The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
+
+Kernels: mote_fully_connected_s8 (vectorizing dot products, four weight rows at a time); on a
+scalar core (Core.SCALAR), mote_fully_connected_blocked_s8 (sixteen weight rows interleaved at
+compile time, their accumulators in registers) once there are at least eight output rows.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,7 +29,7 @@ from mote.ops.conv2d import (
     output_multipliers,
     requantize,
 )
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, OpDef, register
 from mote.quant import quantize_multiplier
 
 
@@ -44,6 +48,7 @@ class FullyConnectedParams:
     multiplier: np.ndarray  # int32 [out_depth], Q31 (a per-tensor multiplier repeated)
     shift: np.ndarray  # int32 [out_depth], > 0 means left
     folded_bias: np.ndarray  # int32: bias + input_offset * sum_d w + accum_depth * filter_offset * input_offset
+    blocked: bool = False  # the scalar-core kernel, sixteen output rows in registers
 
 
 def per_tensor_multiplier(x: Tensor, w: Tensor, out: Tensor) -> tuple[int, int]:
@@ -103,6 +108,20 @@ def emit(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     left_mul, right_mul = output_multipliers(p.shift)
+    if p.blocked:
+        blocks = -(-p.out_depth // 16)
+        padded = np.zeros((blocks * 16, p.accum_depth), np.int8)
+        padded[:p.out_depth] = p.weights
+        interleaved = padded.reshape(blocks, 16, p.accum_depth).transpose(0, 2, 1)  # [block][depth][row]
+        bias = np.zeros(blocks * 16, np.int32)
+        bias[:p.out_depth] = p.folded_bias
+        return CCall("mote_fully_connected_blocked_s8", "mote_fully_connected_blocked_params", {
+            "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+            "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
+            "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(interleaved), "weights"),
+            "bias": em.const(bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
+            "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")},
+            [em.tensor(x), em.tensor(node.outputs[0])])
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
@@ -119,4 +138,11 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1]
 
 
-OP = register(OpDef("fully_connected", shape, prepare, reference, emit, macs, tflite=("FULLY_CONNECTED",)))
+def specialize(node: Node, p: FullyConnectedParams, core: Core) -> FullyConnectedParams:
+    """On a scalar core, sixteen output rows at a time in registers over weights interleaved at compile
+    time, unless most of the sixteen would be padding (fewer than eight rows)."""
+    return replace(p, blocked=True) if core is Core.SCALAR and p.out_depth >= 8 else p
+
+
+OP = register(OpDef("fully_connected", shape, prepare, reference, emit, macs, tflite=("FULLY_CONNECTED",),
+                    specialize=specialize))

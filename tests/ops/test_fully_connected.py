@@ -12,6 +12,7 @@ import pytest
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
+from mote.ops.registry import Core
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -117,6 +118,23 @@ def test_fully_connected_filter_zero_point(check_model: Callable[..., object]) -
 def test_fully_connected_per_channel_sanitized(check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(12)
     check_model(fc_model(Case((2, 2, 21), 21, 9, True, "RELU", True, 0, True), rng), seeds=1, sanitize=True)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fully_connected_blocked_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    """The scalar-core kernel (built for the host, sanitized) on random and wide layers."""
+    rng = np.random.default_rng(3200 + seed)
+    case = wide_case(rng) if seed % 2 else random_case(rng)
+    graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    node = graph.nodes[0]
+    p = OPS["fully_connected"].specialize(node, OPS["fully_connected"].prepare(node), Core.SCALAR)
+    assert p.blocked == (p.out_depth >= 8)
+
+
+def test_fully_connected_blocked_filter_zero_point_and_left_shift(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(17)
+    check_model(fc_model(Case((3, 37), 37, 19, False, "NONE", False, -9, True), rng, gain=2.5), seeds=2,
+                sanitize=True, core=Core.SCALAR)
 
 
 def test_fully_connected_shapes_and_macs() -> None:
