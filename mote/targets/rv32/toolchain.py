@@ -100,8 +100,9 @@ def _gcc() -> Toolchain:
         driver=(path,),
         target=("-march=rv32imc", "-mabi=ilp32", "-mcmodel=medlow"),
         # GCC turns copy and fill loops into memcpy/memset calls even when freestanding; in
-        # mote_support.c that would make memcpy call itself.
-        extra=("-fno-tree-loop-distribute-patterns",),
+        # mote_support.c that would make memcpy call itself. No scheduling before register
+        # allocation: it hoists loads and spills inside the register-blocked kernels' loops.
+        extra=("-fno-tree-loop-distribute-patterns", "-fno-schedule-insns"),
         link=("-nostdlib", "-lgcc"),
         version=first,
     )
