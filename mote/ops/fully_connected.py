@@ -108,28 +108,23 @@ def emit(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     left_mul, right_mul = output_multipliers(p.shift)
-    if p.blocked:
+    weights, bias = p.weights, p.folded_bias
+    kernel, params_type = "mote_fully_connected_s8", "mote_fully_connected_params"
+    if p.blocked:  # sixteen rows per block, interleaved [block][depth][row], zero rows past out_depth
         blocks = -(-p.out_depth // 16)
         padded = np.zeros((blocks * 16, p.accum_depth), np.int8)
         padded[:p.out_depth] = p.weights
-        interleaved = padded.reshape(blocks, 16, p.accum_depth).transpose(0, 2, 1)  # [block][depth][row]
+        weights = np.ascontiguousarray(padded.reshape(blocks, 16, p.accum_depth).transpose(0, 2, 1))
         bias = np.zeros(blocks * 16, np.int32)
         bias[:p.out_depth] = p.folded_bias
-        return CCall("mote_fully_connected_blocked_s8", "mote_fully_connected_blocked_params", {
-            "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
-            "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
-            "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(interleaved), "weights"),
-            "bias": em.const(bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
-            "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")},
-            [em.tensor(x), em.tensor(node.outputs[0])])
+        kernel, params_type = "mote_fully_connected_blocked_s8", "mote_fully_connected_blocked_params"
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
-        "act_max": p.act_max, "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"),
+        "act_max": p.act_max, "weights": em.const(weights, "weights"), "bias": em.const(bias, "folded_bias"),
         "multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
         "right_mul": em.const(right_mul, "right_mul")}
-    return CCall("mote_fully_connected_s8", "mote_fully_connected_params", fields,
-                 [em.tensor(x), em.tensor(node.outputs[0])])
+    return CCall(kernel, params_type, fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 def macs(node: Node) -> int:

@@ -217,6 +217,15 @@ static inline void mote_dot_4x4_interleaved(const int8_t *x, const int8_t *w, in
   acc[15] = a15;
 }
 
+/* filter_offset * sum_d x[d], d < n: a fully connected layer's asymmetric-weights term, zero for
+ * symmetric weights; |sum| <= n * 128. */
+static inline int32_t mote_filter_offset_term(int32_t filter_offset, const int8_t *x, int32_t n) {
+  if (filter_offset == 0) return 0;
+  int32_t sum = 0;
+  for (int32_t d = 0; d < n; ++d) sum += x[d];
+  return sum * filter_offset;
+}
+
 /* sum_k x[k] * w[k]: the remainders. */
 static inline int32_t mote_dot_1x1(const int8_t *x, const int8_t *w, int32_t n, int32_t n16) {
   int32_t a = 0;

@@ -32,11 +32,7 @@ mote_status mote_fully_connected_blocked_s8(const mote_fully_connected_blocked_p
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *x = input + b * n;
     int8_t *out = output + b * m;
-    int32_t base = 0; /* filter_offset * sum(x): the asymmetric-weights term, |sum| <= accum_depth * 128 */
-    if (p->filter_offset != 0) {
-      for (int32_t d = 0; d < n; ++d) base += x[d];
-      base *= p->filter_offset;
-    }
+    const int32_t base = mote_filter_offset_term(p->filter_offset, x, n);
     for (int32_t o = 0; o < m; o += 16) {
       int32_t acc[16];
       for (int32_t j = 0; j < 16; ++j) acc[j] = p->bias[o + j] + base;

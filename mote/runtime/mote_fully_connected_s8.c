@@ -2,20 +2,12 @@
 
 #include "mote_conv_common.h"
 
-/* filter_offset * sum(x): the asymmetric-weights term, zero for symmetric weights. */
-static int32_t filter_offset_term(const mote_fully_connected_params *p, const int8_t *x) {
-  if (p->filter_offset == 0) return 0;
-  int32_t sum = 0; /* |sum| <= accum_depth * 128 */
-  for (int32_t d = 0; d < p->accum_depth; ++d) sum += x[d];
-  return sum * p->filter_offset;
-}
-
 /* One input row x by every weight row. n16 = accum_depth & ~15 (see mote_conv_common.h). Each
  * |acc| <= |bias| + depth * 128 * (128 + |filter_offset|) < 2^31 (checked at compile time). */
 static void one_row(const mote_fully_connected_params *p, const mote_conv_output_stage *s, const int8_t *x, int32_t n16,
                     int8_t *out) {
   const int32_t n = p->accum_depth, m = p->out_depth;
-  const int32_t base = filter_offset_term(p, x);
+  const int32_t base = mote_filter_offset_term(p->filter_offset, x, n);
   int32_t o = 0;
   for (; o + 16 <= m; o += 16) {
     int32_t acc[16];
