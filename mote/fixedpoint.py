@@ -151,14 +151,3 @@ def reciprocal(x: np.ndarray, integer_bits: int) -> tuple[np.ndarray, np.ndarray
     num_bits_over_unit = integer_bits - headroom_plus_one
     shifted_minus_one = wrap32(((x << headroom_plus_one) & 0xFFFFFFFF) - (1 << 31))
     return one_over_one_plus_x_for_x_in_0_1(shifted_minus_one), num_bits_over_unit
-
-
-def multiply_by_quantized_multiplier_wrapping(x: np.ndarray, multiplier: int, shift: int) -> np.ndarray:
-    """TFLite's MultiplyByQuantizedMultiplier on int32, including the int32 wrap of its left shift.
-
-    The left shift `x * (1 << shift)` is done in int32 by TFLite; it only wraps for absurd scale
-    ratios, but matching it keeps the numpy model equal to the C kernels for every input.
-    """
-    left, right = max(shift, 0), max(-shift, 0)
-    shifted = wrap32(np.asarray(x, dtype=np.int64) * (1 << left))
-    return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right)

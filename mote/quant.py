@@ -69,9 +69,11 @@ def rounding_divide_by_pot(x: np.ndarray, exponent: np.ndarray | int) -> np.ndar
 
 def multiply_by_quantized_multiplier(x: np.ndarray, multiplier: np.ndarray | int,
                                      shift: np.ndarray | int) -> np.ndarray:
-    """TFLite's MultiplyByQuantizedMultiplier on int32 values; multiplier/shift broadcast (per channel)."""
+    """TFLite's MultiplyByQuantizedMultiplier on int32 values; multiplier/shift broadcast (per channel).
+    Its left shift `x * (1 << shift)` is int32 arithmetic in TFLite and wraps (only for absurd scale
+    ratios); so does this, which keeps the model equal to the C kernels for every input."""
     shift = np.asarray(shift, dtype=np.int64)
     left = np.maximum(shift, 0)
     right = np.maximum(-shift, 0)
-    shifted = np.asarray(x, dtype=np.int64) * (np.int64(1) << left)
+    shifted = (np.asarray(x, dtype=np.int64) * (np.int64(1) << left) + 2**31) % 2**32 - 2**31
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right)

@@ -82,8 +82,9 @@ def run_functional(accel: Accelerator, node: Node, inputs: list[np.ndarray | Non
         else:
             registers[name] = int(value) & 0xFFFFFFFF
     registers[accel.start_register] = 1
-    if accel.execute(registers, memory) is False:
-        raise MoteError(f"the {accel.name} model did not finish the job for {node.name!r}")
+    for start in job.starts(registers):  # as the driver does
+        if accel.execute(start, memory) is False:
+            raise MoteError(f"the {accel.name} model did not finish the job for {node.name!r}")
     raw = memory.read(addresses[id(out)], out.nbytes)
     return np.frombuffer(raw, dtype=out.dtype.np).reshape(out.shape)
 

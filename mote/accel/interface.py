@@ -97,10 +97,21 @@ RegisterValue = int | Buffer
 
 @dataclass
 class Job:
-    """One offloaded node, as the compiler lowered it: the value of each register the driver writes."""
+    """One offloaded node, as the compiler lowered it: the value of each register the driver writes.
+
+    A job may repeat: the driver starts the accelerator `repeat` times, advancing each address
+    register by its `step` (bytes) every time, e.g. one start per channel of a depthwise
+    convolution on an accelerator that only runs dense ones."""
 
     registers: dict[str, RegisterValue]
     info: dict[str, Any] = field(default_factory=dict)  # for reports (e.g. MACs, tiles)
+    repeat: int = 1
+    step: dict[str, int] = field(default_factory=dict)  # address register -> bytes per repetition
+
+    def starts(self, addresses: dict[str, int]) -> list[dict[str, int]]:
+        """The register values of each start, given those of the first."""
+        return [{r: (v + i * self.step.get(r, 0)) & 0xFFFF_FFFF for r, v in addresses.items()}
+                for i in range(self.repeat)]
 
 
 class Memory(Protocol):

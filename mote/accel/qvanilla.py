@@ -3,11 +3,15 @@
 It computes an int8 convolution with stride 1 and one group, adds an int32 bias and writes the int32
 accumulators; the CPU requantizes them. Registers: ifmap, weights, bias, result (addresses), oc, iw,
 ih, ic, kh, kw, input and kernel zero points, control (write 1 to start), status (1 when done).
-Unlike the original, kernels may be non-square, and mote keeps everything in the CPU's layouts
-(activations NHWC, weights OHWI), so no transform surrounds a job. What the hardware lacks, the
-CPU supplies around it: SAME padding by padding the input with its zero point, and strides by
-keeping every stride-th position of the stride-1 result while requantizing (the accelerator then
-does stride_h * stride_w times the MACs). Timed mode charges 2 cycles per MAC.
+Its layouts are the seed's: activations and results as channel planes (NCHW), weights OIHW (packed
+at compile time). Unlike the original, kernels may be non-square, and no layout transform runs
+between accelerator jobs: the CPU's requantization reads the planes and writes the planes the next
+job reads (or NHWC, where a CPU kernel reads the result). What the hardware lacks, the CPU supplies
+around it: SAME padding by padding the input planes with the zero point, strides by keeping every
+stride-th position of the stride-1 result while requantizing (the accelerator then does stride_h *
+stride_w times the MACs), and depthwise convolutions as one start per channel, a one-channel
+convolution on that channel's plane (the driver advances the plane addresses; depth multiplier 1).
+Timed mode charges 2 cycles per MAC.
 """
 
 from __future__ import annotations
@@ -38,13 +42,19 @@ def _w(node: Node) -> Tensor:
     return w
 
 
-PREDICATES = (
+COMMON = (
     Predicate("int8 input and output", lambda n: _x(n).dtype is DType.INT8 and n.outputs[0].dtype is DType.INT8),
     Predicate("batch 1", lambda n: _x(n).shape[0] == 1),
     Predicate("dilation 1", lambda n: tuple(n.attrs.get("dilation", (1, 1))) == (1, 1)),
-    Predicate("one group", lambda n: _w(n).shape[3] == _x(n).shape[3]),
     Predicate("constant weights", lambda n: _w(n).is_const),
 )
+CONV = (*COMMON, Predicate("one group", lambda n: _w(n).shape[3] == _x(n).shape[3]))
+DEPTHWISE = (*COMMON, Predicate("depth multiplier 1", lambda n: _w(n).shape[3] == _x(n).shape[3]))
+
+
+def _bias(node: Node, channels: int) -> np.ndarray:
+    bias_t = node.inputs[2] if len(node.inputs) > 2 else None
+    return np.zeros(channels, np.int32) if bias_t is None or bias_t.data is None else bias_t.data.astype(np.int32)
 
 
 class QVanilla(Accelerator):
@@ -54,35 +64,48 @@ class QVanilla(Accelerator):
                  "control", "status")
     address_registers = ("ifmap", "weights", "bias", "result")
 
+    activation_layout = "NCHW"
+    weight_layout = "OIHW"
+
     def patterns(self) -> list[Pattern]:
-        return [Pattern("conv2d+bias", "conv2d", ("conv2d", "bias"), PREDICATES, pad_input=True, cpu_stride=True)]
+        return [Pattern("conv2d+bias", "conv2d", ("conv2d", "bias"), CONV, pad_input=True, cpu_stride=True),
+                Pattern("depthwise as per-channel conv2d+bias", "depthwise_conv2d", ("depthwise_conv2d", "bias"),
+                        DEPTHWISE, pad_input=True, cpu_stride=True)]
 
     def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
         x, w = _x(node), _w(node)
         assert w.data is not None and node.attrs["padding"] == "VALID"
-        oc, kh, kw, ic = w.shape
-        bias_t = node.inputs[2] if len(node.inputs) > 2 else None
-        bias = np.zeros(oc, np.int32) if bias_t is None or bias_t.data is None else bias_t.data.astype(np.int32)
         _, ih, iw, _ = x.shape
+        if node.op == "depthwise_conv2d":  # [1, kh, kw, C] -> one [kh, kw] filter per start
+            _, kh, kw, channels = w.shape
+            oc = ic = 1
+            weights = np.ascontiguousarray(w.data.astype(np.int8)[0].transpose(2, 0, 1))
+            repeat, step = channels, {"ifmap": ih * iw, "weights": kh * kw, "bias": 4,
+                                      "result": 4 * (ih - kh + 1) * (iw - kw + 1)}
+        else:  # OHWI -> OIHW
+            oc, kh, kw, ic = w.shape
+            weights = np.ascontiguousarray(w.data.astype(np.int8).transpose(0, 3, 1, 2))
+            repeat, step = 1, {}
+        bias = _bias(node, oc * repeat)
         return Job({
-            "ifmap": Buffer(tensor=inputs[0]), "weights": Buffer(const=w.data.astype(np.int8), hint="qv_weights"),
+            "ifmap": Buffer(tensor=inputs[0]), "weights": Buffer(const=weights, hint="qv_weights"),
             "bias": Buffer(const=bias, hint="qv_bias"), "result": Buffer(tensor=outputs[0]),
             "oc": oc, "iw": iw, "ih": ih, "ic": ic, "kh": kh, "kw": kw, "izp": x.zero_point, "kzp": 0,
-        }, {"macs": (ih - kh + 1) * (iw - kw + 1) * oc * kh * kw * ic})
+        }, {"macs": repeat * (ih - kh + 1) * (iw - kw + 1) * oc * kh * kw * ic}, repeat, step)
 
     def execute(self, registers: dict[str, int], memory: Memory) -> None:
         r = registers
         oc, iw, ih, ic, kh, kw = (r[k] for k in ("oc", "iw", "ih", "ic", "kh", "kw"))
-        x = np.frombuffer(memory.read(r["ifmap"], ih * iw * ic), np.int8).reshape(ih, iw, ic).astype(np.int64)
-        w = np.frombuffer(memory.read(r["weights"], oc * kh * kw * ic), np.int8).reshape(oc, kh, kw, ic)
+        x = np.frombuffer(memory.read(r["ifmap"], ic * ih * iw), np.int8).reshape(ic, ih, iw).astype(np.int64)
+        w = np.frombuffer(memory.read(r["weights"], oc * ic * kh * kw), np.int8).reshape(oc, ic, kh, kw)
         bias = np.frombuffer(memory.read(r["bias"], 4 * oc), "<i4").astype(np.int64)
         x = x - as_signed(r["izp"])
         w = w.astype(np.int64) - as_signed(r["kzp"])
         oh, ow = ih - kh + 1, iw - kw + 1
-        acc = np.tile(bias, (oh, ow, 1))
+        acc = np.tile(bias[:, None, None], (1, oh, ow))
         for dy in range(kh):
             for dx in range(kw):
-                acc += x[dy:dy + oh, dx:dx + ow, :] @ w[:, dy, dx, :].T
+                acc += np.einsum("oi,iyx->oyx", w[:, :, dy, dx], x[:, dy:dy + oh, dx:dx + ow])
         memory.write(r["result"], acc.astype("<i4").tobytes())
 
     def cost(self, registers: dict[str, int]) -> int:

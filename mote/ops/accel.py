@@ -50,6 +50,10 @@ def emit(node: Node, job: Job, em: Emitter) -> CCall:
             fields[reg] = em.tensor(value.tensor) if value.tensor is not None else em.const(value.const, value.hint)
         else:
             fields[reg] = int(value)
+    fields["repeat"] = job.repeat
+    for reg in accel.address_registers:
+        if reg in job.registers:
+            fields[f"{reg}_step"] = job.step.get(reg, 0)
     message = f"{accel.name}: region {c_comment(node.name)!r} timed out (the accelerator never signalled done)"
     fields["timeout_message"] = '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
     name = driver_name(accel)

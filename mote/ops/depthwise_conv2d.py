@@ -115,14 +115,17 @@ def shape(node: Node) -> list[tuple[int, ...]]:
 
 
 def reference(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [requantize(accumulate(node, p, inputs), p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)]
+
+
+def accumulate(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> np.ndarray:
+    """The int32 accumulators, bias included, before requantization (what an accelerator may stop at)."""
     x = inputs[0].astype(np.int64) + p.input_offset  # padding taps are skipped, i.e. contribute 0 after the offset
     win = zero_padded_windows(x, (p.out_h, p.out_w), (p.filter_h, p.filter_w), (p.stride_h, p.stride_w),
                               (p.dilation_h, p.dilation_w), (p.pad_top, p.pad_left))
     per_output = win[..., np.arange(p.out_ch) // p.depth_multiplier]  # input channel of each output channel
     acc = np.einsum("nyxijc,ijc->nyxc", per_output, p.weights.astype(np.int64))
-    if p.bias is not None:
-        acc = acc + p.bias
-    return [requantize(acc, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)]
+    return acc if p.bias is None else acc + p.bias
 
 
 def pack_3x3(weights: np.ndarray) -> np.ndarray:
@@ -185,4 +188,4 @@ def scratch_bytes(node: Node, p: DepthwiseParams) -> int:
 
 
 OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),
-                    scratch_bytes=scratch_bytes, specialize=specialize))
+                    scratch_bytes=scratch_bytes, specialize=specialize, accumulate=accumulate))

@@ -21,7 +21,7 @@ from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
-from mote.quant import round_half_away, rounding_divide_by_pot
+from mote.quant import multiply_by_quantized_multiplier, round_half_away, rounding_divide_by_pot
 
 INPUT_INTEGER_BITS = 4
 
@@ -69,7 +69,7 @@ def input_in_q4(p: SigmoidParams, x: np.ndarray) -> tuple[np.ndarray, np.ndarray
     d = np.asarray(x, dtype=np.int64) - p.input_zero_point
     low, high = d <= -p.input_range_radius, d >= p.input_range_radius
     inside = np.where(low | high, 0, d)
-    return fp.multiply_by_quantized_multiplier_wrapping(inside, p.input_multiplier, p.input_left_shift), low, high
+    return multiply_by_quantized_multiplier(inside, p.input_multiplier, p.input_left_shift), low, high
 
 
 def reference(node: Node, p: SigmoidParams, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.fixedpoint import multiply_by_quantized_multiplier_wrapping, wrap32
+from mote.fixedpoint import wrap32
 from mote.ir import Node
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
-from mote.quant import quantize_multiplier
+from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 MAX_DIMS = 8  # MOTE_MEAN_MAX_DIMS in mote_mean_s8.h
 
@@ -100,7 +100,7 @@ def prepare(node: Node) -> MeanParams:
 def reference(node: Node, p: MeanParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
     sums = np.asarray(inputs[0], dtype=np.int64).sum(axis=p.axes)
     shifted = wrap32(wrap32(sums) + p.bias)
-    out = multiply_by_quantized_multiplier_wrapping(shifted, p.multiplier, p.shift) + p.output_zero_point
+    out = multiply_by_quantized_multiplier(shifted, p.multiplier, p.shift) + p.output_zero_point
     return [np.clip(out, -128, 127).astype(np.int8).reshape(node.outputs[0].shape)]
 
 

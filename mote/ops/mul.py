@@ -13,13 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.fixedpoint import multiply_by_quantized_multiplier_wrapping
 from mote.ir import Node
 from mote.ops.add import quantized_int8
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.common import activation_range
 from mote.ops.registry import CCall, Emitter, OpDef, register
-from mote.quant import quantize_multiplier
+from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def prepare(node: Node) -> MulParams:
 def reference(node: Node, p: MulParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
     a, b = broadcast_inputs(node, inputs)
     product = (a + p.a_offset) * (b + p.b_offset)
-    out = multiply_by_quantized_multiplier_wrapping(product, p.out_multiplier, p.out_shift) + p.out_offset
+    out = multiply_by_quantized_multiplier(product, p.out_multiplier, p.out_shift) + p.out_offset
     return [np.clip(out, p.act_min, p.act_max).astype(np.int8)]
 
 

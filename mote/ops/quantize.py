@@ -16,11 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.fixedpoint import multiply_by_quantized_multiplier_wrapping
 from mote.ir import DType, Node
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
-from mote.quant import quantize_multiplier
+from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ def reference(node: Node, p: QuantizeParams | RequantizeParams, inputs: list[np.
     if isinstance(p, QuantizeParams):
         return [quantize_f32(p, inputs[0])]
     d = np.asarray(inputs[0], dtype=np.int64) - p.input_zero_point
-    out = multiply_by_quantized_multiplier_wrapping(d, p.multiplier, p.shift) + p.output_zero_point
+    out = multiply_by_quantized_multiplier(d, p.multiplier, p.shift) + p.output_zero_point
     return [np.clip(out, -128, 127).astype(np.int8)]
 
 

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.fixedpoint import multiply_by_quantized_multiplier_wrapping
 from mote.ir import Node
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
-from mote.quant import quantize_multiplier
+from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ def shape(node: Node) -> list[tuple[int, ...]]:
 
 def reference(node: Node, p: ReluParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
     d = np.asarray(inputs[0], dtype=np.int64) - p.input_zero_point
-    out = multiply_by_quantized_multiplier_wrapping(d, p.multiplier, p.shift) + p.output_zero_point
+    out = multiply_by_quantized_multiplier(d, p.multiplier, p.shift) + p.output_zero_point
     return [np.clip(out, p.act_min, p.act_max).astype(np.int8)]
 
 

@@ -1,6 +1,9 @@
 """The CPU's half of an op an accelerator ran up to its int32 accumulator: requantize (per
 channel), add the output zero point, clamp to the fused activation's range; for an accelerator
-without stride, keep only every stride-th position of its stride-1 result on the way."""
+without stride, keep only every stride-th position of its stride-1 result on the way. It reads the
+accelerator's layout and writes the layout the output's readers want (attrs["layouts"]), with the
+zero-point border (attrs["border"]: (top, bottom), (left, right)) that the next accelerator job's
+padding needs: the pad is folded in here rather than run as a copy of the whole tensor."""
 
 from __future__ import annotations
 
@@ -12,6 +15,10 @@ from mote.ir import Node
 from mote.ops.conv2d import output_multipliers, requantize
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
 
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+# A 4-D layout -> where rows, columns and channels are among its axes.
+AXES = {"NHWC": (1, 2, 3), "NCHW": (2, 3, 1)}
+
 
 @dataclass(frozen=True, eq=False)
 class RequantizeParams:
@@ -22,6 +29,9 @@ class RequantizeParams:
     stride_h: int
     stride_w: int
     channels: int
+    in_layout: str
+    out_layout: str
+    border: tuple[tuple[int, int], tuple[int, int]]  # rows (top, bottom), columns (left, right) around the output
     output_offset: int
     act_min: int
     act_max: int
@@ -34,21 +44,76 @@ def prepare(node: Node) -> RequantizeParams:
     p = OPS[original.op].prepare(original)
     x, out = node.inputs[0], node.outputs[0]
     assert x is not None
-    full, shape = _hwc(x.shape), _hwc(out.shape)
+    in_layout, out_layout = node.attrs.get("layouts", ("NHWC", "NHWC"))
+    full, (h, w, c) = _hwc(x.shape, in_layout), _hwc(out.shape, out_layout)
+    (top, bottom), (left, right) = border = node.attrs.get("border", ((0, 0), (0, 0)))
     sh, sw = node.attrs.get("stride", (1, 1))
-    return RequantizeParams(full[0], full[1], shape[0], shape[1], sh, sw, shape[2], p.output_offset, p.act_min,
-                            p.act_max, p.multiplier, p.shift)
+    return RequantizeParams(full[0], full[1], h - top - bottom, w - left - right, sh, sw, c, in_layout, out_layout,
+                            border, p.output_offset, p.act_min, p.act_max, p.multiplier, p.shift)
 
 
-def _hwc(shape: tuple[int, ...]) -> tuple[int, int, int]:
+@dataclass(frozen=True)
+class Shortcuts:
+    """Per channel, exact shortcuts of the output stage, computed from the multipliers at compile time.
+
+    Requantization is monotone in the accumulator where the shift is to the right (no left shift to
+    wrap, and the result, under 2^30, cannot wrap when the offset is added). There:
+      - every accumulator below `min_below` gives act_min, which the kernel stores without
+        requantizing (with a ReLU, about half the outputs). Found by bisection on the reference;
+      - a non-negative accumulator above `fast_after` takes one rounding instead of two: for a right
+        shift R >= 1, TFLite's doubling high multiply then rounding shift of x >= 0 is
+        floor((x * m + 2^30 + 2^(30+R)) / 2^(31+R)) (the nested floors fold; the second rounding's
+        sign term is 0 for x >= 0), and with the output offset folded in, K = 2^30 + 2^(30+R) +
+        offset * 2^(31+R), that is the high word of x * m + K shifted right by R - 1. The high word
+        stays within int32 for R <= 23, and the result is above act_min, so only act_max clamps it.
+    Other channels never skip (min_below INT32_MIN, fast_after INT32_MAX)."""
+
+    min_below: np.ndarray  # int32 [channels]
+    fast_after: np.ndarray  # int32 [channels]
+    fast_add_lo: np.ndarray  # K's low word (uint32 bits as int32)
+    fast_add_hi: np.ndarray  # K's high word
+    fast_shift: np.ndarray  # R - 1
+
+
+def shortcuts(p: RequantizeParams) -> Shortcuts:
+    def above(acc: np.ndarray) -> np.ndarray:
+        return requantize(acc[None, :], p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)[0] > p.act_min
+
+    low = np.full(p.channels, INT32_MIN, np.int64)
+    high = np.full(p.channels, INT32_MAX, np.int64)
+    while np.any(low < high):  # the smallest accumulator whose output is above act_min, if any
+        mid = (low + high) // 2
+        up = above(mid)
+        high, low = np.where(up, mid, high), np.where(up, low, mid + 1)
+    found = above(low)
+    right = -np.asarray(p.shift, np.int64)
+    monotone = right >= 1
+    fast = monotone & found & (right <= 23)
+    min_below = np.where(monotone, low, INT32_MIN)
+    fast_after = np.where(fast, np.maximum(low, 0) - 1, INT32_MAX)
+    add_lo, add_hi, fast_shift = (np.zeros(p.channels, np.int64) for _ in range(3))
+    for c in np.flatnonzero(fast):
+        r = int(right[c])
+        k = 2**30 + 2**(30 + r) + p.output_offset * 2**(31 + r)
+        add_lo[c], add_hi[c], fast_shift[c] = k & 0xFFFF_FFFF, k >> 32, r - 1
+    return Shortcuts(min_below.astype(np.int32), fast_after.astype(np.int32), add_lo.astype(np.uint32).view(np.int32),
+                     add_hi.astype(np.int32), fast_shift.astype(np.int32))
+
+
+def _hwc(shape: tuple[int, ...], layout: str) -> tuple[int, int, int]:
     """Rows, columns, channels: an FC's [batch, channels] is one row of `batch` positions."""
     if len(shape) == 4:
         assert shape[0] == 1, "batch 1"
-        return shape[1], shape[2], shape[3]
+        rows, cols, channels = AXES[layout]
+        return shape[rows], shape[cols], shape[channels]
     rows = 1
     for d in shape[:-1]:
         rows *= d
     return 1, rows, shape[-1]
+
+
+def _as_hwc(a: np.ndarray, layout: str, h: int, w: int, c: int) -> np.ndarray:
+    return a.reshape(h, w, c) if layout == "NHWC" or a.ndim != 4 else a.reshape(c, h, w).transpose(1, 2, 0)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -56,22 +121,44 @@ def shape(node: Node) -> list[tuple[int, ...]]:
 
 
 def reference(node: Node, p: RequantizeParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    acc = inputs[0].astype(np.int64).reshape(p.in_h, p.in_w, p.channels)
+    acc = _as_hwc(inputs[0].astype(np.int64), p.in_layout, p.in_h, p.in_w, p.channels)
     kept = acc[::p.stride_h, ::p.stride_w][:p.out_h, :p.out_w]
     result = requantize(kept, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
-    return [result.reshape(node.outputs[0].shape)]
+    result = np.pad(result, (*p.border, (0, 0)), constant_values=p.output_offset)
+    if p.out_layout == "NCHW" and len(node.outputs[0].shape) == 4:
+        result = result.transpose(2, 0, 1)
+    return [np.ascontiguousarray(result).reshape(node.outputs[0].shape)]
+
+
+def steps(layout: str, h: int, w: int, c: int) -> tuple[int, int, int]:
+    """Element steps between neighbouring channels, rows and columns of a [h, w, c] tensor in `layout`."""
+    return (h * w, w, 1) if layout == "NCHW" else (1, w * c, c)
 
 
 def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     left_mul, right_mul = output_multipliers(p.shift)
+    cuts = shortcuts(p)
+    in_c, in_y, in_x = steps(p.in_layout, p.in_h, p.in_w, p.channels)
+    (top, bottom), (left, right) = p.border
+    to = steps(p.out_layout, top + p.out_h + bottom, left + p.out_w + right, p.channels)
+    h, w, into = p.out_h, p.out_w, (in_c, in_y * p.stride_h, in_x * p.stride_w)
+    if into[2] == to[2] == 1 and into[1] == to[1] == w:  # whole planes are contiguous: one row each
+        h, w = 1, h * w
     return CCall("mote_requantize_s32_s8", "mote_requantize_s32_params", {
-        "in_w": p.in_w, "out_h": p.out_h, "out_w": p.out_w, "stride_h": p.stride_h, "stride_w": p.stride_w,
-        "channels": p.channels, "output_offset": p.output_offset, "act_min": p.act_min,
-        "act_max": p.act_max, "multiplier": em.const(p.multiplier, "multiplier"),
-        "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")},
+        "out_h": h, "out_w": w, "channels": p.channels, "in": _c_steps(into), "out": _c_steps(to),
+        "border": f"{{.top = {top}, .bottom = {bottom}, .left = {left}, .right = {right}}}",
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "multiplier": em.const(p.multiplier, "multiplier"),
+        "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul"),
+        **{f: em.const(getattr(cuts, f), f) for f in ("min_below", "fast_after", "fast_add_lo", "fast_add_hi",
+                                                       "fast_shift")}},
         [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _c_steps(s: tuple[int, int, int]) -> str:
+    return f"{{.channel = {s[0]}, .row = {s[1]}, .col = {s[2]}}}"
 
 
 OP = register(OpDef("requantize_s32", shape, prepare, reference, emit))

@@ -10,8 +10,9 @@
 
 #include <stdint.h>
 
-/* clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift) + offset, lo, hi) as int8, exactly for
- * every int32 acc, given left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)). Each
+/* mote_conv_scale: MultiplyByQuantizedMultiplier(acc, multiplier, shift) + offset, and
+ * mote_conv_requantize: that clamped to [lo, hi] as int8, exactly for every int32 acc, given
+ * left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)). Each
  * rounding is one 32 x 32 -> 64-bit product whose high word is taken with a carry from bit 31 of the
  * low word, which a 32-bit core does in four instructions (mul, mulh[s]u, a shift and an add):
  *  - x = acc * 2^left modulo 2^32, as TFLite's int32 product wraps;
@@ -24,15 +25,20 @@
  *    2^(32-right) = 2 right_mul. For right == 0 (right_mul = 2^31), y = v and the factor 2^32 - 1
  *    gives v + floor((2^31 - v) / 2^32) = v, as -2^31 < v <= 2^31;
  *  - the output offset is added modulo 2^32, as TFLite's int32 sum wraps. */
-static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint32_t left_mul, uint32_t right_mul,
-                                          uint32_t offset, int32_t lo, int32_t hi) {
+static inline int32_t mote_conv_scale(int32_t acc, uint32_t multiplier, uint32_t left_mul, uint32_t right_mul,
+                                      uint32_t offset) {
   const uint32_t x = (uint32_t)acc * left_mul;
   const int64_t xm = (int64_t)(int32_t)x * (int64_t)(multiplier << 1);
   const int32_t v = (int32_t)((uint32_t)((uint64_t)xm >> 32) + ((uint32_t)xm >> 31));
   const int32_t y = (int32_t)((uint32_t)v - (uint32_t)(v < 0 && right_mul <= 0x40000000u));
   const uint32_t r2 = (right_mul << 1) - (right_mul >> 31);
   const int64_t yr = (int64_t)y * (int64_t)r2;
-  const int32_t q = (int32_t)((uint32_t)((uint64_t)yr >> 32) + ((uint32_t)yr >> 31) + offset);
+  return (int32_t)((uint32_t)((uint64_t)yr >> 32) + ((uint32_t)yr >> 31) + offset);
+}
+
+static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint32_t left_mul, uint32_t right_mul,
+                                          uint32_t offset, int32_t lo, int32_t hi) {
+  const int32_t q = mote_conv_scale(acc, multiplier, left_mul, right_mul, offset);
   const int32_t below = q > hi ? hi : q; /* two independent selects: compilers emit fewer branches */
   return (int8_t)(below < lo ? lo : below);
 }

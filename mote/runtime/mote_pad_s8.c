@@ -26,9 +26,10 @@ mote_status mote_pad_s8(const mote_pad_params *p, const int8_t *input, int8_t *o
             memset(output, pad, row);
             continue;
           }
-          memset(output, pad, lead);
+          /* The leading and trailing padding of a row is usually a byte or two: a call costs more. */
+          for (size_t i = 0; i < lead; ++i) output[i] = (int8_t)pad;
           memcpy(output + lead, input, copied);
-          memset(output + lead + copied, pad, row - lead - copied);
+          for (size_t i = lead + copied; i < row; ++i) output[i] = (int8_t)pad;
           input += copied;
         }
       }

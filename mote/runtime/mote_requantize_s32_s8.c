@@ -2,29 +2,101 @@
 
 #include "mote_conv_common.h"
 
+/* One channel's output stage, with its shortcuts (see the header). */
+typedef struct {
+  uint32_t multiplier, left_mul, right_mul, offset;
+  int32_t lo, hi;
+  int32_t min_below, fast_after;
+  uint32_t fast_add_lo;
+  int32_t fast_add_hi, fast_shift;
+} channel_stage;
+
+static inline int8_t output_of(int32_t acc, const channel_stage s) {
+  if (acc < s.min_below) return (int8_t)s.lo;
+  if (acc > s.fast_after) {
+    const uint64_t product = (uint64_t)(uint32_t)acc * s.multiplier;
+    const uint32_t low = (uint32_t)product + s.fast_add_lo;
+    const int32_t high = (int32_t)((uint32_t)(product >> 32) + (uint32_t)s.fast_add_hi + (low < s.fast_add_lo));
+    const int32_t q = high >> s.fast_shift;
+    return (int8_t)(q > s.hi ? s.hi : q);
+  }
+  return mote_conv_requantize(acc, s.multiplier, s.left_mul, s.right_mul, s.offset, s.lo, s.hi);
+}
+
+static void fill(int8_t *at, int32_t n, int32_t step, int8_t value) {
+  for (int32_t i = 0; i < n; ++i) at[i * step] = value;
+}
+
+/* The border of one channel of the output: whole rows above and below, columns left and right. With
+ * contiguous rows, one row's right border and the next one's left border are one run of bytes. */
+static void fill_border(int8_t *channel, int32_t out_h, int32_t out_w, mote_requantize_s32_steps to,
+                        mote_requantize_s32_border b, int8_t value) {
+  const int32_t cols = b.left + out_w + b.right, bottom = b.top + out_h;
+  if (to.col == 1 && to.row == cols && out_h > 0) {
+    int8_t *at = channel;
+    fill(at, b.top * cols + b.left, 1, value);
+    at += b.top * cols + b.left + out_w;
+    for (int32_t y = 1; y < out_h; ++y, at += cols) fill(at, b.right + b.left, 1, value);
+    fill(at, b.right + b.bottom * cols, 1, value);
+    return;
+  }
+  for (int32_t y = 0; y < b.top; ++y) fill(channel + y * to.row, cols, to.col, value);
+  for (int32_t y = b.top; y < bottom; ++y) {
+    fill(channel + y * to.row, b.left, to.col, value);
+    fill(channel + y * to.row + (b.left + out_w) * to.col, b.right, to.col, value);
+  }
+  for (int32_t y = bottom; y < bottom + b.bottom; ++y) fill(channel + y * to.row, cols, to.col, value);
+}
+
 mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const int32_t *input, int8_t *output,
                                    mote_scratch scratch) {
   (void)scratch;
   /* Locals: the int8 stores below could alias *p as far as the compiler knows. */
   const int32_t c_n = p->channels, out_h = p->out_h, out_w = p->out_w;
-  const int32_t row_step = p->stride_h * p->in_w * c_n, col_step = p->stride_w * c_n;
+  const mote_requantize_s32_steps in = p->in, to = p->out;
   const int32_t lo = p->act_min, hi = p->act_max;
+  const mote_requantize_s32_border border = p->border;
+  const int bordered = border.top | border.bottom | border.left | border.right;
   const uint32_t offset = (uint32_t)p->output_offset;
+  int8_t *inside = output + border.top * to.row + border.left * to.col;
   /* Channel by channel, so that each channel's output stage stays in registers. */
   for (int32_t c = 0; c < c_n; ++c) {
-    const uint32_t multiplier = (uint32_t)p->multiplier[c];
-    const uint32_t left_mul = (uint32_t)p->left_mul[c], right_mul = (uint32_t)p->right_mul[c];
-    int8_t *out = output + c;
-    for (int32_t y = 0; y < out_h; ++y) {
-      const int32_t *acc = input + y * row_step + c;
+    const channel_stage s = {(uint32_t)p->multiplier[c], (uint32_t)p->left_mul[c], (uint32_t)p->right_mul[c],
+                             offset, lo, hi, p->min_below[c], p->fast_after[c], (uint32_t)p->fast_add_lo[c],
+                             p->fast_add_hi[c], p->fast_shift[c]};
+    if (bordered) fill_border(output + c * to.channel, out_h, out_w, to, border, (int8_t)p->output_offset);
+    const int32_t *acc_row = input + c * in.channel;
+    int8_t *out_row = inside + c * to.channel;
+    for (int32_t y = 0; y < out_h; ++y, acc_row += in.row, out_row += to.row) {
+      const int32_t *acc = acc_row;
+      int8_t *out = out_row;
       int32_t x = 0;
-      for (; x + 2 <= out_w; x += 2, acc += 2 * col_step, out += 2 * c_n) { /* two per step: less loop overhead */
-        out[0] = mote_conv_requantize(acc[0], multiplier, left_mul, right_mul, offset, lo, hi);
-        out[c_n] = mote_conv_requantize(acc[col_step], multiplier, left_mul, right_mul, offset, lo, hi);
+      if (in.col == 1 && to.col == 1) { /* contiguous rows (channel planes): fixed offsets, eight per step */
+        x = out_w & ~7;
+        for (const int32_t *end = acc + x; acc != end; acc += 8, out += 8) {
+          out[0] = output_of(acc[0], s);
+          out[1] = output_of(acc[1], s);
+          out[2] = output_of(acc[2], s);
+          out[3] = output_of(acc[3], s);
+          out[4] = output_of(acc[4], s);
+          out[5] = output_of(acc[5], s);
+          out[6] = output_of(acc[6], s);
+          out[7] = output_of(acc[7], s);
+        }
+        if (x + 4 <= out_w) {
+          out[0] = output_of(acc[0], s);
+          out[1] = output_of(acc[1], s);
+          out[2] = output_of(acc[2], s);
+          out[3] = output_of(acc[3], s);
+          x += 4, acc += 4, out += 4;
+        }
+      }
+      for (; x + 2 <= out_w; x += 2, acc += 2 * in.col, out += 2 * to.col) { /* two per step: less loop overhead */
+        out[0] = output_of(acc[0], s);
+        out[to.col] = output_of(acc[in.col], s);
       }
       if (x < out_w) {
-        *out = mote_conv_requantize(*acc, multiplier, left_mul, right_mul, offset, lo, hi);
-        out += c_n;
+        *out = output_of(*acc, s);
       }
     }
   }

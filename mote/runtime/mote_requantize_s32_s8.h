@@ -3,20 +3,37 @@
 
 #include "mote_types.h"
 
+/* Element steps between neighbours along each axis of a [rows, cols, channels] view of a tensor
+ * stored in any layout (channels last, channel planes, ...). */
 typedef struct {
-  int32_t in_w;              /* the int32 input is [rows, in_w, channels] */
-  int32_t out_h, out_w;      /* the output keeps positions (y * stride_h, x * stride_w) */
-  int32_t stride_h, stride_w;
-  int32_t channels;          /* the last (fastest) axis: multiplier and shift are per channel */
+  int32_t channel, row, col;
+} mote_requantize_s32_steps;
+
+/* Rows and columns of zero-point border around each channel of the output. */
+typedef struct {
+  int32_t top, bottom, left, right;
+} mote_requantize_s32_border;
+
+typedef struct {
+  int32_t out_h, out_w, channels; /* the requantized positions, inside any border */
+  mote_requantize_s32_steps in;   /* between kept positions: a stride-th position's steps */
+  mote_requantize_s32_steps out;  /* of the output tensor, border included */
+  mote_requantize_s32_border border;
   int32_t output_offset, act_min, act_max;
   const int32_t *multiplier; /* [channels], Q31 */
   const int32_t *left_mul, *right_mul; /* [channels]: TFLite's shift as 2^max(shift, 0) and
                                  2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+  /* [channels]: exact shortcuts (mote.ops.requantize_s32.Shortcuts): an accumulator below min_below
+   * gives act_min; one above fast_after is the high word of acc * multiplier + fast_add (hi:lo)
+   * shifted right by fast_shift, clamped to act_max. */
+  const int32_t *min_below, *fast_after, *fast_add_lo, *fast_add_hi, *fast_shift;
 } mote_requantize_s32_params;
 
-/* int32 accumulators (channels last) -> int8: requantize per channel, add the output zero point,
- * clamp; keeping every stride-th position. The CPU's half of an op an accelerator ran up to its
- * accumulator (at stride 1, when the accelerator has no stride). */
+/* int32 accumulators -> int8: requantize per channel, add the output zero point, clamp. The CPU's
+ * half of an op an accelerator ran up to its accumulator: it reads the accelerator's layout, keeps
+ * every stride-th position (when the accelerator has no stride) and writes the layout the output's
+ * readers want, with the zero-point border the next job's padding needs (the output zero point is
+ * the real value 0). */
 mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const int32_t *input, int8_t *output,
                                    mote_scratch scratch);
 
