@@ -145,6 +145,12 @@ class _Offload:
             return replace(node, attrs={**node.attrs, "padding": "VALID"})
         shape = tuple(d + before + after for d, (before, after) in zip(x.shape, pads))
         padded = Tensor(f"{x.name} (padded)", shape, x.dtype, x.quant)
+        if self.transposing and id(x) not in self.in_accel_layout and not _same_order(x.shape, self.perm):
+            target = _permute(padded, self.perm, self.suffix)  # transpose and pad in one pass
+            self.in_accel_layout[id(padded)] = target
+            attrs = {"perm": self.perm, "pads": tuple(tuple(pads[i]) for i in self.perm)}
+            self.nodes.append(Node("layout_transform", target.name, [x], [target], attrs, node.index))
+            return replace(node, inputs=[padded, *node.inputs[1:]], attrs={**node.attrs, "padding": "VALID"})
         source, target = self.accel_view(x), padded
         if source is not x:  # pad the accelerator's layout
             pads = [pads[i] for i in self.perm]

@@ -12,7 +12,6 @@ typedef struct {
 } channel_stage;
 
 static inline int8_t output_of(int32_t acc, const channel_stage s) {
-  if (acc < s.min_below) return (int8_t)s.lo;
   if (acc > s.fast_after) {
     const uint64_t product = (uint64_t)(uint32_t)acc * s.multiplier;
     const uint32_t low = (uint32_t)product + s.fast_add_lo;
@@ -20,6 +19,7 @@ static inline int8_t output_of(int32_t acc, const channel_stage s) {
     const int32_t q = high >> s.fast_shift;
     return (int8_t)(q > s.hi ? s.hi : q);
   }
+  if (acc < s.min_below) return (int8_t)s.lo;
   return mote_conv_requantize(acc, s.multiplier, s.left_mul, s.right_mul, s.offset, s.lo, s.hi);
 }
 
@@ -89,6 +89,14 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
           out[2] = output_of(acc[2], s);
           out[3] = output_of(acc[3], s);
           x += 4, acc += 4, out += 4;
+        }
+      } else if (in.col == 2 && to.col == 1) { /* every other position (stride 2) into a plane */
+        x = out_w & ~3;
+        for (const int32_t *end = acc + 2 * x; acc != end; acc += 8, out += 4) {
+          out[0] = output_of(acc[0], s);
+          out[1] = output_of(acc[2], s);
+          out[2] = output_of(acc[4], s);
+          out[3] = output_of(acc[6], s);
         }
       }
       for (; x + 2 <= out_w; x += 2, acc += 2 * in.col, out += 2 * to.col) { /* two per step: less loop overhead */
