@@ -35,6 +35,7 @@ from mote.ops.conv2d import (
     zero_padded_windows,
 )
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.shortcuts import output_shortcuts
 
 
 @dataclass(frozen=True, eq=False)
@@ -157,7 +158,9 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
             **common, "plane_h": plane_h, "plane_w": plane_w,
             "weights": em.const(p.weights.reshape(9, -1).T.copy(), "weights"),
             "folded_bias": em.const(p.folded_bias, "folded_bias"), "multiplier": tensors["multiplier"],
-            "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}, args)
+            "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul"),
+            "shortcuts": output_shortcuts(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
+            .c_initializer(em)}, args)
     if p.folded_bias is not None:
         y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
         x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)

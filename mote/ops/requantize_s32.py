@@ -14,8 +14,8 @@ import numpy as np
 from mote.ir import Node
 from mote.ops.conv2d import output_multipliers, requantize
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
+from mote.ops.shortcuts import output_shortcuts
 
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # A 4-D layout -> where rows, columns and channels are among its axes.
 AXES = {"NHWC": (1, 2, 3), "NCHW": (2, 3, 1)}
 
@@ -50,54 +50,6 @@ def prepare(node: Node) -> RequantizeParams:
     sh, sw = node.attrs.get("stride", (1, 1))
     return RequantizeParams(full[0], full[1], h - top - bottom, w - left - right, sh, sw, c, in_layout, out_layout,
                             border, p.output_offset, p.act_min, p.act_max, p.multiplier, p.shift)
-
-
-@dataclass(frozen=True)
-class Shortcuts:
-    """Per channel, exact shortcuts of the output stage, computed from the multipliers at compile time.
-
-    Requantization is monotone in the accumulator where the shift is to the right (no left shift to
-    wrap, and the result, under 2^30, cannot wrap when the offset is added). There:
-      - every accumulator below `min_below` gives act_min, which the kernel stores without
-        requantizing (with a ReLU, about half the outputs). Found by bisection on the reference;
-      - a non-negative accumulator above `fast_after` takes one rounding instead of two: for a right
-        shift R >= 1, TFLite's doubling high multiply then rounding shift of x >= 0 is
-        floor((x * m + 2^30 + 2^(30+R)) / 2^(31+R)) (the nested floors fold; the second rounding's
-        sign term is 0 for x >= 0), and with the output offset folded in, K = 2^30 + 2^(30+R) +
-        offset * 2^(31+R), that is the high word of x * m + K shifted right by R - 1. The high word
-        stays within int32 for R <= 23, and the result is above act_min, so only act_max clamps it.
-    Other channels never skip (min_below INT32_MIN, fast_after INT32_MAX)."""
-
-    min_below: np.ndarray  # int32 [channels]
-    fast_after: np.ndarray  # int32 [channels]
-    fast_add_lo: np.ndarray  # K's low word (uint32 bits as int32)
-    fast_add_hi: np.ndarray  # K's high word
-    fast_shift: np.ndarray  # R - 1
-
-
-def shortcuts(p: RequantizeParams) -> Shortcuts:
-    def above(acc: np.ndarray) -> np.ndarray:
-        return requantize(acc[None, :], p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)[0] > p.act_min
-
-    low = np.full(p.channels, INT32_MIN, np.int64)
-    high = np.full(p.channels, INT32_MAX, np.int64)
-    while np.any(low < high):  # the smallest accumulator whose output is above act_min, if any
-        mid = (low + high) // 2
-        up = above(mid)
-        high, low = np.where(up, mid, high), np.where(up, low, mid + 1)
-    found = above(low)
-    right = -np.asarray(p.shift, np.int64)
-    monotone = right >= 1
-    fast = monotone & found & (right <= 23)
-    min_below = np.where(monotone, low, INT32_MIN)
-    fast_after = np.where(fast, np.maximum(low, 0) - 1, INT32_MAX)
-    add_lo, add_hi, fast_shift = (np.zeros(p.channels, np.int64) for _ in range(3))
-    for c in np.flatnonzero(fast):
-        r = int(right[c])
-        k = 2**30 + 2**(30 + r) + p.output_offset * 2**(31 + r)
-        add_lo[c], add_hi[c], fast_shift[c] = k & 0xFFFF_FFFF, k >> 32, r - 1
-    return Shortcuts(min_below.astype(np.int32), fast_after.astype(np.int32), add_lo.astype(np.uint32).view(np.int32),
-                     add_hi.astype(np.int32), fast_shift.astype(np.int32))
 
 
 def _hwc(shape: tuple[int, ...], layout: str) -> tuple[int, int, int]:
@@ -139,7 +91,7 @@ def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     left_mul, right_mul = output_multipliers(p.shift)
-    cuts = shortcuts(p)
+    cuts = output_shortcuts(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
     in_c, in_y, in_x = steps(p.in_layout, p.in_h, p.in_w, p.channels)
     (top, bottom), (left, right) = p.border
     to = steps(p.out_layout, top + p.out_h + bottom, left + p.out_w + right, p.channels)
@@ -152,8 +104,7 @@ def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
         "multiplier": em.const(p.multiplier, "multiplier"),
         "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul"),
-        **{f: em.const(getattr(cuts, f), f) for f in ("min_below", "fast_after", "fast_add_lo", "fast_add_hi",
-                                                       "fast_shift")}},
+        "shortcuts": cuts.c_initializer(em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 

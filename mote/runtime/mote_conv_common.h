@@ -43,6 +43,46 @@ static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint
   return (int8_t)(below < lo ? lo : below);
 }
 
+/* A layer's exact output-stage shortcuts, per channel (computed at compile time by
+ * mote.ops.shortcuts): an accumulator below min_below gives act_min; a non-negative one above
+ * fast_after is the high word of acc * multiplier + fast_add (hi:lo) shifted right by fast_shift,
+ * clamped to act_max (one rounding, the output offset folded in); any other takes the full path. */
+typedef struct {
+  const int32_t *min_below, *fast_after, *fast_add_lo, *fast_add_hi, *fast_shift; /* [channels] */
+} mote_output_shortcuts;
+
+/* One channel's output stage with its shortcuts, in registers. */
+typedef struct {
+  uint32_t multiplier, left_mul, right_mul, offset;
+  int32_t lo, hi;
+  int32_t min_below, fast_after;
+  uint32_t fast_add_lo;
+  int32_t fast_add_hi, fast_shift;
+} mote_output_channel;
+
+static inline mote_output_channel mote_output_channel_at(const int32_t *multiplier, const int32_t *left_mul,
+                                                         const int32_t *right_mul, const mote_output_shortcuts *s,
+                                                         int32_t offset, int32_t lo, int32_t hi, int32_t c) {
+  const mote_output_channel ch = {(uint32_t)multiplier[c], (uint32_t)left_mul[c], (uint32_t)right_mul[c],
+                                  (uint32_t)offset, lo, hi, s->min_below[c], s->fast_after[c],
+                                  (uint32_t)s->fast_add_lo[c], s->fast_add_hi[c], s->fast_shift[c]};
+  return ch;
+}
+
+/* mote_conv_requantize(acc, ...) for the channel, through its shortcuts. The one-rounding test comes
+ * first: most outputs take that path (compilers lay it out as the fall-through). */
+static inline int8_t mote_output_of(int32_t acc, const mote_output_channel s) {
+  if (acc > s.fast_after) {
+    const uint64_t product = (uint64_t)(uint32_t)acc * s.multiplier;
+    const uint32_t low = (uint32_t)product + s.fast_add_lo;
+    const int32_t high = (int32_t)((uint32_t)(product >> 32) + (uint32_t)s.fast_add_hi + (low < s.fast_add_lo));
+    const int32_t q = high >> s.fast_shift;
+    return (int8_t)(q > s.hi ? s.hi : q);
+  }
+  if (acc < s.min_below) return (int8_t)s.lo;
+  return mote_conv_requantize(acc, s.multiplier, s.left_mul, s.right_mul, s.offset, s.lo, s.hi);
+}
+
 /* A layer's output stage: per output channel, the Q31 multiplier and TFLite's shift as the two powers
  * of two above (precomputed at compile time by mote.ops.conv2d.output_multipliers; 2^31 is stored
  * as INT32_MIN), then the output offset and the activation clamp. */

@@ -34,7 +34,7 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
   /* Locals, not p->...: stores through acc and out may alias *p as far as the compiler knows. */
   const int32_t n = p->in_ch, pw = p->plane_w, sh = p->stride_h, sw = p->stride_w;
   const int32_t out_h = p->out_h, out_w = p->out_w, lo = p->act_min, hi = p->act_max;
-  const uint32_t offset = (uint32_t)p->output_offset;
+  const int32_t offset = p->output_offset;
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *image = input + b * p->in_h * p->in_w * n;
     for (int32_t c = 0; c < n; ++c) {
@@ -42,8 +42,8 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
       const int8_t *k = p->weights + 9 * c;
       const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7];
       const int32_t k8 = k[8], bias = p->folded_bias[c];
-      const uint32_t multiplier = (uint32_t)p->multiplier[c];
-      const uint32_t left_mul = (uint32_t)p->left_mul[c], right_mul = (uint32_t)p->right_mul[c];
+      const mote_output_channel stage =
+          mote_output_channel_at(p->multiplier, p->left_mul, p->right_mul, &p->shortcuts, offset, lo, hi, c);
       int8_t *out = output + b * out_h * out_w * n + c;
       for (int32_t oy = 0; oy < out_h; ++oy) {
         /* Each window's nine bytes are loaded afresh: keeping the columns neighbours share in
@@ -54,7 +54,7 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
                     r2[0] * k6 + r2[1] * k7 + r2[2] * k8;
         }
         for (int32_t ox = 0; ox < out_w; ++ox, out += n) {
-          *out = mote_conv_requantize(acc[ox], multiplier, left_mul, right_mul, offset, lo, hi);
+          *out = mote_output_of(acc[ox], stage);
         }
       }
     }

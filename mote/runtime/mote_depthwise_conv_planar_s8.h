@@ -1,6 +1,7 @@
 #ifndef MOTE_DEPTHWISE_CONV_PLANAR_S8_H
 #define MOTE_DEPTHWISE_CONV_PLANAR_S8_H
 
+#include "mote_conv_common.h"
 #include "mote_types.h"
 
 /* A 3x3 depthwise convolution with depth multiplier 1 and dilation 1 (any stride and padding) for
@@ -24,6 +25,7 @@ typedef struct {
   const int32_t *multiplier;             /* [in_ch]: Q31 multiplier */
   const int32_t *left_mul, *right_mul;   /* [in_ch]: TFLite's shift as 2^max(shift, 0) and
                                             2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+  mote_output_shortcuts shortcuts;       /* see mote_conv_common.h */
 } mote_depthwise_conv_planar_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Scratch: 4 * out_w bytes for the

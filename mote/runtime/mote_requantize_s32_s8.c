@@ -2,27 +2,6 @@
 
 #include "mote_conv_common.h"
 
-/* One channel's output stage, with its shortcuts (see the header). */
-typedef struct {
-  uint32_t multiplier, left_mul, right_mul, offset;
-  int32_t lo, hi;
-  int32_t min_below, fast_after;
-  uint32_t fast_add_lo;
-  int32_t fast_add_hi, fast_shift;
-} channel_stage;
-
-static inline int8_t output_of(int32_t acc, const channel_stage s) {
-  if (acc > s.fast_after) {
-    const uint64_t product = (uint64_t)(uint32_t)acc * s.multiplier;
-    const uint32_t low = (uint32_t)product + s.fast_add_lo;
-    const int32_t high = (int32_t)((uint32_t)(product >> 32) + (uint32_t)s.fast_add_hi + (low < s.fast_add_lo));
-    const int32_t q = high >> s.fast_shift;
-    return (int8_t)(q > s.hi ? s.hi : q);
-  }
-  if (acc < s.min_below) return (int8_t)s.lo;
-  return mote_conv_requantize(acc, s.multiplier, s.left_mul, s.right_mul, s.offset, s.lo, s.hi);
-}
-
 static void fill(int8_t *at, int32_t n, int32_t step, int8_t value) {
   for (int32_t i = 0; i < n; ++i) at[i * step] = value;
 }
@@ -57,13 +36,12 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
   const int32_t lo = p->act_min, hi = p->act_max;
   const mote_requantize_s32_border border = p->border;
   const int bordered = border.top | border.bottom | border.left | border.right;
-  const uint32_t offset = (uint32_t)p->output_offset;
+  const int32_t offset = p->output_offset;
   int8_t *inside = output + border.top * to.row + border.left * to.col;
   /* Channel by channel, so that each channel's output stage stays in registers. */
   for (int32_t c = 0; c < c_n; ++c) {
-    const channel_stage s = {(uint32_t)p->multiplier[c], (uint32_t)p->left_mul[c], (uint32_t)p->right_mul[c],
-                             offset, lo, hi, p->min_below[c], p->fast_after[c], (uint32_t)p->fast_add_lo[c],
-                             p->fast_add_hi[c], p->fast_shift[c]};
+    const mote_output_channel s =
+        mote_output_channel_at(p->multiplier, p->left_mul, p->right_mul, &p->shortcuts, offset, lo, hi, c);
     if (bordered) fill_border(output + c * to.channel, out_h, out_w, to, border, (int8_t)p->output_offset);
     const int32_t *acc_row = input + c * in.channel;
     int8_t *out_row = inside + c * to.channel;
@@ -74,37 +52,37 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
       if (in.col == 1 && to.col == 1) { /* contiguous rows (channel planes): fixed offsets, eight per step */
         x = out_w & ~7;
         for (const int32_t *end = acc + x; acc != end; acc += 8, out += 8) {
-          out[0] = output_of(acc[0], s);
-          out[1] = output_of(acc[1], s);
-          out[2] = output_of(acc[2], s);
-          out[3] = output_of(acc[3], s);
-          out[4] = output_of(acc[4], s);
-          out[5] = output_of(acc[5], s);
-          out[6] = output_of(acc[6], s);
-          out[7] = output_of(acc[7], s);
+          out[0] = mote_output_of(acc[0], s);
+          out[1] = mote_output_of(acc[1], s);
+          out[2] = mote_output_of(acc[2], s);
+          out[3] = mote_output_of(acc[3], s);
+          out[4] = mote_output_of(acc[4], s);
+          out[5] = mote_output_of(acc[5], s);
+          out[6] = mote_output_of(acc[6], s);
+          out[7] = mote_output_of(acc[7], s);
         }
         if (x + 4 <= out_w) {
-          out[0] = output_of(acc[0], s);
-          out[1] = output_of(acc[1], s);
-          out[2] = output_of(acc[2], s);
-          out[3] = output_of(acc[3], s);
+          out[0] = mote_output_of(acc[0], s);
+          out[1] = mote_output_of(acc[1], s);
+          out[2] = mote_output_of(acc[2], s);
+          out[3] = mote_output_of(acc[3], s);
           x += 4, acc += 4, out += 4;
         }
       } else if (in.col == 2 && to.col == 1) { /* every other position (stride 2) into a plane */
         x = out_w & ~3;
         for (const int32_t *end = acc + 2 * x; acc != end; acc += 8, out += 4) {
-          out[0] = output_of(acc[0], s);
-          out[1] = output_of(acc[2], s);
-          out[2] = output_of(acc[4], s);
-          out[3] = output_of(acc[6], s);
+          out[0] = mote_output_of(acc[0], s);
+          out[1] = mote_output_of(acc[2], s);
+          out[2] = mote_output_of(acc[4], s);
+          out[3] = mote_output_of(acc[6], s);
         }
       }
       for (; x + 2 <= out_w; x += 2, acc += 2 * in.col, out += 2 * to.col) { /* two per step: less loop overhead */
-        out[0] = output_of(acc[0], s);
-        out[to.col] = output_of(acc[in.col], s);
+        out[0] = mote_output_of(acc[0], s);
+        out[to.col] = mote_output_of(acc[in.col], s);
       }
       if (x < out_w) {
-        *out = output_of(*acc, s);
+        *out = mote_output_of(*acc, s);
       }
     }
   }

@@ -1,6 +1,7 @@
 #ifndef MOTE_REQUANTIZE_S32_S8_H
 #define MOTE_REQUANTIZE_S32_S8_H
 
+#include "mote_conv_common.h"
 #include "mote_types.h"
 
 /* Element steps between neighbours along each axis of a [rows, cols, channels] view of a tensor
@@ -23,10 +24,7 @@ typedef struct {
   const int32_t *multiplier; /* [channels], Q31 */
   const int32_t *left_mul, *right_mul; /* [channels]: TFLite's shift as 2^max(shift, 0) and
                                  2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
-  /* [channels]: exact shortcuts (mote.ops.requantize_s32.Shortcuts): an accumulator below min_below
-   * gives act_min; one above fast_after is the high word of acc * multiplier + fast_add (hi:lo)
-   * shifted right by fast_shift, clamped to act_max. */
-  const int32_t *min_below, *fast_after, *fast_add_lo, *fast_add_hi, *fast_shift;
+  mote_output_shortcuts shortcuts; /* see mote_conv_common.h */
 } mote_requantize_s32_params;
 
 /* int32 accumulators -> int8: requantize per channel, add the output zero point, clamp. The CPU's

@@ -12,8 +12,6 @@ import pytest
 
 from mote.codegen.compile import compile_graph
 from mote.ir import DType, Graph, Node, Quant, Tensor
-from mote.ops.conv2d import requantize
-from mote.ops.requantize_s32 import prepare, shortcuts
 from mote.reference import interpret
 from mote.targets.host import build_host
 
@@ -72,18 +70,3 @@ def test_matches_the_reference(tmp_path: Path, layouts: tuple[str, str], stride:
         inputs = {"acc": _accumulators(np.random.default_rng(seed), graph.inputs[0].shape)}
         expected = interpret(graph, inputs)["out"]
         assert np.array_equal(binary.run(inputs)[0]["out"], expected), f"seed {seed}"
-
-
-def test_shortcuts_are_taken_only_where_exact() -> None:
-    graph = _graph(np.random.default_rng(0), ("NCHW", "NCHW"), (1, 1), ((0, 0), (0, 0)), "RELU")
-    p = prepare(graph.nodes[0])
-    cuts = shortcuts(p)
-    right = -p.shift
-    assert np.all((cuts.min_below == -2**31) == (right < 1))  # no skipping where a wrap is possible
-    assert np.all((cuts.fast_after == 2**31 - 1) == ((right < 1) | (right > 23)))
-    # min_below is the first accumulator above act_min, exactly
-    for c in np.flatnonzero(right >= 1):
-        t = np.array([[int(cuts.min_below[c]) - 1, int(cuts.min_below[c])]], np.int64)
-        got = requantize(np.repeat(t.T, p.channels, axis=1), p.multiplier, p.shift, p.output_offset, p.act_min,
-                         p.act_max)[:, c]
-        assert got[0] == p.act_min and got[1] > p.act_min

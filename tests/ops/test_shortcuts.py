@@ -1,0 +1,111 @@
+"""The output stage's exact shortcuts: mote_output_of (with the shortcuts computed by
+mote.ops.shortcuts) against mote_conv_requantize, itself checked against TFLite's
+MultiplyByQuantizedMultiplier in test_conv2d, for channels with every kind of multiplier, shift,
+offset and activation range, on accumulators around each channel's thresholds, random and extreme
+ones, under UBSan."""
+
+from __future__ import annotations
+
+import subprocess
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from mote.ops.shortcuts import INT32_MAX, INT32_MIN, output_shortcuts
+from mote.quant import multiply_by_quantized_multiplier
+from mote.targets.host import find_cc
+
+CHANNELS = 400
+
+TEST = r"""
+#include <stdio.h>
+#include "mote_conv_common.h"
+#include "channels.h"
+
+static uint32_t state = 12345u;
+static uint32_t next(void) { state ^= state << 13; state ^= state >> 17; state ^= state << 5; return state; }
+
+int main(void) {
+  static const int32_t specials[] = {0, 1, -1, 2, -2, 127, -128, 1 << 30, -(1 << 30), INT32_MAX, INT32_MIN + 1,
+                                     INT32_MIN, 1 << 20, -(1 << 20) - 1, 1 << 15, -(1 << 15)};
+  const mote_output_shortcuts cuts = {min_below, fast_after, fast_add_lo, fast_add_hi, fast_shift};
+  long bad = 0, fast = 0, low = 0;
+  for (int32_t c = 0; c < CHANNELS; ++c) {
+    const mote_output_channel s = mote_output_channel_at(multiplier, left_mul, right_mul, &cuts, offset[c], lo[c],
+                                                         hi[c], c);
+    for (long i = 0; i < 20000; ++i) {
+      const uint32_t pick = next() % 5;
+      const int32_t near = pick == 0 ? min_below[c] : fast_after[c];
+      const int32_t acc = pick < 2 ? (int32_t)((uint32_t)near + (next() % 65) - 32)  /* around a threshold */
+                        : pick == 2 ? specials[next() % 16] : pick == 3 ? (int32_t)next()
+                        : (int32_t)(next() % 4000001) - 2000000;
+      const int8_t want = mote_conv_requantize(acc, (uint32_t)multiplier[c], (uint32_t)left_mul[c],
+                                               (uint32_t)right_mul[c], (uint32_t)offset[c], lo[c], hi[c]);
+      const int8_t got = mote_output_of(acc, s);
+      fast += acc > fast_after[c];
+      low += acc < min_below[c] && acc <= fast_after[c];
+      if (got != want && bad++ < 5) printf("channel %d acc %d: %d, want %d\n", c, acc, got, want);
+    }
+  }
+  printf("%ld mismatches, %ld one-rounding, %ld below\n", bad, fast, low);
+  return bad != 0 || fast == 0 || low == 0;
+}
+"""
+
+
+def _channels(rng: np.random.Generator) -> dict[str, np.ndarray]:
+    kind = rng.integers(0, 4, CHANNELS)
+    multiplier = np.where(kind == 0, 0, np.where(kind == 1, 2**31 - 1, rng.integers(2**30, 2**31, CHANNELS)))
+    shift = rng.integers(-31, 9, CHANNELS)
+    offset = rng.integers(-128, 128, CHANNELS)
+    lo = np.where(rng.integers(0, 2, CHANNELS) == 0, -128, np.maximum(offset, -128))  # none or a ReLU
+    hi = np.where(rng.integers(0, 2, CHANNELS) == 0, 127, np.minimum(lo + rng.integers(0, 128, CHANNELS), 127))
+    return {"multiplier": multiplier, "shift": shift, "offset": offset, "lo": lo, "hi": hi}
+
+
+def _header(ch: dict[str, np.ndarray]) -> str:
+    arrays = {name: ch[name] for name in ("multiplier", "offset", "lo", "hi")}
+    shift = ch["shift"]
+    arrays["left_mul"] = (np.uint64(1) << np.maximum(shift, 0).astype(np.uint64)).astype(np.uint32).view(np.int32)
+    arrays["right_mul"] = (np.uint64(1) << (31 - np.maximum(-shift, 0)).astype(np.uint64)).astype(np.uint32) \
+        .view(np.int32)
+    for name in ("min_below", "fast_after", "fast_add_lo", "fast_add_hi", "fast_shift"):
+        arrays[name] = np.concatenate([getattr(output_shortcuts(ch["multiplier"][c:c + 1], shift[c:c + 1],
+                                                                int(ch["offset"][c]), int(ch["lo"][c]),
+                                                                int(ch["hi"][c])), name)
+                                       for c in range(CHANNELS)])
+    lines = [f"#define CHANNELS {CHANNELS}"]
+    for name, a in arrays.items():
+        values = ", ".join(f"(int32_t){int(v)}" for v in np.asarray(a).astype(np.int64))
+        lines.append(f"static const int32_t {name}[CHANNELS] = {{{values}}};")
+    return "\n".join(lines) + "\n"
+
+
+def test_shortcuts_match_the_full_output_stage(tmp_path: Path) -> None:
+    (tmp_path / "channels.h").write_text(_header(_channels(np.random.default_rng(7))))
+    (tmp_path / "t.c").write_text(TEST)
+    runtime = Path(str(resources.files("mote.runtime")))
+    build = [find_cc(), "-O1", "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsanitize=undefined",
+             "-fno-sanitize-recover=all", f"-I{runtime}", f"-I{tmp_path}", "-o", str(tmp_path / "t"),
+             str(tmp_path / "t.c")]
+    subprocess.run(build, check=True, capture_output=True)
+    run = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_thresholds_are_exact_and_only_where_monotone() -> None:
+    ch = _channels(np.random.default_rng(3))
+    for c in range(CHANNELS):
+        m, shift = ch["multiplier"][c:c + 1], ch["shift"][c:c + 1]
+        offset, lo = int(ch["offset"][c]), int(ch["lo"][c])
+        cuts = output_shortcuts(m, shift, offset, lo, int(ch["hi"][c]))
+        t = int(cuts.min_below[0])
+        if shift[0] >= 0:  # a left shift or none to the right: it could wrap, so no shortcut
+            assert t == INT32_MIN and int(cuts.fast_after[0]) == INT32_MAX
+            continue
+        out = multiply_by_quantized_multiplier(np.array([t - 1, t], np.int64), m, shift) + offset
+        if t > INT32_MIN:
+            assert out[0] <= lo  # everything below t is clamped to act_min
+        if t < INT32_MAX:
+            assert out[1] > lo
