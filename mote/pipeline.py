@@ -18,7 +18,7 @@ from mote.inputs import load_inputs, random_inputs
 from mote.onnx_run import is_onnx, load_onnx_model
 from mote.ops.registry import Core
 from mote.reference import interpret
-from mote.targets.host import build_host
+from mote.targets.host import build_host, host_core
 from mote.targets.rv32 import Rv32Config, build_rv32
 
 TARGETS = ("host", "rv32")
@@ -82,7 +82,7 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
         original = onnx_model.graph
     else:
         original = load(model_path)
-    compiled = compile_graph(original, accelerator, Core.SCALAR if target == "rv32" else Core.VECTOR)
+    compiled = compile_graph(original, accelerator, Core.SCALAR if target == "rv32" else host_core())
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:
@@ -108,7 +108,8 @@ def _run_host(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarr
     binary = build_host(compiled, project)
     outputs, _ = binary.run(inputs)
     _, us = binary.run(inputs, iterations=_timing_iterations(compiled.macs))
-    return outputs, {"host_us_per_inference": us, "cc": binary.cc, "cflags": " ".join(binary.flags)}, {}
+    return outputs, {"host_us_per_inference": us, "cc": binary.cc, "cflags": " ".join(binary.flags),
+                     "kernels": compiled.core.value}, {}
 
 
 def _run_rv32(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarray], config: Rv32Config,

@@ -238,10 +238,15 @@ def choose_kernel(p: ConvParams) -> ConvParams:
 
 
 def specialize(node: Node, p: ConvParams, core: Core) -> ConvParams:
-    """On a scalar core, every convolution with complete windows runs register-blocked."""
+    """On a scalar core, every convolution with complete windows runs register-blocked; on a host
+    with VNNI, every ungrouped one whose unsigned-input accumulators fit int32 uses its dot products."""
     if core is Core.SCALAR and p.kernel in ("mote_conv_1x1_s8", "mote_conv_im2col_s8", "mote_conv_rows_s8"):
         folded = p.folded_bias if p.window_bias is None else p.window_bias
         return replace(p, window_bias=folded, kernel="mote_conv_blocked_s8")
+    if core is Core.VNNI and p.groups == 1:
+        unsigned = fold_bias(p.bias, p.weights, p.input_offset - 128)  # windows gathered as x + 128
+        if fits_int32(max_abs(unsigned) + p.taps * 255 * 128):
+            return replace(p, window_bias=unsigned.astype(np.int32), kernel="mote_conv_vnni_s8")
     return p
 
 
@@ -305,6 +310,19 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
         fields.update(taps=p.taps, even_taps=taps, weights=em.const(np.ascontiguousarray(interleaved), "weights"),
                       bias=em.const(bias, "folded_bias"), **stage)
         return CCall(p.kernel, "mote_conv_blocked_params", fields, args)
+    if p.kernel == "mote_conv_vnni_s8":
+        assert p.window_bias is not None
+        taps4, oc16 = -(-p.taps // 4) * 4, -(-p.out_ch // 16) * 16
+        packed = np.zeros((oc16, taps4), np.int8)
+        packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
+        blocks = packed.reshape(oc16 // 16, 16, taps4 // 4, 4).transpose(0, 2, 1, 3)  # [block][group][lane][4]
+        bias = np.zeros(oc16, np.int32)
+        bias[:p.out_ch] = p.window_bias
+        fields.update({name: getattr(p, name) for name in QUANT})
+        fields.update(taps=p.taps, taps4=taps4, out_ch16=oc16,
+                      weights=em.const(np.ascontiguousarray(blocks), "weights"), bias=em.const(bias, "unsigned_bias"),
+                      multiplier=multiplier, shift=em.const(p.shift, "shift"))
+        return CCall(p.kernel, "mote_conv_vnni_params", fields, args)
     if p.kernel == "mote_conv_im2col_s8":
         assert p.window_bias is not None
         # Each filter as one row of taps, zero-padded to a multiple of 16 like the gathered windows.
@@ -339,6 +357,8 @@ def macs(node: Node) -> int:
 
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:
+    if p.kernel == "mote_conv_vnni_s8":
+        return 4 * (-(-p.taps // 4) * 4)
     return 4 * p.even_taps if p.kernel == "mote_conv_blocked_s8" else 0
 
 

@@ -71,6 +71,7 @@ class Core(Enum):
 
     VECTOR = "vector"  # a host CPU: compilers vectorize the kernels' long dot products
     SCALAR = "scalar"  # an MCU core without SIMD (rv32imc): register-blocked kernels
+    VNNI = "vnni"  # an x86-64 host with AVX-512 VNNI: int8 dot products in hardware
 
 
 def _same_kernel(node: Node, params: Any, core: Core) -> Any:

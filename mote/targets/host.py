@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import platform
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +16,7 @@ import numpy as np
 from mote.codegen.compile import CompiledModel
 from mote.errors import BuildError
 from mote.ir import Graph
+from mote.ops.registry import Core
 
 WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
@@ -23,6 +27,34 @@ def find_cc() -> str:
     if not cc:
         raise BuildError("no C compiler found for the host target; install cc/gcc/clang or set CC")
     return cc
+
+
+# A program that needs the compiler's AVX-512 VNNI intrinsics and the CPU's instructions.
+VNNI_PROBE = r"""
+#include <immintrin.h>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static int probe(void) {
+  const __m512i one = _mm512_set1_epi32(0x01010101);
+  return _mm512_reduce_add_epi32(_mm512_dpbusd_epi32(_mm512_setzero_si512(), one, one)) == 64 ? 0 : 1;
+}
+int main(void) { return probe(); }
+"""
+
+
+@functools.cache
+def host_core() -> Core:
+    """The kernels for this machine: VNNI where the compiler has AVX-512 VNNI and the CPU runs it (the
+    probe exits 0; a CPU without it faults), else the portable vectorizing ones."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return Core.VECTOR
+    with tempfile.TemporaryDirectory(prefix="mote-vnni-") as tmp:
+        source, binary = Path(tmp) / "probe.c", Path(tmp) / "probe"
+        source.write_text(VNNI_PROBE)
+        try:
+            built = subprocess.run([find_cc(), "-O1", "-o", str(binary), str(source)], capture_output=True)
+            ok = built.returncode == 0 and subprocess.run([str(binary)], capture_output=True).returncode == 0
+        except (OSError, BuildError):
+            ok = False
+    return Core.VNNI if ok else Core.VECTOR
 
 
 @dataclass

@@ -20,7 +20,7 @@ from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.conv2d import IM2COL_MAX_TAPS, output_multipliers
 from mote.ops.registry import Core
-from mote.targets.host import find_cc
+from mote.targets.host import find_cc, host_core
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -230,6 +230,31 @@ def test_conv2d_blocked_matches_tflm(seed: int, check_model: Callable[..., objec
     node = graph.nodes[0]
     p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR)
     assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else "mote_conv_blocked_s8")
+
+
+needs_vnni = pytest.mark.skipif(host_core() is not Core.VNNI, reason="needs an x86-64 host with AVX-512 VNNI")
+
+
+@needs_vnni
+@pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if not name.startswith("random1")],
+                         ids=[name for name, _ in CASES if not name.startswith("random1")])
+def test_conv2d_vnni_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    """The AVX-512 VNNI kernel on the same cases (sanitized): every ungrouped convolution takes it."""
+    rng = np.random.default_rng(1000 + seed)
+    case = CASES[seed][1](rng)
+    graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.VNNI)
+    node = graph.nodes[0]
+    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.VNNI)
+    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else "mote_conv_vnni_s8")
+
+
+@needs_vnni
+def test_conv2d_vnni_left_shift_chain(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(24)
+    graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
+                        core=Core.VNNI)
+    assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), Core.VNNI).kernel for n in graph.nodes} == {
+        "mote_conv_vnni_s8"}
 
 
 def test_conv2d_blocked_left_shift_chain(check_model: Callable[..., object]) -> None:
