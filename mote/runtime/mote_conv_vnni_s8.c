@@ -5,51 +5,52 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-/* col[0, n) = x + 128 (the sign bit flipped), 64 bytes at a time, the last ones under a mask. */
-__attribute__((target("avx512f,avx512bw"))) static void copy_unsigned(uint8_t *col, const int8_t *x, int32_t n) {
-  const __m512i sign = _mm512_set1_epi8((char)0x80);
+/* dst[0, n) = src[0, n), or = value where src is NULL: 64 bytes at a time, the last ones under a mask
+ * (a window's rows are a few dozen bytes: a library call would cost more than the copy). */
+__attribute__((target("avx512f,avx512bw"))) static void put(int8_t *dst, const int8_t *src, int value, int32_t n) {
+  const __m512i fill = _mm512_set1_epi8((char)value);
   for (int32_t i = 0; i < n; i += 64) {
     const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
-    _mm512_mask_storeu_epi8(col + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, x + i), sign));
+    _mm512_mask_storeu_epi8(dst + i, k, src ? _mm512_maskz_loadu_epi8(k, src + i) : fill);
   }
 }
 
-/* Copies output pixel `pixel`'s window (HWC tap order) to col[0, taps) as x + 128, padding taps as
- * the zero point + 128, then zeros up to taps4. */
-static void gather(const mote_conv_vnni_params *p, const int8_t *input, int32_t pixel, uint8_t *col) {
+/* Copies output pixel `pixel`'s window (HWC tap order) to col[0, taps), padding taps as the zero
+ * point, then zeros up to taps4 (which meet zero weights). */
+__attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_vnni_params *p, const int8_t *input, int32_t pixel, int8_t *col) {
   const int32_t c = p->in_ch;
   const int32_t per_image = p->out_h * p->out_w;
   const int32_t b = pixel / per_image, oy = pixel % per_image / p->out_w, ox = pixel % p->out_w;
   const int8_t *image = input + b * p->in_h * p->in_w * c;
-  const uint8_t pad = (uint8_t)(128 - p->input_offset); /* the zero point + 128 */
+  const int pad = -p->input_offset; /* the zero point */
   const int32_t y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
   const int32_t row_bytes = p->filter_w * c;
-  uint8_t *at = col;
+  int8_t *at = col;
   for (int32_t fy = 0; fy < p->filter_h; ++fy, at += row_bytes) {
     const int32_t iy = y0 + fy * p->dilation_h;
     if (iy < 0 || iy >= p->in_h) {
-      memset(at, pad, (size_t)row_bytes);
+      put(at, NULL, pad, row_bytes);
       continue;
     }
     const int8_t *row = image + iy * p->in_w * c;
     if (p->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       const int32_t lo = x0 < 0 ? (-x0 < p->filter_w ? -x0 : p->filter_w) : 0;
       const int32_t hi = p->in_w - x0 < p->filter_w ? (p->in_w - x0 > lo ? p->in_w - x0 : lo) : p->filter_w;
-      memset(at, pad, (size_t)(lo * c));
-      copy_unsigned(at + lo * c, row + (x0 + lo) * c, (hi - lo) * c);
-      memset(at + hi * c, pad, (size_t)((p->filter_w - hi) * c));
+      put(at, NULL, pad, lo * c);
+      put(at + lo * c, row + (x0 + lo) * c, 0, (hi - lo) * c);
+      put(at + hi * c, NULL, pad, (p->filter_w - hi) * c);
       continue;
     }
     for (int32_t fx = 0; fx < p->filter_w; ++fx) {
       const int32_t ix = x0 + fx * p->dilation_w;
       if (ix < 0 || ix >= p->in_w) {
-        memset(at + fx * c, pad, (size_t)c);
+        put(at + fx * c, NULL, pad, c);
       } else {
-        copy_unsigned(at + fx * c, row + ix * c, c);
+        put(at + fx * c, row + ix * c, 0, c);
       }
     }
   }
-  memset(col + p->taps, 0, (size_t)(p->taps4 - p->taps));
+  put(col + p->taps, NULL, 0, p->taps4 - p->taps);
 }
 
 /* Sixteen channels' outputs from their accumulators (the first `lanes` of them are stored), exactly
@@ -81,30 +82,42 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void output16(cons
   _mm512_mask_cvtepi32_storeu_epi8(out, valid, q);
 }
 
-/* Four gathered windows (taps4 bytes apart) by every output channel; count: how many to store. */
-/* Four taps of window i (taps4 bytes apart), as one 32-bit word broadcast to every lane. */
-__attribute__((target("avx512f"))) static inline __m512i taps_of(const uint8_t *col, int32_t i, int32_t n, int32_t g) {
-  int32_t u;
-  memcpy(&u, col + i * n + 4 * g, 4);
-  return _mm512_set1_epi32(u);
+/* Four taps (bytes at x) as x + 128, the sign bits flipped: the dot-product instruction's unsigned
+ * operand, broadcast to every lane. */
+__attribute__((target("avx512f"))) static inline __m512i taps_at(const int8_t *x) {
+  uint32_t u;
+  memcpy(&u, x, 4);
+  return _mm512_set1_epi32((int32_t)(u ^ 0x80808080u));
 }
 
-/* Four gathered windows (taps4 bytes apart) by every output channel; count: how many to store.
- * Thirty-two channels at a time where there are that many: eight independent accumulators hide the
- * dot-product instruction's latency. */
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void four_windows(
-    const mote_conv_vnni_params *p, const uint8_t *col, int32_t count, int8_t *out) {
-  const int32_t n = p->taps4, m = p->out_ch, groups = n / 4;
-  int32_t ob = 0;
-  for (; ob < p->out_ch16; ob += 16) {
+/* Where four windows' taps are: word j of filter tap (r, t) of window i is at
+ * x + i * window_step + r * row_step + t * tap_step + 4 * j, in the weights' tap order. */
+typedef struct {
+  const int8_t *x;
+  int32_t window_step, row_step, tap_step;
+  int32_t rows, taps, words; /* rows * taps * words == taps4 / 4 */
+} four_windows;
+
+/* The four windows by every output channel, sixteen channels per vector; count: how many windows to
+ * store at out (out_ch bytes apart). */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(const mote_conv_vnni_params *p,
+                                                                            const four_windows win, int32_t count,
+                                                                            int8_t *out) {
+  const int32_t m = p->out_ch, ws = win.window_step;
+  for (int32_t ob = 0; ob < p->out_ch16; ob += 16) {
     __m512i a0 = _mm512_loadu_si512(p->bias + ob), a1 = a0, a2 = a0, a3 = a0;
-    const int8_t *w = p->weights + ob * n;
-    for (int32_t g = 0; g < groups; ++g, w += 64) {
-      const __m512i wa = _mm512_loadu_si512(w);
-      a0 = _mm512_dpbusd_epi32(a0, taps_of(col, 0, n, g), wa);
-      a1 = _mm512_dpbusd_epi32(a1, taps_of(col, 1, n, g), wa);
-      a2 = _mm512_dpbusd_epi32(a2, taps_of(col, 2, n, g), wa);
-      a3 = _mm512_dpbusd_epi32(a3, taps_of(col, 3, n, g), wa);
+    const int8_t *w = p->weights + ob * p->taps4; /* this block's [taps4 / 4][16][4] */
+    for (int32_t r = 0; r < win.rows; ++r) {
+      for (int32_t t = 0; t < win.taps; ++t) {
+        const int8_t *x = win.x + r * win.row_step + t * win.tap_step;
+        for (int32_t j = 0; j < win.words; ++j, x += 4, w += 64) {
+          const __m512i wa = _mm512_loadu_si512(w);
+          a0 = _mm512_dpbusd_epi32(a0, taps_at(x), wa);
+          a1 = _mm512_dpbusd_epi32(a1, taps_at(x + ws), wa);
+          a2 = _mm512_dpbusd_epi32(a2, taps_at(x + 2 * ws), wa);
+          a3 = _mm512_dpbusd_epi32(a3, taps_at(x + 3 * ws), wa);
+        }
+      }
     }
     const __m512i a[4] = {a0, a1, a2, a3};
     const int32_t lanes = m - ob < 16 ? m - ob : 16;
@@ -114,12 +127,26 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void four_windows(
 
 mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch) {
-  const int32_t n = p->taps4;
+  const int32_t n = p->taps4, c = p->in_ch;
   if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
-  uint8_t *col = (uint8_t *)scratch.buf;
-  const int32_t pixels = p->batches * p->out_h * p->out_w;
+  int8_t *col = scratch.buf;
+  const int32_t per_image = p->out_h * p->out_w, pixels = p->batches * per_image;
+  /* Windows wholly inside the input are read where they are when their rows are whole words of
+   * channels; others are gathered into scratch, contiguous. */
+  const int direct = c % 4 == 0;
+  const four_windows gathered = {col, n, 0, 0, 1, 1, n / 4};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
+    int8_t *out = output + px * p->out_ch;
+    const int32_t b = px / per_image, oy = px % per_image / p->out_w, ox = px % p->out_w;
+    const int32_t y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
+    if (direct && count == 4 && ox + 3 < p->out_w && y0 >= 0 && y0 + (p->filter_h - 1) * p->dilation_h < p->in_h &&
+        x0 >= 0 && x0 + 3 * p->stride_w + (p->filter_w - 1) * p->dilation_w < p->in_w) {
+      const four_windows inside = {input + ((b * p->in_h + y0) * p->in_w + x0) * c, p->stride_w * c,
+                                   p->dilation_h * p->in_w * c, p->dilation_w * c, p->filter_h, p->filter_w, c / 4};
+      convolve(p, inside, 4, out);
+      continue;
+    }
     for (int32_t i = 0; i < 4; ++i) {
       if (i < count) {
         gather(p, input, px + i, col + i * n);
@@ -127,7 +154,7 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
         memset(col + i * n, 0, (size_t)n); /* a missing pixel of the last block: computed, not stored */
       }
     }
-    four_windows(p, col, count, output + px * p->out_ch);
+    convolve(p, gathered, count, out);
   }
   return MOTE_OK;
 }

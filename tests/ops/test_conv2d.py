@@ -249,6 +249,19 @@ def test_conv2d_vnni_matches_tflm(seed: int, check_model: Callable[..., object])
 
 
 @needs_vnni
+@pytest.mark.parametrize("case", [
+    Case(2, (12, 15), 8, 20, (3, 3), 8, (1, 2), (2, 2), "SAME", "RELU", True, True),
+    Case(1, (11, 13), 4, 36, (2, 3), 4, (2, 1), (1, 3), "VALID", "NONE", True, False),
+    Case(1, (9, 9), 12, 16, (1, 1), 12, (1, 1), (1, 1), "VALID", "RELU6", False, True),
+], ids=["dilated-strided-same", "dilated-valid", "1x1"])
+def test_conv2d_vnni_reads_inner_windows_in_place(case: Case, check_model: Callable[..., object]) -> None:
+    """Channels in whole words: windows inside the input are read where they are (with their stride
+    and dilation), the others gathered."""
+    rng = np.random.default_rng(25)
+    check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.VNNI)
+
+
+@needs_vnni
 def test_conv2d_vnni_left_shift_chain(check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(24)
     graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
