@@ -6,9 +6,9 @@
 /* An ungrouped 2-D convolution for x86-64 hosts with AVX-512 VNNI (chosen by mote only on such a
  * host): the CPU's int8 dot-product instruction multiplies unsigned by signed bytes, so the windows
  * (read in place where they lie wholly inside the input and the channels are whole 4-byte words,
- * else gathered with padding taps as the zero point) enter it as x + 128, and the bias is folded with (input_offset - 128) * the sum of the channel's
- * weights, which makes a padding tap add nothing and every window complete. Output pixels go four
- * at a time, sixteen output channels per vector.
+ * else gathered with padding taps as the zero point) enter it as x + 128, and the bias is folded
+ * with (input_offset - 128) * the sum of the channel's weights, which makes a padding tap add nothing
+ * and every window complete. Output pixels go four at a time, sixteen output channels per vector.
  * Input tap (oy * stride_h - pad_top + fy * dilation_h, ox * stride_w - pad_left + fx * dilation_w). */
 typedef struct {
   int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
