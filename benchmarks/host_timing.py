@@ -21,7 +21,7 @@ def host_cores() -> list[Core]:
 
 
 def host_us(graph: Graph, core: Core, work: Path, inputs: dict[str, np.ndarray]) -> float:
-    """The median over REPEATS runs of enough inferences for about 1e8 MACs each; outputs checked equal."""
+    """The median over REPEATS runs of enough inferences for about 1e8 MACs each."""
     compiled = compile_graph(graph, core=core)
     binary = build_host(compiled, work / f"{graph.name}-{core.value}")
     iterations = max(3, int(1e8 / max(compiled.macs, 1)))

@@ -31,7 +31,8 @@ def driver_sources(accel: Accelerator) -> dict[str, str]:
 
 #include "mote_types.h"
 
-/* One job: a value for each register, in the order they are written. */
+/* One job: a value for each register. The driver writes the registers that are not addresses once,
+ * then for each start the addresses (advanced by their steps) and the start register. */
 typedef struct {{
 {members}
   int32_t repeat; /* starts: the address registers advance by their step (bytes) after each */

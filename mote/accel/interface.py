@@ -108,9 +108,9 @@ class Job:
     repeat: int = 1
     step: dict[str, int] = field(default_factory=dict)  # address register -> bytes per repetition
 
-    def starts(self, addresses: dict[str, int]) -> list[dict[str, int]]:
+    def starts(self, registers: dict[str, int]) -> list[dict[str, int]]:
         """The register values of each start, given those of the first."""
-        return [{r: (v + i * self.step.get(r, 0)) & 0xFFFF_FFFF for r, v in addresses.items()}
+        return [{r: (v + i * self.step.get(r, 0)) & 0xFFFF_FFFF for r, v in registers.items()}
                 for i in range(self.repeat)]
 
 

@@ -18,6 +18,7 @@ from mote.accel.interface import Accelerator
 from mote.accel.partition import Decision, partition
 from mote.ir import DType, Graph, Node, Tensor
 from mote.ops import OPS
+from mote.ops.requantize_s32 import AXES
 
 # NHWC -> accelerator layout, as a permutation of axes.
 PERMUTATIONS = {"NHWC": (0, 1, 2, 3), "NCHW": (0, 3, 1, 2)}
@@ -159,7 +160,7 @@ class _Offload:
         producer = self.nodes[-1] if self.nodes else None
         if (producer is not None and producer.op == "requantize_s32" and producer.outputs[0] is source
                 and self.readers[id(x)] == 1):
-            rows, cols = _spatial_axes(self.accel.activation_layout if source is not x else "NHWC")
+            rows, cols, _ = AXES[self.accel.activation_layout if source is not x else "NHWC"]
             producer.outputs = [target]
             producer.attrs["border"] = (tuple(pads[rows]), tuple(pads[cols]))
         else:
@@ -188,11 +189,6 @@ def _same_padding(node: Node) -> list[list[int]]:
     return pads
 
 
-def _spatial_axes(layout: str) -> tuple[int, int]:
-    """The row and column axes of a 4-D layout."""
-    return (2, 3) if layout == "NCHW" else (1, 2)
-
-
 def _every_position(node: Node) -> Node:
     """The same VALID op at stride 1, for an accelerator that has no stride: it computes every
     position and the CPU's requantization keeps every stride-th one (output shape from the op rule)."""
@@ -212,7 +208,8 @@ def _activations(node: Node) -> list[Tensor]:
 
 def _layout_agnostic(node: Node) -> bool:
     shape = node.outputs[0].shape
-    return node.op in ELEMENTWISE and len(shape) == 4 and all(t.shape == shape for t in _activations(node))
+    return (node.op in ELEMENTWISE and len(shape) == 4 and all(t.shape == shape for t in _activations(node))
+            and all(t.size == 1 for t in node.inputs if t is not None and t.is_const))  # constants in NHWC order
 
 
 def _wanted_in_nhwc(graph: Graph, decisions: list[Decision]) -> set[int]:
