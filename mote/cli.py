@@ -209,7 +209,9 @@ def _partition(args: argparse.Namespace) -> int:
         table.add_row(str(r["index"]), _short(r["name"]), r["op"], r["runs_on"], r["pattern"] or r["why_not"])
     console = _console()
     console.print(table)
-    console.print(f"{offloaded} nodes offloaded in {summary['regions']} regions, {summary['cpu']} on the CPU")
+    count = summary["regions"]
+    console.print(f"{offloaded} nodes offloaded in {count} region{'' if count == 1 else 's'}, "
+                  f"{summary['cpu']} on the CPU")
     return 0
 
 
