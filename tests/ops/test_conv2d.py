@@ -220,32 +220,32 @@ def test_conv2d_fast_kernels_sanitized(check_model: Callable[..., object]) -> No
     assert [OPS["conv2d"].prepare(node).kernel for node in graph.nodes] == [expected_kernel(c) for c in CHAIN]
 
 
-@pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if not name.startswith("random1")],
-                         ids=[name for name, _ in CASES if not name.startswith("random1")])
-def test_conv2d_blocked_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
-    """The scalar-core kernel on the same cases (built for the host, sanitized)."""
-    rng = np.random.default_rng(1000 + seed)
-    case = CASES[seed][1](rng)
-    graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
-    node = graph.nodes[0]
-    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR)
-    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else "mote_conv_blocked_s8")
-
-
 needs_vnni = pytest.mark.skipif(host_core() is not Core.VNNI, reason="needs an x86-64 host with AVX-512 VNNI")
+# The kernel each core's ungrouped convolutions take: register-blocked on a scalar core, VNNI on a host with it.
+CORE_KERNEL = {Core.SCALAR: "mote_conv_blocked_s8", Core.VNNI: "mote_conv_vnni_s8"}
+CORES = [Core.SCALAR, pytest.param(Core.VNNI, marks=needs_vnni)]
 
 
-@needs_vnni
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.value)
 @pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if not name.startswith("random1")],
                          ids=[name for name, _ in CASES if not name.startswith("random1")])
-def test_conv2d_vnni_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
-    """The AVX-512 VNNI kernel on the same cases (sanitized): every ungrouped convolution takes it."""
+def test_conv2d_core_kernels_match_tflm(seed: int, core: Core, check_model: Callable[..., object]) -> None:
+    """The scalar-core and VNNI kernels on the same cases (built for the host, sanitized)."""
     rng = np.random.default_rng(1000 + seed)
     case = CASES[seed][1](rng)
-    graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.VNNI)
+    graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=core)
     node = graph.nodes[0]
-    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.VNNI)
-    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else "mote_conv_vnni_s8")
+    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), core)
+    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else CORE_KERNEL[core])
+
+
+@pytest.mark.parametrize("core", CORES, ids=lambda c: c.value)
+def test_conv2d_core_kernels_left_shift_chain(core: Core, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(21)
+    graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
+                        core=core)
+    assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), core).kernel for n in graph.nodes} == {
+        CORE_KERNEL[core]}
 
 
 @needs_vnni
@@ -259,23 +259,6 @@ def test_conv2d_vnni_reads_inner_windows_in_place(case: Case, check_model: Calla
     and dilation), the others gathered."""
     rng = np.random.default_rng(25)
     check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.VNNI)
-
-
-@needs_vnni
-def test_conv2d_vnni_left_shift_chain(check_model: Callable[..., object]) -> None:
-    rng = np.random.default_rng(24)
-    graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
-                        core=Core.VNNI)
-    assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), Core.VNNI).kernel for n in graph.nodes} == {
-        "mote_conv_vnni_s8"}
-
-
-def test_conv2d_blocked_left_shift_chain(check_model: Callable[..., object]) -> None:
-    rng = np.random.default_rng(21)
-    graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
-                        core=Core.SCALAR)
-    assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), Core.SCALAR).kernel for n in graph.nodes} == {
-        "mote_conv_blocked_s8"}
 
 
 OUTPUT_STAGE_TEST = r"""
