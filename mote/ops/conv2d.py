@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from mote.codegen.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 from mote.ops.common import activation_range, out_size_and_pad
@@ -297,7 +298,7 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
             "pixels": p.batches * p.in_h * p.in_w, "in_ch": p.in_ch, "out_ch": p.out_ch,
             "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
             "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"), **stage}, args)
-    fields: dict[str, int | str] = {name: getattr(p, name) for name in GEOMETRY}
+    fields: dict[str, int | str] = {"geometry": c_struct({name: getattr(p, name) for name in GEOMETRY})}
     if p.kernel == "mote_conv_blocked_s8":
         assert p.window_bias is not None
         quads, taps = -(-p.out_ch // 4), p.even_taps
@@ -344,7 +345,7 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
                       folded_bias=em.const(p.window_bias, "folded_bias"),
                       row_sums=em.const(row_sums.astype(np.int32), "row_sums"), **stage)
         return CCall(p.kernel, "mote_conv_rows_params", fields, args)
-    fields = {name: getattr(p, name) for name in (*GEOMETRY[:9], "filter_in_ch", *GEOMETRY[9:], *QUANT)}
+    fields.update({name: getattr(p, name) for name in ("filter_in_ch", *QUANT)})
     fields.update(weights=em.const(p.weights, "weights"), bias="NULL" if p.bias is None else em.const(p.bias, "bias"),
                   multiplier=multiplier, shift=em.const(p.shift, "shift"))
     return CCall("mote_conv_s8", "mote_conv_params", fields, args)

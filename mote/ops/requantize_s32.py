@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mote.codegen.c_text import c_struct
 from mote.ir import Node
 from mote.ops.conv2d import output_multipliers, requantize
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
@@ -100,7 +101,7 @@ def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
         h, w = 1, h * w
     return CCall("mote_requantize_s32_s8", "mote_requantize_s32_params", {
         "out_h": h, "out_w": w, "channels": p.channels, "in": _c_steps(into), "out": _c_steps(to),
-        "border": f"{{.top = {top}, .bottom = {bottom}, .left = {left}, .right = {right}}}",
+        "border": c_struct({"top": top, "bottom": bottom, "left": left, "right": right}),
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
         "multiplier": em.const(p.multiplier, "multiplier"),
         "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul"),
@@ -109,7 +110,7 @@ def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
 
 
 def _c_steps(s: tuple[int, int, int]) -> str:
-    return f"{{.channel = {s[0]}, .row = {s[1]}, .col = {s[2]}}}"
+    return c_struct({"channel": s[0], "row": s[1], "col": s[2]})
 
 
 OP = register(OpDef("requantize_s32", shape, prepare, reference, emit))

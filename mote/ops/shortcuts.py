@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mote.codegen.c_text import c_struct
 from mote.ops.registry import Emitter
 from mote.quant import multiply_by_quantized_multiplier
 
@@ -37,7 +38,7 @@ class OutputShortcuts:
 
     def c_initializer(self, em: Emitter) -> str:
         """A mote_output_shortcuts initializer, the arrays emitted as constants."""
-        return "{" + ", ".join(f".{f} = {em.const(getattr(self, f), f)}" for f in FIELDS) + "}"
+        return c_struct({f: em.const(getattr(self, f), f) for f in FIELDS})
 
 
 def output_shortcuts(multiplier: np.ndarray, shift: np.ndarray, output_offset: int, act_min: int,

@@ -43,6 +43,16 @@ static inline int8_t mote_conv_requantize(int32_t acc, uint32_t multiplier, uint
   return (int8_t)(below < lo ? lo : below);
 }
 
+/* Where a convolution's windows lie: output pixel (oy, ox) reads input tap
+ * (oy * stride_h - pad_top + fy * dilation_h, ox * stride_w - pad_left + fx * dilation_w). */
+typedef struct {
+  int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
+  int32_t out_h, out_w, out_ch;          /* output [batches][out_h][out_w][out_ch] */
+  int32_t filter_h, filter_w;
+  int32_t stride_h, stride_w, dilation_h, dilation_w; /* all >= 1 */
+  int32_t pad_top, pad_left;             /* >= 0 */
+} mote_conv_geometry;
+
 /* A layer's exact output-stage shortcuts, per channel (computed at compile time by
  * mote.ops.shortcuts): an accumulator below min_below gives act_min; a non-negative one above
  * fast_after is the high word of acc * multiplier + fast_add (hi:lo) shifted right by fast_shift,

@@ -1,6 +1,7 @@
 #ifndef MOTE_CONV_ROWS_S8_H
 #define MOTE_CONV_ROWS_S8_H
 
+#include "mote_conv_common.h"
 #include "mote_types.h"
 
 /* An ungrouped 2-D convolution over NHWC int8 that reads the input in place, one filter row at a
@@ -15,11 +16,7 @@
  * with the input offset added to each term.
  * Input tap (oy * stride_h - pad_top + fy * dilation_h, ox * stride_w - pad_left + fx * dilation_w). */
 typedef struct {
-  int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
-  int32_t out_h, out_w, out_ch;          /* output [batches][out_h][out_w][out_ch] */
-  int32_t filter_h, filter_w;
-  int32_t stride_h, stride_w, dilation_h, dilation_w; /* all >= 1 */
-  int32_t pad_top, pad_left;             /* >= 0 */
+  mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h) */
   int32_t interior_x0, interior_x1;      /* 0 <= x0 <= x1 <= out_w */
   int32_t input_offset;                  /* -input zero point, in [-127, 128] */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */

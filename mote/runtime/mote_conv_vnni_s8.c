@@ -18,32 +18,32 @@ __attribute__((target("avx512f,avx512bw"))) static void put(int8_t *dst, const i
 /* Copies output pixel `pixel`'s window (HWC tap order) to col[0, taps), padding taps as the zero
  * point, then zeros up to taps4 (which meet zero weights). */
 __attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_vnni_params *p, const int8_t *input, int32_t pixel, int8_t *col) {
-  const int32_t c = p->in_ch;
-  const int32_t per_image = p->out_h * p->out_w;
-  const int32_t b = pixel / per_image, oy = pixel % per_image / p->out_w, ox = pixel % p->out_w;
-  const int8_t *image = input + b * p->in_h * p->in_w * c;
+  const int32_t c = p->geometry.in_ch;
+  const int32_t per_image = p->geometry.out_h * p->geometry.out_w;
+  const int32_t b = pixel / per_image, oy = pixel % per_image / p->geometry.out_w, ox = pixel % p->geometry.out_w;
+  const int8_t *image = input + b * p->geometry.in_h * p->geometry.in_w * c;
   const int pad = -p->input_offset; /* the zero point */
-  const int32_t y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
-  const int32_t row_bytes = p->filter_w * c;
+  const int32_t y0 = oy * p->geometry.stride_h - p->geometry.pad_top, x0 = ox * p->geometry.stride_w - p->geometry.pad_left;
+  const int32_t row_bytes = p->geometry.filter_w * c;
   int8_t *at = col;
-  for (int32_t fy = 0; fy < p->filter_h; ++fy, at += row_bytes) {
-    const int32_t iy = y0 + fy * p->dilation_h;
-    if (iy < 0 || iy >= p->in_h) {
+  for (int32_t fy = 0; fy < p->geometry.filter_h; ++fy, at += row_bytes) {
+    const int32_t iy = y0 + fy * p->geometry.dilation_h;
+    if (iy < 0 || iy >= p->geometry.in_h) {
       put(at, NULL, pad, row_bytes);
       continue;
     }
-    const int8_t *row = image + iy * p->in_w * c;
-    if (p->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
-      const int32_t lo = x0 < 0 ? (-x0 < p->filter_w ? -x0 : p->filter_w) : 0;
-      const int32_t hi = p->in_w - x0 < p->filter_w ? (p->in_w - x0 > lo ? p->in_w - x0 : lo) : p->filter_w;
+    const int8_t *row = image + iy * p->geometry.in_w * c;
+    if (p->geometry.dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
+      const int32_t lo = x0 < 0 ? (-x0 < p->geometry.filter_w ? -x0 : p->geometry.filter_w) : 0;
+      const int32_t hi = p->geometry.in_w - x0 < p->geometry.filter_w ? (p->geometry.in_w - x0 > lo ? p->geometry.in_w - x0 : lo) : p->geometry.filter_w;
       put(at, NULL, pad, lo * c);
       put(at + lo * c, row + (x0 + lo) * c, 0, (hi - lo) * c);
-      put(at + hi * c, NULL, pad, (p->filter_w - hi) * c);
+      put(at + hi * c, NULL, pad, (p->geometry.filter_w - hi) * c);
       continue;
     }
-    for (int32_t fx = 0; fx < p->filter_w; ++fx) {
-      const int32_t ix = x0 + fx * p->dilation_w;
-      if (ix < 0 || ix >= p->in_w) {
+    for (int32_t fx = 0; fx < p->geometry.filter_w; ++fx) {
+      const int32_t ix = x0 + fx * p->geometry.dilation_w;
+      if (ix < 0 || ix >= p->geometry.in_w) {
         put(at + fx * c, NULL, pad, c);
       } else {
         put(at + fx * c, row + ix * c, 0, c);
@@ -103,7 +103,7 @@ typedef struct {
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(const mote_conv_vnni_params *p,
                                                                             const four_windows win, int32_t count,
                                                                             int8_t *out) {
-  const int32_t m = p->out_ch, ws = win.window_step;
+  const int32_t m = p->geometry.out_ch, ws = win.window_step;
   for (int32_t ob = 0; ob < p->out_ch16; ob += 16) {
     __m512i a0 = _mm512_loadu_si512(p->bias + ob), a1 = a0, a2 = a0, a3 = a0;
     const int8_t *w = p->weights + ob * p->taps4; /* this block's [taps4 / 4][16][4] */
@@ -127,23 +127,23 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(cons
 
 mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch) {
-  const int32_t n = p->taps4, c = p->in_ch;
+  const int32_t n = p->taps4, c = p->geometry.in_ch;
   if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
   int8_t *col = scratch.buf;
-  const int32_t per_image = p->out_h * p->out_w, pixels = p->batches * per_image;
+  const int32_t per_image = p->geometry.out_h * p->geometry.out_w, pixels = p->geometry.batches * per_image;
   /* Windows wholly inside the input are read where they are when their rows are whole words of
    * channels; others are gathered into scratch, contiguous. */
   const int direct = c % 4 == 0;
   const four_windows gathered = {col, n, 0, 0, 1, 1, n / 4};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
-    int8_t *out = output + px * p->out_ch;
-    const int32_t b = px / per_image, oy = px % per_image / p->out_w, ox = px % p->out_w;
-    const int32_t y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
-    if (direct && count == 4 && ox + 3 < p->out_w && y0 >= 0 && y0 + (p->filter_h - 1) * p->dilation_h < p->in_h &&
-        x0 >= 0 && x0 + 3 * p->stride_w + (p->filter_w - 1) * p->dilation_w < p->in_w) {
-      const four_windows inside = {input + ((b * p->in_h + y0) * p->in_w + x0) * c, p->stride_w * c,
-                                   p->dilation_h * p->in_w * c, p->dilation_w * c, p->filter_h, p->filter_w, c / 4};
+    int8_t *out = output + px * p->geometry.out_ch;
+    const int32_t b = px / per_image, oy = px % per_image / p->geometry.out_w, ox = px % p->geometry.out_w;
+    const int32_t y0 = oy * p->geometry.stride_h - p->geometry.pad_top, x0 = ox * p->geometry.stride_w - p->geometry.pad_left;
+    if (direct && count == 4 && ox + 3 < p->geometry.out_w && y0 >= 0 && y0 + (p->geometry.filter_h - 1) * p->geometry.dilation_h < p->geometry.in_h &&
+        x0 >= 0 && x0 + 3 * p->geometry.stride_w + (p->geometry.filter_w - 1) * p->geometry.dilation_w < p->geometry.in_w) {
+      const four_windows inside = {input + ((b * p->geometry.in_h + y0) * p->geometry.in_w + x0) * c, p->geometry.stride_w * c,
+                                   p->geometry.dilation_h * p->geometry.in_w * c, p->geometry.dilation_w * c, p->geometry.filter_h, p->geometry.filter_w, c / 4};
       convolve(p, inside, 4, out);
       continue;
     }
