@@ -8,9 +8,10 @@ typedef struct {
 } pixel_pos;
 
 static void next_pixel(const mote_conv_blocked_params *p, pixel_pos *at) {
-  if (++at->ox < p->geometry.out_w) return;
+  const mote_conv_geometry *g = &p->geometry;
+  if (++at->ox < g->out_w) return;
   at->ox = 0;
-  if (++at->oy < p->geometry.out_h) return;
+  if (++at->oy < g->out_h) return;
   at->oy = 0;
   ++at->b;
 }
@@ -31,29 +32,30 @@ static void copy4(int8_t *col, const int8_t *src, int32_t n) {
 
 /* The window of the pixel at `at`, tap t at col[4 * t]. */
 static void gather(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at, int8_t *col) {
-  const int32_t c = p->geometry.in_ch, row_bytes = p->geometry.filter_w * c;
-  const int8_t *image = input + at->b * p->geometry.in_h * p->geometry.in_w * c;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, row_bytes = g->filter_w * c;
+  const int8_t *image = input + at->b * g->in_h * g->in_w * c;
   const int8_t zero_point = (int8_t)-p->input_offset; /* reads as 0 after the offset */
-  const int32_t y0 = at->oy * p->geometry.stride_h - p->geometry.pad_top, x0 = at->ox * p->geometry.stride_w - p->geometry.pad_left;
-  for (int32_t fy = 0; fy < p->geometry.filter_h; ++fy, col += 4 * row_bytes) {
-    const int32_t iy = y0 + fy * p->geometry.dilation_h;
-    if (iy < 0 || iy >= p->geometry.in_h) {
+  const int32_t y0 = at->oy * g->stride_h - g->pad_top, x0 = at->ox * g->stride_w - g->pad_left;
+  for (int32_t fy = 0; fy < g->filter_h; ++fy, col += 4 * row_bytes) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) {
       fill4(col, zero_point, row_bytes);
       continue;
     }
-    const int8_t *row = image + iy * p->geometry.in_w * c;
-    if (p->geometry.dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
+    const int8_t *row = image + iy * g->in_w * c;
+    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       int32_t lo = x0 < 0 ? -x0 : 0;
-      int32_t hi = p->geometry.in_w - x0 < p->geometry.filter_w ? p->geometry.in_w - x0 : p->geometry.filter_w;
+      int32_t hi = g->in_w - x0 < g->filter_w ? g->in_w - x0 : g->filter_w;
       hi = hi > lo ? hi : lo;
       fill4(col, zero_point, lo * c);
       copy4(col + 4 * lo * c, row + (x0 + lo) * c, (hi - lo) * c);
-      fill4(col + 4 * hi * c, zero_point, (p->geometry.filter_w - hi) * c);
+      fill4(col + 4 * hi * c, zero_point, (g->filter_w - hi) * c);
       continue;
     }
-    for (int32_t fx = 0; fx < p->geometry.filter_w; ++fx) {
-      const int32_t ix = x0 + fx * p->geometry.dilation_w;
-      if (ix < 0 || ix >= p->geometry.in_w) {
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) {
         fill4(col + 4 * fx * c, zero_point, c);
       } else {
         copy4(col + 4 * fx * c, row + ix * c, c);
@@ -76,12 +78,13 @@ static inline void store_channel(const mote_conv_output_stage *s, int32_t c, int
 
 mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
                                  mote_scratch scratch) {
-  const int32_t n = p->even_taps, m = p->geometry.out_ch;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t n = p->even_taps, m = g->out_ch;
   if (n < p->taps || n % 2 != 0 || n <= 0 || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
   const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
                                     p->output_offset, p->act_min, p->act_max};
   int8_t *col = scratch.buf;
-  const int32_t pixels = p->geometry.batches * p->geometry.out_h * p->geometry.out_w;
+  const int32_t pixels = g->batches * g->out_h * g->out_w;
   pixel_pos at = {0, 0, 0};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;

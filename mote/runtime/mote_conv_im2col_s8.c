@@ -6,35 +6,36 @@
 
 /* Copies output pixel `pixel`'s window (in HWC tap order) to col[0, taps). */
 static void gather(const mote_conv_im2col_params *p, const int8_t *input, int32_t pixel, int8_t *col) {
-  const int32_t c = p->geometry.in_ch;
-  const int32_t per_image = p->geometry.out_h * p->geometry.out_w;
-  const int32_t b = pixel / per_image, oy = pixel % per_image / p->geometry.out_w, ox = pixel % p->geometry.out_w;
-  const int8_t *image = input + b * p->geometry.in_h * p->geometry.in_w * c;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch;
+  const int32_t per_image = g->out_h * g->out_w;
+  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
+  const int8_t *image = input + b * g->in_h * g->in_w * c;
   const int zero_point = -p->input_offset; /* in [-128, 127]: reads as 0 after the offset */
-  const int32_t y0 = oy * p->geometry.stride_h - p->geometry.pad_top, x0 = ox * p->geometry.stride_w - p->geometry.pad_left;
-  const int32_t row_bytes = p->geometry.filter_w * c;
-  for (int32_t fy = 0; fy < p->geometry.filter_h; ++fy, col += row_bytes) {
-    const int32_t iy = y0 + fy * p->geometry.dilation_h;
-    if (iy < 0 || iy >= p->geometry.in_h) {
+  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+  const int32_t row_bytes = g->filter_w * c;
+  for (int32_t fy = 0; fy < g->filter_h; ++fy, col += row_bytes) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) {
       memset(col, zero_point, (size_t)row_bytes);
       continue;
     }
-    const int8_t *row = image + iy * p->geometry.in_w * c;
-    if (p->geometry.dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
+    const int8_t *row = image + iy * g->in_w * c;
+    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       const int32_t lo = x0 < 0 ? -x0 : 0;
-      const int32_t hi = p->geometry.in_w - x0 < p->geometry.filter_w ? p->geometry.in_w - x0 : p->geometry.filter_w;
+      const int32_t hi = g->in_w - x0 < g->filter_w ? g->in_w - x0 : g->filter_w;
       if (hi <= lo) {
         memset(col, zero_point, (size_t)row_bytes);
         continue;
       }
       if (lo > 0) memset(col, zero_point, (size_t)(lo * c));
       memcpy(col + lo * c, row + (x0 + lo) * c, (size_t)((hi - lo) * c));
-      if (hi < p->geometry.filter_w) memset(col + hi * c, zero_point, (size_t)((p->geometry.filter_w - hi) * c));
+      if (hi < g->filter_w) memset(col + hi * c, zero_point, (size_t)((g->filter_w - hi) * c));
       continue;
     }
-    for (int32_t fx = 0; fx < p->geometry.filter_w; ++fx) {
-      const int32_t ix = x0 + fx * p->geometry.dilation_w;
-      if (ix < 0 || ix >= p->geometry.in_w) {
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) {
         memset(col + fx * c, zero_point, (size_t)c);
       } else {
         memcpy(col + fx * c, row + ix * c, (size_t)c);
@@ -48,7 +49,8 @@ static void gather(const mote_conv_im2col_params *p, const int8_t *input, int32_
  * < 2^31 (checked at compile time); the zero tails add nothing. */
 static void four_windows(const mote_conv_im2col_params *p, const mote_conv_output_stage *s, const int8_t *x0,
                          int32_t n16, int32_t count, int8_t *out) {
-  const int32_t n = p->padded_taps, m = p->geometry.out_ch;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t n = p->padded_taps, m = g->out_ch;
   const int8_t *x1 = x0 + n, *x2 = x1 + n, *x3 = x2 + n;
   int32_t oc = 0;
   for (; oc + 16 <= m; oc += 16) {
@@ -78,6 +80,7 @@ static void four_windows(const mote_conv_im2col_params *p, const mote_conv_outpu
 
 mote_status mote_conv_im2col_s8(const mote_conv_im2col_params *p, const int8_t *input, int8_t *output,
                                 mote_scratch scratch) {
+  const mote_conv_geometry *g = &p->geometry;
   (void)scratch;
   const int32_t n = p->padded_taps;
   if (n <= 0 || n > MOTE_CONV_IM2COL_MAX_TAPS || n % 16 != 0 || n < p->taps) return MOTE_ERROR;
@@ -86,12 +89,12 @@ mote_status mote_conv_im2col_s8(const mote_conv_im2col_params *p, const int8_t *
   const int32_t n16 = n & ~15; /* == n: the dot products need no scalar tail */
   int8_t col[4 * MOTE_CONV_IM2COL_MAX_TAPS];
   memset(col, 0, sizeof col); /* the tails past `taps` meet zero weights; keep them defined */
-  const int32_t pixels = p->geometry.batches * p->geometry.out_h * p->geometry.out_w;
+  const int32_t pixels = g->batches * g->out_h * g->out_w;
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
     /* A last block of fewer than four pixels repeats its last one; the copies are not stored. */
     for (int32_t i = 0; i < 4; ++i) gather(p, input, px + (i < count ? i : count - 1), col + i * n);
-    four_windows(p, &s, col, n16, count, output + px * p->geometry.out_ch);
+    four_windows(p, &s, col, n16, count, output + px * g->out_ch);
   }
   return MOTE_OK;
 }

@@ -11,9 +11,10 @@
 static inline void window_4x2(const mote_conv_rows_params *p, int32_t run, int32_t run16, const int8_t *x,
                               int32_t step, int32_t fy_lo, int32_t fy_hi, const int8_t *w0, const int8_t *w1,
                               int32_t acc[8]) {
-  const int32_t row = p->geometry.dilation_h * p->geometry.in_w * p->geometry.in_ch; /* from one filter row to the next */
-  const int32_t col = p->geometry.dilation_w * p->geometry.in_ch;           /* from one tap to the next in a filter row */
-  const int32_t runs = p->geometry.dilation_w == 1 ? 1 : p->geometry.filter_w;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t row = g->dilation_h * g->in_w * g->in_ch; /* from one filter row to the next */
+  const int32_t col = g->dilation_w * g->in_ch;           /* from one tap to the next in a filter row */
+  const int32_t runs = g->dilation_w == 1 ? 1 : g->filter_w;
   for (int32_t fy = fy_lo; fy < fy_hi; ++fy, x += row) {
     for (int32_t r = 0; r < runs; ++r) {
       const int8_t *x0 = x + r * col;
@@ -25,9 +26,10 @@ static inline void window_4x2(const mote_conv_rows_params *p, int32_t run, int32
 
 /* The bias of channel oc for windows whose filter rows [fy_lo, fy_hi) are inside the input. */
 static inline int32_t rows_bias(const mote_conv_rows_params *p, int32_t oc, int32_t fy_lo, int32_t fy_hi) {
+  const mote_conv_geometry *g = &p->geometry;
   int32_t bias = p->folded_bias[oc];
-  for (int32_t fy = 0; fy < fy_lo; ++fy) bias -= p->row_sums[fy * p->geometry.out_ch + oc];
-  for (int32_t fy = fy_hi; fy < p->geometry.filter_h; ++fy) bias -= p->row_sums[fy * p->geometry.out_ch + oc];
+  for (int32_t fy = 0; fy < fy_lo; ++fy) bias -= p->row_sums[fy * g->out_ch + oc];
+  for (int32_t fy = fy_hi; fy < g->filter_h; ++fy) bias -= p->row_sums[fy * g->out_ch + oc];
   return bias;
 }
 
@@ -36,8 +38,9 @@ static inline int32_t rows_bias(const mote_conv_rows_params *p, int32_t oc, int3
  * input_offset * w and x * w for every tap inside. */
 static void four_pixels(const mote_conv_rows_params *p, const mote_conv_output_stage *s, int32_t run, int32_t run16,
                         const int8_t *x, int32_t fy_lo, int32_t fy_hi, int8_t *out) {
-  const int32_t m = p->geometry.out_ch, taps = p->geometry.filter_h * p->geometry.filter_w * p->geometry.in_ch;
-  const int32_t step = p->geometry.stride_w * p->geometry.in_ch;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t m = g->out_ch, taps = g->filter_h * g->filter_w * g->in_ch;
+  const int32_t step = g->stride_w * g->in_ch;
   int32_t oc = 0;
   for (; oc + 16 <= m; oc += 16) {
     int32_t acc[4][16];
@@ -68,10 +71,11 @@ static void four_pixels(const mote_conv_rows_params *p, const mote_conv_output_s
  * by every output channel, four channels at a time; bounded as four_pixels. */
 static void two_pixels(const mote_conv_rows_params *p, const mote_conv_output_stage *s, int32_t run, int32_t run16,
                        const int8_t *x, int32_t fy_lo, int32_t fy_hi, int8_t *out) {
-  const int32_t m = p->geometry.out_ch, taps = p->geometry.filter_h * p->geometry.filter_w * p->geometry.in_ch;
-  const int32_t step = p->geometry.stride_w * p->geometry.in_ch;
-  const int32_t row = p->geometry.dilation_h * p->geometry.in_w * p->geometry.in_ch, col = p->geometry.dilation_w * p->geometry.in_ch;
-  const int32_t runs = p->geometry.dilation_w == 1 ? 1 : p->geometry.filter_w;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t m = g->out_ch, taps = g->filter_h * g->filter_w * g->in_ch;
+  const int32_t step = g->stride_w * g->in_ch;
+  const int32_t row = g->dilation_h * g->in_w * g->in_ch, col = g->dilation_w * g->in_ch;
+  const int32_t runs = g->dilation_w == 1 ? 1 : g->filter_w;
   for (int32_t oc = 0; oc < m; oc += 4) {
     int32_t q[4];
     for (int32_t j = 0; j < 4; ++j) q[j] = oc + j < m ? oc + j : oc; /* the last quad may repeat oc */
@@ -95,16 +99,17 @@ static void two_pixels(const mote_conv_rows_params *p, const mote_conv_output_st
 /* acc[j] += the in-bounds taps of the window at (y0, x0) times filter q[j], input offset applied. */
 static inline void window_offset_1x4(const mote_conv_rows_params *p, int32_t tap16, const int8_t *image, int32_t y0,
                                      int32_t x0, const int32_t q[4], int32_t acc[4]) {
-  const int32_t c = p->geometry.in_ch, taps = p->geometry.filter_h * p->geometry.filter_w * c;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, taps = g->filter_h * g->filter_w * c;
   const int16_t offset = (int16_t)p->input_offset;
-  for (int32_t fy = 0; fy < p->geometry.filter_h; ++fy) {
-    const int32_t iy = y0 + fy * p->geometry.dilation_h;
-    if (iy < 0 || iy >= p->geometry.in_h) continue;
-    for (int32_t fx = 0; fx < p->geometry.filter_w; ++fx) {
-      const int32_t ix = x0 + fx * p->geometry.dilation_w;
-      if (ix < 0 || ix >= p->geometry.in_w) continue;
-      const int8_t *x = image + (iy * p->geometry.in_w + ix) * c;
-      const int8_t *w = p->weights + (fy * p->geometry.filter_w + fx) * c;
+  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) continue;
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) continue;
+      const int8_t *x = image + (iy * g->in_w + ix) * c;
+      const int8_t *w = p->weights + (fy * g->filter_w + fx) * c;
       mote_dot_offset_1x4(x, offset, w + q[0] * taps, w + q[1] * taps, w + q[2] * taps, w + q[3] * taps, c, tap16,
                           acc);
     }
@@ -115,7 +120,8 @@ static inline void window_offset_1x4(const mote_conv_rows_params *p, int32_t tap
  * |acc| <= |bias| + taps * 255 * 128 < 2^31 (checked at compile time). */
 static void one_pixel(const mote_conv_rows_params *p, const mote_conv_output_stage *s, int32_t tap16,
                       const int8_t *image, int32_t y0, int32_t x0, int8_t *out) {
-  const int32_t m = p->geometry.out_ch;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t m = g->out_ch;
   int32_t oc = 0;
   for (; oc + 16 <= m; oc += 16) {
     int32_t acc[16];
@@ -138,36 +144,37 @@ static void one_pixel(const mote_conv_rows_params *p, const mote_conv_output_sta
 
 mote_status mote_conv_rows_s8(const mote_conv_rows_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch) {
+  const mote_conv_geometry *g = &p->geometry;
   (void)scratch;
   const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
                                     p->output_offset, p->act_min, p->act_max};
-  const int32_t run = p->geometry.dilation_w == 1 ? p->geometry.filter_w * p->geometry.in_ch : p->geometry.in_ch;
-  const int32_t run16 = run & ~15, tap16 = p->geometry.in_ch & ~15;
-  const int32_t c = p->geometry.in_ch, m = p->geometry.out_ch, dh = p->geometry.dilation_h;
+  const int32_t run = g->dilation_w == 1 ? g->filter_w * g->in_ch : g->in_ch;
+  const int32_t run16 = run & ~15, tap16 = g->in_ch & ~15;
+  const int32_t c = g->in_ch, m = g->out_ch, dh = g->dilation_h;
   const int32_t x_lo = p->interior_x0, x_hi = p->interior_x1;
-  for (int32_t n = 0; n < p->geometry.batches; ++n) {
-    const int8_t *image = input + n * p->geometry.in_h * p->geometry.in_w * c;
-    for (int32_t oy = 0; oy < p->geometry.out_h; ++oy) {
-      const int32_t y0 = oy * p->geometry.stride_h - p->geometry.pad_top;
+  for (int32_t n = 0; n < g->batches; ++n) {
+    const int8_t *image = input + n * g->in_h * g->in_w * c;
+    for (int32_t oy = 0; oy < g->out_h; ++oy) {
+      const int32_t y0 = oy * g->stride_h - g->pad_top;
       /* The filter rows inside the input: y0 + fy * dh in [0, in_h). */
       const int32_t fy_lo = y0 < 0 ? (-y0 + dh - 1) / dh : 0;
-      int32_t fy_hi = y0 >= p->geometry.in_h ? 0 : (p->geometry.in_h - y0 + dh - 1) / dh;
-      fy_hi = fy_hi < p->geometry.filter_h ? fy_hi : p->geometry.filter_h;
+      int32_t fy_hi = y0 >= g->in_h ? 0 : (g->in_h - y0 + dh - 1) / dh;
+      fy_hi = fy_hi < g->filter_h ? fy_hi : g->filter_h;
       fy_hi = fy_hi > fy_lo ? fy_hi : fy_lo;
-      int8_t *out_row = output + (n * p->geometry.out_h + oy) * p->geometry.out_w * m;
+      int8_t *out_row = output + (n * g->out_h + oy) * g->out_w * m;
       int32_t ox = 0;
-      for (; ox < x_lo; ++ox) one_pixel(p, &s, tap16, image, y0, ox * p->geometry.stride_w - p->geometry.pad_left, out_row + ox * m);
+      for (; ox < x_lo; ++ox) one_pixel(p, &s, tap16, image, y0, ox * g->stride_w - g->pad_left, out_row + ox * m);
       for (; ox + 2 <= x_hi; ox += ox + 4 <= x_hi ? 4 : 2) {
-        const int32_t ix = ox * p->geometry.stride_w - p->geometry.pad_left;
+        const int32_t ix = ox * g->stride_w - g->pad_left;
         /* With no filter row inside the input, only the biases count and x is not read. */
-        const int8_t *x = fy_hi > fy_lo ? image + ((y0 + fy_lo * dh) * p->geometry.in_w + ix) * c : image;
+        const int8_t *x = fy_hi > fy_lo ? image + ((y0 + fy_lo * dh) * g->in_w + ix) * c : image;
         if (ox + 4 <= x_hi) {
           four_pixels(p, &s, run, run16, x, fy_lo, fy_hi, out_row + ox * m);
         } else {
           two_pixels(p, &s, run, run16, x, fy_lo, fy_hi, out_row + ox * m);
         }
       }
-      for (; ox < p->geometry.out_w; ++ox) one_pixel(p, &s, tap16, image, y0, ox * p->geometry.stride_w - p->geometry.pad_left, out_row + ox * m);
+      for (; ox < g->out_w; ++ox) one_pixel(p, &s, tap16, image, y0, ox * g->stride_w - g->pad_left, out_row + ox * m);
     }
   }
   return MOTE_OK;

@@ -17,33 +17,35 @@ __attribute__((target("avx512f,avx512bw"))) static void put(int8_t *dst, const i
 
 /* Copies output pixel `pixel`'s window (HWC tap order) to col[0, taps), padding taps as the zero
  * point, then zeros up to taps4 (which meet zero weights). */
-__attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_vnni_params *p, const int8_t *input, int32_t pixel, int8_t *col) {
-  const int32_t c = p->geometry.in_ch;
-  const int32_t per_image = p->geometry.out_h * p->geometry.out_w;
-  const int32_t b = pixel / per_image, oy = pixel % per_image / p->geometry.out_w, ox = pixel % p->geometry.out_w;
-  const int8_t *image = input + b * p->geometry.in_h * p->geometry.in_w * c;
+__attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_vnni_params *p, const int8_t *input,
+                                                                  int32_t pixel, int8_t *col) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch;
+  const int32_t per_image = g->out_h * g->out_w;
+  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
+  const int8_t *image = input + b * g->in_h * g->in_w * c;
   const int pad = -p->input_offset; /* the zero point */
-  const int32_t y0 = oy * p->geometry.stride_h - p->geometry.pad_top, x0 = ox * p->geometry.stride_w - p->geometry.pad_left;
-  const int32_t row_bytes = p->geometry.filter_w * c;
+  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+  const int32_t row_bytes = g->filter_w * c;
   int8_t *at = col;
-  for (int32_t fy = 0; fy < p->geometry.filter_h; ++fy, at += row_bytes) {
-    const int32_t iy = y0 + fy * p->geometry.dilation_h;
-    if (iy < 0 || iy >= p->geometry.in_h) {
+  for (int32_t fy = 0; fy < g->filter_h; ++fy, at += row_bytes) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) {
       put(at, NULL, pad, row_bytes);
       continue;
     }
-    const int8_t *row = image + iy * p->geometry.in_w * c;
-    if (p->geometry.dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
-      const int32_t lo = x0 < 0 ? (-x0 < p->geometry.filter_w ? -x0 : p->geometry.filter_w) : 0;
-      const int32_t hi = p->geometry.in_w - x0 < p->geometry.filter_w ? (p->geometry.in_w - x0 > lo ? p->geometry.in_w - x0 : lo) : p->geometry.filter_w;
+    const int8_t *row = image + iy * g->in_w * c;
+    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
+      const int32_t lo = x0 < 0 ? (-x0 < g->filter_w ? -x0 : g->filter_w) : 0;
+      const int32_t hi = g->in_w - x0 < g->filter_w ? (g->in_w - x0 > lo ? g->in_w - x0 : lo) : g->filter_w;
       put(at, NULL, pad, lo * c);
       put(at + lo * c, row + (x0 + lo) * c, 0, (hi - lo) * c);
-      put(at + hi * c, NULL, pad, (p->geometry.filter_w - hi) * c);
+      put(at + hi * c, NULL, pad, (g->filter_w - hi) * c);
       continue;
     }
-    for (int32_t fx = 0; fx < p->geometry.filter_w; ++fx) {
-      const int32_t ix = x0 + fx * p->geometry.dilation_w;
-      if (ix < 0 || ix >= p->geometry.in_w) {
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) {
         put(at + fx * c, NULL, pad, c);
       } else {
         put(at + fx * c, row + ix * c, 0, c);
@@ -103,7 +105,8 @@ typedef struct {
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(const mote_conv_vnni_params *p,
                                                                             const four_windows win, int32_t count,
                                                                             int8_t *out) {
-  const int32_t m = p->geometry.out_ch, ws = win.window_step;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t m = g->out_ch, ws = win.window_step;
   for (int32_t ob = 0; ob < p->out_ch16; ob += 16) {
     __m512i a0 = _mm512_loadu_si512(p->bias + ob), a1 = a0, a2 = a0, a3 = a0;
     const int8_t *w = p->weights + ob * p->taps4; /* this block's [taps4 / 4][16][4] */
@@ -127,23 +130,24 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(cons
 
 mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch) {
-  const int32_t n = p->taps4, c = p->geometry.in_ch;
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t n = p->taps4, c = g->in_ch;
   if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
   int8_t *col = scratch.buf;
-  const int32_t per_image = p->geometry.out_h * p->geometry.out_w, pixels = p->geometry.batches * per_image;
+  const int32_t per_image = g->out_h * g->out_w, pixels = g->batches * per_image;
   /* Windows wholly inside the input are read where they are when their rows are whole words of
    * channels; others are gathered into scratch, contiguous. */
   const int direct = c % 4 == 0;
   const four_windows gathered = {col, n, 0, 0, 1, 1, n / 4};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
-    int8_t *out = output + px * p->geometry.out_ch;
-    const int32_t b = px / per_image, oy = px % per_image / p->geometry.out_w, ox = px % p->geometry.out_w;
-    const int32_t y0 = oy * p->geometry.stride_h - p->geometry.pad_top, x0 = ox * p->geometry.stride_w - p->geometry.pad_left;
-    if (direct && count == 4 && ox + 3 < p->geometry.out_w && y0 >= 0 && y0 + (p->geometry.filter_h - 1) * p->geometry.dilation_h < p->geometry.in_h &&
-        x0 >= 0 && x0 + 3 * p->geometry.stride_w + (p->geometry.filter_w - 1) * p->geometry.dilation_w < p->geometry.in_w) {
-      const four_windows inside = {input + ((b * p->geometry.in_h + y0) * p->geometry.in_w + x0) * c, p->geometry.stride_w * c,
-                                   p->geometry.dilation_h * p->geometry.in_w * c, p->geometry.dilation_w * c, p->geometry.filter_h, p->geometry.filter_w, c / 4};
+    int8_t *out = output + px * g->out_ch;
+    const int32_t b = px / per_image, oy = px % per_image / g->out_w, ox = px % g->out_w;
+    const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+    if (direct && count == 4 && ox + 3 < g->out_w && y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->in_h &&
+        x0 >= 0 && x0 + 3 * g->stride_w + (g->filter_w - 1) * g->dilation_w < g->in_w) {
+      const four_windows inside = {input + ((b * g->in_h + y0) * g->in_w + x0) * c, g->stride_w * c,
+                                   g->dilation_h * g->in_w * c, g->dilation_w * c, g->filter_h, g->filter_w, c / 4};
       convolve(p, inside, 4, out);
       continue;
     }
