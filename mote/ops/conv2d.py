@@ -35,6 +35,7 @@ from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 from mote.ops.common import activation_range, out_size_and_pad
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.shortcuts import output_shortcuts, output_stage_rows
 from mote.quant import INT32_MAX, multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -99,6 +100,13 @@ def output_multipliers(shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     left = np.left_shift(np.uint64(1), np.maximum(shift, 0).astype(np.uint64))
     right = np.left_shift(np.uint64(1), (31 - np.maximum(-shift, 0)).astype(np.uint64))
     return left.astype(np.uint32).view(np.int32), right.astype(np.uint32).view(np.int32)
+
+
+def output_stage(em: Emitter, multiplier: np.ndarray, shift: np.ndarray, output_offset: int, act_min: int,
+                 act_max: int) -> str:
+    """A layer's output stage with its exact shortcuts, emitted as one table (mote_output_channel_at)."""
+    cuts = output_shortcuts(multiplier, shift, output_offset, act_min, act_max)
+    return em.const(output_stage_rows(multiplier, *output_multipliers(shift), cuts), "output_stage")
 
 
 def max_abs(a: np.ndarray | None) -> int:
@@ -287,6 +295,19 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     args = [em.tensor(x), em.tensor(node.outputs[0])]
+    if p.kernel == "mote_conv_blocked_s8":
+        assert p.window_bias is not None
+        quads, taps = -(-p.out_ch // 4), p.even_taps
+        packed = np.zeros((quads * 4, taps), np.int8)
+        packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
+        interleaved = packed.reshape(quads, 4, taps).transpose(0, 2, 1)  # [quad][tap][channel]
+        bias = np.zeros(quads * 4, np.int32)
+        bias[:p.out_ch] = p.window_bias
+        return CCall(p.kernel, "mote_conv_blocked_params", {
+            "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
+            **{name: getattr(p, name) for name in QUANT}, "taps": p.taps, "even_taps": taps,
+            "weights": em.const(np.ascontiguousarray(interleaved), "weights"), "bias": em.const(bias, "folded_bias"),
+            "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
     multiplier = em.const(p.multiplier, "multiplier")
     if p.kernel != "mote_conv_s8":
         left_mul, right_mul = output_multipliers(p.shift)
@@ -299,18 +320,6 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
             "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
             "weights": em.const(p.weights, "weights"), "bias": em.const(p.folded_bias, "folded_bias"), **stage}, args)
     fields: dict[str, int | str] = {"geometry": c_struct({name: getattr(p, name) for name in GEOMETRY})}
-    if p.kernel == "mote_conv_blocked_s8":
-        assert p.window_bias is not None
-        quads, taps = -(-p.out_ch // 4), p.even_taps
-        packed = np.zeros((quads * 4, taps), np.int8)
-        packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
-        interleaved = packed.reshape(quads, 4, taps).transpose(0, 2, 1)  # [quad][tap][channel]
-        bias = np.zeros(quads * 4, np.int32)
-        bias[:p.out_ch] = p.window_bias
-        fields.update({name: getattr(p, name) for name in QUANT})
-        fields.update(taps=p.taps, even_taps=taps, weights=em.const(np.ascontiguousarray(interleaved), "weights"),
-                      bias=em.const(bias, "folded_bias"), **stage)
-        return CCall(p.kernel, "mote_conv_blocked_params", fields, args)
     if p.kernel == "mote_conv_vnni_s8":
         assert p.window_bias is not None
         taps4, oc16 = -(-p.taps // 4) * 4, -(-p.out_ch // 16) * 16

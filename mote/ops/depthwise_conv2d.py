@@ -30,12 +30,12 @@ from mote.ops.conv2d import (
     interior,
     max_abs,
     output_multipliers,
+    output_stage,
     requantize,
     require_symmetric_weights,
     zero_padded_windows,
 )
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
-from mote.ops.shortcuts import output_shortcuts
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,20 +147,17 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
         name: getattr(p, name) for name in (
             "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h", "stride_w", "pad_top", "pad_left",
             "input_offset", "output_offset", "act_min", "act_max")}
-    tensors: dict[str, int | str] = {
-        "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
-        "multiplier": em.const(p.multiplier, "multiplier")}
     if p.planar:
         assert p.folded_bias is not None
-        left_mul, right_mul = output_multipliers(p.shift)
         plane_h, plane_w = p.plane
         return CCall("mote_depthwise_conv_planar_s8", "mote_depthwise_conv_planar_params", {
             **common, "plane_h": plane_h, "plane_w": plane_w,
             "weights": em.const(p.weights.reshape(9, -1).T.copy(), "weights"),
-            "folded_bias": em.const(p.folded_bias, "folded_bias"), "multiplier": tensors["multiplier"],
-            "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul"),
-            "shortcuts": output_shortcuts(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
-            .c_initializer(em)}, args)
+            "folded_bias": em.const(p.folded_bias, "folded_bias"),
+            "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
+    tensors: dict[str, int | str] = {
+        "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
+        "multiplier": em.const(p.multiplier, "multiplier")}
     if p.folded_bias is not None:
         y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
         x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)

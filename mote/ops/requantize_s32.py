@@ -13,9 +13,8 @@ import numpy as np
 
 from mote.codegen.c_text import c_struct
 from mote.ir import Node
-from mote.ops.conv2d import output_multipliers, requantize
+from mote.ops.conv2d import output_stage, requantize
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
-from mote.ops.shortcuts import output_shortcuts
 
 # A 4-D layout -> where rows, columns and channels are among its axes.
 AXES = {"NHWC": (1, 2, 3), "NCHW": (2, 3, 1)}
@@ -91,8 +90,6 @@ def steps(layout: str, h: int, w: int, c: int) -> tuple[int, int, int]:
 def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
-    left_mul, right_mul = output_multipliers(p.shift)
-    cuts = output_shortcuts(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
     in_c, in_y, in_x = steps(p.in_layout, p.in_h, p.in_w, p.channels)
     (top, bottom), (left, right) = p.border
     to = steps(p.out_layout, top + p.out_h + bottom, left + p.out_w + right, p.channels)
@@ -103,9 +100,7 @@ def emit(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
         "out_h": h, "out_w": w, "channels": p.channels, "in": _c_steps(into), "out": _c_steps(to),
         "border": c_struct({"top": top, "bottom": bottom, "left": left, "right": right}),
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-        "multiplier": em.const(p.multiplier, "multiplier"),
-        "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul"),
-        "shortcuts": cuts.c_initializer(em)},
+        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 

@@ -20,12 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.codegen.c_text import c_struct
-from mote.ops.registry import Emitter
 from mote.quant import multiply_by_quantized_multiplier
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-FIELDS = ("min_below", "fast_after", "fast_add_lo", "fast_add_hi", "fast_shift")
 
 
 @dataclass(frozen=True)
@@ -35,10 +32,6 @@ class OutputShortcuts:
     fast_add_lo: np.ndarray  # K's low word (uint32 bits as int32)
     fast_add_hi: np.ndarray  # K's high word
     fast_shift: np.ndarray  # R - 1
-
-    def c_initializer(self, em: Emitter) -> str:
-        """A mote_output_shortcuts initializer, the arrays emitted as constants."""
-        return c_struct({f: em.const(getattr(self, f), f) for f in FIELDS})
 
 
 def output_shortcuts(multiplier: np.ndarray, shift: np.ndarray, output_offset: int, act_min: int,
@@ -68,3 +61,11 @@ def output_shortcuts(multiplier: np.ndarray, shift: np.ndarray, output_offset: i
     return OutputShortcuts(min_below.astype(np.int32), fast_after.astype(np.int32),
                            add_lo.astype(np.uint32).view(np.int32), add_hi.astype(np.int32),
                            fast_shift.astype(np.int32))
+
+
+def output_stage_rows(multiplier: np.ndarray, left_mul: np.ndarray, right_mul: np.ndarray,
+                      cuts: OutputShortcuts) -> np.ndarray:
+    """A layer's output-stage table for mote_output_channel_at (mote_conv_common.h): one row of int32
+    words per channel, in the order the C reads them."""
+    return np.stack([multiplier, left_mul, right_mul, cuts.min_below, cuts.fast_after, cuts.fast_add_lo,
+                     cuts.fast_add_hi, cuts.fast_shift], axis=1).astype(np.int32)

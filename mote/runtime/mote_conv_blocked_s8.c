@@ -64,16 +64,15 @@ static void gather(const mote_conv_blocked_params *p, const int8_t *input, const
   }
 }
 
-/* Outputs of channel c for four pixels m bytes apart, the channel's output stage loaded once. */
-static inline void store_channel(const mote_conv_output_stage *s, int32_t c, int32_t a0, int32_t a1, int32_t a2,
-                                 int32_t a3, int8_t *out, int32_t m) {
-  const uint32_t multiplier = (uint32_t)s->multiplier[c], left = (uint32_t)s->left_mul[c];
-  const uint32_t right = (uint32_t)s->right_mul[c], offset = (uint32_t)s->offset;
-  const int32_t lo = s->act_min, hi = s->act_max;
-  out[0] = mote_conv_requantize(a0, multiplier, left, right, offset, lo, hi);
-  out[m] = mote_conv_requantize(a1, multiplier, left, right, offset, lo, hi);
-  out[2 * m] = mote_conv_requantize(a2, multiplier, left, right, offset, lo, hi);
-  out[3 * m] = mote_conv_requantize(a3, multiplier, left, right, offset, lo, hi);
+/* The outputs of a block: acc[4 * i + j] for pixel i < count and channel oc + j, j < channels, each
+ * channel's output stage loaded once. */
+static void store_block(const mote_conv_blocked_params *p, const int32_t acc[16], int32_t oc, int32_t count,
+                        int32_t channels, int8_t *out, int32_t m) {
+  for (int32_t j = 0; j < channels; ++j, ++acc, ++out) {
+    const mote_output_channel s =
+        mote_output_channel_at(p->output_stage, oc + j, p->output_offset, p->act_min, p->act_max);
+    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of(acc[4 * i], s);
+  }
 }
 
 mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
@@ -81,8 +80,6 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
   const mote_conv_geometry *g = &p->geometry;
   const int32_t n = p->even_taps, m = g->out_ch;
   if (n < p->taps || n % 2 != 0 || n <= 0 || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
-  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
-                                    p->output_offset, p->act_min, p->act_max};
   int8_t *col = scratch.buf;
   const int32_t pixels = g->batches * g->out_h * g->out_w;
   pixel_pos at = {0, 0, 0};
@@ -105,17 +102,7 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
         acc[4 * i] = bias[0], acc[4 * i + 1] = bias[1], acc[4 * i + 2] = bias[2], acc[4 * i + 3] = bias[3];
       }
       mote_dot_4x4_interleaved(col, p->weights + oc * n, n, acc);
-      const int32_t channels = m - oc < 4 ? m - oc : 4;
-      if (count == 4 && channels == 4) { /* the common block, its accumulators kept in registers */
-        store_channel(&s, oc, acc[0], acc[4], acc[8], acc[12], out + oc, m);
-        store_channel(&s, oc + 1, acc[1], acc[5], acc[9], acc[13], out + oc + 1, m);
-        store_channel(&s, oc + 2, acc[2], acc[6], acc[10], acc[14], out + oc + 2, m);
-        store_channel(&s, oc + 3, acc[3], acc[7], acc[11], acc[15], out + oc + 3, m);
-        continue;
-      }
-      for (int32_t i = 0; i < count; ++i) {
-        for (int32_t j = 0; j < channels; ++j) out[i * m + oc + j] = mote_conv_output(&s, acc[4 * i + j], oc + j);
-      }
+      store_block(p, acc, oc, count, m - oc < 4 ? m - oc : 4, out + oc, m);
     }
   }
   return MOTE_OK;

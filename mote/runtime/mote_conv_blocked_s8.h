@@ -23,9 +23,7 @@ typedef struct {
   const int32_t *bias;                   /* [ceil(out_ch / 4) * 4], never NULL: the model's bias (or 0)
                                             plus input_offset * the sum of the channel's weights;
                                             |bias| + taps * 2^14 <= INT32_MAX */
-  const int32_t *multiplier;             /* [out_ch]: Q31 multiplier */
-  const int32_t *left_mul, *right_mul;   /* [out_ch]: TFLite's shift as 2^max(shift, 0) and
-                                            2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+  const int32_t *output_stage;           /* [out_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
 } mote_conv_blocked_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 4 * even_taps bytes. Returns

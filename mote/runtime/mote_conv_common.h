@@ -53,15 +53,10 @@ typedef struct {
   int32_t pad_top, pad_left;             /* >= 0 */
 } mote_conv_geometry;
 
-/* A layer's exact output-stage shortcuts, per channel (computed at compile time by
- * mote.ops.shortcuts): an accumulator below min_below gives act_min; a non-negative one above
- * fast_after is the high word of acc * multiplier + fast_add (hi:lo) shifted right by fast_shift,
- * clamped to act_max (one rounding, the output offset folded in); any other takes the full path. */
-typedef struct {
-  const int32_t *min_below, *fast_after, *fast_add_lo, *fast_add_hi, *fast_shift; /* [channels] */
-} mote_output_shortcuts;
-
-/* One channel's output stage with its shortcuts, in registers. */
+/* One channel's output stage in registers, with its exact shortcuts: an accumulator below min_below
+ * gives act_min; a non-negative one above fast_after is the high word of acc * multiplier + fast_add
+ * (hi:lo) shifted right by fast_shift, clamped to act_max (one rounding, the output offset folded in);
+ * any other takes the full path, mote_conv_requantize. */
 typedef struct {
   uint32_t multiplier, left_mul, right_mul, offset;
   int32_t lo, hi;
@@ -70,12 +65,17 @@ typedef struct {
   int32_t fast_add_hi, fast_shift;
 } mote_output_channel;
 
-static inline mote_output_channel mote_output_channel_at(const int32_t *multiplier, const int32_t *left_mul,
-                                                         const int32_t *right_mul, const mote_output_shortcuts *s,
-                                                         int32_t offset, int32_t lo, int32_t hi, int32_t c) {
-  const mote_output_channel ch = {(uint32_t)multiplier[c], (uint32_t)left_mul[c], (uint32_t)right_mul[c],
-                                  (uint32_t)offset, lo, hi, s->min_below[c], s->fast_after[c],
-                                  (uint32_t)s->fast_add_lo[c], s->fast_add_hi[c], s->fast_shift[c]};
+/* A layer's output stage is a table computed at compile time (mote.ops.shortcuts.output_stage_rows),
+ * one row of MOTE_OUTPUT_STAGE_WORDS int32 words per channel: multiplier, left_mul, right_mul (as
+ * mote_conv_scale takes them), then min_below, fast_after, fast_add_lo, fast_add_hi, fast_shift.
+ * One row is one base address and eight loads. */
+enum { MOTE_OUTPUT_STAGE_WORDS = 8 };
+
+static inline mote_output_channel mote_output_channel_at(const int32_t *table, int32_t c, int32_t offset, int32_t lo,
+                                                         int32_t hi) {
+  const int32_t *row = table + MOTE_OUTPUT_STAGE_WORDS * c;
+  const mote_output_channel ch = {(uint32_t)row[0], (uint32_t)row[1], (uint32_t)row[2], (uint32_t)offset, lo, hi,
+                                  row[3], row[4], (uint32_t)row[5], row[6], row[7]};
   return ch;
 }
 

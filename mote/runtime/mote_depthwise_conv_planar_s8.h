@@ -9,7 +9,8 @@
  * padding filled with the input zero point (which contributes w * (zp + input_offset) = 0, so every
  * window is complete and starts from folded_bias), then each output row is computed with the nine
  * weights in registers into an int32 row and requantized with the channel's output stage in
- * registers. Plane cell (r, q) holds input (r - pad_top, q - pad_left). */
+ * registers. Plane cell (r, q) holds input (r - pad_top, q - pad_left) and is stored column-major,
+ * so that the three rows of a window column are three adjacent bytes. */
 typedef struct {
   int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
   int32_t out_h, out_w;                  /* output [batches][out_h][out_w][in_ch] */
@@ -22,10 +23,7 @@ typedef struct {
   const int8_t *weights;                 /* [in_ch][9], zero point 0 */
   const int32_t *folded_bias;            /* [in_ch]: bias (or 0) + input_offset * the sum of the channel's
                                             9 taps; |folded_bias| + 9 * 2^14 <= INT32_MAX */
-  const int32_t *multiplier;             /* [in_ch]: Q31 multiplier */
-  const int32_t *left_mul, *right_mul;   /* [in_ch]: TFLite's shift as 2^max(shift, 0) and
-                                            2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
-  mote_output_shortcuts shortcuts;       /* see mote_conv_common.h */
+  const int32_t *output_stage;           /* [in_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
 } mote_depthwise_conv_planar_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Scratch: 4 * out_w bytes for the

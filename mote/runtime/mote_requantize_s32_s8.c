@@ -41,7 +41,7 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
   /* Channel by channel, so that each channel's output stage stays in registers. */
   for (int32_t c = 0; c < c_n; ++c) {
     const mote_output_channel s =
-        mote_output_channel_at(p->multiplier, p->left_mul, p->right_mul, &p->shortcuts, offset, lo, hi, c);
+        mote_output_channel_at(p->output_stage, c, offset, lo, hi);
     if (bordered) fill_border(output + c * to.channel, out_h, out_w, to, border, (int8_t)offset);
     const int32_t *acc_row = input + c * in.channel;
     int8_t *out_row = inside + c * to.channel;

@@ -21,10 +21,7 @@ typedef struct {
   mote_requantize_s32_steps out;  /* of the output tensor, border included */
   mote_requantize_s32_border border;
   int32_t output_offset, act_min, act_max;
-  const int32_t *multiplier; /* [channels], Q31 */
-  const int32_t *left_mul, *right_mul; /* [channels]: TFLite's shift as 2^max(shift, 0) and
-                                 2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
-  mote_output_shortcuts shortcuts; /* see mote_conv_common.h */
+  const int32_t *output_stage; /* [channels][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
 } mote_requantize_s32_params;
 
 /* int32 accumulators -> int8: requantize per channel, add the output zero point, clamp. The CPU's

@@ -1,4 +1,4 @@
-"""The output stage's exact shortcuts: mote_output_of (with the shortcuts computed by
+"""The output stage's exact shortcuts: mote_output_of (with the table rows computed by
 mote.ops.shortcuts) against mote_conv_requantize, itself checked against TFLite's
 MultiplyByQuantizedMultiplier in test_conv2d, for channels with every kind of multiplier, shift,
 offset and activation range, on accumulators around each channel's thresholds, random and extreme
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mote.ops.shortcuts import INT32_MAX, INT32_MIN, output_shortcuts
+from mote.ops.conv2d import output_multipliers
+from mote.ops.shortcuts import INT32_MAX, INT32_MIN, output_shortcuts, output_stage_rows
 from mote.quant import multiply_by_quantized_multiplier
 from mote.targets.host import find_cc
 
@@ -29,11 +30,9 @@ static uint32_t next(void) { state ^= state << 13; state ^= state >> 17; state ^
 int main(void) {
   static const int32_t specials[] = {0, 1, -1, 2, -2, 127, -128, 1 << 30, -(1 << 30), INT32_MAX, INT32_MIN + 1,
                                      INT32_MIN, 1 << 20, -(1 << 20) - 1, 1 << 15, -(1 << 15)};
-  const mote_output_shortcuts cuts = {min_below, fast_after, fast_add_lo, fast_add_hi, fast_shift};
   long bad = 0, fast = 0, low = 0;
   for (int32_t c = 0; c < CHANNELS; ++c) {
-    const mote_output_channel s = mote_output_channel_at(multiplier, left_mul, right_mul, &cuts, offset[c], lo[c],
-                                                         hi[c], c);
+    const mote_output_channel s = mote_output_channel_at(stage, c, offset[c], lo[c], hi[c]);
     for (long i = 0; i < 20000; ++i) {
       const uint32_t pick = next() % 5;
       const int32_t near = pick == 0 ? min_below[c] : fast_after[c];
@@ -65,20 +64,23 @@ def _channels(rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 
 def _header(ch: dict[str, np.ndarray]) -> str:
+    """The channels' table (each row computed with its own offset and clamp) and, as separate arrays,
+    what the test reads: the full stage's inputs and the thresholds."""
+    multiplier, shift = ch["multiplier"], ch["shift"]
+    left_mul, right_mul = output_multipliers(shift)
+    rows = [output_stage_rows(multiplier[c:c + 1], left_mul[c:c + 1], right_mul[c:c + 1],
+                              output_shortcuts(multiplier[c:c + 1], shift[c:c + 1], int(ch["offset"][c]),
+                                               int(ch["lo"][c]), int(ch["hi"][c])))
+            for c in range(CHANNELS)]
+    table = np.concatenate(rows)
     arrays = {name: ch[name] for name in ("multiplier", "offset", "lo", "hi")}
-    shift = ch["shift"]
-    arrays["left_mul"] = (np.uint64(1) << np.maximum(shift, 0).astype(np.uint64)).astype(np.uint32).view(np.int32)
-    arrays["right_mul"] = (np.uint64(1) << (31 - np.maximum(-shift, 0)).astype(np.uint64)).astype(np.uint32) \
-        .view(np.int32)
-    for name in ("min_below", "fast_after", "fast_add_lo", "fast_add_hi", "fast_shift"):
-        arrays[name] = np.concatenate([getattr(output_shortcuts(ch["multiplier"][c:c + 1], shift[c:c + 1],
-                                                                int(ch["offset"][c]), int(ch["lo"][c]),
-                                                                int(ch["hi"][c])), name)
-                                       for c in range(CHANNELS)])
+    arrays.update(left_mul=left_mul, right_mul=right_mul, min_below=table[:, 3], fast_after=table[:, 4])
     lines = [f"#define CHANNELS {CHANNELS}"]
     for name, a in arrays.items():
         values = ", ".join(f"(int32_t){int(v)}" for v in np.asarray(a).astype(np.int64))
         lines.append(f"static const int32_t {name}[CHANNELS] = {{{values}}};")
+    values = ", ".join(f"(int32_t){int(v)}" for v in table.reshape(-1).astype(np.int64))
+    lines.append(f"static const int32_t stage[CHANNELS * MOTE_OUTPUT_STAGE_WORDS] = {{{values}}};")
     return "\n".join(lines) + "\n"
 
 
