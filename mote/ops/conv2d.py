@@ -190,9 +190,9 @@ class ConvParams:
         return self.filter_h * self.filter_w * self.filter_in_ch
 
     @property
-    def even_taps(self) -> int:
-        """The blocked kernel's window length: taps rounded up to even."""
-        return self.taps + self.taps % 2
+    def tap_pairs(self) -> int:
+        """The blocked kernel's window in tap pairs: taps rounded up to a multiple of 4, halved."""
+        return -(-self.taps // 4) * 2
 
     @property
     def padded_taps(self) -> int:
@@ -247,9 +247,11 @@ def choose_kernel(p: ConvParams) -> ConvParams:
 
 
 def specialize(node: Node, p: ConvParams, core: Core) -> ConvParams:
-    """On a scalar core, every convolution with complete windows runs register-blocked; on a host
-    with VNNI, every ungrouped one whose unsigned-input accumulators fit int32 uses its dot products."""
-    if core is Core.SCALAR and p.kernel in ("mote_conv_1x1_s8", "mote_conv_im2col_s8", "mote_conv_rows_s8"):
+    """On a scalar core, every convolution with complete windows runs register-blocked (its paired
+    products need weights in [-127, 127], as TFLite's int8 spec has them); on a host with VNNI, every
+    ungrouped one whose unsigned-input accumulators fit int32 uses its dot products."""
+    if (core is Core.SCALAR and p.kernel in ("mote_conv_1x1_s8", "mote_conv_im2col_s8", "mote_conv_rows_s8")
+            and int(p.weights.min(initial=0)) >= -127):
         folded = p.folded_bias if p.window_bias is None else p.window_bias
         return replace(p, window_bias=folded, kernel="mote_conv_blocked_s8")
     if core is Core.VNNI and p.groups == 1:
@@ -297,15 +299,16 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     args = [em.tensor(x), em.tensor(node.outputs[0])]
     if p.kernel == "mote_conv_blocked_s8":
         assert p.window_bias is not None
-        quads, taps = -(-p.out_ch // 4), p.even_taps
-        packed = np.zeros((quads * 4, taps), np.int8)
+        quads, pairs = -(-p.out_ch // 4), p.tap_pairs
+        packed = np.zeros((quads * 4, 2 * pairs), np.int64)
         packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
-        interleaved = packed.reshape(quads, 4, taps).transpose(0, 2, 1)  # [quad][tap][channel]
+        words = packed[:, 0::2] + packed[:, 1::2] * 65536  # w0 + w1 * 2^16 (mote_pair_dot)
+        interleaved = words.astype(np.int32).reshape(quads, 4, pairs).transpose(0, 2, 1)  # [quad][pair][channel]
         bias = np.zeros(quads * 4, np.int32)
         bias[:p.out_ch] = p.window_bias
         return CCall(p.kernel, "mote_conv_blocked_params", {
             "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
-            **{name: getattr(p, name) for name in QUANT}, "taps": p.taps, "even_taps": taps,
+            **{name: getattr(p, name) for name in QUANT}, "taps": p.taps, "pairs": pairs,
             "weights": em.const(np.ascontiguousarray(interleaved), "weights"), "bias": em.const(bias, "folded_bias"),
             "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
     multiplier = em.const(p.multiplier, "multiplier")
@@ -369,7 +372,7 @@ def macs(node: Node) -> int:
 def scratch_bytes(node: Node, p: ConvParams) -> int:
     if p.kernel == "mote_conv_vnni_s8":
         return 4 * (-(-p.taps // 4) * 4)
-    return 4 * p.even_taps if p.kernel == "mote_conv_blocked_s8" else 0
+    return 24 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 
 OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate,

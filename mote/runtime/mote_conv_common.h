@@ -245,26 +245,41 @@ static inline void mote_dot_offset_1x4(const int8_t *x, int16_t offset, const in
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
-/* acc[4p + q] += sum_k x[4k + p] * w[4k + q], k < n (n even, > 0): four pixels by four channels
- * over interleaved operands ([tap][pixel] and [tap][channel]). Two taps per step, written out, so
- * that both operands are read at constant offsets from two pointers: 8 loads, 16 multiplies and 16
- * adds per tap, with the sixteen accumulators, four inputs and a weight in registers. */
-static inline void mote_dot_4x4_interleaved(const int8_t *x, const int8_t *w, int32_t n, int32_t acc[16]) {
+/* Two int8 products in one multiply. A window's taps 2k and 2k + 1 are packed as X = x0 * 2^16 + x1
+ * and a filter's as W = w0 + w1 * 2^16 (int32 values). Modulo 2^32,
+ *   X * W = (x0 w0 + x1 w1) * 2^16 + x1 w0   (the x0 w1 * 2^32 term vanishes).
+ * With |x| <= 128 and |w| <= 127, |x0 w0 + x1 w1| <= 32512 < 2^15, so the high half does not wrap,
+ * and |x1 w0| <= 16256, so the low half, lifted by 2^15 into [0, 2^16), drops out of the arithmetic
+ * shift: (X * W + 2^15) >> 16 == x0 w0 + x1 w1 exactly. A multiply, an add, a shift and an add per
+ * two products, and one load per two taps instead of two. */
+static inline int32_t mote_pair_dot(int32_t x, int32_t w) {
+  return (int32_t)((uint32_t)x * (uint32_t)w + 32768u) >> 16;
+}
+
+/* acc[4p + q] += sum_k x_p[k] * w_q[k] for four windows by four filters, over tap pairs packed as
+ * above and interleaved ([pair][window] and [pair][filter]); n pairs, n even, two pairs per step,
+ * both operands read at constant offsets from two pointers: 8 loads and 64 instructions per 32
+ * products, with the sixteen accumulators, four window words and a filter word in registers. */
+static inline void mote_dot_4x4_pairs(const int32_t *x, const int32_t *w, int32_t n, int32_t acc[16]) {
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], a4 = acc[4], a5 = acc[5], a6 = acc[6];
   int32_t a7 = acc[7], a8 = acc[8], a9 = acc[9], a10 = acc[10], a11 = acc[11], a12 = acc[12];
   int32_t a13 = acc[13], a14 = acc[14], a15 = acc[15];
-  const int8_t *end = x + 4 * n;
+  const int32_t *end = x + 4 * n;
   do {
     for (int32_t t = 0; t < 8; t += 4) {
       const int32_t u0 = x[t], u1 = x[t + 1], u2 = x[t + 2], u3 = x[t + 3];
       int32_t v = w[t];
-      a0 += u0 * v, a4 += u1 * v, a8 += u2 * v, a12 += u3 * v;
+      a0 += mote_pair_dot(u0, v), a4 += mote_pair_dot(u1, v), a8 += mote_pair_dot(u2, v);
+      a12 += mote_pair_dot(u3, v);
       v = w[t + 1];
-      a1 += u0 * v, a5 += u1 * v, a9 += u2 * v, a13 += u3 * v;
+      a1 += mote_pair_dot(u0, v), a5 += mote_pair_dot(u1, v), a9 += mote_pair_dot(u2, v);
+      a13 += mote_pair_dot(u3, v);
       v = w[t + 2];
-      a2 += u0 * v, a6 += u1 * v, a10 += u2 * v, a14 += u3 * v;
+      a2 += mote_pair_dot(u0, v), a6 += mote_pair_dot(u1, v), a10 += mote_pair_dot(u2, v);
+      a14 += mote_pair_dot(u3, v);
       v = w[t + 3];
-      a3 += u0 * v, a7 += u1 * v, a11 += u2 * v, a15 += u3 * v;
+      a3 += mote_pair_dot(u0, v), a7 += mote_pair_dot(u1, v), a11 += mote_pair_dot(u2, v);
+      a15 += mote_pair_dot(u3, v);
     }
     x += 8, w += 8;
   } while (x != end);

@@ -53,13 +53,13 @@ def random_case(rng: np.random.Generator) -> Case:
                 str(rng.choice(ACTIVATIONS)), bool(rng.integers(2)), bool(rng.integers(4)))
 
 
-def conv_model(case: Case, rng: np.random.Generator, gain: float = 0.0) -> bytes:
+def conv_model(case: Case, rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127) -> bytes:
     """A single CONV_2D model with random weights, bias and quantization for `case`. With gain > 0 the
     output scale is input scale * filter scale / gain: a multiplier above 1, i.e. a left shift."""
-    return conv_chain_model([case], rng, gain)
+    return conv_chain_model([case], rng, gain, weight_min)
 
 
-def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 0.0) -> bytes:
+def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127) -> bytes:
     """CONV_2D layers in sequence (each case's input shape is the previous one's output shape)."""
     mb = ModelBuilder()
     in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
@@ -67,13 +67,14 @@ def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 
     x = mb.tensor("x", [first.batches, *first.in_hw, first.in_ch], "int8", scale=in_scale, zero_point=in_zp)
     y = x
     for i, case in enumerate(cases):
-        y, in_scale = add_conv(mb, case, rng, y, in_scale, f"{i}", gain)
+        y, in_scale = add_conv(mb, case, rng, y, in_scale, f"{i}", gain, weight_min)
     return mb.build([x], [y])
 
 
 def add_conv(mb: ModelBuilder, case: Case, rng: np.random.Generator, x: int, in_scale: float, name: str,
-             gain: float) -> tuple[int, float]:
-    """Appends one CONV_2D reading tensor x (scale in_scale); returns its output tensor and scale."""
+             gain: float, weight_min: int = -127) -> tuple[int, float]:
+    """Appends one CONV_2D reading tensor x (scale in_scale); returns its output tensor and scale.
+    Weights are in [weight_min, 127]: TFLite's int8 spec stops at -127."""
     w_scales = rng.uniform(0.002, 0.02, case.out_ch if case.per_channel else 1)
     taps = case.filt[0] * case.filt[1] * case.filter_in_ch
     # An output scale that keeps most results inside int8, with some saturating.
@@ -81,7 +82,8 @@ def add_conv(mb: ModelBuilder, case: Case, rng: np.random.Generator, x: int, in_
     if gain > 0:
         out_scale = float(in_scale * w_scales.min() / gain)
     w = mb.tensor(f"w{name}", [case.out_ch, *case.filt, case.filter_in_ch], "int8", scale=list(w_scales),
-                  zero_point=0, axis=0, data=rng.integers(-127, 128, (case.out_ch, *case.filt, case.filter_in_ch)))
+                  zero_point=0, axis=0,
+                  data=rng.integers(weight_min, 128, (case.out_ch, *case.filt, case.filter_in_ch)))
     inputs = [x, w]
     if case.bias:
         b_scales = in_scale * np.broadcast_to(w_scales, case.out_ch)
@@ -246,6 +248,54 @@ def test_conv2d_core_kernels_left_shift_chain(core: Core, check_model: Callable[
                         core=core)
     assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), core).kernel for n in graph.nodes} == {
         CORE_KERNEL[core]}
+
+
+def test_conv2d_scalar_weights_at_minus_128_fall_back(check_model: Callable[..., object]) -> None:
+    """The blocked kernel's paired products need weights >= -127: a filter with -128 (outside TFLite's
+    spec, but loadable) runs on the one-row kernel instead, still exact."""
+    rng = np.random.default_rng(26)
+    case = Case(1, (6, 7), 8, 6, (3, 3), 8, (1, 1), (1, 1), "SAME", "RELU", True, True)
+    graph = check_model(conv_model(case, rng, weight_min=-128), seeds=2, sanitize=True, core=Core.SCALAR)
+    node = graph.nodes[0]
+    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR)
+    assert int(p.weights.min()) == -128 and p.kernel != "mote_conv_blocked_s8"
+
+
+PAIR_DOT_TEST = r"""
+#include <stdio.h>
+#include "mote_conv_common.h"
+
+int main(void) {
+  static const int32_t ws[] = {-127, -126, -65, -64, -1, 0, 1, 2, 63, 64, 126, 127};
+  const int n = (int)(sizeof ws / sizeof ws[0]);
+  long bad = 0;
+  for (int32_t x0 = -128; x0 < 128; ++x0) {
+    for (int32_t x1 = -128; x1 < 128; ++x1) {
+      for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+          const int32_t w0 = ws[a], w1 = ws[b];
+          const int32_t got = mote_pair_dot(x0 * 65536 + x1, w0 + w1 * 65536);
+          if (got != x0 * w0 + x1 * w1 && bad++ < 5) printf("%d %d %d %d: %d\n", x0, x1, w0, w1, got);
+        }
+      }
+    }
+  }
+  printf("%ld mismatches\n", bad);
+  return bad != 0;
+}
+"""
+
+
+def test_pair_dot_is_exact(tmp_path: Path) -> None:
+    """mote_pair_dot (two products per multiply) on every pair of int8 inputs against the weights at
+    and around the limits, signs and powers of two, under UBSan."""
+    runtime = Path(str(resources.files("mote.runtime")))
+    (tmp_path / "t.c").write_text(PAIR_DOT_TEST)
+    build = [find_cc(), "-O1", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsanitize=undefined",
+             "-fno-sanitize-recover=all", f"-I{runtime}", "-o", str(tmp_path / "t"), str(tmp_path / "t.c")]
+    subprocess.run(build, check=True, capture_output=True)
+    run = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 @needs_vnni
