@@ -56,9 +56,11 @@ typedef struct {
 /* One channel's output stage in registers, with its exact shortcuts: an accumulator below min_below
  * gives act_min; a non-negative one above fast_after is the high word of acc * multiplier + fast_add
  * (hi:lo) shifted right by fast_shift, clamped to act_max (one rounding, the output offset folded in);
- * any other takes the full path, mote_conv_requantize. */
+ * any other takes the full path, mote_conv_requantize, whose operands are read from the channel's
+ * table row only there: kept in registers, the compiler would prepare them for every channel. */
 typedef struct {
-  uint32_t multiplier, left_mul, right_mul, offset;
+  const int32_t *row;
+  uint32_t multiplier, offset;
   int32_t lo, hi;
   int32_t min_below, fast_after;
   uint32_t fast_add_lo;
@@ -74,7 +76,7 @@ enum { MOTE_OUTPUT_STAGE_WORDS = 8 };
 static inline mote_output_channel mote_output_channel_at(const int32_t *table, int32_t c, int32_t offset, int32_t lo,
                                                          int32_t hi) {
   const int32_t *row = table + MOTE_OUTPUT_STAGE_WORDS * c;
-  const mote_output_channel ch = {(uint32_t)row[0], (uint32_t)row[1], (uint32_t)row[2], (uint32_t)offset, lo, hi,
+  const mote_output_channel ch = {row, (uint32_t)row[0], (uint32_t)offset, lo, hi,
                                   row[3], row[4], (uint32_t)row[5], row[6], row[7]};
   return ch;
 }
@@ -90,7 +92,7 @@ static inline int8_t mote_output_of(int32_t acc, const mote_output_channel s) {
     return (int8_t)(q > s.hi ? s.hi : q);
   }
   if (acc < s.min_below) return (int8_t)s.lo;
-  return mote_conv_requantize(acc, s.multiplier, s.left_mul, s.right_mul, s.offset, s.lo, s.hi);
+  return mote_conv_requantize(acc, (uint32_t)s.row[0], (uint32_t)s.row[1], (uint32_t)s.row[2], s.offset, s.lo, s.hi);
 }
 
 /* A layer's output stage: per output channel, the Q31 multiplier and TFLite's shift as the two powers
