@@ -372,7 +372,7 @@ def macs(node: Node) -> int:
 def scratch_bytes(node: Node, p: ConvParams) -> int:
     if p.kernel == "mote_conv_vnni_s8":
         return 4 * (-(-p.taps // 4) * 4)
-    return 24 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
+    return 16 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 
 OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate,

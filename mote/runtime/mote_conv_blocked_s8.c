@@ -16,18 +16,38 @@ static void next_pixel(const mote_conv_blocked_params *p, pixel_pos *at) {
   ++at->b;
 }
 
-/* col[4 * t] = n copies of byte v, for t < n. */
-static void fill4(int8_t *col, int8_t v, int32_t n) {
-  for (int32_t t = 0; t < n; ++t) col[4 * t] = v;
+/* A window's taps, appended run by run, packed in pairs for mote_pair_dot: pair k at words[4 * k]
+ * (the four pixels of a block interleaved). A run of odd length leaves its last byte as the next
+ * pair's first. */
+typedef struct {
+  int32_t *words;
+  int32_t first; /* the pending first byte of a pair, if pending */
+  int pending;
+} pair_stream;
+
+/* n taps from src. */
+static void put_taps(pair_stream *s, const int8_t *src, int32_t n) {
+  int32_t *w = s->words;
+  if (n > 0 && s->pending) {
+    *w = s->first * 65536 + *src++, w += 4;
+    --n, s->pending = 0;
+  }
+  for (; n >= 4; n -= 4, src += 4, w += 8) w[0] = src[0] * 65536 + src[1], w[4] = src[2] * 65536 + src[3];
+  if (n >= 2) *w = src[0] * 65536 + src[1], w += 4, n -= 2, src += 2;
+  if (n == 1) s->first = *src, s->pending = 1;
+  s->words = w;
 }
 
-/* col[4 * t] = src[t], for t < n. */
-static void copy4(int8_t *col, const int8_t *src, int32_t n) {
-  int32_t t = 0;
-  for (; t + 4 <= n; t += 4) {
-    col[4 * t] = src[t], col[4 * t + 4] = src[t + 1], col[4 * t + 8] = src[t + 2], col[4 * t + 12] = src[t + 3];
+/* n taps of value v. */
+static void put_copies(pair_stream *s, int32_t v, int32_t n) {
+  int32_t *w = s->words;
+  if (n > 0 && s->pending) {
+    *w = s->first * 65536 + v, w += 4;
+    --n, s->pending = 0;
   }
-  for (; t < n; ++t) col[4 * t] = src[t];
+  for (; n >= 2; n -= 2, w += 4) *w = v * 65536 + v;
+  if (n == 1) s->first = v, s->pending = 1;
+  s->words = w;
 }
 
 /* The filter columns [lo, hi) of a window starting at input column x0 that lie inside the input
@@ -38,37 +58,41 @@ static void inside_columns(const mote_conv_geometry *g, int32_t x0, int32_t *lo,
   *hi = last > first ? last : first;
 }
 
-/* The window of the pixel at `at`, tap t at col[4 * t]. */
-static void gather(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at, int8_t *col) {
+/* The window of the pixel at `at` in pairs from words (taps outside the input holding the zero
+ * point), then zero pairs up to `pairs`: the padding taps meet zero weights. */
+static void gather(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at, int32_t pairs,
+                   int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch, row_bytes = g->filter_w * c;
   const int8_t *image = input + at->b * g->in_h * g->in_w * c;
-  const int8_t zero_point = (int8_t)-p->input_offset; /* reads as 0 after the offset */
+  const int32_t zero_point = -p->input_offset; /* reads as 0 after the offset */
   const int32_t y0 = at->oy * g->stride_h - g->pad_top, x0 = at->ox * g->stride_w - g->pad_left;
-  for (int32_t fy = 0; fy < g->filter_h; ++fy, col += 4 * row_bytes) {
+  pair_stream s = {words, 0, 0};
+  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
     const int32_t iy = y0 + fy * g->dilation_h;
     if (iy < 0 || iy >= g->in_h) {
-      fill4(col, zero_point, row_bytes);
+      put_copies(&s, zero_point, row_bytes);
       continue;
     }
     const int8_t *row = image + iy * g->in_w * c;
     if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       int32_t lo, hi;
       inside_columns(g, x0, &lo, &hi);
-      fill4(col, zero_point, lo * c);
-      copy4(col + 4 * lo * c, row + (x0 + lo) * c, (hi - lo) * c);
-      fill4(col + 4 * hi * c, zero_point, (g->filter_w - hi) * c);
+      put_copies(&s, zero_point, lo * c);
+      put_taps(&s, row + (x0 + lo) * c, (hi - lo) * c);
+      put_copies(&s, zero_point, (g->filter_w - hi) * c);
       continue;
     }
     for (int32_t fx = 0; fx < g->filter_w; ++fx) {
       const int32_t ix = x0 + fx * g->dilation_w;
       if (ix < 0 || ix >= g->in_w) {
-        fill4(col + 4 * fx * c, zero_point, c);
+        put_copies(&s, zero_point, c);
       } else {
-        copy4(col + 4 * fx * c, row + ix * c, c);
+        put_taps(&s, row + ix * c, c);
       }
     }
   }
+  put_copies(&s, 0, 2 * pairs - p->taps);
 }
 
 /* The outputs of a block: acc[4 * i + j] for pixel i < count and channel oc + j, j < channels, each
@@ -78,54 +102,12 @@ static void store_block(const mote_conv_blocked_params *p, const int32_t acc[16]
   for (int32_t j = 0; j < channels; ++j, ++acc, ++out) {
     const mote_output_channel s =
         mote_output_channel_at(p->output_stage, oc + j, p->output_offset, p->act_min, p->act_max);
-    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of(acc[4 * i], s);
-  }
-}
-
-/* words[4 * k] = n copies of v, for k < n. */
-static void fill_words(int32_t *words, int32_t v, int32_t n) {
-  for (int32_t k = 0; k < n; ++k) words[4 * k] = v;
-}
-
-/* words[4 * k] = the pair src[2k], src[2k + 1] packed for mote_pair_dot, for k < n. */
-static void copy_pairs(int32_t *words, const int8_t *src, int32_t n) {
-  int32_t k = 0;
-  for (; k + 2 <= n; k += 2) {
-    words[4 * k] = src[2 * k] * 65536 + src[2 * k + 1], words[4 * k + 4] = src[2 * k + 2] * 65536 + src[2 * k + 3];
-  }
-  for (; k < n; ++k) words[4 * k] = src[2 * k] * 65536 + src[2 * k + 1];
-}
-
-/* The window of the pixel at `at` packed in pairs, pair k at words[4 * k], straight from the input:
- * for an even in_ch without horizontal dilation, where every run of taps (a filter row's padding
- * or its pixels inside the input) is whole pairs. */
-static void gather_pairs(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at,
-                         int32_t *words) {
-  const mote_conv_geometry *g = &p->geometry;
-  const int32_t half = g->in_ch / 2, row_pairs = g->filter_w * half;
-  const int8_t *image = input + at->b * g->in_h * g->in_w * g->in_ch;
-  const int32_t zero_point = -p->input_offset, zero_pair = zero_point * 65536 + zero_point;
-  const int32_t y0 = at->oy * g->stride_h - g->pad_top, x0 = at->ox * g->stride_w - g->pad_left;
-  for (int32_t fy = 0; fy < g->filter_h; ++fy, words += 4 * row_pairs) {
-    const int32_t iy = y0 + fy * g->dilation_h;
-    if (iy < 0 || iy >= g->in_h) {
-      fill_words(words, zero_pair, row_pairs);
+    if (count == 4) { /* written out: no loop per output */
+      out[0] = mote_output_of(acc[0], s), out[m] = mote_output_of(acc[4], s);
+      out[2 * m] = mote_output_of(acc[8], s), out[3 * m] = mote_output_of(acc[12], s);
       continue;
     }
-    int32_t lo, hi;
-    inside_columns(g, x0, &lo, &hi);
-    fill_words(words, zero_pair, lo * half);
-    copy_pairs(words + 4 * lo * half, image + (iy * g->in_w + x0 + lo) * g->in_ch, (hi - lo) * half);
-    fill_words(words + 4 * hi * half, zero_pair, (g->filter_w - hi) * half);
-  }
-}
-
-/* words[4 * k + i] = window i's taps 2k and 2k + 1 (col[8k + i] and col[8k + 4 + i]) packed for
- * mote_pair_dot, k < pairs. */
-static void pack_pairs(const int8_t *col, int32_t pairs, int32_t *words) {
-  for (int32_t k = 0; k < pairs; ++k, col += 8, words += 4) {
-    words[0] = col[0] * 65536 + col[4], words[1] = col[1] * 65536 + col[5];
-    words[2] = col[2] * 65536 + col[6], words[3] = col[3] * 65536 + col[7];
+    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of(acc[4 * i], s);
   }
 }
 
@@ -133,33 +115,26 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
                                  mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t pairs = p->pairs, n = 2 * pairs, m = g->out_ch;
-  if (n < p->taps || pairs % 2 != 0 || pairs <= 0 || scratch.size < (size_t)(24 * pairs)) return MOTE_ERROR;
+  if (n < p->taps || pairs % 2 != 0 || pairs <= 0 || scratch.size < (size_t)(16 * pairs)) return MOTE_ERROR;
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  int8_t *col = scratch.buf + 16 * pairs;
+  /* A 1x1 convolution at stride 1 reads four consecutive pixels. */
+  const int pointwise = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1;
   const int32_t pixels = g->batches * g->out_h * g->out_w;
-  const int direct = g->in_ch % 2 == 0 && g->dilation_w == 1; /* windows packed straight from the input */
   pixel_pos at = {0, 0, 0};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
     for (int32_t i = 0; i < 4; ++i) {
+      pair_stream s = {words + i, 0, 0};
       if (i >= count) { /* a missing pixel of the last block: computed, not stored */
-        if (direct) {
-          fill_words(words + i, 0, pairs);
-        } else {
-          fill4(col + i, 0, n);
-        }
-        continue;
-      }
-      if (direct) {
-        gather_pairs(p, input, &at, words + i);
-        fill_words(words + 4 * (p->taps / 2) + i, 0, pairs - p->taps / 2); /* padding pairs meet zero weights */
+        put_copies(&s, 0, 2 * pairs);
+      } else if (pointwise) {
+        put_taps(&s, input + (px + i) * g->in_ch, p->taps);
+        put_copies(&s, 0, 2 * pairs - p->taps);
       } else {
-        gather(p, input, &at, col + i);
-        fill4(col + 4 * p->taps + i, 0, n - p->taps);
+        gather(p, input, &at, pairs, words + i);
+        next_pixel(p, &at);
       }
-      next_pixel(p, &at);
     }
-    if (!direct) pack_pairs(col, pairs, words);
     int8_t *out = output + px * m;
     for (int32_t oc = 0; oc < m; oc += 4) {
       const int32_t *bias = p->bias + oc;

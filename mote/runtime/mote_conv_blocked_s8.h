@@ -28,7 +28,7 @@ typedef struct {
   const int32_t *output_stage;           /* [out_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
 } mote_conv_blocked_params;
 
-/* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 24 * pairs bytes. Returns
+/* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 16 * pairs bytes. Returns
  * MOTE_ERROR if the scratch is smaller. */
 mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
                                  mote_scratch scratch);
