@@ -14,7 +14,7 @@ padding, its nine weights and output stage in registers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -65,11 +65,6 @@ class DepthwiseParams:
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
     planar: bool = False  # the 3x3 path as the scalar-core kernel, one channel plane at a time
-
-    @property
-    def plane(self) -> tuple[int, int]:
-        """The planar kernel's padded plane: the input rows and columns the windows cover."""
-        return (self.out_h - 1) * self.stride_h + 3, (self.out_w - 1) * self.stride_w + 3
 
     @property
     def out_ch(self) -> int:
@@ -149,10 +144,11 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
             "input_offset", "output_offset", "act_min", "act_max")}
     if p.planar:
         assert p.folded_bias is not None
-        plane_h, plane_w = p.plane
+        f = planar_frame(p)
         return CCall("mote_depthwise_conv_planar_s8", "mote_depthwise_conv_planar_params", {
-            **common, "plane_h": plane_h, "plane_w": plane_w,
-            "weights": em.const(p.weights.reshape(9, -1).T.copy(), "weights"),
+            "batches": p.batches, "in_ch": p.in_ch, **f.c_fields(), "plane_h": f.plane[0], "plane_w": f.plane[1],
+            "input_offset": p.input_offset, "output_offset": p.output_offset, "act_min": p.act_min,
+            "act_max": p.act_max, "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
             "folded_bias": em.const(p.folded_bias, "folded_bias"),
             "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
     tensors: dict[str, int | str] = {
@@ -172,6 +168,43 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_s8", "mote_depthwise_conv_params", fields, args)
 
 
+@dataclass(frozen=True)
+class PlanarFrame:
+    """The planar kernel's frame: the image, or its transpose when the output's columns are longer
+    than its rows (the kernel walks rows, and each row has a set-up cost), with the steps of its rows
+    and columns in the NHWC tensors."""
+    in_h: int
+    in_w: int
+    out_h: int
+    out_w: int
+    stride_h: int
+    stride_w: int
+    pad_top: int
+    pad_left: int
+    in_row_step: int
+    in_col_step: int
+    out_row_step: int
+    out_col_step: int
+    weights: np.ndarray = field(compare=False)  # [3, 3, channels] in frame order
+
+    def c_fields(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "weights"}
+
+    @property
+    def plane(self) -> tuple[int, int]:
+        """The padded plane: the input rows and columns of the frame the windows cover."""
+        return (self.out_h - 1) * self.stride_h + 3, (self.out_w - 1) * self.stride_w + 3
+
+
+def planar_frame(p: DepthwiseParams) -> PlanarFrame:
+    n = p.in_ch
+    if p.out_h > p.out_w:
+        return PlanarFrame(p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h, p.pad_left, p.pad_top, n,
+                           p.in_w * n, n, p.out_w * n, p.weights.transpose(1, 0, 2))
+    return PlanarFrame(p.in_h, p.in_w, p.out_h, p.out_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.in_w * n,
+                       n, p.out_w * n, n, p.weights)
+
+
 def macs(node: Node) -> int:
     w = node.inputs[1]
     assert w is not None
@@ -184,7 +217,10 @@ def specialize(node: Node, p: DepthwiseParams, core: Core) -> DepthwiseParams:
 
 
 def scratch_bytes(node: Node, p: DepthwiseParams) -> int:
-    return 4 * p.out_w + p.plane[0] * p.plane[1] if p.planar else 0
+    if not p.planar:
+        return 0
+    f = planar_frame(p)
+    return 4 * f.out_w + f.plane[0] * f.plane[1]
 
 
 OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),

@@ -5,7 +5,7 @@
 /* Channel c of one image into the padded plane, column-major: cell (r, q) at plane[q * plane_h + r]. */
 static void load_plane(const mote_depthwise_conv_planar_params *p, const int8_t *image, int32_t c, int8_t *plane) {
   const int8_t zero_point = (int8_t)-p->input_offset; /* reads as 0 after the offset */
-  const int32_t n = p->in_ch, ph = p->plane_h, pw = p->plane_w;
+  const int32_t ph = p->plane_h, pw = p->plane_w, step = p->in_row_step;
   /* The plane rows [top, bottom) and columns [left, right) that hold input pixels. */
   const int32_t top = p->pad_top < ph ? p->pad_top : ph;
   const int32_t bottom = p->pad_top + p->in_h < ph ? p->pad_top + p->in_h : ph;
@@ -18,8 +18,7 @@ static void load_plane(const mote_depthwise_conv_planar_params *p, const int8_t 
     }
     int32_t r = 0;
     for (; r < top; ++r) plane[r] = zero_point;
-    const int32_t step = p->in_w * n;
-    const int8_t *x = image + ((top - p->pad_top) * p->in_w + (q - p->pad_left)) * n + c;
+    const int8_t *x = image + (top - p->pad_top) * step + (q - p->pad_left) * p->in_col_step + c;
     for (; r < bottom; ++r, x += step) plane[r] = *x;
     for (; r < ph; ++r) plane[r] = zero_point;
   }
@@ -39,9 +38,9 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
   /* Locals, not p->...: stores through acc and out may alias *p as far as the compiler knows. */
   const int32_t n = p->in_ch, ph = p->plane_h, sh = p->stride_h, sw = p->stride_w;
   const int32_t out_h = p->out_h, out_w = p->out_w, lo = p->act_min, hi = p->act_max;
-  const int32_t offset = p->output_offset;
+  const int32_t offset = p->output_offset, out_row = p->out_row_step, out_col = p->out_col_step;
   for (int32_t b = 0; b < p->batches; ++b) {
-    const int8_t *image = input + b * p->in_h * p->in_w * n;
+    const int8_t *image = input + b * p->in_h * p->in_w * n; /* frame-independent */
     for (int32_t c = 0; c < n; ++c) {
       load_plane(p, image, c, plane);
       const int8_t *k = p->weights + 9 * c;
@@ -49,8 +48,9 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
       const int32_t k8 = k[8], bias = p->folded_bias[c];
       const mote_output_channel stage =
           mote_output_channel_at(p->output_stage, c, offset, lo, hi);
-      int8_t *out = output + b * out_h * out_w * n + c;
+      int8_t *const first = output + b * out_h * out_w * n + c;
       for (int32_t oy = 0; oy < out_h; ++oy) {
+        int8_t *out = first + oy * out_row;
         /* Column by column along the output row, each column's three bytes loaded once where
          * neighbouring windows share it, its products carried to the windows it belongs to. */
         const int8_t *x = plane + oy * sh;
@@ -76,7 +76,7 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
             *a = bias + column(x, k0, k3, k6) + column(x + ph, k1, k4, k7) + column(x + 2 * ph, k2, k5, k8);
           }
         }
-        for (int32_t ox = 0; ox < out_w; ++ox, out += n) {
+        for (int32_t ox = 0; ox < out_w; ++ox, out += out_col) {
           *out = mote_output_of(acc[ox], stage);
         }
       }

@@ -10,17 +10,22 @@
  * window is complete and starts from folded_bias), then each output row is computed with the nine
  * weights in registers into an int32 row and requantized with the channel's output stage in
  * registers. Plane cell (r, q) holds input (r - pad_top, q - pad_left) and is stored column-major,
- * so that the three rows of a window column are three adjacent bytes. */
+ * so that the three rows of a window column are three adjacent bytes.
+ * Rows and columns are those of a frame: the image's, or its transpose (with the filters transposed)
+ * when its columns are longer than its rows, so that the kernel walks the longer axis. The steps
+ * say where frame rows and columns lie in the NHWC tensors. */
 typedef struct {
-  int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
-  int32_t out_h, out_w;                  /* output [batches][out_h][out_w][in_ch] */
-  int32_t stride_h, stride_w;            /* >= 1 */
-  int32_t pad_top, pad_left;             /* >= 0 */
+  int32_t batches, in_ch;
+  int32_t in_h, in_w, out_h, out_w;      /* of the frame */
+  int32_t stride_h, stride_w;            /* of the frame, >= 1 */
+  int32_t pad_top, pad_left;             /* of the frame, >= 0 */
+  int32_t in_row_step, in_col_step;      /* bytes between the input's frame rows, frame columns */
+  int32_t out_row_step, out_col_step;    /* the same in the output */
   int32_t plane_h, plane_w;              /* (out_h - 1) * stride_h + 3, (out_w - 1) * stride_w + 3 */
   int32_t input_offset;                  /* -input zero point, in [-127, 128] */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
-  const int8_t *weights;                 /* [in_ch][9], zero point 0 */
+  const int8_t *weights;                 /* [in_ch][9] in frame order, zero point 0 */
   const int32_t *folded_bias;            /* [in_ch]: bias (or 0) + input_offset * the sum of the channel's
                                             9 taps; |folded_bias| + 9 * 2^14 <= INT32_MAX */
   const int32_t *output_stage;           /* [in_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */

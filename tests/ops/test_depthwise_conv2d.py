@@ -12,7 +12,7 @@ import pytest
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
-from mote.ops.depthwise_conv2d import pack_3x3
+from mote.ops.depthwise_conv2d import pack_3x3, planar_frame
 from mote.ops.registry import Core
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
@@ -158,6 +158,24 @@ def test_pack_3x3() -> None:
     taps = weights.reshape(9, 20)
     assert packed[:144].tolist() == taps[:, :16].reshape(-1).tolist()
     assert packed[144:].tolist() == taps[:, 16:].reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("in_hw", [(25, 5), (5, 25), (6, 6)])
+def test_planar_frame_walks_the_longer_axis(in_hw: tuple[int, int]) -> None:
+    """Tall images run transposed (rows become columns, filters transposed, steps swapped)."""
+    rng = np.random.default_rng(4)
+    case = Case(1, in_hw, 4, 1, (3, 3), (2, 1), (1, 1), "SAME", "RELU", True, True)
+    node = load_tflite(depthwise_model(case, rng), "m").nodes[0]
+    p = OPS["depthwise_conv2d"].prepare(node)
+    f = planar_frame(p)
+    assert f.out_w >= f.out_h
+    if p.out_h > p.out_w:
+        assert (f.in_h, f.in_w, f.out_h, f.out_w, f.stride_h, f.stride_w) == (
+            p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h)
+        assert (f.in_row_step, f.in_col_step, f.out_row_step, f.out_col_step) == (4, 4 * p.in_w, 4, 4 * p.out_w)
+        assert np.array_equal(f.weights, p.weights.transpose(1, 0, 2))
+    else:
+        assert (f.in_row_step, f.in_col_step) == (4 * p.in_w, 4) and f.weights is p.weights
 
 
 def test_depthwise_conv2d_general_sanitized(check_model: Callable[..., object]) -> None:
