@@ -13,7 +13,8 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
-from mote.targets.host import build_host
+from mote.ops.registry import Core
+from mote.targets.host import build_host, host_core
 
 
 def random_scale(rng: np.random.Generator, low: float = 1e-3, high: float = 0.5) -> float:
@@ -115,3 +116,25 @@ def test_quantize_float_ties_in_c(tmp_path: Path) -> None:
     want = OPS["quantize"].reference(graph.nodes[0], OPS["quantize"].prepare(graph.nodes[0]), [x])[0]
     np.testing.assert_array_equal(got, want)
     reference_matches_tflm(model, np.where(np.abs(x) > 1e20, 0, x).astype(np.float32))
+
+
+@pytest.mark.skipif(host_core() is not Core.VNNI, reason="needs an x86-64 host with AVX-512 VNNI")
+@pytest.mark.parametrize("zero_point", [-128, -3, 0, 127])
+def test_quantize_float_vnni_matches_the_scalar_rounding(zero_point: int, tmp_path: Path) -> None:
+    """The AVX-512 kernel on ties, signed zeros, the saturation limits (q = +-256 and neighbours),
+    infinities, NaN, subnormals and random values; 341 elements, so the scalar tail runs too."""
+    scale = 2.0**-5
+    model = single_op("QUANTIZE", [341], "float32", "int8", None, (scale, zero_point))
+    graph = load_tflite(model, "m")
+    rng = np.random.default_rng(zero_point + 200)
+    limits = np.array([-256, 256, -255.5, 255.5, -255.75, 255.75], np.float64) * scale
+    near = np.nextafter(limits.astype(np.float32), np.float32(0))
+    specials = np.array([-0.0, 0.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 1e30, -1e30], np.float32)
+    x = np.concatenate([(np.arange(-150, 150) + 0.5) * scale, limits, near, specials,
+                        rng.uniform(-10, 10, 341)]).astype(np.float32)[:341]
+    rng.shuffle(x)
+    compiled = compile_graph(graph, core=Core.VNNI)
+    assert [layer.kernel for layer in compiled.layers] == ["mote_quantize_f32_s8_vnni"]
+    got = build_host(compiled, tmp_path / "project", sanitize=True).run({"x": x})[0]["y"]
+    want = OPS["quantize"].reference(graph.nodes[0], OPS["quantize"].prepare(graph.nodes[0]), [x])[0]
+    np.testing.assert_array_equal(got, want)
