@@ -9,20 +9,18 @@
  * (a window's rows are a few dozen bytes: a library call would cost more than the copy). */
 __attribute__((target("avx512f,avx512bw"))) static void put(int8_t *dst, const int8_t *src, int value, int32_t n) {
   const __m512i fill = _mm512_set1_epi8((char)value);
-  for (int32_t i = 0; i < n; i += 64) {
+  for (int32_t i = 0; i < n; i += 64) { /* nothing at all for n <= 0 */
     const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
     _mm512_mask_storeu_epi8(dst + i, k, src ? _mm512_maskz_loadu_epi8(k, src + i) : fill);
   }
 }
 
-/* Copies output pixel `pixel`'s window (HWC tap order) to col[0, taps), padding taps as the zero
- * point, then zeros up to taps4 (which meet zero weights). */
+/* Copies the window of output pixel (oy, ox) of image b (HWC tap order) to col[0, taps), padding
+ * taps as the zero point, then zeros up to taps4 (which meet zero weights). */
 __attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_vnni_params *p, const int8_t *input,
-                                                                  int32_t pixel, int8_t *col) {
+                                                                  int32_t b, int32_t oy, int32_t ox, int8_t *col) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch;
-  const int32_t per_image = g->out_h * g->out_w;
-  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
   const int8_t *image = input + b * g->in_h * g->in_w * c;
   const int pad = -p->input_offset; /* the zero point */
   const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
@@ -55,33 +53,47 @@ __attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_v
   put(col + p->taps, NULL, 0, p->taps4 - p->taps);
 }
 
-/* Sixteen channels' outputs from their accumulators (the first `lanes` of them are stored), exactly
- * as mote_conv_requantize: TFLite's doubling high multiply as floor((x * m + 2^30) / 2^31) on 64-bit
- * lanes (the saturating case cannot occur for m < 2^31), then its rounding right shift as
- * (v >> r) + (remainder > threshold), all in vector registers. */
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void output16(const mote_conv_vnni_params *p,
-                                                                            __m512i acc, int32_t c, int32_t lanes,
-                                                                            int8_t *out) {
-  const __mmask16 valid = (__mmask16)((1u << lanes) - 1u);
-  const __m512i multiplier = _mm512_maskz_loadu_epi32(valid, p->multiplier + c);
-  const __m512i shift = _mm512_maskz_loadu_epi32(valid, p->shift + c);
-  const __m512i zero = _mm512_setzero_si512();
-  const __m512i left = _mm512_max_epi32(shift, zero), right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
-  const __m512i x = _mm512_sllv_epi32(acc, left); /* wraps like TFLite's int32 product */
+/* Sixteen channels' output stage in vector registers, prepared once for all the windows of a block:
+ * the first `lanes` channels from c are stored. */
+typedef struct {
+  __m512i multiplier, odd_multiplier, left, right, mask, half_mask, offset, act_min, act_max;
+  __mmask16 valid;
+} stage16;
+
+__attribute__((target("avx512f,avx512bw"))) static inline stage16 stage16_at(const mote_conv_vnni_params *p,
+                                                                              int32_t c, int32_t lanes) {
+  stage16 s;
+  s.valid = (__mmask16)((1u << lanes) - 1u);
+  s.multiplier = _mm512_maskz_loadu_epi32(s.valid, p->multiplier + c);
+  s.odd_multiplier = _mm512_srli_epi64(s.multiplier, 32);
+  const __m512i shift = _mm512_maskz_loadu_epi32(s.valid, p->shift + c), zero = _mm512_setzero_si512();
+  s.left = _mm512_max_epi32(shift, zero);
+  s.right = _mm512_max_epi32(_mm512_sub_epi32(zero, shift), zero);
+  s.mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), s.right), _mm512_set1_epi32(1));
+  s.half_mask = _mm512_srli_epi32(s.mask, 1);
+  s.offset = _mm512_set1_epi32(p->output_offset);
+  s.act_min = _mm512_set1_epi32(p->act_min);
+  s.act_max = _mm512_set1_epi32(p->act_max);
+  return s;
+}
+
+/* The outputs of sixteen channels from their accumulators, exactly as mote_conv_requantize: TFLite's
+ * doubling high multiply as floor((x * m + 2^30) / 2^31) on 64-bit lanes (the saturating case cannot
+ * occur for m < 2^31), then its rounding right shift as (v >> r) + (remainder > threshold). */
+__attribute__((target("avx512f,avx512bw"))) static inline void output16(const stage16 *s, __m512i acc, int8_t *out) {
+  const __m512i x = _mm512_sllv_epi32(acc, s->left); /* wraps like TFLite's int32 product */
   const __m512i half = _mm512_set1_epi64(1ll << 30);
-  const __m512i even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, multiplier), half), 31);
-  const __m512i odd = _mm512_srai_epi64(
-      _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), _mm512_srli_epi64(multiplier, 32)), half), 31);
+  const __m512i even = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, s->multiplier), half), 31);
+  const __m512i odd =
+      _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(x, 32), s->odd_multiplier), half), 31);
   const __m512i v = _mm512_mask_blend_epi32((__mmask16)0xAAAA, even, _mm512_slli_epi64(odd, 32));
-  const __m512i mask = _mm512_sub_epi32(_mm512_sllv_epi32(_mm512_set1_epi32(1), right), _mm512_set1_epi32(1));
-  const __m512i negative = _mm512_srli_epi32(v, 31);
-  const __m512i threshold = _mm512_add_epi32(_mm512_srli_epi32(mask, 1), negative);
-  const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, mask), threshold);
-  __m512i q = _mm512_srav_epi32(v, right);
+  const __m512i threshold = _mm512_add_epi32(s->half_mask, _mm512_srli_epi32(v, 31));
+  const __mmask16 up = _mm512_cmpgt_epi32_mask(_mm512_and_si512(v, s->mask), threshold);
+  __m512i q = _mm512_srav_epi32(v, s->right);
   q = _mm512_mask_add_epi32(q, up, q, _mm512_set1_epi32(1));
-  q = _mm512_add_epi32(q, _mm512_set1_epi32(p->output_offset)); /* wraps like TFLite's int32 sum */
-  q = _mm512_min_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(p->act_min)), _mm512_set1_epi32(p->act_max));
-  _mm512_mask_cvtepi32_storeu_epi8(out, valid, q);
+  q = _mm512_add_epi32(q, s->offset); /* wraps like TFLite's int32 sum */
+  q = _mm512_min_epi32(_mm512_max_epi32(q, s->act_min), s->act_max);
+  _mm512_mask_cvtepi32_storeu_epi8(out, s->valid, q);
 }
 
 /* Four taps (bytes at x) as x + 128, the sign bits flipped: the dot-product instruction's unsigned
@@ -100,14 +112,40 @@ typedef struct {
   int32_t rows, taps, words; /* rows * taps * words == taps4 / 4 */
 } four_windows;
 
-/* The four windows by every output channel, sixteen channels per vector; count: how many windows to
- * store at out (out_ch bytes apart). */
+/* The four windows by every output channel, sixteen channels per vector, window i's outputs stored
+ * at outs[i] (none where it is NULL). */
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(const mote_conv_vnni_params *p,
-                                                                            const four_windows win, int32_t count,
-                                                                            int8_t *out) {
+                                                                            const four_windows win,
+                                                                            int8_t *const outs[4]) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t m = g->out_ch, ws = win.window_step;
-  for (int32_t ob = 0; ob < p->out_ch16; ob += 16) {
+  int32_t ob = 0;
+  for (; ob + 32 <= p->out_ch16; ob += 32) { /* two blocks: eight independent accumulators */
+    __m512i a0 = _mm512_loadu_si512(p->bias + ob), a1 = a0, a2 = a0, a3 = a0;
+    __m512i b0 = _mm512_loadu_si512(p->bias + ob + 16), b1 = b0, b2 = b0, b3 = b0;
+    const int8_t *w = p->weights + ob * p->taps4, *v = w + 16 * p->taps4;
+    for (int32_t r = 0; r < win.rows; ++r) {
+      for (int32_t t = 0; t < win.taps; ++t) {
+        const int8_t *x = win.x + r * win.row_step + t * win.tap_step;
+        for (int32_t j = 0; j < win.words; ++j, x += 4, w += 64, v += 64) {
+          const __m512i wa = _mm512_loadu_si512(w), wb = _mm512_loadu_si512(v);
+          const __m512i x0 = taps_at(x), x1 = taps_at(x + ws), x2 = taps_at(x + 2 * ws), x3 = taps_at(x + 3 * ws);
+          a0 = _mm512_dpbusd_epi32(a0, x0, wa), b0 = _mm512_dpbusd_epi32(b0, x0, wb);
+          a1 = _mm512_dpbusd_epi32(a1, x1, wa), b1 = _mm512_dpbusd_epi32(b1, x1, wb);
+          a2 = _mm512_dpbusd_epi32(a2, x2, wa), b2 = _mm512_dpbusd_epi32(b2, x2, wb);
+          a3 = _mm512_dpbusd_epi32(a3, x3, wa), b3 = _mm512_dpbusd_epi32(b3, x3, wb);
+        }
+      }
+    }
+    const __m512i a[4] = {a0, a1, a2, a3}, b[4] = {b0, b1, b2, b3};
+    const stage16 sa = stage16_at(p, ob, 16), sb = stage16_at(p, ob + 16, m - ob - 16 < 16 ? m - ob - 16 : 16);
+    for (int32_t i = 0; i < 4; ++i) {
+      if (outs[i] == NULL) continue;
+      output16(&sa, a[i], outs[i] + ob);
+      output16(&sb, b[i], outs[i] + ob + 16);
+    }
+  }
+  for (; ob < p->out_ch16; ob += 16) {
     __m512i a0 = _mm512_loadu_si512(p->bias + ob), a1 = a0, a2 = a0, a3 = a0;
     const int8_t *w = p->weights + ob * p->taps4; /* this block's [taps4 / 4][16][4] */
     for (int32_t r = 0; r < win.rows; ++r) {
@@ -124,7 +162,10 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(cons
     }
     const __m512i a[4] = {a0, a1, a2, a3};
     const int32_t lanes = m - ob < 16 ? m - ob : 16;
-    for (int32_t i = 0; i < count; ++i) output16(p, a[i], ob, lanes, out + i * m + ob);
+    const stage16 sa = stage16_at(p, ob, lanes);
+    for (int32_t i = 0; i < 4; ++i) {
+      if (outs[i] != NULL) output16(&sa, a[i], outs[i] + ob);
+    }
   }
 }
 
@@ -134,31 +175,47 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
   const int32_t n = p->taps4, c = g->in_ch;
   if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
   int8_t *col = scratch.buf;
-  const int32_t per_image = g->out_h * g->out_w, pixels = g->batches * per_image;
-  /* Windows wholly inside the input are read where they are when their rows are whole words of
-   * channels; others are gathered into scratch, contiguous. */
+  const int32_t m = g->out_ch;
+  /* Four neighbouring windows wholly inside the input are read where they are when their rows are
+   * whole words of channels; other pixels queue up, four at a time, for windows gathered into
+   * scratch, contiguous. */
   const int direct = c % 4 == 0;
   const four_windows gathered = {col, n, 0, 0, 1, 1, n / 4};
-  for (int32_t px = 0; px < pixels; px += 4) {
-    const int32_t count = pixels - px < 4 ? pixels - px : 4;
-    int8_t *out = output + px * g->out_ch;
-    const int32_t b = px / per_image, oy = px % per_image / g->out_w, ox = px % g->out_w;
-    const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-    if (direct && count == 4 && ox + 3 < g->out_w && y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->in_h &&
-        x0 >= 0 && x0 + 3 * g->stride_w + (g->filter_w - 1) * g->dilation_w < g->in_w) {
-      const four_windows inside = {input + ((b * g->in_h + y0) * g->in_w + x0) * c, g->stride_w * c,
-                                   g->dilation_h * g->in_w * c, g->dilation_w * c, g->filter_h, g->filter_w, c / 4};
-      convolve(p, inside, 4, out);
-      continue;
-    }
-    for (int32_t i = 0; i < 4; ++i) {
-      if (i < count) {
-        gather(p, input, px + i, col + i * n);
-      } else {
-        memset(col + i * n, 0, (size_t)n); /* a missing pixel of the last block: computed, not stored */
+  int8_t *outs[4];
+  int32_t queued = 0;
+  for (int32_t b = 0; b < g->batches; ++b) {
+    for (int32_t oy = 0; oy < g->out_h; ++oy) {
+      const int32_t y0 = oy * g->stride_h - g->pad_top, first = (b * g->out_h + oy) * g->out_w;
+      const int rows_inside = direct && y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->in_h;
+      for (int32_t ox = 0; ox < g->out_w;) {
+        const int32_t x0 = ox * g->stride_w - g->pad_left;
+        int8_t *out = output + (first + ox) * m;
+        if (rows_inside && ox + 4 <= g->out_w && x0 >= 0 &&
+            x0 + 3 * g->stride_w + (g->filter_w - 1) * g->dilation_w < g->in_w) {
+          const four_windows inside = {input + ((b * g->in_h + y0) * g->in_w + x0) * c, g->stride_w * c,
+                                       g->dilation_h * g->in_w * c, g->dilation_w * c, g->filter_h, g->filter_w,
+                                       c / 4};
+          int8_t *const next[4] = {out, out + m, out + 2 * m, out + 3 * m};
+          convolve(p, inside, next);
+          ox += 4;
+          continue;
+        }
+        gather(p, input, b, oy, ox, col + queued * n);
+        outs[queued++] = out;
+        if (queued == 4) {
+          convolve(p, gathered, outs);
+          queued = 0;
+        }
+        ++ox;
       }
     }
-    convolve(p, gathered, count, out);
+  }
+  if (queued > 0) { /* the last few: the missing windows are computed, not stored */
+    for (int32_t i = queued; i < 4; ++i) {
+      memset(col + i * n, 0, (size_t)n);
+      outs[i] = NULL;
+    }
+    convolve(p, gathered, outs);
   }
   return MOTE_OK;
 }
