@@ -371,7 +371,7 @@ def macs(node: Node) -> int:
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:
     if p.kernel == "mote_conv_vnni_s8":
-        return 4 * (-(-p.taps // 4) * 4)
+        return 4 * (-(-p.taps // 4) * 4) + 64  # four windows, and room for a vector store past the last
     return 16 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 

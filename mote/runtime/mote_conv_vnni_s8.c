@@ -53,6 +53,32 @@ __attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_v
   put(col + p->taps, NULL, 0, p->taps4 - p->taps);
 }
 
+/* gather() for windows of at most 64 taps without horizontal dilation: the window is assembled in
+ * one vector, each filter row's bytes inside the input loaded under a mask straight into their
+ * place, then written with one full store (64 bytes: the next window's store overwrites what runs
+ * past this one), which the dot products' loads can then be forwarded from. */
+__attribute__((target("avx512f,avx512bw"))) static void gather_small(const mote_conv_vnni_params *p,
+                                                                        const int8_t *input, int32_t b, int32_t oy,
+                                                                        int32_t ox, int8_t *col) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, row_bytes = g->filter_w * c;
+  const int8_t *image = input + b * g->in_h * g->in_w * c;
+  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+  const int32_t lo = x0 < 0 ? (-x0 < g->filter_w ? -x0 : g->filter_w) : 0;
+  const int32_t hi = g->in_w - x0 < g->filter_w ? (g->in_w - x0 > lo ? g->in_w - x0 : lo) : g->filter_w;
+  const __mmask64 taps = p->taps >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << p->taps) - 1);
+  __m512i window = _mm512_maskz_mov_epi8(taps, _mm512_set1_epi8((char)-p->input_offset));
+  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+    const int32_t iy = y0 + fy * g->dilation_h, start = fy * row_bytes + lo * c, end = fy * row_bytes + hi * c;
+    if (iy < 0 || iy >= g->in_h || end == start) continue;
+    const __mmask64 k = (end >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << end) - 1)) & ~(((__mmask64)1 << start) - 1);
+    /* Lane j of the load reads address base + j: only lanes [start, end) are read, from the row. */
+    const uintptr_t base = (uintptr_t)(image + (iy * g->in_w + x0 + lo) * c) - (uintptr_t)start;
+    window = _mm512_mask_loadu_epi8(window, k, (const void *)base);
+  }
+  _mm512_storeu_si512(col, window);
+}
+
 /* Sixteen channels' output stage in vector registers, prepared once for all the windows of a block:
  * the first `lanes` channels from c are stored. */
 typedef struct {
@@ -173,13 +199,13 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
                               mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t n = p->taps4, c = g->in_ch;
-  if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n)) return MOTE_ERROR;
+  if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n + 64)) return MOTE_ERROR;
   int8_t *col = scratch.buf;
   const int32_t m = g->out_ch;
   /* Four neighbouring windows wholly inside the input are read where they are when their rows are
    * whole words of channels; other pixels queue up, four at a time, for windows gathered into
    * scratch, contiguous. */
-  const int direct = c % 4 == 0;
+  const int direct = c % 4 == 0, small = n <= 64 && g->dilation_w == 1;
   const four_windows gathered = {col, n, 0, 0, 1, 1, n / 4};
   int8_t *outs[4];
   int32_t queued = 0;
@@ -200,7 +226,11 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
           ox += 4;
           continue;
         }
-        gather(p, input, b, oy, ox, col + queued * n);
+        if (small) {
+          gather_small(p, input, b, oy, ox, col + queued * n);
+        } else {
+          gather(p, input, b, oy, ox, col + queued * n);
+        }
         outs[queued++] = out;
         if (queued == 4) {
           convolve(p, gathered, outs);

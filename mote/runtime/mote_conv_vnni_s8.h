@@ -28,7 +28,7 @@ typedef struct {
   const int32_t *shift;                  /* [out_ch]: TFLite's shift, > 0 to the left, in [-31, 31] */
 } mote_conv_vnni_params;
 
-/* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 4 * taps4 bytes. Returns MOTE_ERROR
+/* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 4 * taps4 + 64 bytes. Returns MOTE_ERROR
  * if the scratch is smaller, or on a build without x86-64 AVX-512 VNNI support. */
 mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch);
