@@ -171,22 +171,33 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(cons
       output16(&sb, b[i], outs[i] + ob + 16);
     }
   }
-  for (; ob < p->out_ch16; ob += 16) {
+  for (; ob < p->out_ch16; ob += 16) { /* one block: eight accumulators still, over alternate words */
     __m512i a0 = _mm512_loadu_si512(p->bias + ob), a1 = a0, a2 = a0, a3 = a0;
+    __m512i b0 = _mm512_setzero_si512(), b1 = b0, b2 = b0, b3 = b0;
     const int8_t *w = p->weights + ob * p->taps4; /* this block's [taps4 / 4][16][4] */
     for (int32_t r = 0; r < win.rows; ++r) {
       for (int32_t t = 0; t < win.taps; ++t) {
         const int8_t *x = win.x + r * win.row_step + t * win.tap_step;
-        for (int32_t j = 0; j < win.words; ++j, x += 4, w += 64) {
-          const __m512i wa = _mm512_loadu_si512(w);
-          a0 = _mm512_dpbusd_epi32(a0, taps_at(x), wa);
-          a1 = _mm512_dpbusd_epi32(a1, taps_at(x + ws), wa);
+        int32_t j = 0;
+        for (; j + 2 <= win.words; j += 2, x += 8, w += 128) {
+          const __m512i wa = _mm512_loadu_si512(w), wb = _mm512_loadu_si512(w + 64);
+          a0 = _mm512_dpbusd_epi32(a0, taps_at(x), wa), b0 = _mm512_dpbusd_epi32(b0, taps_at(x + 4), wb);
+          a1 = _mm512_dpbusd_epi32(a1, taps_at(x + ws), wa), b1 = _mm512_dpbusd_epi32(b1, taps_at(x + ws + 4), wb);
           a2 = _mm512_dpbusd_epi32(a2, taps_at(x + 2 * ws), wa);
+          b2 = _mm512_dpbusd_epi32(b2, taps_at(x + 2 * ws + 4), wb);
           a3 = _mm512_dpbusd_epi32(a3, taps_at(x + 3 * ws), wa);
+          b3 = _mm512_dpbusd_epi32(b3, taps_at(x + 3 * ws + 4), wb);
+        }
+        if (j < win.words) {
+          const __m512i wa = _mm512_loadu_si512(w);
+          a0 = _mm512_dpbusd_epi32(a0, taps_at(x), wa), a1 = _mm512_dpbusd_epi32(a1, taps_at(x + ws), wa);
+          a2 = _mm512_dpbusd_epi32(a2, taps_at(x + 2 * ws), wa), a3 = _mm512_dpbusd_epi32(a3, taps_at(x + 3 * ws), wa);
+          w += 64;
         }
       }
     }
-    const __m512i a[4] = {a0, a1, a2, a3};
+    const __m512i a[4] = {_mm512_add_epi32(a0, b0), _mm512_add_epi32(a1, b1), _mm512_add_epi32(a2, b2),
+                          _mm512_add_epi32(a3, b3)};
     const int32_t lanes = m - ob < 16 ? m - ob : 16;
     const stage16 sa = stage16_at(p, ob, lanes);
     for (int32_t i = 0; i < 4; ++i) {
