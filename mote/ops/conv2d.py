@@ -371,7 +371,8 @@ def macs(node: Node) -> int:
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:
     if p.kernel == "mote_conv_vnni_s8":
-        return 4 * (-(-p.taps // 4) * 4) + 64  # four windows, and room for a vector store past the last
+        # Four windows, room for a vector store past the last, and the input with its signs flipped.
+        return 4 * (-(-p.taps // 4) * 4) + 64 + p.batches * p.in_h * p.in_w * p.in_ch
     return 16 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 

@@ -22,7 +22,7 @@ __attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_v
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch;
   const int8_t *image = input + b * g->in_h * g->in_w * c;
-  const int pad = -p->input_offset; /* the zero point */
+  const int pad = -p->input_offset ^ 0x80; /* the zero point, flipped like the input */
   const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
   const int32_t row_bytes = g->filter_w * c;
   int8_t *at = col;
@@ -67,7 +67,7 @@ __attribute__((target("avx512f,avx512bw"))) static void gather_small(const mote_
   const int32_t lo = x0 < 0 ? (-x0 < g->filter_w ? -x0 : g->filter_w) : 0;
   const int32_t hi = g->in_w - x0 < g->filter_w ? (g->in_w - x0 > lo ? g->in_w - x0 : lo) : g->filter_w;
   const __mmask64 taps = p->taps >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << p->taps) - 1);
-  __m512i window = _mm512_maskz_mov_epi8(taps, _mm512_set1_epi8((char)-p->input_offset));
+  __m512i window = _mm512_maskz_mov_epi8(taps, _mm512_set1_epi8((char)(-p->input_offset ^ 0x80)));
   for (int32_t fy = 0; fy < g->filter_h; ++fy) {
     const int32_t iy = y0 + fy * g->dilation_h, start = fy * row_bytes + lo * c, end = fy * row_bytes + hi * c;
     if (iy < 0 || iy >= g->in_h || end == start) continue;
@@ -122,12 +122,20 @@ __attribute__((target("avx512f,avx512bw"))) static inline void output16(const st
   _mm512_mask_cvtepi32_storeu_epi8(out, s->valid, q);
 }
 
-/* Four taps (bytes at x) as x + 128, the sign bits flipped: the dot-product instruction's unsigned
- * operand, broadcast to every lane. */
+/* Four taps (bytes at x, already x + 128), broadcast to every lane. */
 __attribute__((target("avx512f"))) static inline __m512i taps_at(const int8_t *x) {
-  uint32_t u;
+  int32_t u;
   memcpy(&u, x, 4);
-  return _mm512_set1_epi32((int32_t)(u ^ 0x80808080u));
+  return _mm512_set1_epi32(u);
+}
+
+/* to[i] = from[i] ^ 0x80, i < n: int8 x as the uint8 x + 128. */
+__attribute__((target("avx512f,avx512bw"))) static void flip_signs(const int8_t *from, size_t n, int8_t *to) {
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  for (size_t i = 0; i < n; i += 64) {
+    const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+    _mm512_mask_storeu_epi8(to + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, from + i), flip));
+  }
 }
 
 /* Where four windows' taps are: word j of filter tap (r, t) of window i is at
@@ -210,8 +218,14 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
                               mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t n = p->taps4, c = g->in_ch;
-  if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n + 64)) return MOTE_ERROR;
+  const size_t image_bytes = (size_t)g->batches * (size_t)g->in_h * (size_t)g->in_w * (size_t)c;
+  if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n + 64) + image_bytes) return MOTE_ERROR;
   int8_t *col = scratch.buf;
+  /* The input as x + 128 (its sign bits flipped), the instruction's unsigned operand, once: the dot
+   * products then broadcast their taps straight from memory. */
+  int8_t *flipped = scratch.buf + 4 * n + 64;
+  flip_signs(input, image_bytes, flipped);
+  input = flipped;
   const int32_t m = g->out_ch;
   /* Four neighbouring windows wholly inside the input are read where they are when their rows are
    * whole words of channels; other pixels queue up, four at a time, for windows gathered into
