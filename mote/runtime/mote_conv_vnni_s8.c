@@ -149,9 +149,10 @@ typedef struct {
 /* The four windows by every output channel, sixteen channels per vector, window i's outputs stored
  * at outs[i] (none where it is NULL). */
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(const mote_conv_vnni_params *p,
-                                                                            const four_windows win,
+                                                                            const four_windows *at,
                                                                             int8_t *const outs[4]) {
   const mote_conv_geometry *g = &p->geometry;
+  const four_windows win = *at; /* field by field: a copy of the whole struct would wait on its stores */
   const int32_t m = g->out_ch, ws = win.window_step;
   int32_t ob = 0;
   for (; ob + 32 <= p->out_ch16; ob += 32) { /* two blocks: eight independent accumulators */
@@ -247,7 +248,7 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
                                        g->dilation_h * g->in_w * c, g->dilation_w * c, g->filter_h, g->filter_w,
                                        c / 4};
           int8_t *const next[4] = {out, out + m, out + 2 * m, out + 3 * m};
-          convolve(p, inside, next);
+          convolve(p, &inside, next);
           ox += 4;
           continue;
         }
@@ -258,7 +259,7 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
         }
         outs[queued++] = out;
         if (queued == 4) {
-          convolve(p, gathered, outs);
+          convolve(p, &gathered, outs);
           queued = 0;
         }
         ++ox;
@@ -270,7 +271,7 @@ mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *inpu
       memset(col + i * n, 0, (size_t)n);
       outs[i] = NULL;
     }
-    convolve(p, gathered, outs);
+    convolve(p, &gathered, outs);
   }
   return MOTE_OK;
 }
