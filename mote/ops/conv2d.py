@@ -325,14 +325,15 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     fields: dict[str, int | str] = {"geometry": c_struct({name: getattr(p, name) for name in GEOMETRY})}
     if p.kernel == "mote_conv_vnni_s8":
         assert p.window_bias is not None
-        taps4, oc16 = -(-p.taps // 4) * 4, -(-p.out_ch // 16) * 16
-        packed = np.zeros((oc16, taps4), np.int8)
-        packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
+        ch4, oc16 = -(-p.in_ch // 4) * 4, -(-p.out_ch // 16) * 16
+        taps4 = p.filter_h * p.filter_w * ch4
+        packed = np.zeros((oc16, p.filter_h, p.filter_w, ch4), np.int8)  # channels padded to whole words
+        packed[:p.out_ch, :, :, :p.in_ch] = p.weights
         blocks = packed.reshape(oc16 // 16, 16, taps4 // 4, 4).transpose(0, 2, 1, 3)  # [block][group][lane][4]
         bias = np.zeros(oc16, np.int32)
         bias[:p.out_ch] = p.window_bias
         fields.update({name: getattr(p, name) for name in QUANT})
-        fields.update(taps=p.taps, taps4=taps4, out_ch16=oc16,
+        fields.update(in_ch4=ch4, taps4=taps4, padded_h=vnni_plane(p)[0], padded_w=vnni_plane(p)[1], out_ch16=oc16,
                       weights=em.const(np.ascontiguousarray(blocks), "weights"), bias=em.const(bias, "unsigned_bias"),
                       multiplier=multiplier, shift=em.const(p.shift, "shift"))
         return CCall(p.kernel, "mote_conv_vnni_params", fields, args)
@@ -363,6 +364,14 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     return CCall("mote_conv_s8", "mote_conv_params", fields, args)
 
 
+def vnni_plane(p: ConvParams) -> tuple[int, int]:
+    """The VNNI kernel's padded image, rows by pixels: every window inside it, those of the missing
+    pixels of a row's last block of four too."""
+    last_x = -(-p.out_w // 4) * 4 - 1
+    return (max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1),
+            max(p.pad_left + p.in_w, last_x * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1))
+
+
 def macs(node: Node) -> int:
     w = node.inputs[1]
     assert w is not None
@@ -371,8 +380,8 @@ def macs(node: Node) -> int:
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:
     if p.kernel == "mote_conv_vnni_s8":
-        # Four windows, room for a vector store past the last, and the input with its signs flipped.
-        return 4 * (-(-p.taps // 4) * 4) + 64 + p.batches * p.in_h * p.in_w * p.in_ch
+        padded_h, padded_w = vnni_plane(p)
+        return padded_h * padded_w * -(-p.in_ch // 4) * 4
     return 16 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 

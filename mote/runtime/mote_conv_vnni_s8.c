@@ -5,80 +5,6 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
-/* dst[0, n) = src[0, n), or = value where src is NULL: 64 bytes at a time, the last ones under a mask
- * (a window's rows are a few dozen bytes: a library call would cost more than the copy). */
-__attribute__((target("avx512f,avx512bw"))) static void put(int8_t *dst, const int8_t *src, int value, int32_t n) {
-  const __m512i fill = _mm512_set1_epi8((char)value);
-  for (int32_t i = 0; i < n; i += 64) { /* nothing at all for n <= 0 */
-    const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
-    _mm512_mask_storeu_epi8(dst + i, k, src ? _mm512_maskz_loadu_epi8(k, src + i) : fill);
-  }
-}
-
-/* Copies the window of output pixel (oy, ox) of image b (HWC tap order) to col[0, taps), padding
- * taps as the zero point, then zeros up to taps4 (which meet zero weights). */
-__attribute__((target("avx512f,avx512bw"))) static void gather(const mote_conv_vnni_params *p, const int8_t *input,
-                                                                  int32_t b, int32_t oy, int32_t ox, int8_t *col) {
-  const mote_conv_geometry *g = &p->geometry;
-  const int32_t c = g->in_ch;
-  const int8_t *image = input + b * g->in_h * g->in_w * c;
-  const int pad = -p->input_offset ^ 0x80; /* the zero point, flipped like the input */
-  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-  const int32_t row_bytes = g->filter_w * c;
-  int8_t *at = col;
-  for (int32_t fy = 0; fy < g->filter_h; ++fy, at += row_bytes) {
-    const int32_t iy = y0 + fy * g->dilation_h;
-    if (iy < 0 || iy >= g->in_h) {
-      put(at, NULL, pad, row_bytes);
-      continue;
-    }
-    const int8_t *row = image + iy * g->in_w * c;
-    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
-      const int32_t lo = x0 < 0 ? (-x0 < g->filter_w ? -x0 : g->filter_w) : 0;
-      const int32_t hi = g->in_w - x0 < g->filter_w ? (g->in_w - x0 > lo ? g->in_w - x0 : lo) : g->filter_w;
-      put(at, NULL, pad, lo * c);
-      put(at + lo * c, row + (x0 + lo) * c, 0, (hi - lo) * c);
-      put(at + hi * c, NULL, pad, (g->filter_w - hi) * c);
-      continue;
-    }
-    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-      const int32_t ix = x0 + fx * g->dilation_w;
-      if (ix < 0 || ix >= g->in_w) {
-        put(at + fx * c, NULL, pad, c);
-      } else {
-        put(at + fx * c, row + ix * c, 0, c);
-      }
-    }
-  }
-  put(col + p->taps, NULL, 0, p->taps4 - p->taps);
-}
-
-/* gather() for windows of at most 64 taps without horizontal dilation: the window is assembled in
- * one vector, each filter row's bytes inside the input loaded under a mask straight into their
- * place, then written with one full store (64 bytes: the next window's store overwrites what runs
- * past this one), which the dot products' loads can then be forwarded from. */
-__attribute__((target("avx512f,avx512bw"))) static void gather_small(const mote_conv_vnni_params *p,
-                                                                        const int8_t *input, int32_t b, int32_t oy,
-                                                                        int32_t ox, int8_t *col) {
-  const mote_conv_geometry *g = &p->geometry;
-  const int32_t c = g->in_ch, row_bytes = g->filter_w * c;
-  const int8_t *image = input + b * g->in_h * g->in_w * c;
-  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-  const int32_t lo = x0 < 0 ? (-x0 < g->filter_w ? -x0 : g->filter_w) : 0;
-  const int32_t hi = g->in_w - x0 < g->filter_w ? (g->in_w - x0 > lo ? g->in_w - x0 : lo) : g->filter_w;
-  const __mmask64 taps = p->taps >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << p->taps) - 1);
-  __m512i window = _mm512_maskz_mov_epi8(taps, _mm512_set1_epi8((char)(-p->input_offset ^ 0x80)));
-  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-    const int32_t iy = y0 + fy * g->dilation_h, start = fy * row_bytes + lo * c, end = fy * row_bytes + hi * c;
-    if (iy < 0 || iy >= g->in_h || end == start) continue;
-    const __mmask64 k = (end >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << end) - 1)) & ~(((__mmask64)1 << start) - 1);
-    /* Lane j of the load reads address base + j: only lanes [start, end) are read, from the row. */
-    const uintptr_t base = (uintptr_t)(image + (iy * g->in_w + x0 + lo) * c) - (uintptr_t)start;
-    window = _mm512_mask_loadu_epi8(window, k, (const void *)base);
-  }
-  _mm512_storeu_si512(col, window);
-}
-
 /* Sixteen channels' output stage in vector registers, prepared once for all the windows of a block:
  * the first `lanes` channels from c are stored. */
 typedef struct {
@@ -129,12 +55,36 @@ __attribute__((target("avx512f"))) static inline __m512i taps_at(const int8_t *x
   return _mm512_set1_epi32(u);
 }
 
-/* to[i] = from[i] ^ 0x80, i < n: int8 x as the uint8 x + 128. */
-__attribute__((target("avx512f,avx512bw"))) static void flip_signs(const int8_t *from, size_t n, int8_t *to) {
-  const __m512i flip = _mm512_set1_epi8((char)0x80);
-  for (size_t i = 0; i < n; i += 64) {
-    const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
-    _mm512_mask_storeu_epi8(to + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, from + i), flip));
+/* Image b of the input, its signs flipped (int8 x as the uint8 x + 128: the instruction's unsigned
+ * operand), into a plane of padded_h rows by padded_w pixels of in_ch4 bytes, at (pad_top, pad_left),
+ * with the zero point (flipped) all around and in the channels past in_ch, which meet zero weights:
+ * every window the convolution reads then lies inside it. */
+__attribute__((target("avx512f,avx512bw"))) static void pad_image(const mote_conv_vnni_params *p, const int8_t *image,
+                                                                     int8_t *plane) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, c4 = p->in_ch4, row_bytes = p->padded_w * c4;
+  const __m512i flip = _mm512_set1_epi8((char)0x80), zero_point = _mm512_set1_epi8((char)(-p->input_offset ^ 0x80));
+  for (int32_t r = 0; r < p->padded_h; ++r) {
+    int8_t *row = plane + r * row_bytes;
+    for (int32_t i = 0; i < row_bytes; i += 64) { /* the border, and the channels past in_ch */
+      const __mmask64 k = row_bytes - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (row_bytes - i)) - 1);
+      _mm512_mask_storeu_epi8(row + i, k, zero_point);
+    }
+    const int32_t y = r - g->pad_top;
+    if (y < 0 || y >= g->in_h) continue;
+    const int8_t *from = image + y * g->in_w * c;
+    int8_t *to = row + g->pad_left * c4;
+    if (c == c4) { /* whole words of channels: one run */
+      const int32_t n = g->in_w * c;
+      for (int32_t i = 0; i < n; i += 64) {
+        const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+        _mm512_mask_storeu_epi8(to + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, from + i), flip));
+      }
+      continue;
+    }
+    for (int32_t x = 0; x < g->in_w; ++x, from += c, to += c4) { /* a few channels per pixel */
+      for (int32_t ch = 0; ch < c; ++ch) to[ch] = (int8_t)(from[ch] ^ 0x80);
+    }
   }
 }
 
@@ -218,60 +168,25 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(cons
 mote_status mote_conv_vnni_s8(const mote_conv_vnni_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
-  const int32_t n = p->taps4, c = g->in_ch;
-  const size_t image_bytes = (size_t)g->batches * (size_t)g->in_h * (size_t)g->in_w * (size_t)c;
-  if (n % 4 != 0 || n < p->taps || scratch.size < (size_t)(4 * n + 64) + image_bytes) return MOTE_ERROR;
-  int8_t *col = scratch.buf;
-  /* The input as x + 128 (its sign bits flipped), the instruction's unsigned operand, once: the dot
-   * products then broadcast their taps straight from memory. */
-  int8_t *flipped = scratch.buf + 4 * n + 64;
-  flip_signs(input, image_bytes, flipped);
-  input = flipped;
-  const int32_t m = g->out_ch;
-  /* Four neighbouring windows wholly inside the input are read where they are when their rows are
-   * whole words of channels; other pixels queue up, four at a time, for windows gathered into
-   * scratch, contiguous. */
-  const int direct = c % 4 == 0, small = n <= 64 && g->dilation_w == 1;
-  const four_windows gathered = {col, n, 0, 0, 1, 1, n / 4};
-  int8_t *outs[4];
-  int32_t queued = 0;
+  const int32_t c4 = p->in_ch4, m = g->out_ch, pw = p->padded_w;
+  const size_t plane_bytes = (size_t)p->padded_h * (size_t)pw * (size_t)c4;
+  if (c4 % 4 != 0 || c4 < g->in_ch || p->taps4 != g->filter_h * g->filter_w * c4 || scratch.size < plane_bytes) {
+    return MOTE_ERROR;
+  }
+  int8_t *plane = scratch.buf;
   for (int32_t b = 0; b < g->batches; ++b) {
+    pad_image(p, input + b * g->in_h * g->in_w * g->in_ch, plane);
     for (int32_t oy = 0; oy < g->out_h; ++oy) {
-      const int32_t y0 = oy * g->stride_h - g->pad_top, first = (b * g->out_h + oy) * g->out_w;
-      const int rows_inside = direct && y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->in_h;
-      for (int32_t ox = 0; ox < g->out_w;) {
-        const int32_t x0 = ox * g->stride_w - g->pad_left;
-        int8_t *out = output + (first + ox) * m;
-        if (rows_inside && ox + 4 <= g->out_w && x0 >= 0 &&
-            x0 + 3 * g->stride_w + (g->filter_w - 1) * g->dilation_w < g->in_w) {
-          const four_windows inside = {input + ((b * g->in_h + y0) * g->in_w + x0) * c, g->stride_w * c,
-                                       g->dilation_h * g->in_w * c, g->dilation_w * c, g->filter_h, g->filter_w,
-                                       c / 4};
-          int8_t *const next[4] = {out, out + m, out + 2 * m, out + 3 * m};
-          convolve(p, &inside, next);
-          ox += 4;
-          continue;
-        }
-        if (small) {
-          gather_small(p, input, b, oy, ox, col + queued * n);
-        } else {
-          gather(p, input, b, oy, ox, col + queued * n);
-        }
-        outs[queued++] = out;
-        if (queued == 4) {
-          convolve(p, &gathered, outs);
-          queued = 0;
-        }
-        ++ox;
+      int8_t *out = output + (b * g->out_h + oy) * g->out_w * m;
+      for (int32_t ox = 0; ox < g->out_w; ox += 4, out += 4 * m) {
+        /* Four neighbours (the plane is wide enough for the last block's missing ones). */
+        const four_windows at = {plane + ((oy * g->stride_h) * pw + ox * g->stride_w) * c4, g->stride_w * c4,
+                                 g->dilation_h * pw * c4, g->dilation_w * c4, g->filter_h, g->filter_w, c4 / 4};
+        int8_t *const outs[4] = {out, ox + 1 < g->out_w ? out + m : NULL, ox + 2 < g->out_w ? out + 2 * m : NULL,
+                                 ox + 3 < g->out_w ? out + 3 * m : NULL};
+        convolve(p, &at, outs);
       }
     }
-  }
-  if (queued > 0) { /* the last few: the missing windows are computed, not stored */
-    for (int32_t i = queued; i < 4; ++i) {
-      memset(col + i * n, 0, (size_t)n);
-      outs[i] = NULL;
-    }
-    convolve(p, &gathered, outs);
   }
   return MOTE_OK;
 }

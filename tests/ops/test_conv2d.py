@@ -304,9 +304,9 @@ def test_pair_dot_is_exact(tmp_path: Path) -> None:
     Case(1, (11, 13), 4, 36, (2, 3), 4, (2, 1), (1, 3), "VALID", "NONE", True, False),
     Case(1, (9, 9), 12, 16, (1, 1), 12, (1, 1), (1, 1), "VALID", "RELU6", False, True),
 ], ids=["dilated-strided-same", "dilated-valid", "1x1"])
-def test_conv2d_vnni_reads_inner_windows_in_place(case: Case, check_model: Callable[..., object]) -> None:
-    """Channels in whole words: windows inside the input are read where they are (with their stride
-    and dilation), the others gathered."""
+def test_conv2d_vnni_strides_dilation_and_batches(case: Case, check_model: Callable[..., object]) -> None:
+    """Windows read in the padded plane with their stride and dilation, rows whose last block of four
+    is short, two images."""
     rng = np.random.default_rng(25)
     check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.VNNI)
 
