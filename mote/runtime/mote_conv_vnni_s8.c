@@ -55,34 +55,63 @@ __attribute__((target("avx512f"))) static inline __m512i taps_at(const int8_t *x
   return _mm512_set1_epi32(u);
 }
 
+/* to[0, n) = value. */
+__attribute__((target("avx512f,avx512bw"))) static void fill(int8_t *to, __m512i value, int32_t n) {
+  for (int32_t i = 0; i < n; i += 64) {
+    const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+    _mm512_mask_storeu_epi8(to + i, k, value);
+  }
+}
+
+/* to[i] = from[i] ^ 0x80, i < n. */
+__attribute__((target("avx512f,avx512bw"))) static void copy_flipped(int8_t *to, const int8_t *from, int32_t n) {
+  const __m512i flip = _mm512_set1_epi8((char)0x80);
+  for (int32_t i = 0; i < n; i += 64) {
+    const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+    _mm512_mask_storeu_epi8(to + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, from + i), flip));
+  }
+}
+
 /* Image b of the input, its signs flipped (int8 x as the uint8 x + 128: the instruction's unsigned
  * operand), into a plane of padded_h rows by padded_w pixels of in_ch4 bytes, at (pad_top, pad_left),
- * with the zero point (flipped) all around and in the channels past in_ch, which meet zero weights:
- * every window the convolution reads then lies inside it. */
+ * with the zero point (flipped) all around: every window the convolution reads then lies inside it.
+ * The channels past in_ch meet zero weights: whatever they hold adds nothing. */
 __attribute__((target("avx512f,avx512bw"))) static void pad_image(const mote_conv_vnni_params *p, const int8_t *image,
                                                                      int8_t *plane) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch, c4 = p->in_ch4, row_bytes = p->padded_w * c4;
-  const __m512i flip = _mm512_set1_epi8((char)0x80), zero_point = _mm512_set1_epi8((char)(-p->input_offset ^ 0x80));
+  const int32_t left = g->pad_left * c4, right = left + g->in_w * c4;
+  const __m512i zero_point = _mm512_set1_epi8((char)(-p->input_offset ^ 0x80));
+  const int8_t *const end = image + g->in_h * g->in_w * c;
   for (int32_t r = 0; r < p->padded_h; ++r) {
     int8_t *row = plane + r * row_bytes;
-    for (int32_t i = 0; i < row_bytes; i += 64) { /* the border, and the channels past in_ch */
-      const __mmask64 k = row_bytes - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (row_bytes - i)) - 1);
-      _mm512_mask_storeu_epi8(row + i, k, zero_point);
-    }
     const int32_t y = r - g->pad_top;
-    if (y < 0 || y >= g->in_h) continue;
-    const int8_t *from = image + y * g->in_w * c;
-    int8_t *to = row + g->pad_left * c4;
-    if (c == c4) { /* whole words of channels: one run */
-      const int32_t n = g->in_w * c;
-      for (int32_t i = 0; i < n; i += 64) {
-        const __mmask64 k = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
-        _mm512_mask_storeu_epi8(to + i, k, _mm512_xor_si512(_mm512_maskz_loadu_epi8(k, from + i), flip));
-      }
+    if (y < 0 || y >= g->in_h) {
+      fill(row, zero_point, row_bytes);
       continue;
     }
-    for (int32_t x = 0; x < g->in_w; ++x, from += c, to += c4) { /* a few channels per pixel */
+    fill(row, zero_point, left);
+    fill(row + right, zero_point, row_bytes - right);
+    const int8_t *from = image + y * g->in_w * c;
+    int8_t *to = row + left;
+    if (c == c4) { /* whole words of channels: one run */
+      copy_flipped(to, from, right - left);
+      continue;
+    }
+    int32_t x = 0;
+    if (c4 > 4) { /* pixel by pixel */
+      for (; x < g->in_w; ++x, from += c, to += c4) copy_flipped(to, from, c);
+      continue;
+    }
+    /* One to three channels: a pixel's word read whole (its last bytes are the next pixel's, for
+     * the channels past in_ch), bytewise where that word would run past the image. */
+    for (; x < g->in_w && end - from >= 4; ++x, from += c, to += 4) {
+      uint32_t word;
+      memcpy(&word, from, 4);
+      word ^= 0x80808080u;
+      memcpy(to, &word, 4);
+    }
+    for (; x < g->in_w; ++x, from += c, to += 4) {
       for (int32_t ch = 0; ch < c; ++ch) to[ch] = (int8_t)(from[ch] ^ 0x80);
     }
   }
