@@ -14,9 +14,10 @@ Kernels (`prepare` picks one, in this order; each is bit-exact with the general 
   mote_conv_rows_s8    one group: dot products along the contiguous input rows under each filter row.
   mote_conv_s8         anything else (groups, or accumulators too close to the int32 limit).
 On a scalar core (Core.SCALAR: rv32imc), `specialize` replaces the first three with
-  mote_conv_blocked_s8 four pixels by four output channels in registers, over windows gathered
-                       into scratch and weights interleaved at compile time (same padding rule as
-                       im2col), which the vectorized kernels' long dot products do not suit.
+  mote_conv_blocked_s8 four pixels by four output channels in registers, two taps per multiply
+                       (weights in [-127, 127]), over windows packed into scratch and weights packed
+                       at compile time (same padding rule as im2col), which the vectorized
+                       kernels' long dot products do not suit.
 The fast kernels start from biases with input_offset * sum(weights) folded in at compile time and
 an output stage that vectorizes (mote_conv_common.h), hence the accumulator bounds checked here.
 

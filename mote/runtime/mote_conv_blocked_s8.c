@@ -58,8 +58,8 @@ static void inside_columns(const mote_conv_geometry *g, int32_t x0, int32_t *lo,
   *hi = last > first ? last : first;
 }
 
-/* The window of the pixel at `at` in pairs from words (taps outside the input holding the zero
- * point), then zero pairs up to `pairs`: the padding taps meet zero weights. */
+/* The window of the pixel at `at` (taps outside the input holding the zero point) packed in pairs
+ * from words[0] on, then zero pairs up to `pairs`: the padding taps meet zero weights. */
 static void gather(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at, int32_t pairs,
                    int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;

@@ -72,7 +72,7 @@ __attribute__((target("avx512f,avx512bw"))) static void copy_flipped(int8_t *to,
   }
 }
 
-/* Image b of the input, its signs flipped (int8 x as the uint8 x + 128: the instruction's unsigned
+/* One image of the input, its signs flipped (int8 x as the uint8 x + 128: the instruction's unsigned
  * operand), into a plane of padded_h rows by padded_w pixels of in_ch4 bytes, at (pad_top, pad_left),
  * with the zero point (flipped) all around: every window the convolution reads then lies inside it.
  * The channels past in_ch meet zero weights: whatever they hold adds nothing. */
@@ -131,7 +131,8 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void convolve(cons
                                                                             const four_windows *at,
                                                                             int8_t *const outs[4]) {
   const mote_conv_geometry *g = &p->geometry;
-  const four_windows win = *at; /* field by field: a copy of the whole struct would wait on its stores */
+  const four_windows win = *at; /* by pointer: passed by value, it was copied in wide moves that waited on
+                                   its narrow stores */
   const int32_t m = g->out_ch, ws = win.window_step;
   int32_t ob = 0;
   for (; ob + 32 <= p->out_ch16; ob += 32) { /* two blocks: eight independent accumulators */

@@ -46,8 +46,7 @@ mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_param
       const int8_t *k = p->weights + 9 * c;
       const int32_t k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3], k4 = k[4], k5 = k[5], k6 = k[6], k7 = k[7];
       const int32_t k8 = k[8], bias = p->folded_bias[c];
-      const mote_output_channel stage =
-          mote_output_channel_at(p->output_stage, c, offset, lo, hi);
+      const mote_output_channel stage = mote_output_channel_at(p->output_stage, c, offset, lo, hi);
       int8_t *const first = output + b * out_h * out_w * n + c;
       for (int32_t oy = 0; oy < out_h; ++oy) {
         int8_t *out = first + oy * out_row;

@@ -40,8 +40,7 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
   int8_t *inside = output + border.top * to.row + border.left * to.col;
   /* Channel by channel, so that each channel's output stage stays in registers. */
   for (int32_t c = 0; c < c_n; ++c) {
-    const mote_output_channel s =
-        mote_output_channel_at(p->output_stage, c, offset, lo, hi);
+    const mote_output_channel s = mote_output_channel_at(p->output_stage, c, offset, lo, hi);
     if (bordered) fill_border(output + c * to.channel, out_h, out_w, to, border, (int8_t)offset);
     const int32_t *acc_row = input + c * in.channel;
     int8_t *out_row = inside + c * to.channel;
