@@ -334,7 +334,8 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
         bias = np.zeros(oc16, np.int32)
         bias[:p.out_ch] = p.window_bias
         fields.update({name: getattr(p, name) for name in QUANT})
-        fields.update(in_ch4=ch4, taps4=taps4, padded_h=vnni_plane(p)[0], padded_w=vnni_plane(p)[1], out_ch16=oc16,
+        padded_h, padded_w = vnni_plane(p)
+        fields.update(in_ch4=ch4, taps4=taps4, padded_h=padded_h, padded_w=padded_w, out_ch16=oc16,
                       weights=em.const(np.ascontiguousarray(blocks), "weights"), bias=em.const(bias, "unsigned_bias"),
                       multiplier=multiplier, shift=em.const(p.shift, "shift"))
         return CCall(p.kernel, "mote_conv_vnni_params", fields, args)
