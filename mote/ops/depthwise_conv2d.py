@@ -14,7 +14,7 @@ padding, its nine weights and output stage in registers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -138,10 +138,6 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     args = [em.tensor(x), em.tensor(node.outputs[0])]
-    common: dict[str, int | str] = {
-        name: getattr(p, name) for name in (
-            "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h", "stride_w", "pad_top", "pad_left",
-            "input_offset", "output_offset", "act_min", "act_max")}
     if p.planar:
         assert p.folded_bias is not None
         f = planar_frame(p)
@@ -151,6 +147,10 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
             "act_max": p.act_max, "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
             "folded_bias": em.const(p.folded_bias, "folded_bias"),
             "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
+    common: dict[str, int | str] = {
+        name: getattr(p, name) for name in (
+            "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h", "stride_w", "pad_top", "pad_left",
+            "input_offset", "output_offset", "act_min", "act_max")}
     tensors: dict[str, int | str] = {
         "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
         "multiplier": em.const(p.multiplier, "multiplier")}
@@ -188,7 +188,7 @@ class PlanarFrame:
     weights: np.ndarray = field(compare=False)  # [3, 3, channels] in frame order
 
     def c_fields(self) -> dict[str, int]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "weights"}
+        return {name: value for name, value in vars(self).items() if name != "weights"}
 
     @property
     def plane(self) -> tuple[int, int]:
