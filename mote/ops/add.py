@@ -20,6 +20,7 @@ from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.common import activation_range
+from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier_smaller_than_one
 
@@ -126,8 +127,8 @@ def add_sub_call(node: Node, p: AddParams, em: Emitter, b_sign: int) -> CCall:
     a_table, b_table = scale_tables(p, b_sign)
     fields = p.bcast.fields(em)
     fields.update(a_table=em.const(a_table, "a_scaled"), b_table=em.const(b_table, "b_scaled"),
-                  out_offset=p.out_offset, out_multiplier=p.out_multiplier, out_shift=p.out_shift,
-                  act_min=p.act_min, act_max=p.act_max)
+                  output_stage=output_stage(em, p.out_multiplier, p.out_shift, p.out_offset, p.act_min, p.act_max),
+                  out_offset=p.out_offset, act_min=p.act_min, act_max=p.act_max)
     return CCall("mote_add_s8", "mote_add_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 

@@ -35,8 +35,9 @@ from mote.codegen.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 from mote.ops.common import activation_range, out_size_and_pad
+from mote.ops.output_stage import output_multipliers, output_stage
+from mote.ops.pair_groups import pair_runs, ring_kinds
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
-from mote.ops.shortcuts import output_shortcuts, output_stage_rows
 from mote.quant import INT32_MAX, multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -89,25 +90,6 @@ def const_data(t: Tensor | None, what: str, node: Node) -> np.ndarray:
 def fits_int32(worst: int) -> bool:
     """Whether an accumulator whose magnitude is at most `worst` cannot overflow int32."""
     return worst <= INT32_MAX
-
-
-def output_multipliers(shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """TFLite's per-channel shifts (in [-31, 31]) as the fast kernels' output stage takes them
-    (mote_conv_common.h): left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)), each an
-    int32 array holding the bits of a uint32 (2^31 reads as INT32_MIN)."""
-    shift = np.asarray(shift, np.int64)
-    if shift.size and (shift.min() < -31 or shift.max() > 31):
-        raise UnsupportedError(f"requantization shift out of range: {shift.min()}..{shift.max()}")
-    left = np.left_shift(np.uint64(1), np.maximum(shift, 0).astype(np.uint64))
-    right = np.left_shift(np.uint64(1), (31 - np.maximum(-shift, 0)).astype(np.uint64))
-    return left.astype(np.uint32).view(np.int32), right.astype(np.uint32).view(np.int32)
-
-
-def output_stage(em: Emitter, multiplier: np.ndarray, shift: np.ndarray, output_offset: int, act_min: int,
-                 act_max: int) -> str:
-    """A layer's output stage with its exact shortcuts, emitted as one table (mote_output_channel_at)."""
-    cuts = output_shortcuts(multiplier, shift, output_offset, act_min, act_max)
-    return em.const(output_stage_rows(multiplier, *output_multipliers(shift), cuts), "output_stage")
 
 
 def max_abs(a: np.ndarray | None) -> int:
@@ -254,12 +236,25 @@ def specialize(node: Node, p: ConvParams, core: Core) -> ConvParams:
     if (core is Core.SCALAR and p.kernel in ("mote_conv_1x1_s8", "mote_conv_im2col_s8", "mote_conv_rows_s8")
             and int(p.weights.min(initial=0)) >= -127):
         folded = p.folded_bias if p.window_bias is None else p.window_bias
-        return replace(p, window_bias=folded, kernel="mote_conv_blocked_s8")
+        return replace(p, window_bias=folded, kernel="mote_conv_ring_s8" if ring_fits(p) else "mote_conv_blocked_s8")
     if core is Core.VNNI and p.groups == 1:
         unsigned = fold_bias(p.bias, p.weights, p.input_offset - 128)  # windows gathered as x + 128
         if fits_int32(max_abs(unsigned) + p.taps * 255 * 128):
             return replace(p, window_bias=unsigned.astype(np.int32), kernel="mote_conv_vnni_s8")
     return p
+
+
+def ring_fits(p: ConvParams) -> bool:
+    """Whether mote_conv_ring_s8 takes the convolution: three filter columns, stride 1 or 2 across,
+    no dilation, channels in whole pairs."""
+    return (p.filter_w == 3 and p.stride_w in (1, 2) and p.dilation_h == p.dilation_w == 1 and p.in_ch % 2 == 0
+            and p.groups == 1)
+
+
+def ring_width(p: ConvParams) -> int:
+    """mote_conv_ring_s8's plane columns: the input and its left padding, and every column the last
+    block of four output pixels reads."""
+    return max(p.pad_left + p.in_w, (-(-p.out_w // 4) * 4 - 1) * p.stride_w + 3)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -307,10 +302,29 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
         interleaved = words.astype(np.int32).reshape(quads, 4, pairs).transpose(0, 2, 1)  # [quad][pair][channel]
         bias = np.zeros(quads * 4, np.int32)
         bias[:p.out_ch] = p.window_bias
+        runs, run_start = pair_runs(packed)
         return CCall(p.kernel, "mote_conv_blocked_params", {
             "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
             **{name: getattr(p, name) for name in QUANT}, "taps": p.taps, "pairs": pairs,
             "weights": em.const(np.ascontiguousarray(interleaved), "weights"), "bias": em.const(bias, "folded_bias"),
+            "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
+            "runs": em.const(runs, "pair_runs"), "run_start": em.const(run_start, "run_start")}, args)
+    if p.kernel == "mote_conv_ring_s8":
+        assert p.window_bias is not None
+        quads, pairs = -(-p.out_ch // 4), p.in_ch // 2
+        packed = np.zeros((quads * 4, p.filter_h, p.filter_w, 2 * pairs), np.int64)
+        packed[:p.out_ch] = p.weights
+        words = packed[..., 0::2] + packed[..., 1::2] * 65536  # [oc][fy][fx][jc]: w0 + w1 * 2^16
+        steps = words.reshape(quads, 4, p.filter_h, 3, pairs).transpose(0, 2, 4, 3, 1).reshape(quads, p.filter_h,
+                                                                                               pairs, 12)
+        kinds = ring_kinds(packed, p.stride_w)[..., None]  # each step's weights after its kind
+        ring = np.concatenate([kinds, steps], axis=-1).astype(np.int32)
+        bias = np.zeros(quads * 4, np.int32)
+        bias[:p.out_ch] = p.window_bias
+        return CCall(p.kernel, "mote_conv_ring_params", {
+            "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "width": ring_width(p),
+            **{name: getattr(p, name) for name in QUANT},
+            "weights": em.const(np.ascontiguousarray(ring), "weights"), "bias": em.const(bias, "folded_bias"),
             "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
     multiplier = em.const(p.multiplier, "multiplier")
     if p.kernel != "mote_conv_s8":
@@ -384,6 +398,8 @@ def scratch_bytes(node: Node, p: ConvParams) -> int:
     if p.kernel == "mote_conv_vnni_s8":
         padded_h, padded_w = vnni_plane(p)
         return padded_h * padded_w * -(-p.in_ch // 4) * 4
+    if p.kernel == "mote_conv_ring_s8":
+        return 8 * p.filter_h + 4 * p.filter_h * (p.in_ch // 2) * ring_width(p)
     return 16 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 

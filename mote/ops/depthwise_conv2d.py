@@ -8,8 +8,8 @@ Kernels: mote_depthwise_conv_3x3_s8 for 3x3 filters with depth multiplier 1 and 
 stride and padding) when its accumulator bounds hold (then `folded_bias` is set): sixteen channels
 at a time, weights packed by `pack_3x3`, pixel pairs at stride 1; mote_depthwise_conv_s8 otherwise.
 On a scalar core (Core.SCALAR: rv32imc), `specialize` runs the 3x3 case as
-mote_depthwise_conv_planar_s8: one channel plane at a time, copied into scratch with zero-point
-padding, its nine weights and output stage in registers.
+mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place, its nine
+weights and output stage in registers.
 """
 
 from __future__ import annotations
@@ -29,12 +29,11 @@ from mote.ops.conv2d import (
     fold_bias,
     interior,
     max_abs,
-    output_multipliers,
-    output_stage,
     requantize,
     require_symmetric_weights,
     zero_padded_windows,
 )
+from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
 
 
@@ -64,7 +63,7 @@ class DepthwiseParams:
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
-    planar: bool = False  # the 3x3 path as the scalar-core kernel, one channel plane at a time
+    rows: bool = False  # the 3x3 path as the scalar-core kernel, one channel and row of outputs at a time
 
     @property
     def out_ch(self) -> int:
@@ -138,13 +137,13 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     args = [em.tensor(x), em.tensor(node.outputs[0])]
-    if p.planar:
+    if p.rows:
         assert p.folded_bias is not None
-        f = planar_frame(p)
-        return CCall("mote_depthwise_conv_planar_s8", "mote_depthwise_conv_planar_params", {
-            "batches": p.batches, "in_ch": p.in_ch, **f.c_fields(), "plane_h": f.plane[0], "plane_w": f.plane[1],
-            "input_offset": p.input_offset, "output_offset": p.output_offset, "act_min": p.act_min,
-            "act_max": p.act_max, "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
+        f = frame(p)
+        return CCall("mote_depthwise_conv_rows_s8", "mote_depthwise_conv_rows_params", {
+            "batches": p.batches, "in_ch": p.in_ch, **f.c_fields(), "input_offset": p.input_offset,
+            "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+            "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
             "folded_bias": em.const(p.folded_bias, "folded_bias"),
             "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
     common: dict[str, int | str] = {
@@ -169,8 +168,8 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
 
 
 @dataclass(frozen=True)
-class PlanarFrame:
-    """The planar kernel's frame: the image, or its transpose when the output's columns are longer
+class Frame:
+    """The rows kernel's frame: the image, or its transpose when the output's columns are longer
     than its rows (the kernel walks rows, and each row has a set-up cost), with the steps of its rows
     and columns in the NHWC tensors."""
     in_h: int
@@ -190,18 +189,13 @@ class PlanarFrame:
     def c_fields(self) -> dict[str, int]:
         return {name: value for name, value in vars(self).items() if name != "weights"}
 
-    @property
-    def plane(self) -> tuple[int, int]:
-        """The padded plane: the input rows and columns of the frame the windows cover."""
-        return (self.out_h - 1) * self.stride_h + 3, (self.out_w - 1) * self.stride_w + 3
 
-
-def planar_frame(p: DepthwiseParams) -> PlanarFrame:
+def frame(p: DepthwiseParams) -> Frame:
     n = p.in_ch
     if p.out_h > p.out_w:
-        return PlanarFrame(p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h, p.pad_left, p.pad_top, n,
+        return Frame(p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h, p.pad_left, p.pad_top, n,
                            p.in_w * n, n, p.out_w * n, p.weights.transpose(1, 0, 2))
-    return PlanarFrame(p.in_h, p.in_w, p.out_h, p.out_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.in_w * n,
+    return Frame(p.in_h, p.in_w, p.out_h, p.out_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.in_w * n,
                        n, p.out_w * n, n, p.weights)
 
 
@@ -212,15 +206,13 @@ def macs(node: Node) -> int:
 
 
 def specialize(node: Node, p: DepthwiseParams, core: Core) -> DepthwiseParams:
-    """On a scalar core, the 3x3 path runs one channel plane at a time (nine weights in registers)."""
-    return replace(p, planar=True) if core is Core.SCALAR and p.folded_bias is not None else p
+    """On a scalar core, the 3x3 path runs a channel and a row of outputs at a time (nine weights in
+    registers)."""
+    return replace(p, rows=True) if core is Core.SCALAR and p.folded_bias is not None else p
 
 
 def scratch_bytes(node: Node, p: DepthwiseParams) -> int:
-    if not p.planar:
-        return 0
-    f = planar_frame(p)
-    return 4 * f.out_w + f.plane[0] * f.plane[1]
+    return 4 * frame(p).out_w if p.rows else 0
 
 
 OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),

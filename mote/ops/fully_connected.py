@@ -26,9 +26,9 @@ from mote.ops.conv2d import (
     conv_multipliers,
     f32,
     fits_int32,
-    output_multipliers,
     requantize,
 )
+from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
 from mote.quant import quantize_multiplier
 

@@ -13,7 +13,8 @@ import numpy as np
 
 from mote.codegen.c_text import c_struct
 from mote.ir import Node
-from mote.ops.conv2d import output_stage, requantize
+from mote.ops.conv2d import requantize
+from mote.ops.output_stage import output_stage
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
 
 # A 4-D layout -> where rows, columns and channels are among its axes.

@@ -1,6 +1,10 @@
 #include "mote_conv_blocked_s8.h"
 
 #include "mote_conv_common.h"
+#include "mote_dot_pairs_4x4_s8.h"
+
+/* Sets of four output channels per call of mote_dot_pairs_4x4_s8: its start-up shared by several. */
+#define BATCH 8
 
 /* An output pixel's position, advanced in raster order without divisions. */
 typedef struct {
@@ -95,22 +99,6 @@ static void gather(const mote_conv_blocked_params *p, const int8_t *input, const
   put_copies(&s, 0, 2 * pairs - p->taps);
 }
 
-/* The outputs of a block: acc[4 * i + j] for pixel i < count and channel oc + j, j < channels, each
- * channel's output stage loaded once. */
-static void store_block(const mote_conv_blocked_params *p, const int32_t acc[16], int32_t oc, int32_t count,
-                        int32_t channels, int8_t *out, int32_t m) {
-  for (int32_t j = 0; j < channels; ++j, ++acc, ++out) {
-    const mote_output_channel s =
-        mote_output_channel_at(p->output_stage, oc + j, p->output_offset, p->act_min, p->act_max);
-    if (count == 4) { /* written out: no loop per output */
-      out[0] = mote_output_of(acc[0], s), out[m] = mote_output_of(acc[4], s);
-      out[2 * m] = mote_output_of(acc[8], s), out[3 * m] = mote_output_of(acc[12], s);
-      continue;
-    }
-    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of(acc[4 * i], s);
-  }
-}
-
 mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
                                  mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
@@ -136,14 +124,23 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
       }
     }
     int8_t *out = output + px * m;
-    for (int32_t oc = 0; oc < m; oc += 4) {
-      const int32_t *bias = p->bias + oc;
-      int32_t acc[16];
-      for (int32_t i = 0; i < 4; ++i) {
-        acc[4 * i] = bias[0], acc[4 * i + 1] = bias[1], acc[4 * i + 2] = bias[2], acc[4 * i + 3] = bias[3];
+    for (int32_t oc = 0; oc < m; oc += 4 * BATCH) { /* BATCH sets of four output channels at a time */
+      const int32_t *bias = p->bias + oc, *w = p->weights + oc * pairs;
+      const int32_t quads = (m - oc + 3) / 4 < BATCH ? (m - oc + 3) / 4 : BATCH;
+      int32_t acc[16 * BATCH];
+      if (count == 4) {
+        mote_dot_pairs_4x4_s8(words, w, pairs / 2, p->runs + p->run_start[oc / 4], bias, acc, quads);
       }
-      mote_dot_4x4_pairs(words, p->weights + oc * pairs, pairs, acc);
-      store_block(p, acc, oc, count, m - oc < 4 ? m - oc : 4, out + oc, m);
+      for (int32_t k = 0; k < quads; ++k) {
+        const int32_t first = oc + 4 * k;
+        if (count < 4) { /* the last block: each of its pixels by itself */
+          for (int32_t i = 0; i < count; ++i) {
+            mote_dot_1x4_pairs(words + i, w + first * pairs - oc * pairs, pairs, bias + 4 * k, acc + 16 * k + 4 * i);
+          }
+        }
+        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc + 16 * k, first, count,
+                             m - first < 4 ? m - first : 4, out + first, m);
+      }
     }
   }
   return MOTE_OK;

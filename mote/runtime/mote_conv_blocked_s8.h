@@ -26,6 +26,8 @@ typedef struct {
                                             plus input_offset * the sum of the channel's weights;
                                             |bias| + taps * 2^14 <= INT32_MAX */
   const int32_t *output_stage;           /* [out_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
+  const int32_t *runs;                   /* the runs of mote_dot_pairs_4x4_s8 for each four output channels, */
+  const int32_t *run_start;              /* [ceil(out_ch / 4)]: from runs[run_start[oc / 4]] */
 } mote_conv_blocked_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 16 * pairs bytes. Returns

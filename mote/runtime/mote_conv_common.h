@@ -53,46 +53,78 @@ typedef struct {
   int32_t pad_top, pad_left;             /* >= 0 */
 } mote_conv_geometry;
 
-/* One channel's output stage in registers, with its exact shortcuts: an accumulator below min_below
- * gives act_min; a non-negative one above fast_after is the high word of acc * multiplier + fast_add
- * (hi:lo) shifted right by fast_shift, clamped to act_max (one rounding, the output offset folded in);
- * any other takes the full path, mote_conv_requantize, whose operands are read from the channel's
- * table row only there: kept in registers, the compiler would prepare them for every channel. */
+/* A layer's output stage is a table computed at compile time (mote.ops.output_stage), one row of
+ * MOTE_OUTPUT_STAGE_WORDS int32 words per channel: the Q31 multiplier, TFLite's shift, then the
+ * shortcuts' min_below, fast_after, max_above, m2, k and shift. One row is one base address and
+ * eight loads. */
+enum { MOTE_OUTPUT_STAGE_WORDS = 8 };
+
+/* One channel's output stage in registers, with its exact shortcuts (derived in mote/ops/output_stage.py):
+ * an accumulator above fast_after (non-negative) gives act_max above max_above, otherwise
+ * (v + k) >> shift, v the high word of acc * m2 + 2^31; one below min_below gives act_min; any other
+ * takes mote_output_rest, whose operands are read from the channel's table row only there: kept in
+ * registers, the compiler would prepare them for every channel. */
 typedef struct {
   const int32_t *row;
-  uint32_t multiplier, offset;
+  int32_t min_below, fast_after, max_above;
+  uint32_t m2, k;
+  int32_t shift;
+  uint32_t offset;
   int32_t lo, hi;
-  int32_t min_below, fast_after;
-  uint32_t fast_add_lo;
-  int32_t fast_add_hi, fast_shift;
 } mote_output_channel;
-
-/* A layer's output stage is a table computed at compile time (mote.ops.shortcuts.output_stage_rows),
- * one row of MOTE_OUTPUT_STAGE_WORDS int32 words per channel: multiplier, left_mul, right_mul (as
- * mote_conv_scale takes them), then min_below, fast_after, fast_add_lo, fast_add_hi, fast_shift.
- * One row is one base address and eight loads. */
-enum { MOTE_OUTPUT_STAGE_WORDS = 8 };
 
 static inline mote_output_channel mote_output_channel_at(const int32_t *table, int32_t c, int32_t offset, int32_t lo,
                                                          int32_t hi) {
   const int32_t *row = table + MOTE_OUTPUT_STAGE_WORDS * c;
-  const mote_output_channel ch = {row, (uint32_t)row[0], (uint32_t)offset, lo, hi,
-                                  row[3], row[4], (uint32_t)row[5], row[6], row[7]};
+  const mote_output_channel ch = {row, row[2], row[3], row[4], (uint32_t)row[5], (uint32_t)row[6], row[7],
+                                  (uint32_t)offset, lo, hi};
   return ch;
 }
 
-/* mote_conv_requantize(acc, ...) for the channel, through its shortcuts. The one-rounding test comes
- * first: most outputs take that path (compilers lay it out as the fall-through). */
-static inline int8_t mote_output_of(int32_t acc, const mote_output_channel s) {
-  if (acc > s.fast_after) {
-    const uint64_t product = (uint64_t)(uint32_t)acc * s.multiplier;
-    const uint32_t low = (uint32_t)product + s.fast_add_lo;
-    const int32_t high = (int32_t)((uint32_t)(product >> 32) + (uint32_t)s.fast_add_hi + (low < s.fast_add_lo));
-    const int32_t q = high >> s.fast_shift;
-    return (int8_t)(q > s.hi ? s.hi : q);
+/* The output of an accumulator at or below fast_after and not below min_below: for a channel with
+ * shortcuts (fast_after < INT32_MAX) a negative one, (v - [v < 0] + k) >> shift; for any other channel
+ * mote_conv_requantize, with TFLite's shift as its two powers of two. */
+static inline int8_t mote_output_rest(int32_t acc, const mote_output_channel *s) {
+  if (s->fast_after != INT32_MAX) {
+    const uint64_t product = (uint64_t)((int64_t)acc * (int64_t)s->m2);
+    const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
+    const int32_t q = (int32_t)(v - (v >> 31) + s->k) >> s->shift;
+    return (int8_t)(q > s->hi ? s->hi : q);
   }
-  if (acc < s.min_below) return (int8_t)s.lo;
-  return mote_conv_requantize(acc, (uint32_t)s.row[0], (uint32_t)s.row[1], (uint32_t)s.row[2], s.offset, s.lo, s.hi);
+  const int32_t shift = s->row[1];
+  const uint32_t left_mul = 1u << (shift > 0 ? shift : 0), right_mul = 1u << (31 + (shift < 0 ? shift : 0));
+  return mote_conv_requantize(acc, (uint32_t)s->row[0], left_mul, right_mul, s->offset, s->lo, s->hi);
+}
+
+/* mote_conv_requantize(acc, ...) for the channel, through its shortcuts. The test for a non-negative
+ * accumulator comes first: most outputs that are not clamped take that path (compilers lay it out as
+ * the fall-through). */
+static inline int8_t mote_output_of(int32_t acc, const mote_output_channel *s) {
+  if (acc > s->fast_after) {
+    if (acc > s->max_above) return (int8_t)s->hi;
+    const uint64_t product = (uint64_t)(uint32_t)acc * s->m2;
+    const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
+    return (int8_t)((int32_t)(v + s->k) >> s->shift);
+  }
+  if (acc < s->min_below) return (int8_t)s->lo;
+  return mote_output_rest(acc, s);
+}
+
+/* The outputs of a register block of four pixels by four output channels, acc[4i + j] for pixel
+ * i < count and channel oc + j, j < channels, into out[i * m + j]: each channel's output stage is
+ * loaded once, a whole column of four is written out (no loop per output). */
+static inline void mote_store_block_4x4(const int32_t *table, int32_t offset, int32_t lo, int32_t hi,
+                                        const int32_t acc[16], int32_t oc, int32_t count, int32_t channels,
+                                        int8_t *out, int32_t m) {
+  for (int32_t j = 0; j < channels; ++j, ++acc, ++out) {
+    const mote_output_channel s = mote_output_channel_at(table, oc + j, offset, lo, hi);
+    if (count == 4) {
+      out[0] = mote_output_of(acc[0], &s), out[m] = mote_output_of(acc[4], &s);
+      out[2 * m] = mote_output_of(acc[8], &s), out[3 * m] = mote_output_of(acc[12], &s);
+      continue;
+    }
+    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of(acc[4 * i], &s);
+  }
 }
 
 /* A layer's output stage: per output channel, the Q31 multiplier and TFLite's shift as the two powers
@@ -258,36 +290,48 @@ static inline int32_t mote_pair_dot(int32_t x, int32_t w) {
   return (int32_t)((uint32_t)x * (uint32_t)w + 32768u) >> 16;
 }
 
-/* acc[4p + q] += sum_k x_p[k] * w_q[k] for four windows by four filters, over tap pairs packed as
- * above and interleaved ([pair][window] and [pair][filter]); n pairs, n even, two pairs per step,
- * both operands read at constant offsets from two pointers: 8 loads and 64 instructions per 32
- * products, with the sixteen accumulators, four window words and a filter word in registers. */
-static inline void mote_dot_4x4_pairs(const int32_t *x, const int32_t *w, int32_t n, int32_t acc[16]) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], a4 = acc[4], a5 = acc[5], a6 = acc[6];
-  int32_t a7 = acc[7], a8 = acc[8], a9 = acc[9], a10 = acc[10], a11 = acc[11], a12 = acc[12];
-  int32_t a13 = acc[13], a14 = acc[14], a15 = acc[15];
-  const int32_t *end = x + 4 * n;
-  do {
-    for (int32_t t = 0; t < 8; t += 4) {
-      const int32_t u0 = x[t], u1 = x[t + 1], u2 = x[t + 2], u3 = x[t + 3];
-      int32_t v = w[t];
-      a0 += mote_pair_dot(u0, v), a4 += mote_pair_dot(u1, v), a8 += mote_pair_dot(u2, v);
-      a12 += mote_pair_dot(u3, v);
-      v = w[t + 1];
-      a1 += mote_pair_dot(u0, v), a5 += mote_pair_dot(u1, v), a9 += mote_pair_dot(u2, v);
-      a13 += mote_pair_dot(u3, v);
-      v = w[t + 2];
-      a2 += mote_pair_dot(u0, v), a6 += mote_pair_dot(u1, v), a10 += mote_pair_dot(u2, v);
-      a14 += mote_pair_dot(u3, v);
-      v = w[t + 3];
-      a3 += mote_pair_dot(u0, v), a7 += mote_pair_dot(u1, v), a11 += mote_pair_dot(u2, v);
-      a15 += mote_pair_dot(u3, v);
-    }
-    x += 8, w += 8;
-  } while (x != end);
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
-  acc[8] = a8, acc[9] = a9, acc[10] = a10, acc[11] = a11, acc[12] = a12, acc[13] = a13, acc[14] = a14;
-  acc[15] = a15;
+/* Four int8 products in two multiplies and one rounding: for two packed pairs as above,
+ * X * W + X' * W' = (t + t') * 2^16 + (x1 w0 + x1' w0') modulo 2^32, and the low half lifted by 2^15
+ * stays in [0, 2^16) (each term is at most 16256 in magnitude), so the shift gives t + t' exactly as
+ * long as t + t' fits 16 bits: |x0 w0 + x1 w1 + x0' w0' + x1' w1'| < 2^15 for every int8 input,
+ * which the compiler checks on the filter's weights (mote.ops.pair_groups) before it takes this. */
+static inline int32_t mote_pair_dot2(int32_t x, int32_t w, int32_t x2, int32_t w2) {
+  return (int32_t)((uint32_t)x * (uint32_t)w + (uint32_t)x2 * (uint32_t)w2 + 32768u) >> 16;
+}
+
+/* *acc += term, in source order. The empty asm statement claims to change the accumulator, so the
+ * compiler can neither reassociate a run of such sums into temporaries nor move them apart: it keeps
+ * each accumulator in one register, which is what lets sixteen of them and a block's operands share
+ * a 32-register core without spilling. It emits no instruction. */
+static inline void mote_accumulate(int32_t *acc, int32_t term) {
+  *acc += term;
+#if defined(__GNUC__)
+  __asm__("" : "+r"(*acc));
+#endif
+}
+
+/* a[4i + q] += mote_pair_dot(u_i, v[q]), i, q < 4: one tap pair of four pixels by four output channels,
+ * each filter word loaded once. */
+static inline void mote_taps_4x4(int32_t a[16], int32_t u0, int32_t u1, int32_t u2, int32_t u3, const int32_t *v) {
+  for (int32_t q = 0; q < 4; ++q) {
+    const int32_t w = v[q];
+    mote_accumulate(&a[q], mote_pair_dot(u0, w)), mote_accumulate(&a[4 + q], mote_pair_dot(u1, w));
+    mote_accumulate(&a[8 + q], mote_pair_dot(u2, w)), mote_accumulate(&a[12 + q], mote_pair_dot(u3, w));
+  }
+}
+
+/* acc[q] = bias[q] + sum_k x[4k] * w[4k + q] for one window by four filters over n tap pairs packed
+ * and interleaved as above (the window one of the four of a block), n even: the pixels of a block
+ * that is not full, without the work of the missing ones. */
+static inline void mote_dot_1x4_pairs(const int32_t *x, const int32_t *w, int32_t n, const int32_t bias[4],
+                                      int32_t acc[4]) {
+  int32_t a[4] = {bias[0], bias[1], bias[2], bias[3]};
+  for (const int32_t *end = x + 4 * n; x != end; x += 8, w += 8) {
+    const int32_t u0 = x[0], u1 = x[4];
+    for (int32_t q = 0; q < 4; ++q) mote_accumulate(&a[q], mote_pair_dot(u0, w[q]));
+    for (int32_t q = 0; q < 4; ++q) mote_accumulate(&a[q], mote_pair_dot(u1, w[4 + q]));
+  }
+  acc[0] = a[0], acc[1] = a[1], acc[2] = a[2], acc[3] = a[3];
 }
 
 /* filter_offset * sum_d x[d], d < n: a fully connected layer's asymmetric-weights term, zero for

@@ -51,37 +51,37 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
       if (in.col == 1 && to.col == 1) { /* contiguous rows (channel planes): fixed offsets, eight per step */
         x = out_w & ~7;
         for (const int32_t *end = acc + x; acc != end; acc += 8, out += 8) {
-          out[0] = mote_output_of(acc[0], s);
-          out[1] = mote_output_of(acc[1], s);
-          out[2] = mote_output_of(acc[2], s);
-          out[3] = mote_output_of(acc[3], s);
-          out[4] = mote_output_of(acc[4], s);
-          out[5] = mote_output_of(acc[5], s);
-          out[6] = mote_output_of(acc[6], s);
-          out[7] = mote_output_of(acc[7], s);
+          out[0] = mote_output_of(acc[0], &s);
+          out[1] = mote_output_of(acc[1], &s);
+          out[2] = mote_output_of(acc[2], &s);
+          out[3] = mote_output_of(acc[3], &s);
+          out[4] = mote_output_of(acc[4], &s);
+          out[5] = mote_output_of(acc[5], &s);
+          out[6] = mote_output_of(acc[6], &s);
+          out[7] = mote_output_of(acc[7], &s);
         }
         if (x + 4 <= out_w) {
-          out[0] = mote_output_of(acc[0], s);
-          out[1] = mote_output_of(acc[1], s);
-          out[2] = mote_output_of(acc[2], s);
-          out[3] = mote_output_of(acc[3], s);
+          out[0] = mote_output_of(acc[0], &s);
+          out[1] = mote_output_of(acc[1], &s);
+          out[2] = mote_output_of(acc[2], &s);
+          out[3] = mote_output_of(acc[3], &s);
           x += 4, acc += 4, out += 4;
         }
       } else if (in.col == 2 && to.col == 1) { /* every other position (stride 2) into a plane */
         x = out_w & ~3;
         for (const int32_t *end = acc + 2 * x; acc != end; acc += 8, out += 4) {
-          out[0] = mote_output_of(acc[0], s);
-          out[1] = mote_output_of(acc[2], s);
-          out[2] = mote_output_of(acc[4], s);
-          out[3] = mote_output_of(acc[6], s);
+          out[0] = mote_output_of(acc[0], &s);
+          out[1] = mote_output_of(acc[2], &s);
+          out[2] = mote_output_of(acc[4], &s);
+          out[3] = mote_output_of(acc[6], &s);
         }
       }
       for (; x + 2 <= out_w; x += 2, acc += 2 * in.col, out += 2 * to.col) { /* two per step: less loop overhead */
-        out[0] = mote_output_of(acc[0], s);
-        out[to.col] = mote_output_of(acc[in.col], s);
+        out[0] = mote_output_of(acc[0], &s);
+        out[to.col] = mote_output_of(acc[in.col], &s);
       }
       if (x < out_w) {
-        *out = mote_output_of(*acc, s);
+        *out = mote_output_of(*acc, &s);
       }
     }
   }

@@ -18,7 +18,8 @@ import pytest
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
-from mote.ops.conv2d import IM2COL_MAX_TAPS, output_multipliers
+from mote.ops.conv2d import IM2COL_MAX_TAPS
+from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import Core
 from mote.targets.host import find_cc, host_core
 
@@ -53,13 +54,15 @@ def random_case(rng: np.random.Generator) -> Case:
                 str(rng.choice(ACTIVATIONS)), bool(rng.integers(2)), bool(rng.integers(4)))
 
 
-def conv_model(case: Case, rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127) -> bytes:
+def conv_model(case: Case, rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127,
+               weight_max: int = 127) -> bytes:
     """A single CONV_2D model with random weights, bias and quantization for `case`. With gain > 0 the
     output scale is input scale * filter scale / gain: a multiplier above 1, i.e. a left shift."""
-    return conv_chain_model([case], rng, gain, weight_min)
+    return conv_chain_model([case], rng, gain, weight_min, weight_max)
 
 
-def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127) -> bytes:
+def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127,
+                     weight_max: int = 127) -> bytes:
     """CONV_2D layers in sequence (each case's input shape is the previous one's output shape)."""
     mb = ModelBuilder()
     in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
@@ -67,14 +70,15 @@ def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 
     x = mb.tensor("x", [first.batches, *first.in_hw, first.in_ch], "int8", scale=in_scale, zero_point=in_zp)
     y = x
     for i, case in enumerate(cases):
-        y, in_scale = add_conv(mb, case, rng, y, in_scale, f"{i}", gain, weight_min)
+        y, in_scale = add_conv(mb, case, rng, y, in_scale, f"{i}", gain, weight_min, weight_max)
     return mb.build([x], [y])
 
 
 def add_conv(mb: ModelBuilder, case: Case, rng: np.random.Generator, x: int, in_scale: float, name: str,
-             gain: float, weight_min: int = -127) -> tuple[int, float]:
+             gain: float, weight_min: int = -127, weight_max: int = 127) -> tuple[int, float]:
     """Appends one CONV_2D reading tensor x (scale in_scale); returns its output tensor and scale.
-    Weights are in [weight_min, 127]: TFLite's int8 spec stops at -127."""
+    Weights are in [weight_min, weight_max]: TFLite's int8 spec stops at -127; small weights let the
+    scalar kernels share roundings (mote.ops.pair_groups)."""
     w_scales = rng.uniform(0.002, 0.02, case.out_ch if case.per_channel else 1)
     taps = case.filt[0] * case.filt[1] * case.filter_in_ch
     # An output scale that keeps most results inside int8, with some saturating.
@@ -83,7 +87,7 @@ def add_conv(mb: ModelBuilder, case: Case, rng: np.random.Generator, x: int, in_
         out_scale = float(in_scale * w_scales.min() / gain)
     w = mb.tensor(f"w{name}", [case.out_ch, *case.filt, case.filter_in_ch], "int8", scale=list(w_scales),
                   zero_point=0, axis=0,
-                  data=rng.integers(weight_min, 128, (case.out_ch, *case.filt, case.filter_in_ch)))
+                  data=rng.integers(weight_min, weight_max + 1, (case.out_ch, *case.filt, case.filter_in_ch)))
     inputs = [x, w]
     if case.bias:
         b_scales = in_scale * np.broadcast_to(w_scales, case.out_ch)
@@ -223,9 +227,17 @@ def test_conv2d_fast_kernels_sanitized(check_model: Callable[..., object]) -> No
 
 
 needs_vnni = pytest.mark.skipif(host_core() is not Core.VNNI, reason="needs an x86-64 host with AVX-512 VNNI")
-# The kernel each core's ungrouped convolutions take: register-blocked on a scalar core, VNNI on a host with it.
-CORE_KERNEL = {Core.SCALAR: "mote_conv_blocked_s8", Core.VNNI: "mote_conv_vnni_s8"}
 CORES = [Core.SCALAR, pytest.param(Core.VNNI, marks=needs_vnni)]
+
+
+def core_kernel(case: Case, core: Core) -> str:
+    """The kernel each core's ungrouped convolutions take: on a scalar core the ring of packed rows for
+    three filter columns at stride 1 or 2 over channel pairs, else register-blocked windows; VNNI on
+    a host with it."""
+    if core is Core.VNNI:
+        return "mote_conv_vnni_s8"
+    ring = case.filt[1] == 3 and case.stride[1] in (1, 2) and case.dilation == (1, 1) and case.in_ch % 2 == 0
+    return "mote_conv_ring_s8" if ring else "mote_conv_blocked_s8"
 
 
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.value)
@@ -238,7 +250,7 @@ def test_conv2d_core_kernels_match_tflm(seed: int, core: Core, check_model: Call
     graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=core)
     node = graph.nodes[0]
     p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), core)
-    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else CORE_KERNEL[core])
+    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else core_kernel(case, core))
 
 
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.value)
@@ -246,8 +258,46 @@ def test_conv2d_core_kernels_left_shift_chain(core: Core, check_model: Callable[
     rng = np.random.default_rng(21)
     graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
                         core=core)
-    assert {OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), core).kernel for n in graph.nodes} == {
-        CORE_KERNEL[core]}
+    assert [OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), core).kernel for n in graph.nodes] == [
+        core_kernel(case, core) for case in CHAIN]
+
+
+def ring_case(rng: np.random.Generator) -> Case:
+    """Three filter columns at stride 1 or 2 across, over channel pairs (mote_conv_ring_s8 on a scalar
+    core): one to four filter rows, strides down to 3, rows whose last block of four pixels is short."""
+    fh = int(rng.integers(1, 5))
+    in_ch = 2 * int(rng.integers(1, 9))
+    in_hw = (int(rng.integers(fh, 12)), int(rng.integers(3, 15)))
+    return Case(int(rng.integers(1, 3)), in_hw, in_ch, int(rng.integers(1, 14)), (fh, 3), in_ch,
+                (int(rng.integers(1, 4)), int(rng.integers(1, 3))), (1, 1), str(rng.choice(["SAME", "VALID"])),
+                str(rng.choice(ACTIVATIONS)), bool(rng.integers(2)), bool(rng.integers(4)))
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["full-weights", "small-weights"])
+@pytest.mark.parametrize("seed", range(5))
+def test_conv2d_ring_matches_tflm(seed: int, shared: bool, check_model: Callable[..., object]) -> None:
+    """The ring kernel against TFLite Micro (built for the host, sanitized): with full-range weights
+    its filter columns keep their own roundings; with small ones they share them."""
+    rng = np.random.default_rng(3000 + seed)
+    case = ring_case(rng)
+    limit = 15 if shared else 127
+    graph = check_model(conv_model(case, rng, weight_min=-limit, weight_max=limit), seeds=2, sanitize=True,
+                        core=Core.SCALAR)
+    node = graph.nodes[0]
+    assert OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR).kernel == "mote_conv_ring_s8"
+
+
+@pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if name[:3] in ("1x1", "im2")],
+                         ids=[name for name, _ in CASES if name[:3] in ("1x1", "im2")])
+def test_conv2d_blocked_shared_roundings(seed: int, check_model: Callable[..., object]) -> None:
+    """The register-blocked kernel with small weights, whose groups of four taps share roundings."""
+    rng = np.random.default_rng(1000 + seed)
+    case = CASES[seed][1](rng)
+    graph = check_model(conv_model(case, rng, weight_min=-20, weight_max=20), seeds=2, sanitize=True,
+                        core=Core.SCALAR)
+    node = graph.nodes[0]
+    assert OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR).kernel == core_kernel(
+        case, Core.SCALAR)
 
 
 def test_conv2d_scalar_weights_at_minus_128_fall_back(check_model: Callable[..., object]) -> None:

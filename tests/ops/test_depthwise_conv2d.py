@@ -12,7 +12,7 @@ import pytest
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
-from mote.ops.depthwise_conv2d import pack_3x3, planar_frame
+from mote.ops.depthwise_conv2d import frame, pack_3x3
 from mote.ops.registry import Core
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
@@ -135,16 +135,16 @@ def test_depthwise_conv2d_3x3_left_shift(check_model: Callable[..., object]) -> 
 
 @pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if name.startswith("3x3")],
                          ids=[name for name, _ in CASES if name.startswith("3x3")])
-def test_depthwise_conv2d_planar_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+def test_depthwise_conv2d_rows_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
     """The scalar-core kernel on the 3x3 cases (built for the host, sanitized)."""
     rng = np.random.default_rng(2000 + seed)
     graph = check_model(depthwise_model(CASES[seed][1](rng), rng), seeds=2, sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
-    assert OPS["depthwise_conv2d"].specialize(node, OPS["depthwise_conv2d"].prepare(node), Core.SCALAR).planar
+    assert OPS["depthwise_conv2d"].specialize(node, OPS["depthwise_conv2d"].prepare(node), Core.SCALAR).rows
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
-def test_depthwise_conv2d_planar_left_shift_and_batches(padding: str, check_model: Callable[..., object]) -> None:
+def test_depthwise_conv2d_rows_left_shift_and_batches(padding: str, check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(15)
     case = Case(2, (7, 8), 5, 1, (3, 3), (2, 1), (1, 1), padding, "RELU6", True, True)
     check_model(depthwise_model(case, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
@@ -161,13 +161,13 @@ def test_pack_3x3() -> None:
 
 
 @pytest.mark.parametrize("in_hw", [(25, 5), (5, 25), (6, 6)])
-def test_planar_frame_walks_the_longer_axis(in_hw: tuple[int, int]) -> None:
+def test_rows_frame_walks_the_longer_axis(in_hw: tuple[int, int]) -> None:
     """Tall images run transposed (rows become columns, filters transposed, steps swapped)."""
     rng = np.random.default_rng(4)
     case = Case(1, in_hw, 4, 1, (3, 3), (2, 1), (1, 1), "SAME", "RELU", True, True)
     node = load_tflite(depthwise_model(case, rng), "m").nodes[0]
     p = OPS["depthwise_conv2d"].prepare(node)
-    f = planar_frame(p)
+    f = frame(p)
     assert f.out_w >= f.out_h
     if p.out_h > p.out_w:
         assert (f.in_h, f.in_w, f.out_h, f.out_w, f.stride_h, f.stride_w) == (

@@ -28,6 +28,7 @@ from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
 from mote.sim.elf import ElfImage
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine, MemoryMap
 from mote.sim.results import LayerProfile, SimResult
+from mote.targets.rv32 import micro
 from mote.targets.rv32.toolchain import OPT_LEVELS, Toolchain, find_toolchain
 
 PLATFORM_DIR = "rv32"
@@ -207,9 +208,11 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     model.write(project_dir)
     write_platform_files(project_dir, config)
     (project_dir / PLATFORM_DIR / "main.c").write_text(firmware_main(model.graph))
-    kernels = sorted(str(p.relative_to(project_dir)) for p in (project_dir / "mote").glob("*.c"))
-    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", "model.c", "weights.c", *kernels], config,
-                          includes=(".", "mote"))
+    (project_dir / PLATFORM_DIR / micro.FILE).write_text(micro.source())
+    twins = {f"{name}.c" for name in micro.FUNCTIONS}  # the assembly replaces them
+    kernels = sorted(str(p.relative_to(project_dir)) for p in (project_dir / "mote").glob("*.c") if p.name not in twins)
+    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}", "model.c",
+                                        "weights.c", *kernels], config, includes=(".", "mote"))
     return Rv32Firmware(build, model.graph, config, model.accelerator)
 
 

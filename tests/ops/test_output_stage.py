@@ -1,5 +1,5 @@
 """The output stage's exact shortcuts: mote_output_of (with the table rows computed by
-mote.ops.shortcuts) against mote_conv_requantize, itself checked against TFLite's
+mote.ops.output_stage) against mote_conv_requantize, itself checked against TFLite's
 MultiplyByQuantizedMultiplier in test_conv2d, for channels with every kind of multiplier, shift,
 offset and activation range, on accumulators around each channel's thresholds, random and extreme
 ones, under UBSan."""
@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mote.ops.conv2d import output_multipliers
-from mote.ops.shortcuts import INT32_MAX, INT32_MIN, output_shortcuts, output_stage_rows
+from mote.ops.output_stage import INT32_MAX, INT32_MIN, output_multipliers, output_shortcuts, output_stage_rows
 from mote.quant import multiply_by_quantized_multiplier
 from mote.targets.host import find_cc
 
@@ -30,25 +29,28 @@ static uint32_t next(void) { state ^= state << 13; state ^= state >> 17; state ^
 int main(void) {
   static const int32_t specials[] = {0, 1, -1, 2, -2, 127, -128, 1 << 30, -(1 << 30), INT32_MAX, INT32_MIN + 1,
                                      INT32_MIN, 1 << 20, -(1 << 20) - 1, 1 << 15, -(1 << 15)};
-  long bad = 0, fast = 0, low = 0;
+  long bad = 0, fast = 0, low = 0, high = 0, middle = 0;
   for (int32_t c = 0; c < CHANNELS; ++c) {
     const mote_output_channel s = mote_output_channel_at(stage, c, offset[c], lo[c], hi[c]);
     for (long i = 0; i < 20000; ++i) {
-      const uint32_t pick = next() % 5;
-      const int32_t near = pick == 0 ? min_below[c] : fast_after[c];
-      const int32_t acc = pick < 2 ? (int32_t)((uint32_t)near + (next() % 65) - 32)  /* around a threshold */
-                        : pick == 2 ? specials[next() % 16] : pick == 3 ? (int32_t)next()
+      const uint32_t pick = next() % 6;
+      const int32_t near = pick == 0 ? min_below[c] : pick == 1 ? fast_after[c] : max_above[c];
+      const int32_t acc = pick < 3 ? (int32_t)((uint32_t)near + (next() % 65) - 32)  /* around a threshold */
+                        : pick == 3 ? specials[next() % 16] : pick == 4 ? (int32_t)next()
                         : (int32_t)(next() % 4000001) - 2000000;
       const int8_t want = mote_conv_requantize(acc, (uint32_t)multiplier[c], (uint32_t)left_mul[c],
                                                (uint32_t)right_mul[c], (uint32_t)offset[c], lo[c], hi[c]);
-      const int8_t got = mote_output_of(acc, s);
-      fast += acc > fast_after[c];
-      low += acc < min_below[c] && acc <= fast_after[c];
+      const int8_t got = mote_output_of(acc, &s);
+      const int after = acc > fast_after[c];
+      fast += after && acc <= max_above[c];
+      high += after && acc > max_above[c];
+      low += !after && acc < min_below[c];
+      middle += !after && acc >= min_below[c] && fast_after[c] != INT32_MAX;
       if (got != want && bad++ < 5) printf("channel %d acc %d: %d, want %d\n", c, acc, got, want);
     }
   }
-  printf("%ld mismatches, %ld one-rounding, %ld below\n", bad, fast, low);
-  return bad != 0 || fast == 0 || low == 0;
+  printf("%ld mismatches; one multiply %ld, above %ld, below %ld, negative %ld\n", bad, fast, high, low, middle);
+  return bad != 0 || fast == 0 || high == 0 || low == 0 || middle == 0;
 }
 """
 
@@ -68,13 +70,14 @@ def _header(ch: dict[str, np.ndarray]) -> str:
     what the test reads: the full stage's inputs and the thresholds."""
     multiplier, shift = ch["multiplier"], ch["shift"]
     left_mul, right_mul = output_multipliers(shift)
-    rows = [output_stage_rows(multiplier[c:c + 1], left_mul[c:c + 1], right_mul[c:c + 1],
+    rows = [output_stage_rows(multiplier[c:c + 1], shift[c:c + 1],
                               output_shortcuts(multiplier[c:c + 1], shift[c:c + 1], int(ch["offset"][c]),
                                                int(ch["lo"][c]), int(ch["hi"][c])))
             for c in range(CHANNELS)]
     table = np.concatenate(rows)
     arrays = {name: ch[name] for name in ("multiplier", "offset", "lo", "hi")}
-    arrays.update(left_mul=left_mul, right_mul=right_mul, min_below=table[:, 3], fast_after=table[:, 4])
+    arrays.update(left_mul=left_mul, right_mul=right_mul, min_below=table[:, 2], fast_after=table[:, 3],
+                  max_above=table[:, 4])
     lines = [f"#define CHANNELS {CHANNELS}"]
     for name, a in arrays.items():
         values = ", ".join(f"(int32_t){int(v)}" for v in np.asarray(a).astype(np.int64))
@@ -97,17 +100,25 @@ def test_shortcuts_match_the_full_output_stage(tmp_path: Path) -> None:
 
 
 def test_thresholds_are_exact_and_only_where_monotone() -> None:
+    """min_below and max_above are where the clamp starts to decide; channels that shift left or not at
+    all keep to what is exact for them."""
     ch = _channels(np.random.default_rng(3))
     for c in range(CHANNELS):
         m, shift = ch["multiplier"][c:c + 1], ch["shift"][c:c + 1]
         offset, lo = int(ch["offset"][c]), int(ch["lo"][c])
         cuts = output_shortcuts(m, shift, offset, lo, int(ch["hi"][c]))
         t = int(cuts.min_below[0])
-        if shift[0] >= 0:  # a left shift or none to the right: it could wrap, so no shortcut
+        if shift[0] > 0:  # a left shift: it could wrap, so no shortcut
             assert t == INT32_MIN and int(cuts.fast_after[0]) == INT32_MAX
             continue
+        if shift[0] == 0:  # no shift: monotone, but the one-multiply path needs a right shift
+            assert int(cuts.fast_after[0]) == INT32_MAX
         out = multiply_by_quantized_multiplier(np.array([t - 1, t], np.int64), m, shift) + offset
         if t > INT32_MIN:
             assert out[0] <= lo  # everything below t is clamped to act_min
         if t < INT32_MAX:
             assert out[1] > lo
+        if int(cuts.fast_after[0]) != INT32_MAX:  # everything above max_above is clamped to act_max
+            a = int(cuts.max_above[0])
+            out = multiply_by_quantized_multiplier(np.array([a, a + 1], np.int64), m, shift) + offset
+            assert out[0] < int(ch["hi"][c]) and (a == INT32_MAX or out[1] >= int(ch["hi"][c]))

@@ -1,16 +1,17 @@
-#ifndef MOTE_DEPTHWISE_CONV_PLANAR_S8_H
-#define MOTE_DEPTHWISE_CONV_PLANAR_S8_H
+#ifndef MOTE_DEPTHWISE_CONV_ROWS_S8_H
+#define MOTE_DEPTHWISE_CONV_ROWS_S8_H
 
 #include "mote_conv_common.h"
 #include "mote_types.h"
 
 /* A 3x3 depthwise convolution with depth multiplier 1 and dilation 1 (any stride and padding) for
- * scalar cores, one channel at a time: the channel's input plane is copied into scratch with its
- * padding filled with the input zero point (which contributes w * (zp + input_offset) = 0, so every
- * window is complete and starts from folded_bias), then each output row is computed with the nine
- * weights in registers into an int32 row and requantized with the channel's output stage in
- * registers. Plane cell (r, q) holds input (r - pad_top, q - pad_left) and is stored column-major,
- * so that the three rows of a window column are three adjacent bytes.
+ * scalar cores, one channel and one row of outputs at a time, read in place: with the nine weights in
+ * registers, each window column (three bytes, one per filter row) is loaded once where neighbouring
+ * windows share it (strides 1 and 2) and its products are carried to the windows it belongs to; then
+ * the row of accumulators is requantized with the channel's output stage in registers. A tap outside the input reads as the zero point, which contributes
+ * w * (zp + input_offset) = 0, so every window starts from folded_bias: a filter row outside the
+ * input gets zero weights and its taps' zp * w in the bias instead, a column outside the input is
+ * the zero point itself.
  * Rows and columns are those of a frame: the image's, or its transpose (with the filters transposed)
  * when its columns are longer than its rows, so that the kernel walks the longer axis. The steps
  * say where frame rows and columns lie in the NHWC tensors. */
@@ -21,7 +22,6 @@ typedef struct {
   int32_t pad_top, pad_left;             /* of the frame, >= 0 */
   int32_t in_row_step, in_col_step;      /* bytes between the input's frame rows, frame columns */
   int32_t out_row_step, out_col_step;    /* the same in the output */
-  int32_t plane_h, plane_w;              /* (out_h - 1) * stride_h + 3, (out_w - 1) * stride_w + 3 */
   int32_t input_offset;                  /* -input zero point, in [-127, 128] */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
@@ -29,11 +29,11 @@ typedef struct {
   const int32_t *folded_bias;            /* [in_ch]: bias (or 0) + input_offset * the sum of the channel's
                                             9 taps; |folded_bias| + 9 * 2^14 <= INT32_MAX */
   const int32_t *output_stage;           /* [in_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
-} mote_depthwise_conv_planar_params;
+} mote_depthwise_conv_rows_params;
 
-/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Scratch: 4 * out_w bytes for the
- * row, then plane_h * plane_w for the plane. Returns MOTE_ERROR if the scratch is smaller. */
-mote_status mote_depthwise_conv_planar_s8(const mote_depthwise_conv_planar_params *p, const int8_t *input,
-                                          int8_t *output, mote_scratch scratch);
+/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Scratch: 4 * out_w bytes for a row of
+ * accumulators. Returns MOTE_ERROR if the scratch is smaller. */
+mote_status mote_depthwise_conv_rows_s8(const mote_depthwise_conv_rows_params *p, const int8_t *input,
+                                        int8_t *output, mote_scratch scratch);
 
 #endif

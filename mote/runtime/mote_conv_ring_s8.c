@@ -1,0 +1,78 @@
+#include "mote_conv_ring_s8.h"
+
+#include "mote_conv_common.h"
+#include "mote_dot_ring_4x4_s8.h"
+
+/* Columns [from, to) of every channel pair of a ring row set to the zero point pair. */
+static void fill_columns(int32_t *row, int32_t pairs, int32_t width, int32_t from, int32_t to, int32_t zero_pair) {
+  for (int32_t jc = 0; jc < pairs; ++jc, row += width) {
+    for (int32_t q = from; q < to; ++q) row[q] = zero_pair;
+  }
+}
+
+/* Input row `src` into the columns [pad_left, pad_left + in_w) of a ring row. */
+static void pack_row(const mote_conv_geometry *g, int32_t width, const int8_t *src, int32_t *row) {
+  const int32_t pairs = g->in_ch / 2;
+  int32_t *column = row + g->pad_left;
+  for (int32_t q = 0; q < g->in_w; ++q, ++column) {
+    int32_t *word = column;
+    for (int32_t jc = 0; jc < pairs; ++jc, src += 2, word += width) *word = src[0] * 65536 + src[1];
+  }
+}
+
+mote_status mote_conv_ring_s8(const mote_conv_ring_params *p, const int8_t *input, int8_t *output,
+                              mote_scratch scratch) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t fh = g->filter_h, pairs = g->in_ch / 2, width = p->width, m = g->out_ch, sw = g->stride_w;
+  const int32_t row_words = pairs * width;
+  const size_t need = (size_t)fh * 8 + (size_t)fh * (size_t)row_words * sizeof(int32_t);
+  if (g->filter_w != 3 || (sw != 1 && sw != 2) || g->dilation_h != 1 || g->dilation_w != 1 || g->in_ch % 2 != 0 ||
+      width < g->pad_left + g->in_w || width < ((g->out_w + 3) / 4 * 4 - 1) * sw + 3 || scratch.size < need) {
+    return MOTE_ERROR;
+  }
+  /* The arena and its slices are 8-byte aligned: the row pointers first, then the ring. */
+  int32_t **rows = (int32_t **)(void *)scratch.buf;
+  int32_t *ring = (int32_t *)(void *)(scratch.buf + fh * 8);
+  const int32_t zero_point = -p->input_offset, zero_pair = zero_point * 65536 + zero_point;
+  for (int32_t b = 0; b < g->batches; ++b) {
+    const int8_t *image = input + b * g->in_h * g->in_w * g->in_ch;
+    for (int32_t slot = 0; slot < fh; ++slot) { /* the border columns, the same in every row */
+      fill_columns(ring + slot * row_words, pairs, width, 0, g->pad_left, zero_pair);
+      fill_columns(ring + slot * row_words, pairs, width, g->pad_left + g->in_w, width, zero_pair);
+    }
+    /* Input row iy lives in slot iy mod filter_h from when a row of outputs first needs it until one
+     * needs row iy + filter_h instead: the rows needed advance, so rows below `next` are in place. */
+    int32_t next = -g->pad_top;
+    for (int32_t oy = 0; oy < g->out_h; ++oy) {
+      for (int32_t fy = 0; fy < fh; ++fy) {
+        const int32_t iy = oy * g->stride_h - g->pad_top + fy;
+        int32_t *row = ring + ((iy + g->pad_top) % fh) * row_words;
+        if (iy >= next) {
+          if (iy < 0 || iy >= g->in_h) {
+            fill_columns(row, pairs, width, g->pad_left, g->pad_left + g->in_w, zero_pair);
+          } else {
+            pack_row(g, width, image + iy * g->in_w * g->in_ch, row);
+          }
+          next = iy + 1;
+        }
+        rows[fy] = row;
+      }
+      int8_t *out_row = output + (b * g->out_h + oy) * g->out_w * m;
+      for (int32_t ox = 0; ox < g->out_w; ox += 4) {
+        const int32_t count = g->out_w - ox < 4 ? g->out_w - ox : 4;
+        for (int32_t oc = 0; oc < m; oc += 4) {
+          const int32_t *bias = p->bias + oc, *w = p->weights + oc / 4 * fh * pairs * 13;
+          int32_t acc[16];
+          if (sw == 1) {
+            mote_dot_ring_s1_4x4_s8(rows, fh, 4 * ox, 4 * width, pairs, w, bias, acc);
+          } else {
+            mote_dot_ring_s2_4x4_s8(rows, fh, 8 * ox, 4 * width, pairs, w, bias, acc);
+          }
+          mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count,
+                           m - oc < 4 ? m - oc : 4, out_row + ox * m + oc, m);
+        }
+      }
+    }
+  }
+  return MOTE_OK;
+}
