@@ -70,7 +70,7 @@ def onnxruntime_us_per_inference(model: str | Path | Any, conversion: OnnxConver
     import time
 
     feeds = {info.onnx_name: info.to_onnx(inputs[info.tensor_name]) for info in conversion.inputs}
-    session = _session(_proto(model))
+    session = _session(_proto(model), exact=False)
     session.run(None, feeds)
     start = time.perf_counter()
     for _ in range(iterations):
@@ -103,14 +103,29 @@ def _proto(model: str | Path | Any) -> Any:
     return onnx.load(str(model)) if isinstance(model, (str, Path)) else model
 
 
-def _session(proto: Any) -> Any:
+def _session(proto: Any, exact: bool = True) -> Any:
+    """A one-thread CPU session. `exact`: on x86 CPUs without VNNI, onnxruntime's u8 x s8 integer kernels
+    (vpmaddubsw) saturate pairs of products to int16 and return wrong results; session.x64quantprecision
+    has it use exact u8 x u8 kernels instead. onnxruntime cannot run QLinearConv with int8 activations
+    that way (no kernel for s8 x u8), and needs no help there (its s8 x s8 kernels are exact): fall back."""
     import onnxruntime as ort
+    from onnxruntime.capi.onnxruntime_pybind11_state import NotImplemented as KernelMissing
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 3
-    return ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    def make(precise: bool) -> Any:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        if precise:
+            options.add_session_config_entry("session.x64quantprecision", "1")
+        return ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+
+    if exact:
+        try:
+            return make(True)
+        except KernelMissing:
+            pass
+    return make(False)
 
 
 def _reference_evaluator(proto: Any) -> Any:

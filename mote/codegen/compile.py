@@ -80,9 +80,10 @@ def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Co
 def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> CompiledModel:
     params = [OPS[n.op].specialize(n, OPS[n.op].prepare(n), core) for n in graph.nodes]
     scratch = {i: OPS[n.op].scratch_bytes(n, p) for i, (n, p) in enumerate(zip(graph.nodes, params))}
-    bufs = buffers(graph, scratch)
+    overlaps = {i: OPS[n.op].overlap(n, p) for i, (n, p) in enumerate(zip(graph.nodes, params))}
+    bufs = buffers(graph, scratch, overlaps)
     of_tensor = bufs.of_tensor
-    plan = plan_arena(bufs.all)
+    plan = plan_arena(bufs.all, bufs.shares)
     pool = ConstPool()
     em = Emitter(pool, plan, of_tensor)
 

@@ -1,4 +1,7 @@
-"""Arena planning: an offset for every buffer so that buffers live at the same time never overlap.
+"""Arena planning: an offset for every buffer so that buffers live at the same time never overlap,
+except where a kernel lets its output share bytes with an input it reads for the last time
+(mote.memory.lifetimes.Overlap): a convolution that writes a row of outputs only over input rows it
+has already read needs no room for both.
 
 Placement is first fit (each buffer at the lowest offset clear of the buffers already placed
 that share its lifetime), tried over several orders; the smallest arena wins. Size-descending is
@@ -9,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import product
 
 from mote.memory.lifetimes import Buffer, lower_bound
+from mote.ops.registry import Overlap
 
 ALIGN = 8  # bytes; enough for int32 and float tensors and word loads on 32-bit cores
 
@@ -37,24 +42,66 @@ _ORDERS: dict[str, Callable[[Buffer], tuple[int, ...]]] = {
 }
 
 
-def _first_fit(bufs: list[Buffer]) -> tuple[dict[int, int], int]:
-    placed: list[tuple[int, int, Buffer]] = []  # (offset, end offset, buffer)
+def _forbidden(new: Buffer, placed: Buffer, at: int, shares: dict[tuple[int, int], Overlap]) -> tuple[int, int]:
+    """The open interval of offsets `new` may not take next to `placed` (at offset `at`)."""
+    size, other = align(new.size), align(placed.size)
+    share = shares.get((id(new), id(placed)))
+    if share is not None:  # new is the output: d = offset - at
+        if share.at_most is not None:
+            return at + max(share.at_most, -size), at + other
+        if share.at_least is not None:
+            return at - size, at + min(share.at_least, other)
+    share = shares.get((id(placed), id(new)))
+    if share is not None:  # new is the input: d = at - offset
+        if share.at_most is not None:
+            return at - size, at + min(-share.at_most, other)
+        if share.at_least is not None:
+            return at + max(-share.at_least, -size), at + other
+    return at - size, at + other
+
+
+def _partner_offset(buf: Buffer, placed: list[tuple[int, Buffer]],
+                    shares: dict[tuple[int, int], Overlap]) -> int | None:
+    """Where `buf` would sit on a placed buffer it may share bytes with: at the same offset, or as
+    close to it as the Overlap allows (the caller checks that it is clear)."""
+    for at, p in placed:
+        for key, sign in (((id(buf), id(p)), 1), ((id(p), id(buf)), -1)):
+            share = shares.get(key)
+            if share is not None:
+                d = min(0, share.at_most) if share.at_most is not None else max(0, share.at_least or 0)
+                return max(0, (at + sign * d) // ALIGN * ALIGN)
+    return None
+
+
+def _first_fit(bufs: list[Buffer], shares: dict[tuple[int, int], Overlap],
+               on_partners: bool) -> tuple[dict[int, int], int]:
+    """Each buffer at the lowest aligned offset clear of the placed buffers that share its lifetime
+    (with on_partners: on the buffer it may share bytes with, where that is clear)."""
+    placed: list[tuple[int, Buffer]] = []  # (offset, buffer)
     offsets: dict[int, int] = {}
+    end = 0
     for buf in bufs:
-        offset = 0
-        for lo, hi, _ in sorted((p for p in placed if p[2].overlaps(buf)), key=lambda p: p[0]):
-            if offset + align(buf.size) <= lo:
-                break
-            offset = max(offset, hi)
+        intervals = [_forbidden(buf, p, at, shares) for at, p in placed if p.overlaps(buf)]
+        partner = _partner_offset(buf, placed, shares) if on_partners else None
+        if partner is not None and all(not lo < partner < hi for lo, hi in intervals):
+            offset = partner
+        else:
+            offset, moved = 0, True
+            while moved:  # the lowest aligned offset in none of the open intervals
+                moved = False
+                for lo, hi in intervals:
+                    if lo < offset < hi:
+                        offset, moved = align(hi), True
         offsets[id(buf)] = offset
-        placed.append((offset, offset + align(buf.size), buf))
-    return offsets, max((hi for _, hi, _ in placed), default=0)
+        placed.append((offset, buf))
+        end = max(end, offset + align(buf.size))
+    return offsets, end
 
 
-def plan_arena(bufs: list[Buffer]) -> ArenaPlan:
+def plan_arena(bufs: list[Buffer], shares: dict[tuple[int, int], Overlap] | None = None) -> ArenaPlan:
     best: tuple[dict[int, int], int] | None = None
-    for key in _ORDERS.values():
-        candidate = _first_fit(sorted(bufs, key=key))
+    for key, on_partners in product(_ORDERS.values(), (False, True) if shares else (False,)):
+        candidate = _first_fit(sorted(bufs, key=key), shares or {}, on_partners)
         if best is None or candidate[1] < best[1]:
             best = candidate
     assert best is not None

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from mote.ir import Graph, Tensor
 from mote.ops import OPS
+from mote.ops.registry import Overlap
 
 
 @dataclass(eq=False)
@@ -27,13 +28,17 @@ class Buffers:
     all: list[Buffer]
     of_tensor: dict[int, Buffer]  # id(tensor) -> its buffer, for every non-constant tensor
     of_scratch: dict[int, Buffer]  # node index -> its scratch buffer, where it has one
+    shares: dict[tuple[int, int], Overlap] = field(default_factory=dict)  # (id(output), id(input)) buffers
 
 
-def buffers(graph: Graph, scratch: dict[int, int]) -> Buffers:
+def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tuple[int, Overlap]]] | None = None
+            ) -> Buffers:
     """Every arena buffer: one per non-constant tensor (aliases shared), one per node scratch.
 
     `scratch` maps node index -> scratch bytes; a scratch buffer lives for its node only.
-    In-place ops (reshape, squeeze) put their output in their input's buffer.
+    In-place ops (reshape, squeeze) put their output in their input's buffer. `overlaps` maps node
+    index -> (input index, Overlap): where that input's buffer ends at the node, the node's output
+    buffer may share bytes with it as the Overlap says.
     """
     last = len(graph.nodes)
     of_tensor: dict[int, Buffer] = {}
@@ -65,7 +70,16 @@ def buffers(graph: Graph, scratch: dict[int, int]) -> Buffers:
             result.append(of_scratch[i])
     for t in graph.outputs:
         of_tensor[id(t)].end = last
-    return Buffers(result, of_tensor, of_scratch)
+    shares = {}
+    for i, pairs in (overlaps or {}).items():
+        node = graph.nodes[i]
+        out = of_tensor[id(node.outputs[0])]
+        for k, overlap in pairs:
+            x = node.inputs[k]
+            if x is None or x.is_const or of_tensor[id(x)] is out or of_tensor[id(x)].end != i:
+                continue
+            shares[(id(out), id(of_tensor[id(x)]))] = overlap
+    return Buffers(result, of_tensor, of_scratch, shares)
 
 
 def lower_bound(bufs: list[Buffer]) -> int:

@@ -21,7 +21,7 @@ from mote.ir import DType, Node, Tensor
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.common import activation_range
 from mote.ops.output_stage import output_stage
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, Overlap, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier_smaller_than_one
 
 LEFT_SHIFT = 20  # TFLite's headroom for int8 add/sub: 255 << 20 still leaves room for the sum
@@ -136,4 +136,11 @@ def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
     return add_sub_call(node, p, em, b_sign=1)
 
 
-OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",)))
+def overlap(node: Node, p: AddParams) -> list[tuple[int, Overlap]]:
+    """mote_add_s8 writes each output after reading its inputs: an input of the output's shape may
+    share its bytes from the same offset on (d <= 0)."""
+    out = node.outputs[0].shape
+    return [(k, Overlap(at_most=0)) for k, t in enumerate(node.inputs) if t is not None and t.shape == out]
+
+
+OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",), overlap=overlap))

@@ -37,7 +37,7 @@ from mote.ir import Node, Tensor
 from mote.ops.common import activation_range, out_size_and_pad
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.pair_groups import pair_runs, ring_kinds
-from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, OpDef, Overlap, register
 from mote.quant import INT32_MAX, multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -307,8 +307,9 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
             "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
             **{name: getattr(p, name) for name in QUANT}, "taps": p.taps, "pairs": pairs,
             "weights": em.const(np.ascontiguousarray(interleaved), "weights"), "bias": em.const(bias, "folded_bias"),
-            "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
-            "runs": em.const(runs, "pair_runs"), "run_start": em.const(run_start, "run_start")}, args)
+            "output_stage": quad_output_stage(em, p), "runs": em.const(runs, "pair_runs"),
+            "run_start": em.const(run_start, "run_start"),
+            "reverse": int(pointwise(p) and p.out_ch > p.in_ch)}, args)
     if p.kernel == "mote_conv_ring_s8":
         assert p.window_bias is not None
         quads, pairs = -(-p.out_ch // 4), p.in_ch // 2
@@ -325,7 +326,7 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
             "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "width": ring_width(p),
             **{name: getattr(p, name) for name in QUANT},
             "weights": em.const(np.ascontiguousarray(ring), "weights"), "bias": em.const(bias, "folded_bias"),
-            "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
+            "output_stage": quad_output_stage(em, p)}, args)
     multiplier = em.const(p.multiplier, "multiplier")
     if p.kernel != "mote_conv_s8":
         left_mul, right_mul = output_multipliers(p.shift)
@@ -380,6 +381,15 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     return CCall("mote_conv_s8", "mote_conv_params", fields, args)
 
 
+def quad_output_stage(em: Emitter, p: ConvParams) -> str:
+    """The output stage of the scalar kernels, whose blocks write four channels at a time: rows up to a
+    whole set of four (the rows past out_ch, of multiplier 0, give outputs nobody keeps)."""
+    rows = -(-p.out_ch // 4) * 4
+    multiplier, shift = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
+    multiplier[:p.out_ch], shift[:p.out_ch] = p.multiplier, p.shift
+    return output_stage(em, multiplier, shift, p.output_offset, p.act_min, p.act_max)
+
+
 def vnni_plane(p: ConvParams) -> tuple[int, int]:
     """The VNNI kernel's padded image, rows by pixels: every window inside it, those of the missing
     pixels of a row's last block of four too."""
@@ -403,5 +413,28 @@ def scratch_bytes(node: Node, p: ConvParams) -> int:
     return 16 * p.tap_pairs if p.kernel == "mote_conv_blocked_s8" else 0
 
 
+def overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
+    """How the scalar kernels let the output share bytes with the input (mote.memory.arena). The ring
+    kernel writes a row of outputs once the input rows its windows need are packed: the earlier ones
+    are free. The blocked kernel at 1x1 and stride 1 writes a block of four pixels once it has read
+    theirs: forwards when a pixel's output is no larger than its input, else backwards."""
+    if p.kernel == "mote_conv_ring_s8" and p.batches == 1:
+        in_row, out_row = p.in_w * p.in_ch, p.out_w * p.out_ch
+        read = [oy * p.stride_h - p.pad_top + p.filter_h for oy in range(p.out_h)]  # input rows read before row oy
+        bounds = [r * in_row - (oy + 1) * out_row for oy, r in enumerate(read) if r < p.in_h]
+        return [(0, Overlap(at_most=min(bounds, default=p.out_h * out_row)))]
+    if p.kernel == "mote_conv_blocked_s8" and pointwise(p):
+        pixels, grow = p.batches * p.out_h * p.out_w, p.out_ch - p.in_ch
+        if pixels <= 4:
+            return [(0, Overlap(at_most=pixels * p.out_ch))]
+        return [(0, Overlap(at_least=-4 * grow) if grow > 0 else Overlap(at_most=-4 * grow))]
+    return []
+
+
+def pointwise(p: ConvParams) -> bool:
+    """1x1 at stride 1: a pixel's window is its own channels (the blocked kernel reads them in place)."""
+    return p.filter_h == p.filter_w == 1 and p.stride_h == p.stride_w == 1
+
+
 OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
-                    scratch_bytes=scratch_bytes, specialize=specialize))
+                    scratch_bytes=scratch_bytes, specialize=specialize, overlap=overlap))

@@ -211,9 +211,5 @@ def specialize(node: Node, p: DepthwiseParams, core: Core) -> DepthwiseParams:
     return replace(p, rows=True) if core is Core.SCALAR and p.folded_bias is not None else p
 
 
-def scratch_bytes(node: Node, p: DepthwiseParams) -> int:
-    return 4 * frame(p).out_w if p.rows else 0
-
-
 OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),
-                    scratch_bytes=scratch_bytes, specialize=specialize, accumulate=accumulate))
+                    specialize=specialize, accumulate=accumulate))

@@ -58,6 +58,18 @@ class CCall:
     args: list[str]
 
 
+@dataclass(frozen=True)
+class Overlap:
+    """What a kernel lets its output share with an input it reads for the last time: with d the
+    output's offset minus the input's, the output may lie anywhere d <= at_most, or anywhere
+    d >= at_least (None: not on that side; disjoint is always allowed). A kernel that writes its
+    output in the order it reads its input, never ahead of what it has read, gives at_most; one that
+    goes backwards, at_least."""
+
+    at_most: int | None = None
+    at_least: int | None = None
+
+
 def _no_macs(node: Node) -> int:
     return 0
 
@@ -78,6 +90,10 @@ def _same_kernel(node: Node, params: Any, core: Core) -> Any:
     return params
 
 
+def _no_overlap(node: Node, params: Any) -> list[tuple[int, Overlap]]:
+    return []
+
+
 @dataclass(frozen=True)
 class OpDef:
     name: str
@@ -90,6 +106,8 @@ class OpDef:
     # The prepared params with the kernel chosen for `core` (prepare chooses for Core.VECTOR).
     specialize: Callable[[Node, Any, Core], Any] = _same_kernel
     in_place: bool = False  # output may alias input 0 (same bytes, new shape)
+    # (input index, Overlap): how the chosen kernel lets the output share bytes with that input.
+    overlap: Callable[[Node, Any], list[tuple[int, Overlap]]] = _no_overlap
     # For ops an accelerator may run up to the int32 accumulator (mote.accel): the numpy accumulator,
     # bias included, before requantization: (node, params, inputs) -> int64 array, channels last.
     accumulate: Callable[[Node, Any, list[np.ndarray]], np.ndarray] | None = None

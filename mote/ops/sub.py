@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.add import AddParams, add_sub_call, add_sub_params, finish, scaled_inputs
+from mote.ops.add import AddParams, add_sub_call, add_sub_params, finish, overlap, scaled_inputs
 from mote.ops.broadcast import output_shape
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
@@ -36,4 +36,4 @@ def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
     return add_sub_call(node, p, em, b_sign=-1)
 
 
-OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",)))
+OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",), overlap=overlap))

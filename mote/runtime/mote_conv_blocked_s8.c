@@ -3,9 +3,6 @@
 #include "mote_conv_common.h"
 #include "mote_dot_pairs_4x4_s8.h"
 
-/* Sets of four output channels per call of mote_dot_pairs_4x4_s8: its start-up shared by several. */
-#define BATCH 8
-
 /* An output pixel's position, advanced in raster order without divisions. */
 typedef struct {
   int32_t b, oy, ox;
@@ -99,17 +96,51 @@ static void gather(const mote_conv_blocked_params *p, const int8_t *input, const
   put_copies(&s, 0, 2 * pairs - p->taps);
 }
 
+/* The outputs of a block of `count` pixels (their windows in `words`) for every output channel: whole
+ * sets of four straight from the inner loop, MOTE_CONV_BLOCKED_BATCH sets per call; the last set of
+ * fewer than four channels through a buffer; the pixels of a short block each by itself. */
+static void block_outputs(const mote_conv_blocked_params *p, const int32_t *words, int32_t count, int8_t *out) {
+  const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
+  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
+  for (int32_t q = 0; q < whole; q += MOTE_CONV_BLOCKED_BATCH) {
+    const int32_t oc = 4 * q, sets = whole - q < MOTE_CONV_BLOCKED_BATCH ? whole - q : MOTE_CONV_BLOCKED_BATCH;
+    how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
+    mote_dot_pairs_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[q], p->bias + oc,
+                          sets, &how);
+  }
+  for (int32_t oc = 4 * whole; oc < m; oc += 4) {
+    const int32_t channels = m - oc < 4 ? m - oc : 4;
+    if (count == 4) {
+      int8_t part[16];
+      const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
+                                   p->act_min, p->act_max};
+      mote_dot_pairs_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4], p->bias + oc,
+                            1, &into);
+      mote_block_copy(part, 4, channels, out + oc, m);
+      continue;
+    }
+    int32_t acc[16];
+    for (int32_t i = 0; i < count; ++i) {
+      mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, p->bias + oc, acc + 4 * i);
+    }
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+                         out + oc, m);
+  }
+}
+
 mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t *input, int8_t *output,
                                  mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t pairs = p->pairs, n = 2 * pairs, m = g->out_ch;
   if (n < p->taps || pairs % 2 != 0 || pairs <= 0 || scratch.size < (size_t)(16 * pairs)) return MOTE_ERROR;
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  /* A 1x1 convolution at stride 1 reads four consecutive pixels. */
+  /* A 1x1 convolution at stride 1 reads four consecutive pixels, and may go from the last block to
+   * the first (so that an output larger than its input can start where the input starts). */
   const int pointwise = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1;
-  const int32_t pixels = g->batches * g->out_h * g->out_w;
+  const int32_t pixels = g->batches * g->out_h * g->out_w, last = (pixels - 1) / 4 * 4;
+  const int32_t step = pointwise && p->reverse ? -4 : 4;
   pixel_pos at = {0, 0, 0};
-  for (int32_t px = 0; px < pixels; px += 4) {
+  for (int32_t px = step > 0 ? 0 : last; px >= 0 && px < pixels; px += step) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
     for (int32_t i = 0; i < 4; ++i) {
       pair_stream s = {words + i, 0, 0};
@@ -123,25 +154,7 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
         next_pixel(p, &at);
       }
     }
-    int8_t *out = output + px * m;
-    for (int32_t oc = 0; oc < m; oc += 4 * BATCH) { /* BATCH sets of four output channels at a time */
-      const int32_t *bias = p->bias + oc, *w = p->weights + oc * pairs;
-      const int32_t quads = (m - oc + 3) / 4 < BATCH ? (m - oc + 3) / 4 : BATCH;
-      int32_t acc[16 * BATCH];
-      if (count == 4) {
-        mote_dot_pairs_4x4_s8(words, w, pairs / 2, p->runs + p->run_start[oc / 4], bias, acc, quads);
-      }
-      for (int32_t k = 0; k < quads; ++k) {
-        const int32_t first = oc + 4 * k;
-        if (count < 4) { /* the last block: each of its pixels by itself */
-          for (int32_t i = 0; i < count; ++i) {
-            mote_dot_1x4_pairs(words + i, w + first * pairs - oc * pairs, pairs, bias + 4 * k, acc + 16 * k + 4 * i);
-          }
-        }
-        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc + 16 * k, first, count,
-                             m - first < 4 ? m - first : 4, out + first, m);
-      }
-    }
+    block_outputs(p, words, count, output + px * m);
   }
   return MOTE_OK;
 }

@@ -110,6 +110,37 @@ static inline int8_t mote_output_of(int32_t acc, const mote_output_channel *s) {
   return mote_output_rest(acc, s);
 }
 
+/* Where the outputs of a register block of four pixels by four channels go, for the inner loops that
+ * requantize their own accumulators (mote_dot_pairs_4x4_s8, mote_dot_ring_*): pixel i's output of
+ * channel j at out + i * m + j, through the output-stage table rows from `stage` (the block's four
+ * channels), with the layer's output offset and clamp. The assembly reads the fields at offsets 0, 4,
+ * 8, 12, 16 and 20 (mote/targets/rv32/micro.py). */
+typedef struct {
+  int8_t *out;
+  const int32_t *stage;
+  int32_t m, offset, lo, hi;
+} mote_block_out;
+
+/* mote_conv_requantize through a table row's multiplier and TFLite shift, as a function of its own:
+ * what the assembly inner loops call for a channel without shortcuts. */
+int8_t mote_output_full_s8(int32_t acc, const int32_t *row, int32_t offset, int32_t lo, int32_t hi);
+
+/* The outputs of a full block (four pixels, four channels) from its accumulators acc[4i + j]. */
+static inline void mote_block_out_4x4(const mote_block_out *how, const int32_t acc[16]) {
+  for (int32_t j = 0; j < 4; ++j) {
+    const mote_output_channel s = mote_output_channel_at(how->stage, j, how->offset, how->lo, how->hi);
+    for (int32_t i = 0; i < 4; ++i) how->out[i * how->m + j] = mote_output_of(acc[4 * i + j], &s);
+  }
+}
+
+/* The outputs of a block that is not whole, computed into part[4i + j] (how->out = part with a pixel
+ * step of 4): the `count` pixels and `channels` channels that exist, to out[i * m + j]. */
+static inline void mote_block_copy(const int8_t part[16], int32_t count, int32_t channels, int8_t *out, int32_t m) {
+  for (int32_t i = 0; i < count; ++i) {
+    for (int32_t j = 0; j < channels; ++j) out[i * m + j] = part[4 * i + j];
+  }
+}
+
 /* The outputs of a register block of four pixels by four output channels, acc[4i + j] for pixel
  * i < count and channel oc + j, j < channels, into out[i * m + j]: each channel's output stage is
  * loaded once, a whole column of four is written out (no loop per output). */

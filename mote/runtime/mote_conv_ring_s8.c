@@ -61,15 +61,18 @@ mote_status mote_conv_ring_s8(const mote_conv_ring_params *p, const int8_t *inpu
       for (int32_t ox = 0; ox < g->out_w; ox += 4) {
         const int32_t count = g->out_w - ox < 4 ? g->out_w - ox : 4;
         for (int32_t oc = 0; oc < m; oc += 4) {
-          const int32_t *bias = p->bias + oc, *w = p->weights + oc / 4 * fh * pairs * 13;
-          int32_t acc[16];
+          const int32_t channels = m - oc < 4 ? m - oc : 4, whole = count == 4 && channels == 4;
+          int8_t part[16]; /* a block that is not whole, before it is copied out */
+          const mote_block_out how = {whole ? out_row + ox * m + oc : part,
+                                      p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, whole ? m : 4,
+                                      p->output_offset, p->act_min, p->act_max};
+          const int32_t *w = p->weights + oc / 4 * fh * pairs * 13;
           if (sw == 1) {
-            mote_dot_ring_s1_4x4_s8(rows, fh, 4 * ox, 4 * width, pairs, w, bias, acc);
+            mote_dot_ring_s1_4x4_s8(rows, fh, 4 * ox, 4 * width, pairs, w, p->bias + oc, &how);
           } else {
-            mote_dot_ring_s2_4x4_s8(rows, fh, 8 * ox, 4 * width, pairs, w, bias, acc);
+            mote_dot_ring_s2_4x4_s8(rows, fh, 8 * ox, 4 * width, pairs, w, p->bias + oc, &how);
           }
-          mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count,
-                           m - oc < 4 ? m - oc : 4, out_row + ox * m + oc, m);
+          if (!whole) mote_block_copy(part, count, channels, out_row + ox * m + oc, m);
         }
       }
     }

@@ -110,38 +110,44 @@ static void row_strided(const window_rows *w, int32_t q0, int32_t stride, int32_
 
 mote_status mote_depthwise_conv_rows_s8(const mote_depthwise_conv_rows_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch) {
-  if (scratch.size < (size_t)p->out_w * sizeof(int32_t)) return MOTE_ERROR;
-  int32_t *acc = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  const int32_t n = p->in_ch, in_h = p->in_h, in_w = p->in_w, out_w = p->out_w;
+  (void)scratch;
+  int32_t acc[MOTE_DEPTHWISE_ROWS_RUN]; /* a row's accumulators: a few words of stack, no arena */
+  const int32_t n = p->in_ch, in_h = p->in_h, in_w = p->in_w;
   const int32_t step = p->in_col_step, out_step = p->out_col_step, zero_point = -p->input_offset;
-  for (int32_t b = 0; b < p->batches; ++b) {
-    const int8_t *image = input + b * in_h * in_w * n; /* frame-independent */
-    int8_t *out_image = output + b * p->out_h * out_w * n;
-    for (int32_t c = 0; c < n; ++c) {
-      const int8_t *k = p->weights + 9 * c;
-      const window_rows inside = {image + c, image + c, image + c, k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7],
-                                  k[8], p->folded_bias[c]};
-      for (int32_t oy = 0; oy < p->out_h; ++oy) {
-        const int32_t y0 = oy * p->stride_h - p->pad_top;
-        window_rows w = inside;
-        if (y0 >= 0 && y0 + 3 <= in_h) { /* the window rows inside the input, as most are */
-          w.top = image + y0 * p->in_row_step + c, w.mid = w.top + p->in_row_step, w.bottom = w.mid + p->in_row_step;
-        } else {
-          clip_rows(&w, image + c, y0, in_h, p->in_row_step, zero_point);
+  /* A frame wider than MOTE_DEPTHWISE_ROWS_RUN outputs goes as strips of columns, each its own pass. */
+  for (int32_t x0 = 0; x0 < p->out_w; x0 += MOTE_DEPTHWISE_ROWS_RUN) {
+    const int32_t out_w = p->out_w - x0 < MOTE_DEPTHWISE_ROWS_RUN ? p->out_w - x0 : MOTE_DEPTHWISE_ROWS_RUN;
+    const int32_t q0 = x0 * p->stride_w - p->pad_left; /* the first window's first column */
+    for (int32_t b = 0; b < p->batches; ++b) {
+      const int8_t *image = input + b * in_h * in_w * n; /* frame-independent */
+      int8_t *out_image = output + b * p->out_h * p->out_w * n + x0 * out_step;
+      for (int32_t c = 0; c < n; ++c) {
+        const int8_t *k = p->weights + 9 * c;
+        const window_rows inside = {image + c, image + c, image + c, k[0], k[1], k[2], k[3], k[4], k[5], k[6],
+                                    k[7], k[8], p->folded_bias[c]};
+        for (int32_t oy = 0; oy < p->out_h; ++oy) {
+          const int32_t y0 = oy * p->stride_h - p->pad_top;
+          window_rows w = inside;
+          if (y0 >= 0 && y0 + 3 <= in_h) { /* the window rows inside the input, as most are */
+            w.top = image + y0 * p->in_row_step + c, w.mid = w.top + p->in_row_step;
+            w.bottom = w.mid + p->in_row_step;
+          } else {
+            clip_rows(&w, image + c, y0, in_h, p->in_row_step, zero_point);
+          }
+          if (p->stride_w == 1) {
+            row_stride1(&w, q0, in_w, step, zero_point, out_w, acc);
+          } else if (p->stride_w == 2) {
+            row_stride2(&w, q0, in_w, step, zero_point, out_w, acc);
+          } else {
+            row_strided(&w, q0, p->stride_w, in_w, step, zero_point, out_w, acc);
+          }
+          /* The row's outputs in a pass of their own: the output stage and the nine weights together
+           * would not fit the registers. Loaded here, it is not kept over the loop above. */
+          const mote_output_channel s = mote_output_channel_at(p->output_stage, c, p->output_offset, p->act_min,
+                                                               p->act_max);
+          int8_t *out = out_image + oy * p->out_row_step + c;
+          for (int32_t ox = 0; ox < out_w; ++ox, out += out_step) *out = mote_output_of(acc[ox], &s);
         }
-        if (p->stride_w == 1) {
-          row_stride1(&w, -p->pad_left, in_w, step, zero_point, out_w, acc);
-        } else if (p->stride_w == 2) {
-          row_stride2(&w, -p->pad_left, in_w, step, zero_point, out_w, acc);
-        } else {
-          row_strided(&w, -p->pad_left, p->stride_w, in_w, step, zero_point, out_w, acc);
-        }
-        /* The row's outputs in a pass of their own: the output stage and the nine weights together
-         * would not fit the registers. Loaded here, per row, it is not kept over the loop above. */
-        const mote_output_channel s = mote_output_channel_at(p->output_stage, c, p->output_offset, p->act_min,
-                                                             p->act_max);
-        int8_t *out = out_image + oy * p->out_row_step + c;
-        for (int32_t ox = 0; ox < out_w; ++ox, out += out_step) *out = mote_output_of(acc[ox], &s);
       }
     }
   }

@@ -8,7 +8,8 @@
  * scalar cores, one channel and one row of outputs at a time, read in place: with the nine weights in
  * registers, each window column (three bytes, one per filter row) is loaded once where neighbouring
  * windows share it (strides 1 and 2) and its products are carried to the windows it belongs to; then
- * the row of accumulators is requantized with the channel's output stage in registers. A tap outside the input reads as the zero point, which contributes
+ * the row's accumulators, up to MOTE_DEPTHWISE_ROWS_RUN at a time, are requantized with the channel's
+ * output stage in registers. A tap outside the input reads as the zero point, which contributes
  * w * (zp + input_offset) = 0, so every window starts from folded_bias: a filter row outside the
  * input gets zero weights and its taps' zp * w in the bias instead, a column outside the input is
  * the zero point itself.
@@ -31,8 +32,10 @@ typedef struct {
   const int32_t *output_stage;           /* [in_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
 } mote_depthwise_conv_rows_params;
 
-/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Scratch: 4 * out_w bytes for a row of
- * accumulators. Returns MOTE_ERROR if the scratch is smaller. */
+/* Outputs per run of a row: their accumulators live on the stack between the two passes. */
+#define MOTE_DEPTHWISE_ROWS_RUN 64
+
+/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Needs no scratch. */
 mote_status mote_depthwise_conv_rows_s8(const mote_depthwise_conv_rows_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch);
 

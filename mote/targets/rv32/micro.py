@@ -11,11 +11,13 @@ Each function has the signature and semantics of its portable C twin in mote/run
 builds and tests those), and the arithmetic of mote_conv_common.h:
   - mote_pair_dot: (X * W + 2^15) >> 16, two int8 products per multiply;
   - mote_pair_dot2: (X * W + X' * W' + 2^15) >> 16, four products per rounding, where the compiler
-    proved the sum fits 16 bits (mote.ops.pair_groups).
+    proved the sum fits 16 bits (mote.ops.pair_groups);
+  - mote_output_of: each accumulator straight from its register to its int8 output, through the
+    channel's shortcuts; a channel without them calls mote_output_full_s8.
 
 Registers: the accumulators A(i, q) (pixel i, filter q) are s0-s11 and t3-t6; t0 holds 2^15; a0 and a1
 walk the input words and the weights; t1 and t2 bound the loops; a2-a7 and ra are the operands and
-products. ra, s0-s11 and the pointers the loops do not need are saved on the stack.
+products. ra, s0-s11 and the pointers the loops do not need are kept on the stack.
 """
 
 from __future__ import annotations
@@ -24,12 +26,44 @@ from collections.abc import Iterable
 
 ACC = [f"s{i}" for i in range(12)] + [f"t{i}" for i in range(3, 7)]
 SAVED = ["ra"] + [f"s{i}" for i in range(12)]
-FRAME = 80  # bytes: the saved registers (52), then the function's own slots from 0(sp)
-ROUND = "t0"  # 2^15
+CALL_SAVED = ["ra", "t0", "t1", "t3", "t4", "t5", "t6"] + [f"a{i}" for i in range(8)]  # live across a C call
+ROUND = "t0"  # 2^15 in the loops
+# mote_block_out's fields (mote_conv_common.h).
+OUT, STAGE, M, OFFSET, LO, HI = 0, 4, 8, 12, 16, 20
+ROW_BYTES = 32  # an output-stage table row (MOTE_OUTPUT_STAGE_WORDS)
 
 
 def acc(i: int, q: int) -> str:
     return ACC[4 * i + q]
+
+
+class Frame:
+    """A function's stack frame: its named slots from 0(sp), room to keep the caller-saved registers
+    across a call, then the callee-saved registers it uses."""
+
+    def __init__(self, *slots: str) -> None:
+        self.slot = {name: 4 * k for k, name in enumerate(slots)}
+        self.calls = 4 * len(slots)
+        self.size = -(-(self.calls + 4 * len(CALL_SAVED) + 4 * len(SAVED)) // 16) * 16
+
+    def save(self) -> list[str]:
+        return [f"addi sp, sp, -{self.size}", *[f"sw {r}, {self.size - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)]]
+
+    def restore(self) -> list[str]:
+        return [*[f"lw {r}, {self.size - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)], f"addi sp, sp, {self.size}",
+                "ret"]
+
+    def around_call(self, call: list[str]) -> list[str]:
+        keep = [f"sw {r}, {self.calls + 4 * k}(sp)" for k, r in enumerate(CALL_SAVED)]
+        back = [f"lw {r}, {self.calls + 4 * k}(sp)" for k, r in enumerate(CALL_SAVED)]
+        return keep + call + back
+
+
+def start(bias: str) -> list[str]:
+    """The accumulators from bias[0..3]; t0 = 2^15."""
+    out = [f"lw {acc(0, q)}, {4 * q}({bias})" for q in range(4)]
+    out += [f"mv {acc(i, q)}, {acc(0, q)}" for i in range(1, 4) for q in range(4)]
+    return out + [f"lui {ROUND}, 8"]
 
 
 def separate_tap(x: list[str], w_off: int, v: str, p: str) -> list[str]:
@@ -61,6 +95,45 @@ def loads(pairs: Iterable[tuple[str, int]]) -> list[str]:
     return [f"lw {reg}, {4 * word}(a0)" for reg, word in pairs]
 
 
+def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
+    """The sixteen outputs from the accumulators, channel by channel (each channel's six shortcut
+    words loaded once), to the frame's `out` slot, through its `stage` slot's table rows; returns
+    the code and its out-of-line paths (clamped outputs, negative accumulators, no shortcuts).
+    Registers: a0 the channel's output, a1 the pixel step, ra an output's address, t0/t1 act_min and
+    act_max, a2-a7 min_below, fast_after, max_above, m2, k and shift, t2 and the accumulator itself
+    the products."""
+    slot = frame.slot
+    code = [f"lw a0, {slot['out']}(sp)", f"lw t2, {slot['how']}(sp)", f"lw a1, {M}(t2)", f"lw t0, {LO}(t2)",
+            f"lw t1, {HI}(t2)", f"lw t2, {slot['stage']}(sp)", f"sw t2, {slot['row']}(sp)"]
+    cold: list[str] = []
+    for q in range(4):
+        if q:
+            code += [f"lw t2, {slot['row']}(sp)", f"addi t2, t2, {ROW_BYTES}", f"sw t2, {slot['row']}(sp)",
+                     "addi a0, a0, 1"]
+        code += [f"lw a{2 + k}, {4 * (2 + k)}(t2)" for k in range(6)] + ["mv ra, a0"]
+        for i in range(4):
+            r, label = acc(i, q), f"{tag}{q}{i}"
+            if i:
+                code.append("add ra, ra, a1")
+            code += [f"ble {r}, a3, {label}_rest", f"blt a4, {r}, {label}_high",
+                     f"mulhu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
+                     "add t2, t2, a6", "sra t2, t2, a7", "sb t2, 0(ra)", f"{label}_done:"]
+            cold += [f"{label}_high:", "sb t1, 0(ra)", f"j {label}_done",
+                     f"{label}_rest:", f"blt {r}, a2, {label}_low", f"beqz a7, {label}_full",
+                     "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
+                     f"mulhsu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
+                     f"srli {r}, t2, 31", f"sub t2, t2, {r}", "add t2, t2, a6", "sra t2, t2, a7",
+                     f"bge t1, t2, {label}_store", "mv t2, t1",
+                     f"{label}_store:", "sb t2, 0(ra)", f"j {label}_done",
+                     f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done",
+                     f"{label}_full:", "/* a channel without shortcuts: mote_output_full_s8 */",
+                     *frame.around_call([f"mv a0, {r}", f"lw a1, {slot['row']}(sp)", f"lw a2, {slot['how']}(sp)",
+                                         f"lw a2, {OFFSET}(a2)", "mv a3, t0", "mv a4, t1",
+                                         "call mote_output_full_s8", "mv t2, a0"]),
+                     "sb t2, 0(ra)", f"j {label}_done"]
+    return code, cold
+
+
 def function(name: str, doc: str, body: list[str]) -> str:
     head = [f"/* {line} */" if line else "" for line in doc.splitlines()]
     lines = [*head, f"  .section .text.{name}, \"ax\", @progbits", f"  .globl {name}",
@@ -71,61 +144,46 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save() -> list[str]:
-    """Make the frame: ra and s0-s11 saved above the function's slots, from 0(sp)."""
-    return [f"addi sp, sp, -{FRAME}", *[f"sw {reg}, {FRAME - 4 * (k + 1)}(sp)" for k, reg in enumerate(SAVED)]]
-
-
-def start(bias: str) -> list[str]:
-    """The accumulators from bias[0..3]; t0 = 2^15."""
-    out = [f"lw {acc(0, q)}, {4 * q}({bias})" for q in range(4)]
-    out += [f"mv {acc(i, q)}, {acc(0, q)}" for i in range(1, 4) for q in range(4)]
-    return out + [f"lui {ROUND}, 8"]
-
-
-def store(acc_slot: int) -> list[str]:
-    """The accumulators to the acc pointer saved at acc_slot(sp), left in a2."""
-    return [f"lw a2, {acc_slot}(sp)", *[f"sw {ACC[k]}, {4 * k}(a2)" for k in range(16)]]
-
-
-def restore() -> list[str]:
-    return [*[f"lw {reg}, {FRAME - 4 * (k + 1)}(sp)" for k, reg in enumerate(SAVED)], f"addi sp, sp, {FRAME}",
-            "ret"]
-
-
 def pairs_4x4() -> str:
-    """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, acc a5, quads a6): windows
-    [pair][4], weights [quad][pair][4], groups of two pairs in runs of (shared bytes, separate bytes),
-    one quad after the other."""
+    """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6)."""
+    frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w")
+    slot = frame.slot
     separate = []
     for t in range(2):  # two tap pairs per group, one mote_pair_dot each
         separate += loads((f"a{2 + i}", 4 * t + i) for i in range(4))
         separate += separate_tap([f"a{2 + i}" for i in range(4)], 16 * t, "a6", "a7")
     shared = loads([("a2", 0), ("a3", 1), ("a4", 4), ("a5", 5)])
-    shared += shared_pixels(0, 0, 16)
+    shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
-    shared += shared_pixels(2, 0, 16)
-    body = [*save(), "sw a5, 0(sp)", "sw a0, 16(sp)", "slli a2, a2, 5", "sw a2, 4(sp)", "sw a3, 8(sp)",
-            "sw a4, 20(sp)", "sw a6, 24(sp)",
+    shared += shared_pixels(2)
+    outputs, cold = store(frame, ".Lp")
+    body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
+            f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
+            f"sw a6, {slot['how']}(sp)", f"lw a2, {OUT}(a6)", f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)",
+            f"sw a2, {slot['stage']}(sp)",
             "0:", "/* the next four filters: their bias, the window from its start */",
-            "lw a4, 20(sp)", *start("a4"), "addi a4, a4, 16", "sw a4, 20(sp)", "lw a0, 16(sp)",
+            f"lw a4, {slot['bias']}(sp)", *start("a4"), "addi a4, a4, 16", f"sw a4, {slot['bias']}(sp)",
+            f"lw a0, {slot['x']}(sp)",
             "1:", "/* the next run: groups sharing a rounding, then groups not */",
-            "lw a3, 8(sp)", "lw t1, 0(a3)", "lw a2, 4(a3)", "addi a3, a3, 8", "sw a3, 8(sp)", "sw a2, 12(sp)",
-            "add t1, a0, t1", "beq a0, t1, 3f",
+            f"lw a3, {slot['runs']}(sp)", "lw t1, 0(a3)", "lw a2, 4(a3)", "addi a3, a3, 8",
+            f"sw a3, {slot['runs']}(sp)", f"sw a2, {slot['separate']}(sp)", "add t1, a0, t1", "beq a0, t1, 3f",
             "2:", *shared, "addi a0, a0, 32", "addi a1, a1, 32", "bne a0, t1, 2b",
-            "3:", "lw t1, 12(sp)", "add t1, a0, t1", "beq a0, t1, 5f",
+            "3:", f"lw t1, {slot['separate']}(sp)", "add t1, a0, t1", "beq a0, t1, 5f",
             "4:", *separate, "addi a0, a0, 32", "addi a1, a1, 32", "bne a0, t1, 4b",
-            "5:", "lw a2, 16(sp)", "lw a3, 4(sp)", "add a2, a2, a3", "bne a0, a2, 1b",
-            *store(0), "addi a2, a2, 64", "sw a2, 0(sp)", "lw a2, 24(sp)", "addi a2, a2, -1", "sw a2, 24(sp)",
-            "bnez a2, 0b", *restore()]
+            "5:", f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", "bne a0, a2, 1b",
+            f"sw a1, {slot['w']}(sp)", *outputs,
+            f"lw a2, {slot['out']}(sp)", "addi a2, a2, 4", f"sw a2, {slot['out']}(sp)",
+            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * ROW_BYTES}", f"sw a2, {slot['stage']}(sp)",
+            f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
+            "bnez a2, 0b", *frame.restore(), *cold]
     return function("mote_dot_pairs_4x4_s8", PAIRS_DOC, body)
 
 
-def shared_pixels(i: int, wa_off: int, wb_off: int) -> list[str]:
+def shared_pixels(i: int) -> list[str]:
     """Pixels i, i + 1 of a group: a2/a3 their first pair's words, a4/a5 their second's."""
     out = []
     for q in range(4):
-        out += [f"lw a6, {wa_off + 4 * q}(a1)", f"lw a7, {wb_off + 4 * q}(a1)"]
+        out += [f"lw a6, {4 * q}(a1)", f"lw a7, {16 + 4 * q}(a1)"]
         for pixel, (x, y) in ((i, ("a2", "a4")), (i + 1, ("a3", "a5"))):
             out += [f"mul t2, {x}, a6", f"mul ra, {y}, a7", "add t2, t2, ra", f"add t2, t2, {ROUND}",
                     "srai t2, t2, 16", f"add {acc(pixel, q)}, {acc(pixel, q)}, t2"]
@@ -134,17 +192,23 @@ def shared_pixels(i: int, wa_off: int, wb_off: int) -> list[str]:
 
 PAIRS_DOC = """mote_dot_pairs_4x4_s8 (mote_dot_pairs_4x4_s8.h): per group of two tap pairs, 8 word loads, 16
 weight loads and 96 operations when it shares its roundings (123 with the loop), 8 + 8 and 128
-otherwise (147); 18 per run, about 45 per four filters to start and store, 28 per call."""
+otherwise (147); 18 per run; per output 10 through the shortcuts (9 when the clamp decides), per
+four filters about 70 to start and to read their output stages, per call 30."""
 
 
 def ring(stride: int) -> str:
-    """mote_dot_ring_s{stride}_4x4_s8(rows a0, fh a1, offset a2, width a3, pairs a4, w a5, bias a6, acc a7)."""
+    """mote_dot_ring_s{stride}_4x4_s8(rows a0, fh a1, offset a2, width a3, pairs a4, w a5, bias a6, how a7)."""
+    frame = Frame("out", "how", "stage", "row", "rows", "fh", "offset", "step")
+    slot = frame.slot
     x = {k: 4 * k for k in range(9)}  # word k of the ring row at the block's first pixel
-    body = [*save(), *start("a6"), "sw a7, 0(sp)", "sw a0, 4(sp)", "sw a1, 8(sp)", "sw a2, 12(sp)",
-            "li t2, 52", "mul a4, a4, t2", "sw a4, 16(sp)", "mv t1, a3", "mv a1, a5",
+    outputs, cold = store(frame, f".Lr{stride}")
+    body = [*frame.save(), *start("a6"), f"sw a0, {slot['rows']}(sp)", f"sw a1, {slot['fh']}(sp)",
+            f"sw a2, {slot['offset']}(sp)", f"sw a7, {slot['how']}(sp)", f"lw a2, {OUT}(a7)",
+            f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a7)", f"sw a2, {slot['stage']}(sp)",
+            "li t2, 52", "mul a4, a4, t2", f"sw a4, {slot['step']}(sp)", "mv t1, a3", "mv a1, a5",
             "1:", "/* the next filter row: its ring row, its weights' end */",
-            "lw a2, 4(sp)", "lw a0, 0(a2)", "addi a2, a2, 4", "sw a2, 4(sp)", "lw a2, 12(sp)", "add a0, a0, a2",
-            "lw t2, 16(sp)", "add t2, a1, t2",
+            f"lw a2, {slot['rows']}(sp)", "lw a0, 0(a2)", "addi a2, a2, 4", f"sw a2, {slot['rows']}(sp)",
+            f"lw a2, {slot['offset']}(sp)", "add a0, a0, a2", f"lw t2, {slot['step']}(sp)", "add t2, a1, t2",
             "2:", "lw a2, 0(a1)", "bnez a2, 3f"]
     wk = {fx: 4 + 16 * fx for fx in range(3)}  # filter column fx's four weight words after the kind word
     if stride == 1:
@@ -184,7 +248,8 @@ def ring(stride: int) -> str:
                  *[f"lw a{2 + i}, {x[2 * i + 1]}(a0)" for i in range(4)],
                  *separate_tap(["a2", "a3", "a4", "a5"], wk[1], "a6", "a7")]
     body += ["5:", "add a0, a0, t1", "addi a1, a1, 52", "bne a1, t2, 2b",
-             "lw a2, 8(sp)", "addi a2, a2, -1", "sw a2, 8(sp)", "bnez a2, 1b", *store(0), *restore()]
+             f"lw a2, {slot['fh']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['fh']}(sp)", "bnez a2, 1b",
+             *outputs, *frame.restore(), *cold]
     doc = RING_DOC.format(stride=stride, words="6" if stride == 1 else "9",
                           counts="210 and 186" if stride == 1 else "213 and 189")
     return function(f"mote_dot_ring_s{stride}_4x4_s8", doc, body)
@@ -192,8 +257,8 @@ def ring(stride: int) -> str:
 
 RING_DOC = """mote_dot_ring_s{stride}_4x4_s8 (mote_dot_ring_4x4_s8.h): per channel pair of a filter row, {words} word
 loads, then {counts} operations and weight loads with separate and with shared roundings, 4 or 6
-to pick the kind and loop; per filter row 11, per call about 60."""
-
+to pick the kind and loop; per filter row 11; per output 10 through the shortcuts; per call about
+100 to start, read the output stages and return."""
 
 FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
