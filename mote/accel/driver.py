@@ -29,6 +29,7 @@ def driver_sources(accel: Accelerator) -> dict[str, str]:
 #ifndef {upper}_H
 #define {upper}_H
 
+#include "mote_last_error.h"
 #include "mote_types.h"
 
 /* One job: a value for each register. The driver writes the registers that are not addresses once,

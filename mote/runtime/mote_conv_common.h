@@ -341,16 +341,6 @@ static inline void mote_accumulate(int32_t *acc, int32_t term) {
 #endif
 }
 
-/* a[4i + q] += mote_pair_dot(u_i, v[q]), i, q < 4: one tap pair of four pixels by four output channels,
- * each filter word loaded once. */
-static inline void mote_taps_4x4(int32_t a[16], int32_t u0, int32_t u1, int32_t u2, int32_t u3, const int32_t *v) {
-  for (int32_t q = 0; q < 4; ++q) {
-    const int32_t w = v[q];
-    mote_accumulate(&a[q], mote_pair_dot(u0, w)), mote_accumulate(&a[4 + q], mote_pair_dot(u1, w));
-    mote_accumulate(&a[8 + q], mote_pair_dot(u2, w)), mote_accumulate(&a[12 + q], mote_pair_dot(u3, w));
-  }
-}
-
 /* acc[q] = bias[q] + sum_k x[4k] * w[4k + q] for one window by four filters over n tap pairs packed
  * and interleaved as above (the window one of the four of a block), n even: the pixels of a block
  * that is not full, without the work of the missing ones. */

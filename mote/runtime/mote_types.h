@@ -15,7 +15,4 @@ typedef struct {
 
 #define MOTE_NO_SCRATCH ((mote_scratch){NULL, 0})
 
-/* Set by a kernel or driver that fails, to say why (mote_error.c); NULL when nothing failed. */
-extern const char *mote_last_error;
-
 #endif

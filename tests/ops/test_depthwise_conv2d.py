@@ -151,6 +151,19 @@ def test_depthwise_conv2d_rows_left_shift_and_batches(padding: str, check_model:
                 core=Core.SCALAR)
 
 
+@pytest.mark.parametrize("case", [
+    Case(1, (4, 150), 3, 1, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),
+    Case(1, (5, 141), 2, 1, (3, 3), (2, 2), (1, 1), "VALID", "NONE", False, True),
+], ids=["stride1", "stride2"])
+def test_depthwise_conv2d_rows_in_strips(case: Case, check_model: Callable[..., object]) -> None:
+    """Rows longer than the kernel's run of accumulators (MOTE_DEPTHWISE_ROWS_RUN, 64) go in strips:
+    150 and 70 output columns, the last strip short."""
+    rng = np.random.default_rng(16)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    node = graph.nodes[0]
+    assert OPS["depthwise_conv2d"].specialize(node, OPS["depthwise_conv2d"].prepare(node), Core.SCALAR).rows
+
+
 def test_pack_3x3() -> None:
     """Blocks of 16 channels as [tap][16], then the remaining channels as [tap][C % 16]."""
     weights = np.arange(3 * 3 * 20).reshape(3, 3, 20) % 100

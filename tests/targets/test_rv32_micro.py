@@ -1,0 +1,87 @@
+"""The rv32 assembly inner loops (mote.targets.rv32.micro) on the virtual platform against TFLite Micro:
+the ring kernel at both strides across and the blocked one (pointwise growing and shrinking in place,
+other filters), with partial sets of four channels and short blocks of pixels, over weights whose
+groups all share roundings, some do and none do, and through every path of the output stage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_same, tflm_outputs
+
+from mote.codegen.compile import compile_graph
+from mote.frontend.tflite import load_tflite
+from mote.inputs import random_inputs
+from mote.ir import Graph
+from mote.ops import OPS
+from mote.ops.conv2d import ConvParams
+from mote.ops.output_stage import output_shortcuts
+from mote.ops.pair_groups import fits, ring_kinds
+from mote.ops.registry import Core
+from mote.targets.rv32 import Rv32Config, build_rv32
+from tests.ops.test_conv2d import Case, conv_chain_model
+
+# With a left shift the output scales shrink down the chain: RELU6 comes first, where 6 / scale fits int32.
+CHAIN = [
+    Case(1, (9, 13), 6, 10, (3, 3), 6, (1, 1), (1, 1), "SAME", "RELU6", True, True),  # ring, stride 1
+    Case(1, (9, 13), 10, 7, (2, 3), 10, (2, 2), (1, 1), "VALID", "NONE", True, True),  # ring, stride 2
+    Case(1, (4, 6), 7, 22, (1, 1), 7, (1, 1), (1, 1), "VALID", "RELU", True, False),  # pointwise, growing
+    Case(1, (4, 6), 22, 6, (1, 1), 22, (1, 1), (1, 1), "VALID", "NONE", False, True),  # pointwise, shrinking
+    Case(1, (4, 6), 6, 5, (2, 2), 6, (1, 1), (1, 1), "SAME", "RELU", True, True),  # blocked, 2x2
+    Case(1, (4, 6), 5, 9, (1, 3), 5, (1, 2), (1, 1), "SAME", "NONE", True, True),  # blocked, odd channels
+]
+KERNELS = ["mote_conv_ring_s8"] * 2 + ["mote_conv_blocked_s8"] * 4
+
+
+def scalar_params(graph: Graph) -> list[ConvParams]:
+    conv = OPS["conv2d"]
+    return [conv.specialize(node, conv.prepare(node), Core.SCALAR) for node in graph.nodes]
+
+
+def shared_groups(p: ConvParams) -> set[int]:
+    """How the layer's groups of four taps share roundings, as the kernel groups them (four filters of
+    a quad, the layer padded with zero filters to whole quads): the ring kernel's kinds
+    (mote.ops.pair_groups.RING_KINDS, 0 for none) or whether a blocked group shares (1) or not (0)."""
+    quads = -(-p.out_ch // 4)
+    w = np.zeros((quads * 4, *p.weights.shape[1:]), np.int64)
+    w[:p.out_ch] = p.weights
+    if p.kernel == "mote_conv_ring_s8":
+        return set(np.unique(ring_kinds(w, p.stride_w)).tolist())
+    taps = w.reshape(quads * 4, -1)
+    taps = np.pad(taps, ((0, 0), (0, -taps.shape[1] % 4)))
+    return set(np.unique(fits(taps.reshape(quads, 4, -1, 4)).all(axis=1)).astype(int).tolist())
+
+
+def output_paths(p: ConvParams) -> set[str]:
+    cuts = output_shortcuts(np.atleast_1d(p.multiplier), np.atleast_1d(p.shift), p.output_offset, p.act_min,
+                            p.act_max)
+    return {"fast" if after != 2**31 - 1 else "full" for after in cuts.fast_after}
+
+
+SHARED = [{1}, {1}, {1}, {1}, {1}, {1}]  # the ring's first kind where it fits, every blocked group
+MIXED = [{0, 1, 2}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}]  # every kind at stride 1 and 2, both runs
+
+
+@pytest.mark.parametrize(("limit", "gain", "groups", "path"), [
+    (15, 0.0, SHARED, "fast"),
+    (90, 0.0, MIXED, "fast"),
+    (127, 3.0, MIXED, "full"),
+], ids=["small-weights", "mixed", "full-weights-left-shift"])
+def test_micro_kernels_match_tflm(limit: int, gain: float, groups: list[set[int]], path: str,
+                                  tmp_path: Path) -> None:
+    rng = np.random.default_rng(limit)
+    data = conv_chain_model(CHAIN, rng, gain, weight_min=-limit, weight_max=limit)
+    compiled = compile_graph(load_tflite(data, "chain"))
+    params = scalar_params(compiled.graph)
+    # The weights and scales take the kernels down the paths the case is named for.
+    assert [p.kernel for p in params] == KERNELS
+    assert [shared_groups(p) for p in params] == groups
+    assert [output_paths(p) for p in params] == [{path}] * len(params)
+
+    firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
+    for seed in range(2):
+        inputs = random_inputs(compiled.graph, seed)
+        assert_same(firmware.run(inputs).outputs, tflm_outputs(data, compiled.graph, inputs),
+                    f"rv32 firmware, seed {seed}")
