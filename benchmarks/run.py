@@ -13,6 +13,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from mote.codegen.compile import compile_graph
 from mote.frontend import load
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
-from mote.targets.rv32 import Rv32Config, build_rv32
+from mote.targets.rv32 import Rv32Config, Rv32Firmware, build_rv32
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO.parent / "shared" / "models" / "mlperf-tiny"
@@ -103,10 +104,13 @@ def measure_vp(label: str, file: str, work: Path, cc: str) -> dict[str, float | 
     r = runs[0]
     assert all(x.instructions == r.instructions for x in runs), "instruction counts must repeat exactly"
     seconds = statistics.median(x.sim_seconds for x in runs)
+    lenient = Rv32Firmware(firmware.build, firmware.graph, replace(firmware.config, check_alignment=False))
+    unchecked = [lenient.run(inputs) for _ in range(REPEATS)]
+    assert all(x.instructions == r.instructions for x in unchecked), "the alignment check must not change counts"
     return {"model": label, "instructions": r.instructions, "per_mac": r.instructions / compiled.macs,
             "cycles": r.cycles, "rom": r.rom_bytes, "rom_code": r.rom_bytes - compiled.weights_bytes,
             "ram": r.ram_bytes, "arena": compiled.plan.size, "host_arena": host_arena, "stack": r.stack_bytes,
-            "seconds": seconds,
+            "seconds": seconds, "unchecked_seconds": statistics.median(x.sim_seconds for x in unchecked),
             "mips": r.instructions / seconds / 1e6, "cc": r.cc}
 
 
@@ -118,14 +122,15 @@ def vp_report(rows: list[dict[str, float | str]]) -> list[str]:
         "in-order core model (mote/sim/cycles.py). ROM besides weights = ROM - weights_bytes. RAM is static "
         "RAM (.data + .bss): the firmware's arena, planned for the scalar kernels (whose outputs may overlap "
         "the inputs they read last), against the host build's arena; the stack is the measured high-water "
-        f"mark. Simulation seconds: median of {REPEATS} runs, exact counting and the misaligned-access check "
-        "on.", "",
+        f"mark. Simulation seconds: median of {REPEATS} runs with exact counting, with the misaligned-access "
+        "check (the default) and without it: Unicorn recovers the guest PC for every load and store a hook "
+        "watches by walking its translation block, and the unrolled inner loops make long blocks.", "",
         "| model | instructions | instr/MAC | cycles | ROM B | ROM besides weights B | RAM B | host arena B "
-        "| stack B | sim s | sim MIPS |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| stack B | sim s | sim MIPS | sim s, no alignment check |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *[f"| {r['model']} | {r['instructions']:.4g} | {r['per_mac']:.2f} | {r['cycles']:.4g} | {r['rom']:,} | "
           f"{r['rom_code']:,} | {r['ram']:,} | {r['host_arena']:,} | {r['stack']:,} | {r['seconds']:.3f} | "
-          f"{r['mips']:.0f} |" for r in rows], "",
+          f"{r['mips']:.0f} | {r['unchecked_seconds']:.3f} |" for r in rows], "",
         "Goals: at most 2.5 instructions per MAC on ResNet-8 (3.1e7 instructions), at most 3.0 on VWW and KWS; "
         "the ResNet-8 simulation under 1 s; RAM at most the host arena (both plus the stack); ROM besides "
         "weights under 24 KB.", "",
@@ -141,7 +146,8 @@ def vp_goals(rows: list[dict[str, float | str]]) -> list[str]:
     resnet = by["IC (ResNet-8)"]
     checks = [(f"{m} instr/MAC {by[m]['per_mac']:.2f} (goal {goal})", float(by[m]["per_mac"]) <= goal)
               for m, goal in (("IC (ResNet-8)", 2.5), ("VWW (MobileNetV1)", 3.0), ("KWS (DS-CNN)", 3.0))]
-    checks.append((f"ResNet-8 simulation {resnet['seconds']:.3f} s (goal < 1 s)", float(resnet["seconds"]) < 1))
+    checks.append((f"ResNet-8 simulation {resnet['seconds']:.3f} s with the alignment check, "
+                   f"{resnet['unchecked_seconds']:.3f} s without (goal < 1 s)", float(resnet["seconds"]) < 1))
     checks += [(f"{r['model']} RAM {r['ram']:,} B vs host arena {r['host_arena']:,} B",
                 int(r["ram"]) <= int(r["host_arena"])) for r in rows]
     checks += [(f"{r['model']} ROM besides weights {r['rom_code']:,} B (goal < 24,000)", int(r["rom_code"]) < 24000)

@@ -4,16 +4,23 @@ channel at compile time from its multipliers; the C side is mote_output_of in mo
 Where the shift is not to the left, requantization is monotone in the accumulator (no left shift to
 wrap), and a kernel takes act_min for an accumulator x < `min_below` (with a ReLU, a third to a half
 of the outputs) without requantizing. The threshold is found by bisection on the reference.
-Where the shift is to the right by R in [1, 23], a kernel also takes act_max for x > `max_above`
-(found the same way), and otherwise one multiply and four or five operations instead of the two
-roundings' eleven. TFLite's doubling high multiply is v = floor((x * m + 2^30) / 2^31), the high
-word of x * 2m + 2^31, i.e. hi(x * m2) + (lo(x * m2) >> 31) with m2 = 2m < 2^32; its rounding shift
-(halves away from zero) is floor((v - [v < 0] + 2^(R-1)) / 2^R), and with the output offset folded
-in, k = 2^(R-1) + offset * 2^R, the output is (v - [v < 0] + k) >> R, where [v < 0] is 0 for x >= 0
+Where the shift is to the right by R >= 1, a kernel also takes act_max for x > `max_above` (found the
+same way), and otherwise one multiply and four or five operations instead of the two roundings'
+eleven. TFLite's doubling high multiply is v = floor((x * m + 2^30) / 2^31), the high word of
+x * 2m + 2^31, i.e. hi(x * m2) + (lo(x * m2) >> 31) with m2 = 2m < 2^32; its rounding shift (halves
+away from zero) is floor((v - [v < 0] + 2^(R-1)) / 2^R), and with the output offset folded in,
+k = 2^(R-1) + offset * 2^R, the output is (v - [v < 0] + k) >> R, where [v < 0] is 0 for x >= 0
 (x > `fast_after`). Between the thresholds the output is strictly inside (act_min, act_max), so it
-needs no clamp, and the sum before the shift is within 2^(R+7) <= 2^30 of zero: no int32 wrap.
-Other channels take the two roundings for every other accumulator (fast_after is INT32_MAX), and a
-left-shifting one for every accumulator (min_below is INT32_MIN too).
+needs no clamp. The C adds in 32 bits: the sum before the shift is q * 2^R plus less than 2^R for an
+output q in [-128, 127], inside int32 for R up to 24 (WIDE_SHIFT). For a larger R it stays inside
+int32 between the thresholds for some offsets and clamps (the sum grows with x, so its two ends
+decide); where it does not, the channel is "wide": since floor(floor(a / 2^t) / 2^u) =
+floor(a / 2^(t + u)), and 2^(R-1) + offset * 2^R is a multiple of 2^t for t = R - 24, the output is
+(((v - [v < 0]) >> t) + k) >> 24 with k = 2^23 + offset * 2^24. A wide channel's accumulators above
+min_below all take that path (fast_after is INT32_MAX, its shift 24, and t = -TFLite shift - 24);
+a kernel reaches it out of line, one shift more than the negative path.
+Other channels take the two roundings for every other accumulator (fast_after and max_above are
+INT32_MAX, the shift 0), and a left-shifting one for every accumulator (min_below is INT32_MIN too).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from mote.ops.registry import Emitter
 from mote.quant import multiply_by_quantized_multiplier
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+WIDE_SHIFT = 24  # the largest shift whose sum before it always fits int32 (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,7 @@ class OutputShortcuts:
     max_above: np.ndarray  # ...or above this one, act_max
     m2: np.ndarray  # 2 * multiplier (uint32 bits as int32)
     k: np.ndarray  # 2^(R-1) + offset * 2^R
-    shift: np.ndarray  # R
+    shift: np.ndarray  # R: the right shift, or WIDE_SHIFT where the sum is shifted by the rest first
 
 
 def _first(pred: Callable[[np.ndarray], np.ndarray], channels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,16 +71,32 @@ def output_shortcuts(multiplier: np.ndarray, shift: np.ndarray, output_offset: i
     high, found_high = _first(lambda acc: output(acc) >= act_max, channels)
     right = -np.asarray(shift, np.int64)
     monotone = right >= 0
-    # The fast paths need outputs between the clamps: one above act_min and one below act_max.
-    fast = monotone & (right >= 1) & (right <= 23) & found_low & (high > INT32_MIN)
-    r = np.where(fast, right, 1)
-    k = np.left_shift(np.int64(1), r - 1) + output_offset * np.left_shift(np.int64(1), r)
+    # The shortcuts need outputs between the clamps: one above act_min and one below act_max.
+    shortcuts = monotone & (right >= 1) & found_low & (high > INT32_MIN)
     max_above = np.where(found_high, high - 1, INT32_MAX)
+    m2 = 2 * np.asarray(multiplier, np.int64)
+    r = np.where(shortcuts, right, 1)
+    k = np.left_shift(np.int64(1), r - 1) + output_offset * np.left_shift(np.int64(1), r)
+    fast = shortcuts & (_before_shift(low, m2, k) >= INT32_MIN) & (_before_shift(max_above, m2, k) <= INT32_MAX)
+    wide = shortcuts & ~fast  # R > WIDE_SHIFT: the sum is taken down to a shift of WIDE_SHIFT first
+    r = np.where(wide, WIDE_SHIFT, r)
+    k = np.left_shift(np.int64(1), r - 1) + output_offset * np.left_shift(np.int64(1), r)
     return OutputShortcuts(np.where(monotone, low, INT32_MIN).astype(np.int32),
                            np.where(fast, np.maximum(low, 0) - 1, INT32_MAX).astype(np.int32),
-                           np.where(fast, max_above, INT32_MAX).astype(np.int32),
-                           (2 * np.asarray(multiplier, np.int64)).astype(np.uint32).view(np.int32),
-                           np.where(fast, k, 0).astype(np.int32), np.where(fast, right, 0).astype(np.int32))
+                           np.where(shortcuts, max_above, INT32_MAX).astype(np.int32),
+                           m2.astype(np.uint32).view(np.int32),
+                           (np.where(shortcuts, k, 0) & 0xFFFFFFFF).astype(np.uint32).view(np.int32),  # mod 2^32
+                           np.where(shortcuts, r, 0).astype(np.int32))
+
+
+def _before_shift(acc: np.ndarray, m2: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """The fast paths' sum before the shift, v - [v < 0] + k, exactly (Python integers: acc * m2 needs
+    64 bits and more)."""
+    def one(x: int, m: int, add: int) -> int:
+        v = (x * m + 2**31) >> 32
+        return v - (v < 0) + add
+
+    return np.array([one(int(x), int(m), int(add)) for x, m, add in zip(acc, m2, k)], dtype=np.int64)
 
 
 def output_stage_rows(multiplier: np.ndarray, shift: np.ndarray, cuts: OutputShortcuts) -> np.ndarray:

@@ -81,31 +81,59 @@ static inline mote_output_channel mote_output_channel_at(const int32_t *table, i
   return ch;
 }
 
-/* The output of an accumulator at or below fast_after and not below min_below: for a channel with
- * shortcuts (fast_after < INT32_MAX) a negative one, (v - [v < 0] + k) >> shift; for any other channel
- * mote_conv_requantize, with TFLite's shift as its two powers of two. */
+/* The output of a negative accumulator not below min_below, for a channel whose shortcuts fit 32
+ * bits (fast_after < INT32_MAX): (v - [v < 0] + k) >> shift, at most act_max. */
+static inline int8_t mote_output_negative(int32_t acc, const mote_output_channel *s) {
+  const uint64_t product = (uint64_t)((int64_t)acc * (int64_t)s->m2);
+  const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
+  const int32_t q = (int32_t)(v - (v >> 31) + s->k) >> s->shift;
+  return (int8_t)(q > s->hi ? s->hi : q);
+}
+
+/* The output of an accumulator not below min_below, for a wide channel (fast_after == INT32_MAX,
+ * shift > 0): act_max above max_above, else the sum shifted by t = -(TFLite shift) - shift first,
+ * (((v - [v < 0]) >> t) + k) >> shift. */
+static inline int8_t mote_output_wide(int32_t acc, const mote_output_channel *s) {
+  if (acc > s->max_above) return (int8_t)s->hi;
+  const uint64_t product = (uint64_t)((int64_t)acc * (int64_t)s->m2);
+  const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
+  const int32_t t = -s->row[1] - s->shift;
+  return (int8_t)((int32_t)((uint32_t)((int32_t)(v - (v >> 31)) >> t) + s->k) >> s->shift);
+}
+
+/* The output of an accumulator at or below fast_after and not below min_below: mote_output_negative
+ * or mote_output_wide for a channel with shortcuts, mote_conv_requantize (with TFLite's shift as its
+ * two powers of two) for any other. */
 static inline int8_t mote_output_rest(int32_t acc, const mote_output_channel *s) {
-  if (s->fast_after != INT32_MAX) {
-    const uint64_t product = (uint64_t)((int64_t)acc * (int64_t)s->m2);
-    const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
-    const int32_t q = (int32_t)(v - (v >> 31) + s->k) >> s->shift;
-    return (int8_t)(q > s->hi ? s->hi : q);
-  }
+  if (s->fast_after != INT32_MAX) return mote_output_negative(acc, s);
+  if (s->shift != 0) return mote_output_wide(acc, s);
   const int32_t shift = s->row[1];
   const uint32_t left_mul = 1u << (shift > 0 ? shift : 0), right_mul = 1u << (31 + (shift < 0 ? shift : 0));
   return mote_conv_requantize(acc, (uint32_t)s->row[0], left_mul, right_mul, s->offset, s->lo, s->hi);
 }
 
+/* Branch hints: the path a kernel takes for most values laid out straight, the others out of line. */
+#if defined(__GNUC__)
+#define MOTE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MOTE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define MOTE_LIKELY(x) (x)
+#define MOTE_UNLIKELY(x) (x)
+#endif
+
+/* The output of an accumulator above fast_after (non-negative): act_max above max_above, else
+ * (v + k) >> shift. */
+static inline int8_t mote_output_positive(int32_t acc, const mote_output_channel *s) {
+  if (MOTE_UNLIKELY(acc > s->max_above)) return (int8_t)s->hi;
+  const uint64_t product = (uint64_t)(uint32_t)acc * s->m2;
+  const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
+  return (int8_t)((int32_t)(v + s->k) >> s->shift);
+}
+
 /* mote_conv_requantize(acc, ...) for the channel, through its shortcuts. The test for a non-negative
- * accumulator comes first: most outputs that are not clamped take that path (compilers lay it out as
- * the fall-through). */
+ * accumulator comes first: most outputs that are not clamped take that path, laid out straight. */
 static inline int8_t mote_output_of(int32_t acc, const mote_output_channel *s) {
-  if (acc > s->fast_after) {
-    if (acc > s->max_above) return (int8_t)s->hi;
-    const uint64_t product = (uint64_t)(uint32_t)acc * s->m2;
-    const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
-    return (int8_t)((int32_t)(v + s->k) >> s->shift);
-  }
+  if (MOTE_LIKELY(acc > s->fast_after)) return mote_output_positive(acc, s);
   if (acc < s->min_below) return (int8_t)s->lo;
   return mote_output_rest(acc, s);
 }
@@ -121,9 +149,9 @@ typedef struct {
   int32_t m, offset, lo, hi;
 } mote_block_out;
 
-/* mote_conv_requantize through a table row's multiplier and TFLite shift, as a function of its own:
- * what the assembly inner loops call for a channel without shortcuts. */
-int8_t mote_output_full_s8(int32_t acc, const int32_t *row, int32_t offset, int32_t lo, int32_t hi);
+/* mote_output_rest for a table row, as a function of its own: what the assembly inner loops call for
+ * a channel without shortcuts. */
+int8_t mote_output_rest_s8(int32_t acc, const int32_t *row, int32_t offset, int32_t lo, int32_t hi);
 
 /* The outputs of a full block (four pixels, four channels) from its accumulators acc[4i + j]. */
 static inline void mote_block_out_4x4(const mote_block_out *how, const int32_t acc[16]) {

@@ -32,8 +32,8 @@ typedef struct {
 } mote_conv_ring_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 8 * filter_h bytes for the rows'
- * pointers, then filter_h * (in_ch / 2) * width words for the ring. Returns MOTE_ERROR if the scratch is smaller or the geometry is
- * not one this kernel takes. */
+ * pointers, then filter_h * (in_ch / 2) * width words for the ring. Returns MOTE_ERROR if the scratch
+ * is smaller or the geometry is not one this kernel takes. */
 mote_status mote_conv_ring_s8(const mote_conv_ring_params *p, const int8_t *input, int8_t *output,
                               mote_scratch scratch);
 

@@ -44,6 +44,12 @@ mote_status mote_requantize_s32_s8(const mote_requantize_s32_params *p, const in
     if (bordered) fill_border(output + c * to.channel, out_h, out_w, to, border, (int8_t)offset);
     const int32_t *acc_row = input + c * in.channel;
     int8_t *out_row = inside + c * to.channel;
+    if (s.fast_after == INT32_MAX) { /* a wide channel or one without shortcuts: mostly one clamped value */
+      for (int32_t y = 0; y < out_h; ++y, acc_row += in.row, out_row += to.row) {
+        for (int32_t x = 0; x < out_w; ++x) out_row[x * to.col] = mote_output_of(acc_row[x * in.col], &s);
+      }
+      continue;
+    }
     for (int32_t y = 0; y < out_h; ++y, acc_row += in.row, out_row += to.row) {
       const int32_t *acc = acc_row;
       int8_t *out = out_row;

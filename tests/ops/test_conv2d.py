@@ -62,20 +62,21 @@ def conv_model(case: Case, rng: np.random.Generator, gain: float = 0.0, weight_m
 
 
 def conv_chain_model(cases: list[Case], rng: np.random.Generator, gain: float = 0.0, weight_min: int = -127,
-                     weight_max: int = 127) -> bytes:
-    """CONV_2D layers in sequence (each case's input shape is the previous one's output shape)."""
+                     weight_max: int = 127, bias_max: int = 20000) -> bytes:
+    """CONV_2D layers in sequence (each case's input shape is the previous one's output shape), biases
+    in [-bias_max, bias_max)."""
     mb = ModelBuilder()
     in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
     first = cases[0]
     x = mb.tensor("x", [first.batches, *first.in_hw, first.in_ch], "int8", scale=in_scale, zero_point=in_zp)
     y = x
     for i, case in enumerate(cases):
-        y, in_scale = add_conv(mb, case, rng, y, in_scale, f"{i}", gain, weight_min, weight_max)
+        y, in_scale = add_conv(mb, case, rng, y, in_scale, f"{i}", gain, weight_min, weight_max, bias_max)
     return mb.build([x], [y])
 
 
 def add_conv(mb: ModelBuilder, case: Case, rng: np.random.Generator, x: int, in_scale: float, name: str,
-             gain: float, weight_min: int = -127, weight_max: int = 127) -> tuple[int, float]:
+             gain: float, weight_min: int = -127, weight_max: int = 127, bias_max: int = 20000) -> tuple[int, float]:
     """Appends one CONV_2D reading tensor x (scale in_scale); returns its output tensor and scale.
     Weights are in [weight_min, weight_max]: TFLite's int8 spec stops at -127; small weights let the
     scalar kernels share roundings (mote.ops.pair_groups)."""
@@ -92,7 +93,7 @@ def add_conv(mb: ModelBuilder, case: Case, rng: np.random.Generator, x: int, in_
     if case.bias:
         b_scales = in_scale * np.broadcast_to(w_scales, case.out_ch)
         inputs.append(mb.tensor(f"b{name}", [case.out_ch], "int32", scale=list(b_scales), zero_point=0,
-                                data=rng.integers(-20000, 20000, case.out_ch)))
+                                data=rng.integers(-bias_max, bias_max, case.out_ch)))
     (sh, sw), (dh, dw) = case.stride, case.dilation
     oh = out_len(case.in_hw[0], case.filt[0], sh, dh, case.padding)
     ow = out_len(case.in_hw[1], case.filt[1], sw, dw, case.padding)

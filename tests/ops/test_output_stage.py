@@ -29,7 +29,7 @@ static uint32_t next(void) { state ^= state << 13; state ^= state >> 17; state ^
 int main(void) {
   static const int32_t specials[] = {0, 1, -1, 2, -2, 127, -128, 1 << 30, -(1 << 30), INT32_MAX, INT32_MIN + 1,
                                      INT32_MIN, 1 << 20, -(1 << 20) - 1, 1 << 15, -(1 << 15)};
-  long bad = 0, fast = 0, low = 0, high = 0, middle = 0;
+  long bad = 0, fast = 0, low = 0, high = 0, middle = 0, wide = 0;
   for (int32_t c = 0; c < CHANNELS; ++c) {
     const mote_output_channel s = mote_output_channel_at(stage, c, offset[c], lo[c], hi[c]);
     for (long i = 0; i < 20000; ++i) {
@@ -46,11 +46,13 @@ int main(void) {
       high += after && acc > max_above[c];
       low += !after && acc < min_below[c];
       middle += !after && acc >= min_below[c] && fast_after[c] != INT32_MAX;
+      wide += !after && acc >= min_below[c] && fast_after[c] == INT32_MAX && shift[c] != 0;
       if (got != want && bad++ < 5) printf("channel %d acc %d: %d, want %d\n", c, acc, got, want);
     }
   }
-  printf("%ld mismatches; one multiply %ld, above %ld, below %ld, negative %ld\n", bad, fast, high, low, middle);
-  return bad != 0 || fast == 0 || high == 0 || low == 0 || middle == 0;
+  printf("%ld mismatches; one multiply %ld, above %ld, below %ld, negative %ld, wide %ld\n", bad, fast, high, low,
+         middle, wide);
+  return bad != 0 || fast == 0 || high == 0 || low == 0 || middle == 0 || wide == 0;
 }
 """
 
@@ -77,7 +79,7 @@ def _header(ch: dict[str, np.ndarray]) -> str:
     table = np.concatenate(rows)
     arrays = {name: ch[name] for name in ("multiplier", "offset", "lo", "hi")}
     arrays.update(left_mul=left_mul, right_mul=right_mul, min_below=table[:, 2], fast_after=table[:, 3],
-                  max_above=table[:, 4])
+                  max_above=table[:, 4], shift=table[:, 7])
     lines = [f"#define CHANNELS {CHANNELS}"]
     for name, a in arrays.items():
         values = ", ".join(f"(int32_t){int(v)}" for v in np.asarray(a).astype(np.int64))
@@ -118,7 +120,7 @@ def test_thresholds_are_exact_and_only_where_monotone() -> None:
             assert out[0] <= lo  # everything below t is clamped to act_min
         if t < INT32_MAX:
             assert out[1] > lo
-        if int(cuts.fast_after[0]) != INT32_MAX:  # everything above max_above is clamped to act_max
+        if int(cuts.shift[0]) != 0:  # shortcuts, fast or wide: everything above max_above is clamped to act_max
             a = int(cuts.max_above[0])
             out = multiply_by_quantized_multiplier(np.array([a, a + 1], np.int64), m, shift) + offset
             assert out[0] < int(ch["hi"][c]) and (a == INT32_MAX or out[1] >= int(ch["hi"][c]))

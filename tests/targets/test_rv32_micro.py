@@ -1,7 +1,7 @@
 """The rv32 assembly inner loops (mote.targets.rv32.micro) on the virtual platform against TFLite Micro:
 the ring kernel at both strides across and the blocked one (pointwise growing and shrinking in place,
 other filters), with partial sets of four channels and short blocks of pixels, over weights whose
-groups all share roundings, some do and none do, and through every path of the output stage."""
+groups all share roundings or some do, and through every path of the output stage."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from mote.inputs import random_inputs
 from mote.ir import Graph
 from mote.ops import OPS
 from mote.ops.conv2d import ConvParams
-from mote.ops.output_stage import output_shortcuts
+from mote.ops.output_stage import INT32_MAX, output_shortcuts
 from mote.ops.pair_groups import fits, ring_kinds
 from mote.ops.registry import Core
 from mote.targets.rv32 import Rv32Config, build_rv32
@@ -55,30 +55,36 @@ def shared_groups(p: ConvParams) -> set[int]:
 
 
 def output_paths(p: ConvParams) -> set[str]:
+    """The output stage's paths the layer's channels take (mote.ops.output_stage): "fast" (one multiply,
+    inline), "wide" (out of line, shifted twice) or "full" (TFLite's two roundings)."""
     cuts = output_shortcuts(np.atleast_1d(p.multiplier), np.atleast_1d(p.shift), p.output_offset, p.act_min,
                             p.act_max)
-    return {"fast" if after != 2**31 - 1 else "full" for after in cuts.fast_after}
+    return {"fast" if after != INT32_MAX else "wide" if shift else "full"
+            for after, shift in zip(cuts.fast_after, cuts.shift)}
 
 
 SHARED = [{1}, {1}, {1}, {1}, {1}, {1}]  # the ring's first kind where it fits, every blocked group
 MIXED = [{0, 1, 2}, {0, 1}, {0, 1}, {0, 1}, {0, 1}, {0, 1}]  # every kind at stride 1 and 2, both runs
 
 
-@pytest.mark.parametrize(("limit", "gain", "groups", "path"), [
-    (15, 0.0, SHARED, "fast"),
-    (90, 0.0, MIXED, "fast"),
-    (127, 3.0, MIXED, "full"),
-], ids=["small-weights", "mixed", "full-weights-left-shift"])
-def test_micro_kernels_match_tflm(limit: int, gain: float, groups: list[set[int]], path: str,
-                                  tmp_path: Path) -> None:
-    rng = np.random.default_rng(limit)
-    data = conv_chain_model(CHAIN, rng, gain, weight_min=-limit, weight_max=limit)
+@pytest.mark.parametrize(("seed", "limit", "gain", "bias_max", "groups", "paths"), [
+    (15, 15, 0.0, 20000, SHARED, {"fast"}),
+    (90, 90, 0.0, 20000, MIXED, {"fast"}),
+    (127, 127, 3.0, 20000, MIXED, {"full"}),
+    (0, 127, 2.0**-26, 2**29, MIXED, {"fast", "wide"}),
+], ids=["small-weights", "mixed", "full-weights-left-shift", "wide-channels"])
+def test_micro_kernels_match_tflm(seed: int, limit: int, gain: float, bias_max: int, groups: list[set[int]],
+                                  paths: set[str], tmp_path: Path) -> None:
+    """A tiny multiplier (gain) with large biases makes wide channels: outputs that still vary."""
+    rng = np.random.default_rng(seed)
+    data = conv_chain_model(CHAIN, rng, gain, -limit, limit, bias_max)
     compiled = compile_graph(load_tflite(data, "chain"))
     params = scalar_params(compiled.graph)
-    # The weights and scales take the kernels down the paths the case is named for.
+    # The weights and scales take the kernels down the paths the case is named for, ring and blocked alike.
     assert [p.kernel for p in params] == KERNELS
     assert [shared_groups(p) for p in params] == groups
-    assert [output_paths(p) for p in params] == [{path}] * len(params)
+    ring, blocked = params[:2], params[2:]
+    assert set().union(*map(output_paths, ring)) == paths and set().union(*map(output_paths, blocked)) == paths
 
     firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
     for seed in range(2):

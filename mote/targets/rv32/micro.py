@@ -13,7 +13,8 @@ builds and tests those), and the arithmetic of mote_conv_common.h:
   - mote_pair_dot2: (X * W + X' * W' + 2^15) >> 16, four products per rounding, where the compiler
     proved the sum fits 16 bits (mote.ops.pair_groups);
   - mote_output_of: each accumulator straight from its register to its int8 output, through the
-    channel's shortcuts; a channel without them calls mote_output_full_s8.
+    channel's shortcuts (a wide channel's out of line); a channel without them calls
+    mote_output_rest_s8.
 
 Registers: the accumulators A(i, q) (pixel i, filter q) are s0-s11 and t3-t6; t0 holds 2^15; a0 and a1
 walk the input words and the weights; t1 and t2 bound the loops; a2-a7 and ra are the operands and
@@ -98,7 +99,8 @@ def loads(pairs: Iterable[tuple[str, int]]) -> list[str]:
 def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
     """The sixteen outputs from the accumulators, channel by channel (each channel's six shortcut
     words loaded once), to the frame's `out` slot, through its `stage` slot's table rows; returns
-    the code and its out-of-line paths (clamped outputs, negative accumulators, no shortcuts).
+    the code and its out-of-line paths (clamped outputs, negative accumulators, and the routine for
+    wide channels and channels without shortcuts, shared by the sixteen).
     Registers: a0 the channel's output, a1 the pixel step, ra an output's address, t0/t1 act_min and
     act_max, a2-a7 min_below, fast_after, max_above, m2, k and shift, t2 and the accumulator itself
     the products."""
@@ -119,18 +121,30 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
                      f"mulhu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
                      "add t2, t2, a6", "sra t2, t2, a7", "sb t2, 0(ra)", f"{label}_done:"]
             cold += [f"{label}_high:", "sb t1, 0(ra)", f"j {label}_done",
-                     f"{label}_rest:", f"blt {r}, a2, {label}_low", f"beqz a7, {label}_full",
+                     f"{label}_rest:", f"blt {r}, a2, {label}_low",
+                     "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
+                     "addi t2, a3, 1", f"bltz t2, {label}_other",
                      "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
                      f"mulhsu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
                      f"srli {r}, t2, 31", f"sub t2, t2, {r}", "add t2, t2, a6", "sra t2, t2, a7",
                      f"bge t1, t2, {label}_store", "mv t2, t1",
                      f"{label}_store:", "sb t2, 0(ra)", f"j {label}_done",
                      f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done",
-                     f"{label}_full:", "/* a channel without shortcuts: mote_output_full_s8 */",
-                     *frame.around_call([f"mv a0, {r}", f"lw a1, {slot['row']}(sp)", f"lw a2, {slot['how']}(sp)",
-                                         f"lw a2, {OFFSET}(a2)", "mv a3, t0", "mv a4, t1",
-                                         "call mote_output_full_s8", "mv t2, a0"]),
-                     "sb t2, 0(ra)", f"j {label}_done"]
+                     f"{label}_other:", f"mv t2, {r}", f"jal a1, {tag}_other",
+                     f"lw a1, {slot['how']}(sp)", f"lw a1, {M}(a1)", f"lw a0, {slot['out']}(sp)", f"addi a0, a0, {q}",
+                     f"j {label}_done"]
+    row = slot["row"]
+    cold += [f"{tag}_other:", "/* t2's output to 0(ra), for a wide channel or one without shortcuts; back to a1 */",
+             f"beqz a7, {tag}_full", f"blt a4, t2, {tag}_high",
+             "mul a0, t2, a5", "mulhsu t2, t2, a5", "srli a0, a0, 31", "add t2, t2, a0", "srli a0, t2, 31",
+             "sub t2, t2, a0", "/* down by t = -(TFLite shift) - shift first */", f"lw a0, {row}(sp)", "lw a0, 4(a0)",
+             "add a0, a0, a7", "neg a0, a0", "sra t2, t2, a0", "add t2, t2, a6", "sra t2, t2, a7",
+             f"bge t1, t2, {tag}_store", f"{tag}_high:", "mv t2, t1", f"{tag}_store:", "sb t2, 0(ra)", "jr a1",
+             f"{tag}_full:", "/* no shortcuts: mote_output_rest_s8 */",
+             *frame.around_call(["mv a0, t2", f"lw a1, {row}(sp)", f"lw a2, {slot['how']}(sp)",
+                                 f"lw a2, {OFFSET}(a2)", "mv a3, t0", "mv a4, t1", "call mote_output_rest_s8",
+                                 "mv t2, a0"]),
+             "sb t2, 0(ra)", "jr a1"]
     return code, cold
 
 
