@@ -27,6 +27,7 @@ from mote.codegen.compile import compile_graph
 from mote.frontend import load
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
+from mote.targets.host import host_core
 from mote.targets.rv32 import Rv32Config, Rv32Firmware, build_rv32
 
 REPO = Path(__file__).resolve().parents[1]
@@ -249,8 +250,9 @@ def main() -> int:
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
-        f"{platform.python_version()}, {os.cpu_count()} cores. Medians of {REPEATS} runs; peers measured in the "
-        "same run.", "",
+        f"{platform.python_version()}, {os.cpu_count()} cores, "
+        f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
+        f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
         *onnx_report()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)

@@ -149,7 +149,7 @@ def _compile(args: argparse.Namespace) -> int:
     compiled = pipeline.compile_model(args.model, core=Core(args.kernels))
     compiled.write(args.output)
     print(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
-          f"(lower bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
+          f"(disjoint-buffer bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
           f"{compiled.macs:,} MACs")
     return 0
 
@@ -305,7 +305,7 @@ def _print_summary(console: Console, data: dict[str, Any], report: pipeline.RunR
     verdict = "[green]bit-exact[/green]" if report.bit_exact else f"[red]{report.mismatches} mismatches[/red]"
     print_ = console.print
     print_(f"outputs vs reference interpreter: {verdict}")
-    print_(f"arena {data['arena_bytes']:,} B (lower bound {data['arena_lower_bound_bytes']:,} B), "
+    print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B), "
            f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
     if report.target == "host":
         print_(f"{data['host_us_per_inference']:.1f} µs per inference on the host ({data['cc']})")

@@ -83,6 +83,7 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
 
 
 def lower_bound(bufs: list[Buffer]) -> int:
-    """The most bytes live at any one step: no plan can use less."""
+    """The most bytes live at any one step: no plan that keeps live buffers apart can use less (one
+    whose kernels let an output overlap its input can)."""
     steps = {b.start for b in bufs} | {b.end for b in bufs}
     return max((sum(b.size for b in bufs if b.start <= s <= b.end) for s in steps), default=0)

@@ -90,8 +90,7 @@ def output_shortcuts(multiplier: np.ndarray, shift: np.ndarray, output_offset: i
 
 
 def _before_shift(acc: np.ndarray, m2: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """The fast paths' sum before the shift, v - [v < 0] + k, exactly (Python integers: acc * m2 needs
-    64 bits and more)."""
+    """The fast paths' sum before the shift, v - [v < 0] + k, exactly, in Python integers."""
     def one(x: int, m: int, add: int) -> int:
         v = (x * m + 2**31) >> 32
         return v - (v < 0) + add
