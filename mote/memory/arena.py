@@ -1,6 +1,6 @@
 """Arena planning: an offset for every buffer so that buffers live at the same time never overlap,
 except where a kernel lets its output share bytes with an input it reads for the last time
-(mote.memory.lifetimes.Overlap): a convolution that writes a row of outputs only over input rows it
+(Overlap in mote.ops.registry): a convolution that writes a row of outputs only over input rows it
 has already read needs no room for both.
 
 Placement is first fit (each buffer at the lowest offset clear of the buffers already placed
