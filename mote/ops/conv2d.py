@@ -14,12 +14,14 @@ Kernels (`prepare` picks one, in this order; each is bit-exact with the general 
   mote_conv_rows_s8    one group: dot products along the contiguous input rows under each filter row.
   mote_conv_s8         anything else (groups, or accumulators too close to the int32 limit).
 On a scalar core (Core.SCALAR: rv32imc), `specialize` replaces the first three with
-  mote_conv_blocked_s8 four pixels by four output channels in registers, two taps per multiply
-                       (weights in [-127, 127]), over windows packed into scratch and weights packed
-                       at compile time (same padding rule as im2col), which the vectorized
-                       kernels' long dot products do not suit.
+  mote_conv_ring_s8    three filter columns at stride 1 or 2 across, channels in pairs: windows read
+                       in place from a ring of the input rows they need, packed two channels a word;
+  mote_conv_blocked_s8 any other: windows packed into scratch (same padding rule as im2col).
+Both keep four pixels by four output channels in registers, two taps per multiply (weights in
+[-127, 127]) and four per rounding where the weights allow (mote.ops.pair_groups), with weights
+packed at compile time: what the vectorized kernels' long dot products do not suit.
 The fast kernels start from biases with input_offset * sum(weights) folded in at compile time and
-an output stage that vectorizes (mote_conv_common.h), hence the accumulator bounds checked here.
+an output stage that vectorizes (mote_output_stage.h), hence the accumulator bounds checked here.
 
 The helpers here (multipliers, zero-padded windows, requantization, bounds) are shared by
 depthwise_conv2d and fully_connected.
@@ -296,37 +298,31 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     if p.kernel == "mote_conv_blocked_s8":
         assert p.window_bias is not None
         quads, pairs = -(-p.out_ch // 4), p.tap_pairs
-        packed = np.zeros((quads * 4, 2 * pairs), np.int64)
-        packed[:p.out_ch, :p.taps] = p.weights.reshape(p.out_ch, -1)
-        words = packed[:, 0::2] + packed[:, 1::2] * 65536  # w0 + w1 * 2^16 (mote_pair_dot)
-        interleaved = words.astype(np.int32).reshape(quads, 4, pairs).transpose(0, 2, 1)  # [quad][pair][channel]
-        bias = np.zeros(quads * 4, np.int32)
-        bias[:p.out_ch] = p.window_bias
+        packed = to_quads(np.pad(p.weights.reshape(p.out_ch, -1), ((0, 0), (0, 2 * pairs - p.taps))))
+        interleaved = pair_words(packed).reshape(quads, 4, pairs).transpose(0, 2, 1)  # [quad][pair][channel]
         runs, run_start = pair_runs(packed)
         return CCall(p.kernel, "mote_conv_blocked_params", {
             "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
             **{name: getattr(p, name) for name in QUANT}, "taps": p.taps, "pairs": pairs,
-            "weights": em.const(np.ascontiguousarray(interleaved), "weights"), "bias": em.const(bias, "folded_bias"),
+            "weights": em.const(np.ascontiguousarray(interleaved), "weights"),
+            "bias": em.const(to_quads(p.window_bias), "folded_bias"),
             "output_stage": quad_output_stage(em, p), "runs": em.const(runs, "pair_runs"),
             "run_start": em.const(run_start, "run_start"),
             "reverse": int(pointwise(p) and p.out_ch > p.in_ch)}, args)
     if p.kernel == "mote_conv_ring_s8":
         assert p.window_bias is not None
         quads, pairs = -(-p.out_ch // 4), p.in_ch // 2
-        packed = np.zeros((quads * 4, p.filter_h, p.filter_w, 2 * pairs), np.int64)
-        packed[:p.out_ch] = p.weights
-        words = packed[..., 0::2] + packed[..., 1::2] * 65536  # [oc][fy][fx][jc]: w0 + w1 * 2^16
+        packed = to_quads(p.weights)
+        words = pair_words(packed)  # [oc][fy][fx][jc]
         steps = words.reshape(quads, 4, p.filter_h, 3, pairs).transpose(0, 2, 4, 3, 1).reshape(quads, p.filter_h,
                                                                                                pairs, 12)
         kinds = ring_kinds(packed, p.stride_w)[..., None]  # each step's weights after its kind
         ring = np.concatenate([kinds, steps], axis=-1).astype(np.int32)
-        bias = np.zeros(quads * 4, np.int32)
-        bias[:p.out_ch] = p.window_bias
         return CCall(p.kernel, "mote_conv_ring_params", {
             "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "width": ring_width(p),
             **{name: getattr(p, name) for name in QUANT},
-            "weights": em.const(np.ascontiguousarray(ring), "weights"), "bias": em.const(bias, "folded_bias"),
-            "output_stage": quad_output_stage(em, p)}, args)
+            "weights": em.const(np.ascontiguousarray(ring), "weights"),
+            "bias": em.const(to_quads(p.window_bias), "folded_bias"), "output_stage": quad_output_stage(em, p)}, args)
     multiplier = em.const(p.multiplier, "multiplier")
     if p.kernel != "mote_conv_s8":
         left_mul, right_mul = output_multipliers(p.shift)
@@ -381,13 +377,23 @@ def emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     return CCall("mote_conv_s8", "mote_conv_params", fields, args)
 
 
+def to_quads(a: np.ndarray) -> np.ndarray:
+    """Per-output-channel values (axis 0) for the scalar kernels, whose blocks run four channels at a
+    time: zeros appended up to a whole set of four (zero filters, bias and multipliers give outputs
+    nobody keeps)."""
+    a = np.asarray(a)
+    return np.pad(a, [(0, -len(a) % 4)] + [(0, 0)] * (a.ndim - 1))
+
+
+def pair_words(taps: np.ndarray) -> np.ndarray:
+    """Taps 2k and 2k + 1 along the last axis as one word, w0 + w1 * 2^16 (mote_pair_dot), int32."""
+    taps = np.asarray(taps, np.int64)
+    return (taps[..., 0::2] + taps[..., 1::2] * 65536).astype(np.int32)
+
+
 def quad_output_stage(em: Emitter, p: ConvParams) -> str:
-    """The output stage of the scalar kernels, whose blocks write four channels at a time: rows up to a
-    whole set of four (the rows past out_ch, of multiplier 0, give outputs nobody keeps)."""
-    rows = -(-p.out_ch // 4) * 4
-    multiplier, shift = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
-    multiplier[:p.out_ch], shift[:p.out_ch] = p.multiplier, p.shift
-    return output_stage(em, multiplier, shift, p.output_offset, p.act_min, p.act_max)
+    """The output stage of the scalar kernels: rows up to a whole set of four channels."""
+    return output_stage(em, to_quads(p.multiplier), to_quads(p.shift), p.output_offset, p.act_min, p.act_max)
 
 
 def vnni_plane(p: ConvParams) -> tuple[int, int]:

@@ -194,9 +194,9 @@ def frame(p: DepthwiseParams) -> Frame:
     n = p.in_ch
     if p.out_h > p.out_w:
         return Frame(p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h, p.pad_left, p.pad_top, n,
-                           p.in_w * n, n, p.out_w * n, p.weights.transpose(1, 0, 2))
+                     p.in_w * n, n, p.out_w * n, p.weights.transpose(1, 0, 2))
     return Frame(p.in_h, p.in_w, p.out_h, p.out_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.in_w * n,
-                       n, p.out_w * n, n, p.weights)
+                 n, p.out_w * n, n, p.weights)
 
 
 def macs(node: Node) -> int:

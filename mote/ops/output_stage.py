@@ -1,5 +1,5 @@
 """A layer's output stage (requantize, offset, clamp) as one table, with exact shortcuts computed per
-channel at compile time from its multipliers; the C side is mote_output_of in mote_conv_common.h.
+channel at compile time from its multipliers; the C side is mote_output_of in mote_output_stage.h.
 
 Where the shift is not to the left, requantization is monotone in the accumulator (no left shift to
 wrap), and a kernel takes act_min for an accumulator x < `min_below` (with a ReLU, a third to a half
@@ -99,7 +99,7 @@ def _before_shift(acc: np.ndarray, m2: np.ndarray, k: np.ndarray) -> np.ndarray:
 
 
 def output_stage_rows(multiplier: np.ndarray, shift: np.ndarray, cuts: OutputShortcuts) -> np.ndarray:
-    """A layer's output-stage table for mote_output_channel_at (mote_conv_common.h): one row of int32
+    """A layer's output-stage table for mote_output_channel_at (mote_output_stage.h): one row of int32
     words per channel, in the order the C reads them."""
     return np.stack([multiplier, shift, cuts.min_below, cuts.fast_after, cuts.max_above, cuts.m2, cuts.k,
                      cuts.shift], axis=1).astype(np.int32)
@@ -107,7 +107,7 @@ def output_stage_rows(multiplier: np.ndarray, shift: np.ndarray, cuts: OutputSho
 
 def output_multipliers(shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """TFLite's per-channel shifts (in [-31, 31]) as the kernels' full output stage takes them
-    (mote_conv_common.h): left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)), each an
+    (mote_output_stage.h): left_mul = 2^max(shift, 0) and right_mul = 2^(31 - max(-shift, 0)), each an
     int32 array holding the bits of a uint32 (2^31 reads as INT32_MIN)."""
     shift = np.asarray(shift, np.int64)
     if shift.size and (shift.min() < -31 or shift.max() > 31):

@@ -1,6 +1,6 @@
 #include "mote_add_s8.h"
 
-#include "mote_conv_common.h"
+#include "mote_output_stage.h"
 
 mote_status mote_add_s8(const mote_add_params *p, const int8_t *a, const int8_t *b, int8_t *output,
                         mote_scratch scratch) {

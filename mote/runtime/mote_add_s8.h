@@ -2,7 +2,7 @@
 #define MOTE_ADD_S8_H
 
 #include "mote_broadcast.h"
-#include "mote_conv_common.h"
+#include "mote_output_stage.h"
 #include "mote_types.h"
 
 /* Broadcast int8 add / sub (TFLite's quantized ADD and SUB). Loop geometry as in mote_broadcast.h.
@@ -13,7 +13,7 @@ typedef struct {
   const int32_t *shape;                  /* [rank] loop extents, outermost first; the output is dense */
   const int32_t *a_strides, *b_strides;  /* [rank] input element strides, 0 where broadcast */
   const int32_t *a_table, *b_table;     /* [256] each input on the common scale, by value + 128 */
-  const int32_t *output_stage;           /* [1][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h): the sum to int8 */
+  const int32_t *output_stage;           /* [1][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h): the sum to int8 */
   int32_t out_offset;                    /* output zero point */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
 } mote_add_params;

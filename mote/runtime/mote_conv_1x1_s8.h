@@ -16,7 +16,7 @@ typedef struct {
                                         |bias| + in_ch * 2^14 < 2^31 */
   const int32_t *multiplier;         /* [out_ch]: Q31 multiplier */
   const int32_t *left_mul, *right_mul; /* [out_ch]: TFLite's shift as 2^max(shift, 0) and
-                                        2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+                                        2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
 } mote_conv_1x1_params;
 
 /* Bit-exact with mote_conv_s8 on a 1x1 filter with stride 1 and one group. No scratch: the

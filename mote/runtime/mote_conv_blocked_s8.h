@@ -25,7 +25,7 @@ typedef struct {
   const int32_t *bias;                   /* [ceil(out_ch / 4) * 4], never NULL: the model's bias (or 0)
                                             plus input_offset * the sum of the channel's weights;
                                             |bias| + taps * 2^14 <= INT32_MAX */
-  const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
+  const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
   const int32_t *runs;                   /* the runs of mote_dot_pairs_4x4_s8 for each four output channels, */
   const int32_t *run_start;              /* [ceil(out_ch / 4)]: from runs[run_start[oc / 4]] */
   int32_t reverse;                       /* 1x1 at stride 1 only: from the last block of pixels to the first */

@@ -28,7 +28,7 @@ typedef struct {
                                             |bias| + taps * 2^14 <= INT32_MAX */
   const int32_t *multiplier;             /* [out_ch]: Q31 multiplier */
   const int32_t *left_mul, *right_mul;   /* [out_ch]: TFLite's shift as 2^max(shift, 0) and
-                                            2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+                                            2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
 } mote_conv_im2col_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution. Needs no scratch (4 * MOTE_CONV_IM2COL_MAX_TAPS

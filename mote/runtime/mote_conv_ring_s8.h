@@ -28,7 +28,7 @@ typedef struct {
   const int32_t *bias;                   /* [ceil(out_ch / 4) * 4], never NULL: the model's bias (or 0)
                                             plus input_offset * the sum of the channel's weights;
                                             |bias| + taps * 2^14 <= INT32_MAX */
-  const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
+  const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_conv_ring_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 8 * filter_h bytes for the rows'

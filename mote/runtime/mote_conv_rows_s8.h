@@ -27,7 +27,7 @@ typedef struct {
   const int32_t *row_sums;               /* [filter_h][out_ch]: input_offset * the sum of filter row fy */
   const int32_t *multiplier;             /* [out_ch]: Q31 multiplier */
   const int32_t *left_mul, *right_mul;   /* [out_ch]: TFLite's shift as 2^max(shift, 0) and
-                                            2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+                                            2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
 } mote_conv_rows_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution when every accumulator bound holds (checked

@@ -30,7 +30,7 @@ typedef struct {
                                             at most INT32_MAX */
   const int32_t *multiplier;             /* [in_ch]: Q31 multiplier */
   const int32_t *left_mul, *right_mul;   /* [in_ch]: TFLite's shift as 2^max(shift, 0) and
-                                            2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+                                            2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
 } mote_depthwise_conv_3x3_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Needs no scratch. */

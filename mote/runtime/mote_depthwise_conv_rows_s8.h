@@ -29,7 +29,7 @@ typedef struct {
   const int8_t *weights;                 /* [in_ch][9] in frame order, zero point 0 */
   const int32_t *folded_bias;            /* [in_ch]: bias (or 0) + input_offset * the sum of the channel's
                                             9 taps; |folded_bias| + 9 * 2^14 <= INT32_MAX */
-  const int32_t *output_stage;           /* [in_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
+  const int32_t *output_stage;           /* [in_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_depthwise_conv_rows_params;
 
 /* Outputs per run of a row: their accumulators live on the stack between the two passes. */

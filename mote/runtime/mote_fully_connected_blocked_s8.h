@@ -16,7 +16,7 @@ typedef struct {
   const int32_t *bias;               /* [ceil(out_depth / 16) * 16], as mote_fully_connected_s8's bias */
   const int32_t *multiplier;         /* [out_depth]: Q31 multiplier (a per-tensor one repeated) */
   const int32_t *left_mul, *right_mul; /* [out_depth]: TFLite's shift as 2^max(shift, 0) and
-                                        2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+                                        2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
 } mote_fully_connected_blocked_params;
 
 /* Bit-exact with mote_fully_connected_s8 on the same layer. Needs no scratch. */

@@ -18,7 +18,7 @@ typedef struct {
                                         |bias| + accum_depth * 128 * (128 + |filter_offset|) < 2^31 */
   const int32_t *multiplier;         /* [out_depth]: Q31 multiplier (a per-tensor one repeated) */
   const int32_t *left_mul, *right_mul; /* [out_depth]: TFLite's shift as 2^max(shift, 0) and
-                                        2^(31 - max(-shift, 0)) (see mote_conv_common.h) */
+                                        2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
 } mote_fully_connected_params;
 
 /* Bit-exact with TFLite Micro's int8 FullyConnected / FullyConnectedPerChannel. Needs no scratch.

@@ -1,6 +1,6 @@
 #include "mote_requantize_s32_s8.h"
 
-#include "mote_conv_common.h"
+#include "mote_output_stage.h"
 
 static void fill(int8_t *at, int32_t n, int32_t step, int8_t value) {
   for (int32_t i = 0; i < n; ++i) at[i * step] = value;

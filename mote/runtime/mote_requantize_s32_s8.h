@@ -1,7 +1,7 @@
 #ifndef MOTE_REQUANTIZE_S32_S8_H
 #define MOTE_REQUANTIZE_S32_S8_H
 
-#include "mote_conv_common.h"
+#include "mote_output_stage.h"
 #include "mote_types.h"
 
 /* Element steps between neighbours along each axis of a [rows, cols, channels] view of a tensor
@@ -21,7 +21,7 @@ typedef struct {
   mote_requantize_s32_steps out;  /* of the output tensor, border included */
   mote_requantize_s32_border border;
   int32_t output_offset, act_min, act_max;
-  const int32_t *output_stage; /* [channels][MOTE_OUTPUT_STAGE_WORDS] (mote_conv_common.h) */
+  const int32_t *output_stage; /* [channels][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_requantize_s32_params;
 
 /* int32 accumulators -> int8: requantize per channel, add the output zero point, clamp. The CPU's

@@ -446,16 +446,17 @@ def test_fast_kernels_vectorize_at_O2(tmp_path: Path) -> None:
         "mote_fully_connected_s8.c": ["mote_dot_1x4", "output"],
         "mote_depthwise_conv_3x3_s8.c": ["output"],
     }
-    output_line = next(i for i, line in enumerate((runtime / "mote_conv_common.h").read_text().splitlines(), 1)
+    output_line = next(i for i, line in enumerate((runtime / "mote_output_stage.h").read_text().splitlines(), 1)
                        if "for (int32_t j = 0; j < 16; ++j) {" in line)
     for source, wanted in expected.items():
         proc = subprocess.run([cc, "-O2", "-std=c99", f"-I{runtime}", "-c", str(runtime / source), "-o",
                                str(tmp_path / "k.o"), "-fopt-info-vec-optimized"], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stderr
-        vectorized = set(re.findall(r"mote_conv_common\.h:(\d+):\d+: optimized: loop vectorized", proc.stderr))
+        vectorized = set(re.findall(r"(mote_\w+\.h:\d+):\d+: optimized: loop vectorized", proc.stderr))
         for name in wanted:
-            line = output_line if name == "output" else loops[name]
-            assert str(line) in vectorized, f"{source}: the loop at mote_conv_common.h:{line} ({name}) is scalar"
+            where = (f"mote_output_stage.h:{output_line}" if name == "output"
+                     else f"mote_conv_common.h:{loops[name]}")
+            assert where in vectorized, f"{source}: the loop at {where} ({name}) is scalar"
 
 
 def test_conv2d_macs() -> None:

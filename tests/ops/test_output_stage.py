@@ -20,7 +20,7 @@ CHANNELS = 400
 
 TEST = r"""
 #include <stdio.h>
-#include "mote_conv_common.h"
+#include "mote_output_stage.h"
 #include "channels.h"
 
 static uint32_t state = 12345u;

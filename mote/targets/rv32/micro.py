@@ -8,7 +8,7 @@ per step is fixed: the instruction budget a hardware team reads in `mote profile
 below, not the mood of an allocator.
 
 Each function has the signature and semantics of its portable C twin in mote/runtime (the host
-builds and tests those), and the arithmetic of mote_conv_common.h:
+builds and tests those), and the arithmetic of mote_conv_common.h and mote_output_stage.h:
   - mote_pair_dot: (X * W + 2^15) >> 16, two int8 products per multiply;
   - mote_pair_dot2: (X * W + X' * W' + 2^15) >> 16, four products per rounding, where the compiler
     proved the sum fits 16 bits (mote.ops.pair_groups);
