@@ -147,8 +147,10 @@ def vp_goals(rows: list[dict[str, float | str]]) -> list[str]:
     resnet = by["IC (ResNet-8)"]
     checks = [(f"{m} instr/MAC {by[m]['per_mac']:.2f} (goal {goal})", float(by[m]["per_mac"]) <= goal)
               for m, goal in (("IC (ResNet-8)", 2.5), ("VWW (MobileNetV1)", 3.0), ("KWS (DS-CNN)", 3.0))]
-    checks.append((f"ResNet-8 simulation {resnet['seconds']:.3f} s with the alignment check, "
-                   f"{resnet['unchecked_seconds']:.3f} s without (goal < 1 s)", float(resnet["seconds"]) < 1))
+    checks.append((f"ResNet-8 simulation with exact counting {resnet['unchecked_seconds']:.3f} s (goal < 1 s)",
+                   float(resnet["unchecked_seconds"]) < 1))
+    checks.append((f"ResNet-8 simulation with exact counting and the default alignment check "
+                   f"{resnet['seconds']:.3f} s (goal < 1 s)", float(resnet["seconds"]) < 1))
     checks += [(f"{r['model']} RAM {r['ram']:,} B vs host arena {r['host_arena']:,} B",
                 int(r["ram"]) <= int(r["host_arena"])) for r in rows]
     checks += [(f"{r['model']} ROM besides weights {r['rom_code']:,} B (goal < 24,000)", int(r["rom_code"]) < 24000)
