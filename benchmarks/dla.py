@@ -101,4 +101,4 @@ def _cores() -> int:
 
 
 if __name__ == "__main__":
-    print("\n".join(dla_report(Path(__file__).resolve().parents[2] / "shared" / "models" / "mlperf-tiny", 2)))
+    print("\n".join(dla_report(Path(__file__).resolve().parents[1] / "models" / "mlperf-tiny", 2)))

@@ -31,7 +31,7 @@ from mote.targets.host import host_core
 from mote.targets.rv32 import Rv32Config, Rv32Firmware, build_rv32
 
 REPO = Path(__file__).resolve().parents[1]
-MODELS = REPO.parent / "shared" / "models" / "mlperf-tiny"
+MODELS = REPO / "models" / "mlperf-tiny"
 MLPERF_TINY = {"AD (ToyCar)": "ad01_int8.tflite", "KWS (DS-CNN)": "kws_ref_model.tflite",
                "IC (ResNet-8)": "pretrainedResnet_quant.tflite", "VWW (MobileNetV1)": "vww_96_int8.tflite"}
 REPEATS = 5
@@ -83,7 +83,7 @@ def measure(label: str, file: str, work: Path) -> dict[str, float | str]:
             "tflm_arena": tflm_arena_head(path), "compile_s": statistics.median(compile_s)}
 
 
-# Published and measured anchors for the virtual platform (see issue 4 and shared/models/README.md):
+# Published and measured anchors for the virtual platform (see issue 4 and models/README.md):
 # instructions per inference of other stacks on RV32 instruction-set simulators.
 ANCHORS = {
     "AD (ToyCar)": "TVM 0.96e6, TFLite Micro 3.03e6 (MLonMCU); TFLM reference kernels here 2.48e6",

@@ -18,7 +18,7 @@ from mote.reference import interpret
 from mote.targets.host import build_host
 
 REPO = Path(__file__).resolve().parents[1]
-MLPERF_TINY = REPO.parent / "shared" / "models" / "mlperf-tiny"
+MLPERF_TINY = REPO / "models" / "mlperf-tiny"
 
 
 def tflm_outputs(model: bytes, graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -20,7 +20,7 @@ from mote.ops import OPS
 from mote.passes.offload import offload
 from mote.quant import multiply_by_quantized_multiplier
 
-MODELS = Path(__file__).resolve().parents[2].parent / "shared" / "models" / "mlperf-tiny"
+MODELS = Path(__file__).resolve().parents[2] / "models" / "mlperf-tiny"
 CONFIGS = [
     DlaConfig(),
     DlaConfig(pes=8, sram=4096, mode="input", depthwise="emulated", dma_bytes_per_cycle=3),
