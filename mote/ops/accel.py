@@ -9,7 +9,7 @@ import numpy as np
 
 from mote.accel.driver import driver_name
 from mote.accel.interface import Buffer, Job
-from mote.codegen.c_text import c_comment
+from mote.codegen.c_text import c_quoted, c_safe_text
 from mote.ir import Node
 from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
 
@@ -54,8 +54,8 @@ def emit(node: Node, job: Job, em: Emitter) -> CCall:
     for reg in accel.address_registers:
         if reg in job.registers:
             fields[f"{reg}_step"] = job.step.get(reg, 0)
-    message = f"{accel.name}: region {c_comment(node.name)!r} timed out (the accelerator never signalled done)"
-    fields["timeout_message"] = '"' + message.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    message = f"{accel.name}: region '{c_safe_text(node.name)}' timed out (the accelerator never signalled done)"
+    fields["timeout_message"] = c_quoted(message, limit=len(message))  # the name is bounded already
     name = driver_name(accel)
     return CCall(f"{name}_run", f"{name}_job", fields, [])
 

@@ -26,7 +26,7 @@ static void conv_pixel(const mote_conv_params *p, const int8_t *image, int32_t y
       }
     }
     if (p->bias) acc += p->bias[oc];
-    acc = mote_requantize(acc, p->multiplier[oc], p->shift[oc]) + p->output_offset;
+    acc = mote_add_wrap(mote_requantize(acc, p->multiplier[oc], p->shift[oc]), p->output_offset);
     out[oc] = (int8_t)mote_clamp(acc, p->act_min, p->act_max);
   }
 }

@@ -31,6 +31,13 @@ static inline int32_t mote_requantize(int32_t x, int32_t multiplier, int32_t shi
   return mote_rdbypot(mote_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
 }
 
+/* a + b modulo 2^32: TFLite's int32 sum of a requantized value and the output zero point, which wraps
+ * on the cores it runs on (an extreme multiplier can take the value to the int32 limit), done in uint32
+ * so that it is defined C. */
+static inline int32_t mote_add_wrap(int32_t a, int32_t b) {
+  return (int32_t)((uint32_t)a + (uint32_t)b);
+}
+
 static inline int32_t mote_clamp(int32_t x, int32_t lo, int32_t hi) {
   return x < lo ? lo : (x > hi ? hi : x);
 }

@@ -16,7 +16,7 @@ mote_status mote_mul_s8(const mote_mul_params *p, const int8_t *a, const int8_t 
     int8_t *out = output + row * inner;
     for (i = 0; i < inner; ++i) {
       const int32_t product = (a_row[i * a_step] + p->a_offset) * (b_row[i * b_step] + p->b_offset);
-      const int32_t result = mote_requantize(product, p->out_multiplier, p->out_shift) + p->out_offset;
+      const int32_t result = mote_add_wrap(mote_requantize(product, p->out_multiplier, p->out_shift), p->out_offset);
       out[i] = (int8_t)mote_clamp(result, p->act_min, p->act_max);
     }
     mote_bcast_next_row(&cursor, p->rank, p->shape, p->a_strides, p->b_strides);

@@ -7,7 +7,8 @@ mote_status mote_requantize_s8(const mote_requantize_params *p, const int8_t *in
   int32_t i;
   (void)scratch;
   for (i = 0; i < p->size; ++i) {
-    const int32_t y = mote_requantize(input[i] - p->input_zero_point, p->multiplier, p->shift) + p->output_zero_point;
+    const int32_t y =
+        mote_add_wrap(mote_requantize(input[i] - p->input_zero_point, p->multiplier, p->shift), p->output_zero_point);
     output[i] = (int8_t)mote_clamp(y, -128, 127);
   }
   return MOTE_OK;
