@@ -11,19 +11,34 @@ import math
 
 import numpy as np
 
+from mote.errors import UnsupportedError
+
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
 
 def round_half_away(x: float) -> int:
     """C's round() / TfLiteRound: halves go away from zero."""
+    if not math.isfinite(x):  # C's cast of it would be undefined: a scale far too small or large
+        raise UnsupportedError(f"a quantized value ({x}) is not finite; check the tensors' scales")
     return int(math.copysign(math.floor(abs(x) + 0.5), x))
+
+
+def round_to_int32(x: float, what: str) -> int:
+    """static_cast<int32_t>(TfLiteRound(x)): outside int32 the cast is undefined in C, so refuse."""
+    r = round_half_away(x)
+    if not INT32_MIN <= r <= INT32_MAX:
+        raise UnsupportedError(f"{what} quantizes to {r}, outside int32, where TFLite Micro's result is undefined; "
+                               "check the tensors' scales")
+    return r
 
 
 def quantize_multiplier(real: float) -> tuple[int, int]:
     """(Q31 multiplier, shift) with real == multiplier * 2**(shift - 31); shift > 0 means left."""
     if real == 0.0:
         return 0, 0
+    if not math.isfinite(real):
+        raise UnsupportedError(f"a scale ratio ({real}) is not finite; check the tensors' scales")
     q, shift = math.frexp(real)
     q_fixed = round_half_away(q * (1 << 31))
     assert q_fixed <= 1 << 31
@@ -33,7 +48,8 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
     if shift < -31:
         return 0, 0
     if q_fixed > INT32_MAX or shift > 30:
-        raise ValueError(f"multiplier {real} is out of the representable range")
+        raise UnsupportedError(f"a scale ratio ({real:g}) is beyond what TFLite's fixed-point multipliers "
+                               "represent; check the tensors' scales")
     return q_fixed, shift
 
 

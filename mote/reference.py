@@ -15,7 +15,10 @@ def interpret(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarr
     for t in graph.inputs:
         if t.name not in inputs:
             raise MoteError(f"no value for input {t.name!r}; inputs are {[i.name for i in graph.inputs]}")
-        values[id(t)] = np.asarray(inputs[t.name], dtype=t.dtype.np).reshape(t.shape)
+        value = np.asarray(inputs[t.name])
+        if value.size != t.size:  # mote.inputs checks shape and dtype exactly; never reshape other sizes
+            raise MoteError(f"input {t.name!r}: {value.size} values given, the model input has shape {list(t.shape)}")
+        values[id(t)] = value.astype(t.dtype.np, copy=False).reshape(t.shape)
     for node in graph.nodes:
         op = OPS[node.op]
         args = [None if t is None else (t.data if t.is_const else values[id(t)]) for t in node.inputs]

@@ -9,7 +9,10 @@ import numpy as np
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 from mote.errors import ModelFileError, UnsupportedError
+from mote.frontend import check_regular_file
+from mote.frontend.tflite_checks import check_options, check_structure, decode_name
 from mote.ir import DType, Graph, Node, Quant, Tensor
+from mote.ir.verify import check_tensor, validate
 from mote.ops import registry
 
 _DTYPES = {schema.TensorType.INT8: DType.INT8, schema.TensorType.INT16: DType.INT16,
@@ -28,34 +31,39 @@ def _tflite_to_op() -> dict[str, str]:
 
 
 def load_tflite(data: bytes, name: str = "model") -> Graph:
-    """Parse a .tflite flatbuffer into a verified Graph; raise MoteError on anything unsupported."""
+    """Parse a .tflite flatbuffer into a validated Graph; raise MoteError on anything damaged or unsupported."""
     model = _unpack(data, name)
-    if len(model.subgraphs) != 1:
-        raise UnsupportedError(f"{name}: {len(model.subgraphs)} subgraphs; mote supports single-subgraph models")
+    check_structure(model, name)
     sub = model.subgraphs[0]
-    tensors = [_tensor(model, t) for t in sub.tensors]
+    tensors = [_tensor(model, t, i, name) for i, t in enumerate(sub.tensors)]
     supported = _tflite_to_op()
     graph = Graph(name, [tensors[i] for i in sub.inputs], [tensors[i] for i in sub.outputs])
-    for index, op in enumerate(sub.operators or []):
-        code = model.operatorCodes[op.opcodeIndex]
-        builtin = _BUILTIN_NAMES.get(max(code.builtinCode, code.deprecatedBuiltinCode), "CUSTOM")
-        if code.customCode:
-            builtin = f"CUSTOM({code.customCode.decode(errors='replace')})"
-        inputs = [tensors[i] if i >= 0 else None for i in op.inputs]
+    for index, op in enumerate(sub.operators):
+        builtin = _builtin_name(model.operatorCodes[op.opcodeIndex])
+        inputs = [tensors[i] if i >= 0 else None for i in (op.inputs if op.inputs is not None else [])]
         outputs = [tensors[i] for i in op.outputs]
+        where = f"{name}: node {index} ({builtin}, output {outputs[0].name!r})"
         if builtin not in supported:
-            raise UnsupportedError(
-                f"{name}: operator {builtin} (node {index}, output {outputs[0].name if outputs else '?'!r}) "
-                f"is not supported; supported operators: {', '.join(sorted(supported))}")
-        node = Node(supported[builtin], outputs[0].name, inputs, outputs, _attrs(op.builtinOptions, inputs), index)
+            raise UnsupportedError(f"{where}: the operator is not supported; supported operators: "
+                                   f"{', '.join(sorted(supported))}")
+        check_options(op, builtin, where)
+        node = Node(supported[builtin], outputs[0].name, inputs, outputs, _attrs(op.builtinOptions, inputs, where),
+                    index)
         _check_dtypes(node, builtin, name)
         graph.nodes.append(node)
-    graph.verify()
+    validate(graph)
     return graph
+
+
+def _builtin_name(code: Any) -> str:
+    if code.customCode:
+        return f"CUSTOM({decode_name(code.customCode, '?')!r})"
+    return _BUILTIN_NAMES.get(max(code.builtinCode, code.deprecatedBuiltinCode), "CUSTOM")
 
 
 def load_tflite_file(path: str | Path) -> Graph:
     path = Path(path)
+    check_regular_file(path, "model file")  # a FIFO would block the read
     try:
         data = path.read_bytes()
     except OSError as e:
@@ -75,34 +83,40 @@ def _unpack(data: bytes, name: str) -> Any:
     return model
 
 
-def _tensor(model: Any, t: Any) -> Tensor:
-    name = t.name.decode(errors="replace") if isinstance(t.name, bytes) else str(t.name)
+def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
+    name = decode_name(t.name, f"tensor{index}")
     if t.type not in _DTYPES:
-        raise UnsupportedError(f"tensor {name!r} has dtype {_TYPE_NAMES.get(t.type, t.type)}; "
+        raise UnsupportedError(f"{model_name}: tensor {name!r} has dtype {_TYPE_NAMES.get(t.type, t.type)}; "
                                "mote supports int8, int16, int32 and float32 tensors")
     dtype = _DTYPES[t.type]
     shape = tuple(int(d) for d in (t.shape if t.shape is not None else []))
     quant = None
     q = t.quantization
     if q is not None and q.scale is not None and len(q.scale) > 0:
-        zero_points = q.zeroPoint if q.zeroPoint is not None else [0] * len(q.scale)
+        zero_points = q.zeroPoint if q.zeroPoint is not None else []  # TFLite Micro needs one per scale
         quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
                       int(q.quantizedDimension) if len(q.scale) > 1 else None)
-    data = None
-    buffer = model.buffers[t.buffer] if t.buffer < len(model.buffers) else None
-    if buffer is not None and buffer.data is not None and len(buffer.data) > 0:
+    tensor = Tensor(name, shape, dtype, quant)
+    check_tensor(tensor)  # dimensions and size first: the buffer is read against them
+    buffer = model.buffers[t.buffer]
+    if buffer.data is not None and len(buffer.data) > 0:
+        if len(buffer.data) != tensor.nbytes:
+            raise ModelFileError(f"{model_name}: tensor {name!r} has {len(buffer.data)} bytes of data, but its shape "
+                                 f"{list(shape)} of {dtype.value} needs {tensor.nbytes}; the file is damaged")
         raw = np.asarray(buffer.data, dtype=np.uint8).tobytes()
-        data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
-    return Tensor(name, shape, dtype, quant, data)
+        tensor.data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
+    return tensor
 
 
-def _attrs(options: Any, inputs: list[Tensor | None]) -> dict[str, Any]:
+def _attrs(options: Any, inputs: list[Tensor | None], where: str) -> dict[str, Any]:
     """TFLite builtin options -> mote's attribute conventions (see mote/ops/registry.py)."""
     if options is None:
         return {}
     o = vars(options)
     attrs: dict[str, Any] = {}
     if "padding" in o:
+        if o["padding"] not in _PADDINGS:
+            raise ModelFileError(f"{where}: padding code {o['padding']} is not a TFLite padding; the file is damaged")
         attrs["padding"] = _PADDINGS[o["padding"]]
     if "strideH" in o:
         attrs["stride"] = (o["strideH"], o["strideW"])
@@ -111,20 +125,29 @@ def _attrs(options: Any, inputs: list[Tensor | None]) -> dict[str, Any]:
     if "filterHeight" in o:
         attrs["filter"] = (o["filterHeight"], o["filterWidth"])
     if "fusedActivationFunction" in o:
-        attrs["activation"] = _ACTIVATIONS[o["fusedActivationFunction"]]
+        code = o["fusedActivationFunction"]
+        if code not in _ACTIVATIONS:
+            raise ModelFileError(f"{where}: fused activation code {code} is not a TFLite activation; "
+                                 "the file is damaged")
+        attrs["activation"] = _ACTIVATIONS[code]
     for key, attr in (("depthMultiplier", "depth_multiplier"), ("keepNumDims", "keep_num_dims"),
                       ("beta", "beta"), ("keepDims", "keep_dims")):
         if key in o:
             attrs[attr] = o[key]
+    if "squeezeDims" in o:
+        attrs["squeeze_dims"] = tuple(int(d) for d in (o["squeezeDims"] if o["squeezeDims"] is not None else []))
     if "axis" in o and inputs and inputs[0] is not None:
-        attrs["axis"] = o["axis"] % max(len(inputs[0].shape), 1)
+        rank = len(inputs[0].shape)
+        if not -rank <= o["axis"] < rank:  # TFLite allows [-rank, rank)
+            raise UnsupportedError(f"{where}: axis {o['axis']} is out of range for a {rank}-D input")
+        attrs["axis"] = o["axis"] % rank
     return attrs
 
 
 def _check_dtypes(node: Node, builtin: str, model: str) -> None:
     if node.op in _FLOAT_BOUNDARY:
         return
-    for t in [node.inputs[0], *node.outputs]:
+    for t in [*node.inputs[:1], *node.outputs]:
         if t is not None and t.dtype is not DType.INT8:
             hint = ("mote compiles int8-quantized models; convert with full-integer (int8) quantization"
                     if t.dtype is DType.FLOAT32 else "mote supports int8 activations")

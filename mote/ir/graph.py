@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mote.errors import GraphError
 from mote.ir.node import Node
 from mote.ir.tensor import Tensor
 
@@ -36,24 +35,7 @@ class Graph:
         return {id(t): n for n in self.nodes for t in n.outputs}
 
     def verify(self) -> None:
-        """Check that the graph is well formed: topological order, shapes agree with the op rules."""
-        from mote.ops import registry  # the registry imports the IR, not the other way round
+        """Check that the graph is well formed (mote.ir.verify.verify_graph); raise a MoteError if not."""
+        from mote.ir.verify import verify_graph
 
-        available = {id(t) for t in self.inputs}
-        for node in self.nodes:
-            if node.op not in registry.OPS:
-                raise GraphError(f"node {node.name!r}: unknown op {node.op!r}")
-            for t in node.inputs:
-                if t is not None and not t.is_const and id(t) not in available:
-                    raise GraphError(f"node {node.name!r}: input {t.name!r} is used before it is produced")
-            for t in node.outputs:
-                if id(t) in available:
-                    raise GraphError(f"node {node.name!r}: output {t.name!r} is produced twice")
-                available.add(id(t))
-            expected = registry.OPS[node.op].shape(node)
-            actual = [t.shape for t in node.outputs]
-            if [tuple(s) for s in expected] != actual:
-                raise GraphError(f"node {node.name!r} ({node.op}): output shapes {actual}, the op rule says {expected}")
-        for t in self.outputs:
-            if id(t) not in available:
-                raise GraphError(f"graph output {t.name!r} is never produced")
+        verify_graph(self)

@@ -5,7 +5,7 @@ import pkgutil
 
 from mote.ops.registry import OPS, CCall, OpDef, register
 
-_INFRASTRUCTURE = {"registry", "common", "broadcast"}
+_INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

@@ -6,7 +6,8 @@ common scale, twice the larger input scale, with 20 bits of headroom:
     out = clamp(rdbypot(srdhm(a' + b', out_multiplier), -out_shift) + out_zp, act_min, act_max)
 where every multiplier comes from QuantizeMultiplierSmallerThanOneExp of
     a: s_a / (2 max(s_a, s_b)),  b: s_b / (2 max(s_a, s_b)),  out: 2 max(s_a, s_b) / (2^20 s_out),
-computed in double for ADD (in float32 for SUB; see sub.py). sub.py shares everything here.
+computed in double (the tflite-micro interpreter does so for SUB too: a float32 quotient of the scales,
+as some TFLite Micro sources write it, differs on exact halves). sub.py shares everything here.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
+from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Emitter, OpDef, Overlap, register
@@ -143,4 +145,4 @@ def overlap(node: Node, p: AddParams) -> list[tuple[int, Overlap]]:
     return [(k, Overlap(at_most=0)) for k, t in enumerate(node.inputs) if t is not None and t.shape == out]
 
 
-OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",), overlap=overlap))
+OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",), overlap=overlap, check=binary_int8))

@@ -13,6 +13,7 @@ from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops.max_pool2d import PoolParams, pool_call, pool_params, pool_shape, windows
 from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.window_checks import check_pool2d
 
 
 def prepare(node: Node) -> PoolParams:
@@ -51,4 +52,5 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * f[0] * f[1]
 
 
-OP = register(OpDef("avg_pool2d", pool_shape, prepare, reference, emit, macs, tflite=("AVERAGE_POOL_2D",)))
+OP = register(OpDef("avg_pool2d", pool_shape, prepare, reference, emit, macs, tflite=("AVERAGE_POOL_2D",),
+                    check=check_pool2d))

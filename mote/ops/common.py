@@ -6,7 +6,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import Tensor
-from mote.quant import round_half_away
+from mote.quant import round_to_int32
 
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -29,7 +29,7 @@ def activation_range(activation: str, out: Tensor) -> tuple[int, int]:
     scale, zero_point = np.float32(out.scale), out.zero_point
 
     def q(real: float) -> int:
-        return zero_point + round_half_away(float(np.float32(real) / scale))
+        return zero_point + round_to_int32(float(np.float32(real) / scale), f"the activation bound {real:g}")
 
     if activation == "NONE":
         return INT8_MIN, INT8_MAX

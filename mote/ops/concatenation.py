@@ -14,6 +14,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
+from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
@@ -74,4 +75,16 @@ def emit(node: Node, p: ConcatParams, em: Emitter) -> CCall:
                  [f"(const int8_t *const[]){{{pointers}}}", em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("concatenation", shape, prepare, reference, emit, tflite=("CONCATENATION",)))
+def check(node: Node) -> None:
+    if not node.inputs or len(node.outputs) != 1:
+        raise checks.fail(node, f"has {len(node.inputs)} inputs and {len(node.outputs)} outputs; the op takes at "
+                                "least one input and produces one output")
+    for k, t in enumerate(node.inputs):
+        checks.int8_activation(node, t, f"input {k}")
+    checks.int8_activation(node, node.outputs[0], "output")
+    checks.activation(node)
+    if not isinstance(node.attrs.get("axis", 0), int):
+        raise checks.fail(node, f"axis {node.attrs['axis']!r} is not a whole number")
+
+
+OP = register(OpDef("concatenation", shape, prepare, reference, emit, tflite=("CONCATENATION",), check=check))

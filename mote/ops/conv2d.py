@@ -36,10 +36,12 @@ import numpy as np
 from mote.codegen.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
+from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range, out_size_and_pad
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.pair_groups import pair_runs, ring_kinds
 from mote.ops.registry import CCall, Core, Emitter, OpDef, Overlap, register
+from mote.ops.window_checks import check_conv2d
 from mote.quant import INT32_MAX, multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -202,6 +204,7 @@ def prepare(node: Node) -> ConvParams:
     multiplier, shift = conv_multipliers(x, w, out, oc)
     bias = bias_array(node, oc)
     input_offset = -x.zero_point
+    check_accumulator_range(node, weights.reshape(oc, -1), bias, input_offset, multiplier, shift, out.zero_point)
     params = ConvParams(n, h, wd, c, oh, ow, oc, fh, fw, fic, sh, sw, dh, dw, pad_top, pad_left, input_offset,
                         out.zero_point, act_min, act_max, weights, bias, multiplier, shift, None)
     return choose_kernel(params)
@@ -443,4 +446,4 @@ def pointwise(p: ConvParams) -> bool:
 
 
 OP = register(OpDef("conv2d", shape, prepare, reference, emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
-                    scratch_bytes=scratch_bytes, specialize=specialize, overlap=overlap))
+                    scratch_bytes=scratch_bytes, specialize=specialize, overlap=overlap, check=check_conv2d))

@@ -13,11 +13,13 @@ attrs stride=(h, w), dilation=(h, w), pads=(top, left, bottom, right).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
+from mote.ops import checks
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import INT32_MAX
 
@@ -124,4 +126,22 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1] * w.shape[2] * w.shape[3]
 
 
-OP = register(OpDef("conv2d_s32", shape, prepare, reference, emit, macs))
+def check(node: Node) -> None:
+    """What shape and prepare read: input, filter and output ranks, sizes at least 1, pads at least 0."""
+    checks.input_count(node, 2, 3)
+    x, w = checks.present(node, 0, "input"), checks.present(node, 1, "filter")
+    checks.rank(node, x, "input", 4)
+    checks.rank(node, w, "filter", 4)
+    checks.window_pair(node, "stride")
+    checks.window_pair(node, "dilation", (1, 1))
+    pads = node.attrs.get("pads")
+    if not isinstance(pads, (tuple, list)) or len(pads) != 4 or not all(
+            isinstance(p, Integral) and 0 <= p <= checks.MAX_WINDOW for p in pads):
+        raise checks.fail(node, f"pads {pads!r} must be four whole numbers from 0 to {checks.MAX_WINDOW}")
+    out_h, out_w = shape(node)[0][1:3]
+    if out_h < 1 or out_w < 1:
+        raise checks.fail(node, "the window is larger than the padded input; the output would be empty")
+    checks.window_budget(node, x.shape[0] * out_h * out_w * w.shape[1] * w.shape[2] * x.shape[3])
+
+
+OP = register(OpDef("conv2d_s32", shape, prepare, reference, emit, macs, check=check))

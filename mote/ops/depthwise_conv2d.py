@@ -20,6 +20,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import Node
+from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range, out_size_and_pad
 from mote.ops.conv2d import (
     bias_array,
@@ -35,6 +36,7 @@ from mote.ops.conv2d import (
 )
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.window_checks import check_depthwise_conv2d
 
 
 @dataclass(frozen=True, eq=False)
@@ -89,6 +91,8 @@ def prepare(node: Node) -> DepthwiseParams:
     bias = bias_array(node, oc)
     weights = data.reshape(fh, fw, oc)
     input_offset = -x.zero_point
+    check_accumulator_range(node, weights.reshape(fh * fw, oc).T, bias, input_offset, multiplier, shift,
+                            out.zero_point)
     folded = None
     if fh == fw == 3 and m == 1 and dh == dw == 1:
         folded64 = fold_bias(bias, weights.reshape(9, oc).T, input_offset)
@@ -212,4 +216,4 @@ def specialize(node: Node, p: DepthwiseParams, core: Core) -> DepthwiseParams:
 
 
 OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),
-                    specialize=specialize, accumulate=accumulate))
+                    specialize=specialize, accumulate=accumulate, check=check_depthwise_conv2d))

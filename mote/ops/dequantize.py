@@ -12,6 +12,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
+from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
@@ -48,4 +49,10 @@ def emit(node: Node, p: DequantizeParams, em: Emitter) -> CCall:
     return CCall("mote_dequantize_s8_f32", "mote_dequantize_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("dequantize", shape, prepare, reference, emit, tflite=("DEQUANTIZE",)))
+def check(node: Node) -> None:
+    checks.input_count(node, 1)
+    checks.int8_activation(node, node.inputs[0], "input")
+    checks.dtype(node, node.outputs[0], "output", DType.FLOAT32)
+
+
+OP = register(OpDef("dequantize", shape, prepare, reference, emit, tflite=("DEQUANTIZE",), check=check))

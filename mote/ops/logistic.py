@@ -20,6 +20,7 @@ from mote import fixedpoint as fp
 from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops.add import quantized_int8
+from mote.ops.checks import unary_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, round_half_away, rounding_divide_by_pot
 
@@ -88,4 +89,4 @@ def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
     return sigmoid_call("mote_logistic_s8", node, p, em)
 
 
-OP = register(OpDef("logistic", shape, prepare, reference, emit, tflite=("LOGISTIC",)))
+OP = register(OpDef("logistic", shape, prepare, reference, emit, tflite=("LOGISTIC",), check=unary_int8))

@@ -9,6 +9,7 @@ import numpy as np
 from mote.ir import Node
 from mote.ops.common import activation_range, out_size_and_pad
 from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.window_checks import check_pool2d
 
 
 @dataclass(frozen=True)
@@ -71,4 +72,5 @@ def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
     return pool_call("mote_max_pool_s8", node, p, em)
 
 
-OP = register(OpDef("max_pool2d", pool_shape, pool_params, reference, emit, tflite=("MAX_POOL_2D",)))
+OP = register(OpDef("max_pool2d", pool_shape, pool_params, reference, emit, tflite=("MAX_POOL_2D",),
+                    check=check_pool2d))

@@ -16,6 +16,7 @@ import numpy as np
 from mote.ir import Node
 from mote.ops.add import quantized_int8
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
+from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
@@ -57,4 +58,4 @@ def emit(node: Node, p: MulParams, em: Emitter) -> CCall:
     return CCall("mote_mul_s8", "mote_mul_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("mul", output_shape, prepare, reference, emit, tflite=("MUL",)))
+OP = register(OpDef("mul", output_shape, prepare, reference, emit, tflite=("MUL",), check=binary_int8))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
@@ -94,4 +95,13 @@ def emit(node: Node, p: PadParams, em: Emitter) -> CCall:
     return CCall("mote_pad_s8", "mote_pad_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("pad", shape, prepare, reference, emit, tflite=("PAD",)))
+def check(node: Node) -> None:
+    checks.input_count(node, 2)
+    checks.int8_activation(node, node.inputs[0], "input")
+    pads = checks.present(node, 1, "paddings")
+    checks.dtype(node, pads, "paddings", DType.INT32)
+    checks.constant(node, pads, "paddings")
+    checks.int8_activation(node, node.outputs[0], "output")
+
+
+OP = register(OpDef("pad", shape, prepare, reference, emit, tflite=("PAD",), check=check))

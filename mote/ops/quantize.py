@@ -19,9 +19,14 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
+from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Core, Emitter, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
+
+# Below this output scale, float inputs of ordinary magnitude (> 2^31 * scale) overflow TFLite Micro's
+# int32 conversion, which is undefined behaviour; no real model quantizes so finely.
+MIN_FLOAT_INPUT_SCALE = 2.0**-20
 
 
 @dataclass(frozen=True)
@@ -105,4 +110,18 @@ def specialize(node: Node, p: QuantizeParams | RequantizeParams, core: Core) -> 
     return p
 
 
-OP = register(OpDef("quantize", shape, prepare, reference, emit, tflite=("QUANTIZE",), specialize=specialize))
+def check(node: Node) -> None:
+    checks.input_count(node, 1)
+    x = checks.present(node, 0, "input")
+    checks.dtype(node, x, "input", DType.FLOAT32, DType.INT8)
+    if x.dtype is DType.INT8:
+        checks.int8_activation(node, x, "input")
+    out = checks.int8_activation(node, node.outputs[0], "output")
+    if x.dtype is DType.FLOAT32 and out.scale < MIN_FLOAT_INPUT_SCALE:
+        raise checks.fail(node, f"output scale {out.scale:g} is below {MIN_FLOAT_INPUT_SCALE:g}: TFLite Micro's "
+                                "float-to-int32 conversion would overflow, with undefined results, for inputs "
+                                f"beyond {2**31 * out.scale:g}")
+
+
+OP = register(OpDef("quantize", shape, prepare, reference, emit, tflite=("QUANTIZE",), specialize=specialize,
+                    check=check))

@@ -94,6 +94,10 @@ def _no_overlap(node: Node, params: Any) -> list[tuple[int, Overlap]]:
     return []
 
 
+def _no_check(node: Node) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class OpDef:
     name: str
@@ -112,6 +116,9 @@ class OpDef:
     # bias included, before requantization: (node, params, inputs) -> int64 array, channels last.
     accumulate: Callable[[Node, Any, list[np.ndarray]], np.ndarray] | None = None
     tflite: tuple[str, ...] = field(default_factory=tuple)  # TFLite builtin names it implements
+    # What the kernel accepts (input counts, dtypes, ranks, attributes), checked before `shape` and
+    # `prepare` run: raises a MoteError naming the node, so that those two cannot fail afterwards.
+    check: Callable[[Node], None] = _no_check
 
 
 OPS: dict[str, OpDef] = {}

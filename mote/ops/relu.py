@@ -14,6 +14,7 @@ import numpy as np
 
 from mote.ir import Node
 from mote.ops.add import quantized_int8
+from mote.ops.checks import unary_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
@@ -54,4 +55,4 @@ def emit(node: Node, p: ReluParams, em: Emitter) -> CCall:
     return CCall("mote_relu_s8", "mote_relu_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("relu", shape, prepare, reference, emit, tflite=("RELU",)))
+OP = register(OpDef("relu", shape, prepare, reference, emit, tflite=("RELU",), check=unary_int8))

@@ -14,8 +14,9 @@ import numpy as np
 
 from mote.ir import Node
 from mote.ops.add import quantized_int8
+from mote.ops.checks import unary_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
-from mote.quant import round_half_away
+from mote.quant import round_to_int32
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Relu6Params:
 def prepare(node: Node) -> Relu6Params:
     x = quantized_int8(node, node.inputs[0])
     quantized_int8(node, node.outputs[0])
-    six = round_half_away(float(np.float32(6.0) / np.float32(x.scale))) + x.zero_point
+    six = round_to_int32(float(np.float32(6.0) / np.float32(x.scale)), "the bound 6") + x.zero_point
     return Relu6Params(x.size, x.zero_point, min(max(six, -128), 127))
 
 
@@ -49,4 +50,4 @@ def emit(node: Node, p: Relu6Params, em: Emitter) -> CCall:
     return CCall("mote_relu6_s8", "mote_relu6_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("relu6", shape, prepare, reference, emit, tflite=("RELU6",)))
+OP = register(OpDef("relu6", shape, prepare, reference, emit, tflite=("RELU6",), check=unary_int8))

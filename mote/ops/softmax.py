@@ -21,6 +21,7 @@ import numpy as np
 from mote import fixedpoint as fp
 from mote.errors import UnsupportedError
 from mote.ir import Node
+from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import round_half_away, rounding_divide_by_pot
@@ -95,4 +96,11 @@ def emit(node: Node, p: SoftmaxParams, em: Emitter) -> CCall:
     return CCall("mote_softmax_s8", "mote_softmax_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("softmax", shape, prepare, reference, emit, tflite=("SOFTMAX",)))
+def check(node: Node) -> None:
+    checks.unary_int8(node)
+    beta = node.attrs.get("beta", 1.0)
+    if not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0:
+        raise checks.fail(node, f"beta {beta!r} must be a finite positive number")
+
+
+OP = register(OpDef("softmax", shape, prepare, reference, emit, tflite=("SOFTMAX",), check=check))

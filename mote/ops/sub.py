@@ -1,9 +1,6 @@
 """SUB: int8 a - b with numpy broadcasting and a fused activation.
 
-The same arithmetic as ADD (see add.py) with the scaled inputs subtracted, except for one detail of
-TFLite Micro's prepare: SUB computes the three real multipliers in float32, not double
-    twice_max = 2 * max(s_a, s_b);  a: s_a / twice_max;  out: twice_max / (2^20 * s_out)   (all float)
-and only then widens them to double for QuantizeMultiplierSmallerThanOneExp.
+The same arithmetic as ADD (see add.py), multipliers included, with the scaled inputs subtracted.
 """
 
 from __future__ import annotations
@@ -11,20 +8,14 @@ from __future__ import annotations
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.add import AddParams, add_sub_call, add_sub_params, finish, overlap, scaled_inputs
+from mote.ops.add import AddParams, add_multipliers, add_sub_call, add_sub_params, finish, overlap, scaled_inputs
 from mote.ops.broadcast import output_shape
+from mote.ops.checks import binary_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
 
-def sub_multipliers(s_a: float, s_b: float, s_out: float) -> tuple[float, float, float]:
-    f32 = np.float32
-    twice_max = f32(2) * max(f32(s_a), f32(s_b))
-    return (float(f32(s_a) / twice_max), float(f32(s_b) / twice_max),
-            float(twice_max / (f32(1 << 20) * f32(s_out))))
-
-
 def prepare(node: Node) -> AddParams:
-    return add_sub_params(node, sub_multipliers)
+    return add_sub_params(node, add_multipliers)
 
 
 def reference(node: Node, p: AddParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -36,4 +27,4 @@ def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
     return add_sub_call(node, p, em, b_sign=-1)
 
 
-OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",), overlap=overlap))
+OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",), overlap=overlap, check=binary_int8))

@@ -13,6 +13,7 @@ import numpy as np
 
 from mote import fixedpoint as fp
 from mote.ir import Node
+from mote.ops.checks import unary_int8
 from mote.ops.logistic import INPUT_INTEGER_BITS, SigmoidParams, input_in_q4, shape, sigmoid_call, sigmoid_params
 from mote.ops.registry import CCall, Emitter, OpDef, register
 from mote.quant import rounding_divide_by_pot
@@ -28,4 +29,4 @@ def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
     return sigmoid_call("mote_tanh_s8", node, p, em)
 
 
-OP = register(OpDef("tanh", shape, sigmoid_params, reference, emit, tflite=("TANH",)))
+OP = register(OpDef("tanh", shape, sigmoid_params, reference, emit, tflite=("TANH",), check=unary_int8))

@@ -15,9 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mote.errors import UnsupportedError
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
+from mote.ops.accumulator_range import accumulator_bounds
 from mote.ops.conv2d import IM2COL_MAX_TAPS
 from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import Core
@@ -206,8 +208,13 @@ def test_conv2d_large_bias_falls_back(check_model: Callable[..., object]) -> Non
     node = mb.nodes[0]
     bias = node.inputs[2]
     assert bias is not None and bias.data is not None
-    bias.data = np.full(case.out_ch, 2**31 - 1000, np.int32)
+    # As close as TFLite Micro's own int32 sum allows (mote.ops.accumulator_range): one more overflows.
+    _, greatest = accumulator_bounds(node.inputs[1].data.reshape(case.out_ch, -1), -node.inputs[0].zero_point)
+    bias.data = (2**31 - 1 - greatest).astype(np.int32)
     assert OPS["conv2d"].prepare(node).kernel == "mote_conv_s8"
+    bias.data = bias.data + 1
+    with pytest.raises(UnsupportedError, match="overflows int32"):
+        OPS["conv2d"].prepare(node)
 
 
 def test_conv2d_1x1_sanitized(check_model: Callable[..., object]) -> None:
