@@ -10,12 +10,14 @@ evaluator with RequantShift defined by its formula.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mote.errors import MoteError
 from mote.frontend.onnx import OnnxConversion
 from mote.ir import DType, Graph, Tensor
 
@@ -37,10 +39,19 @@ def onnx_outputs(model: str | Path | Any, conversion: OnnxConversion,
     layout and dtype, keyed by mote tensor name."""
     feeds = {info.onnx_name: info.to_onnx(inputs[info.tensor_name]) for info in conversion.inputs}
     proto = _proto(model)
-    if conversion.dialect == "integer":
-        results = _reference_evaluator(proto).run(None, feeds)
-    else:
-        results = _session(proto).run(None, feeds)
+    runtime = "ONNX's reference evaluator" if conversion.dialect == "integer" else "onnxruntime"
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # the runtimes' own warnings are not the user's business
+            if conversion.dialect == "integer":
+                results = _reference_evaluator(proto).run(None, feeds)
+            else:
+                results = _session(proto).run(None, feeds)
+    except MoteError:
+        raise
+    except Exception as e:  # onnxruntime's InvalidGraph, Fail, ... and the evaluator's many kinds
+        raise MoteError(f"{runtime} cannot run the model to compare with mote ({first_line(e)}); mote's own "
+                        "result stands, the comparison is unavailable") from None
     named = dict(zip([o.name for o in proto.graph.output], results))
     return {info.tensor_name: info.to_mote(_as_onnx_dtype(named[info.onnx_name], info.onnx_dtype))
             for info in conversion.outputs}
@@ -78,6 +89,12 @@ def onnxruntime_us_per_inference(model: str | Path | Any, conversion: OnnxConver
     return (time.perf_counter() - start) / iterations * 1e6
 
 
+def first_line(e: BaseException) -> str:
+    """An exception's message as one short line (onnxruntime's run over several)."""
+    text = " ".join(line.strip() for line in str(e).splitlines()[:3] if line.strip())
+    return f"{type(e).__name__}: {text[:200]}" if text else type(e).__name__
+
+
 def output_lsb(graph: Graph, t: Tensor) -> float:
     """One quantization step of an output: the scale a float output was dequantized with, else 1."""
     if t.dtype is not DType.FLOAT32:
@@ -111,11 +128,13 @@ def _session(proto: Any, exact: bool = True) -> Any:
     import onnxruntime as ort
     from onnxruntime.capi.onnxruntime_pybind11_state import NotImplemented as KernelMissing
 
+    ort.set_default_logger_severity(4)  # fatal only: its warnings and errors would reach stderr; mote reports
+
     def make(precise: bool) -> Any:
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        options.log_severity_level = 3
+        options.log_severity_level = 4  # a failure becomes mote's own one-line error
         if precise:
             options.add_session_config_entry("session.x64quantprecision", "1")
         return ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])

@@ -7,7 +7,10 @@ converts it; `OnnxModel.inputs_from_file` reads user inputs given in the ONNX mo
 
 from __future__ import annotations
 
+import math
+import stat
 import tempfile
+import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +20,7 @@ import numpy as np
 
 from mote.errors import MoteError
 from mote.frontend.onnx import OnnxConversion, convert, is_float_model, read_model
+from mote.frontend.onnx_check import MAX_ELEMENTS
 from mote.ir import Graph
 from mote.onnx_compare import compare
 
@@ -37,6 +41,8 @@ def parse_input_shapes(specs: Sequence[str]) -> dict[str, tuple[int, ...]]:
         if not sep or not name or not shape or min(shape) < 1:
             raise MoteError(f"--input-shape {spec!r}: expected NAME=D0,D1,... with positive integers, "
                             "e.g. input=1,3,32,32")
+        if math.prod(shape) > MAX_ELEMENTS:
+            raise MoteError(f"--input-shape {spec!r}: {math.prod(shape)} elements, over mote's limit of {MAX_ELEMENTS}")
         shapes[name] = shape
     return shapes
 
@@ -53,27 +59,26 @@ class OnnxModel:
 
     def inputs_from_file(self, path: Path) -> dict[str, np.ndarray]:
         """Inputs from a .npy (single input) or a .npz keyed by ONNX input name, in the ONNX layout
-        (NCHW, uint8, ...), as the compiled model takes them."""
-        try:
-            loaded = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise MoteError(f"{path}: cannot read inputs ({e}); give a .npy or a .npz keyed by input name") from None
+        (NCHW, uint8, ...), as the compiled model takes them: dtype and shape exactly the model's."""
         infos = self.conversion.inputs
-        arrays = {infos[0].onnx_name: loaded} if isinstance(loaded, np.ndarray) else dict(loaded)
-        if isinstance(loaded, np.ndarray) and len(infos) != 1:
-            raise MoteError(f"{path}: a .npy gives one input but the model has {len(infos)}; use a .npz")
+        wanted = [i.onnx_name for i in infos]
+        arrays = _load_arrays(Path(path), wanted)
+        missing = [name for name in wanted if name not in arrays]
+        if missing:
+            raise MoteError(f"{path}: no array named {missing[0]!r}; the model's inputs are {wanted}")
+        extra = sorted(set(arrays) - set(wanted))
+        if extra:
+            raise MoteError(f"{path}: array {extra[0]!r} is not an input of the model; its inputs are {wanted}")
         out = {}
         for info in infos:
-            if info.onnx_name not in arrays:
-                raise MoteError(f"{path}: no array named {info.onnx_name!r}; the model's inputs are "
-                                f"{[i.onnx_name for i in infos]}")
             t = next(t for t in self.graph.inputs if t.name == info.tensor_name)
             onnx_shape = tuple(t.shape[info.perm.index(i)] for i in range(len(info.perm)))
-            a = np.asarray(arrays[info.onnx_name])
-            if a.size != t.size:
-                raise MoteError(f"{path}: input {info.onnx_name!r} has {a.size} values; the model wants shape "
-                                f"{list(onnx_shape)}")
-            out[info.tensor_name] = info.to_mote(a.reshape(onnx_shape).astype(info.onnx_dtype))
+            a = arrays[info.onnx_name]
+            if a.dtype != info.onnx_dtype or a.shape != onnx_shape:
+                raise MoteError(f"{path}: input {info.onnx_name!r}: got {_describe(a.dtype)} {list(a.shape)}, the "
+                                f"model wants {info.onnx_dtype.name} {list(onnx_shape)}; convert the array first "
+                                "(mote does not cast or reshape inputs)")
+            out[info.tensor_name] = info.to_mote(a)
         return out
 
     def report(self, inputs: dict[str, np.ndarray], outputs: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -83,6 +88,37 @@ class OnnxModel:
         if self.quantization:
             out["quantization"] = self.quantization
         return out
+
+
+def _load_arrays(path: Path, names: list[str]) -> dict[str, np.ndarray]:
+    """The arrays of a .npy (named after the model's only input) or of a .npz, read without pickles."""
+    try:
+        regular = stat.S_ISREG(path.stat().st_mode)  # stat, not open: opening a FIFO would block
+    except OSError:
+        raise MoteError(f"{path}: no such input file") from None
+    if not regular:
+        raise MoteError(f"{path}: not a regular file; give a .npy or a .npz keyed by input name")
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.ndarray):
+            if len(names) != 1:
+                raise MoteError(f"{path}: a .npy gives one input but the model has {len(names)}; use a .npz keyed "
+                                f"by {names}")
+            return {names[0]: loaded}
+        with loaded:
+            arrays = {key: loaded[key] for key in loaded.files}
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
+        detail = " ".join(str(e).split())[:160] or type(e).__name__
+        raise MoteError(f"{path}: cannot read inputs ({detail}); give a .npy or a .npz keyed by input name, "
+                        "saved without pickles") from None
+    if not arrays:
+        raise MoteError(f"{path}: the .npz holds no arrays; the model's inputs are {names}")
+    return arrays
+
+
+def _describe(dtype: np.dtype) -> str:
+    """A dtype as a user reads it: float64, uint8, <U5 (strings), object."""
+    return dtype.name if dtype.kind in "biufc" else dtype.str
 
 
 def load_onnx_model(path: str | Path, calib: str | Path | None = None, method: str = "MinMax",

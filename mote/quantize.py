@@ -15,7 +15,10 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import stat
 import tempfile
+import warnings
+import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,11 +36,13 @@ def quantize_model(src: str | Path, calib: str | Path, dst: str | Path, method: 
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
 
     from mote.frontend.onnx import read_model
+    from mote.frontend.onnx_check import check_model
 
     src, dst = Path(src), Path(dst)
     if method not in METHODS:
         raise MoteError(f"unknown calibration method {method!r}; choose one of {', '.join(METHODS)}")
     model = read_model(src)
+    check_model(model, src.stem)  # a damaged file is refused here, not somewhere inside onnxruntime
     samples = calibration_samples(model, Path(calib), input_shapes or {})
     with tempfile.TemporaryDirectory(prefix="mote-quantize-") as tmp:
         portable = _lowest_ir_version(model, Path(tmp) / "float.onnx")
@@ -52,7 +57,13 @@ def quantize_model(src: str | Path, calib: str | Path, dst: str | Path, method: 
             dst.unlink(missing_ok=True)
             raise MoteError(f"{src}: onnxruntime could not quantize the model: {_first_line(e)}") from None
         report = {"model": str(src), "output": str(dst), "method": method, "calibration_samples": len(samples)}
-        report.update(accuracy(portable, dst, samples))
+        try:
+            with _quiet():
+                report.update(accuracy(portable, dst, samples))
+        except MoteError:
+            raise
+        except Exception as e:  # onnxruntime's own types: the quantized model does not run
+            raise MoteError(f"{dst}: onnxruntime cannot run the quantized model: {_first_line(e)}") from None
     return report
 
 
@@ -122,8 +133,10 @@ def _model_inputs(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> di
 
 def _load_calibration(calib: Path, names: list[str]) -> dict[str, np.ndarray]:
     try:
+        if not calib.is_dir() and not stat.S_ISREG(calib.stat().st_mode):  # stat, not open: a FIFO would block
+            raise MoteError(f"{calib}: not a regular file or directory; give a .npz or a directory of .npy")
         if calib.is_dir():
-            files = sorted(calib.glob("*.npy"))
+            files = sorted(f for f in calib.glob("*.npy") if f.is_file())
             if not files:
                 raise MoteError(f"{calib}: no .npy files in the calibration directory")
             if len(names) != 1:
@@ -133,13 +146,20 @@ def _load_calibration(calib: Path, names: list[str]) -> dict[str, np.ndarray]:
         loaded = np.load(calib, allow_pickle=False)
     except FileNotFoundError:
         raise MoteError(f"{calib}: no such calibration file or directory") from None
-    except (OSError, ValueError) as e:
-        raise MoteError(f"{calib}: cannot read calibration data ({e}); give a .npz or a directory of .npy") from None
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
+        raise MoteError(f"{calib}: cannot read calibration data ({_first_line(e)}); give a .npz or a directory of "
+                        ".npy, saved without pickles") from None
     if isinstance(loaded, np.ndarray):
         if len(names) != 1:
             raise MoteError(f"{calib}: a .npy calibrates a single-input model; give a .npz keyed by {names}")
         return {names[0]: loaded}
-    arrays = dict(loaded)
+    with loaded:
+        try:
+            arrays = {key: loaded[key] for key in loaded.files}
+        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
+            raise MoteError(f"{calib}: cannot read calibration data ({_first_line(e)})") from None
+    if not arrays:
+        raise MoteError(f"{calib}: the .npz holds no arrays; the model's inputs are {names}")
     if len(names) == 1 and names[0] not in arrays and len(arrays) == 1:
         return {names[0]: next(iter(arrays.values()))}
     missing = [n for n in names if n not in arrays]
@@ -150,6 +170,8 @@ def _load_calibration(calib: Path, names: list[str]) -> dict[str, np.ndarray]:
 
 def _split(a: np.ndarray, shape: list[int | None], name: str, calib: Path) -> list[np.ndarray]:
     """Samples of input `name` from one calibration array."""
+    if a.dtype.kind not in "biuf":
+        raise MoteError(f"{calib}: calibration array for {name!r} holds {a.dtype.str} values; it needs numbers")
     a = np.asarray(a, dtype=np.float32)
 
     def fits(s: tuple[int, ...]) -> bool:
@@ -169,11 +191,15 @@ def _split(a: np.ndarray, shape: list[int | None], name: str, calib: Path) -> li
 def _quiet() -> Iterator[None]:
     """onnxruntime's quantizer prints progress to stdout and advice to the root logger; mote's CLI
     output (and its --json) must stay clean."""
+    import onnxruntime as ort
+
+    ort.set_default_logger_severity(3)  # the sessions the quantizer creates log warnings to stderr otherwise
     root = logging.getLogger()
     level = root.level
     root.setLevel(logging.ERROR)
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
             yield
     finally:
         root.setLevel(level)

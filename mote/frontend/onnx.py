@@ -5,11 +5,18 @@ Inputs that feed convolutions or pooling are channels-last in the compiled model
 as NHWC, NCL as NLC), and so are outputs computed channels-last; everything else keeps ONNX's layout.
 uint8 tensors are int8 shifted by -128. `OnnxConversion.inputs / outputs` say how
 ONNX arrays map to the compiled model's (`IoInfo.to_mote`, `IoInfo.to_onnx`).
+
+A model file is untrusted input: its structure is checked before conversion (onnx_check), constant
+subexpressions are evaluated under a size and work budget (onnx_fold), and whatever a handler still trips
+over on inconsistent data becomes one ModelFileError line naming the node.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import stat
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,12 +109,22 @@ def convert_file(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] |
 
 
 def read_model(path: Path) -> Any:
+    """The ModelProto in `path`; a missing, special (FIFO, device, directory) or damaged file is a ModelFileError.
+    External data files are never read: a model names them, so it could make mote read any file."""
     import onnx
 
     try:
-        return onnx.load(str(path))
+        mode = path.stat().st_mode  # stat, not open: opening a FIFO would block
     except FileNotFoundError:
         raise ModelFileError(f"{path}: no such model file") from None
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot read the model file ({e.strerror})") from None
+    if not stat.S_ISREG(mode):
+        raise ModelFileError(f"{path}: not a regular file; give the path of an .onnx model file")
+    try:
+        return onnx.load(str(path), load_external_data=False)
+    except OSError as e:
+        raise ModelFileError(f"{path}: cannot read the model file ({e.strerror})") from None
     except Exception as e:  # protobuf raises several kinds on a damaged file
         raise ModelFileError(f"{path}: not a readable ONNX model ({type(e).__name__}); re-export it") from None
 
@@ -118,17 +135,22 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
     `input_shapes` fixes dynamic input dimensions; `source` (the file) is only quoted in messages."""
     from onnx import numpy_helper
 
+    from mote.frontend.onnx_check import check_model
+
+    check_model(model, source or name)
     g = model.graph
     opsets = {imp.domain or "": imp.version for imp in model.opset_import}
     dialect = _dialect(g, name, source or f"{name}.onnx")
-    values: dict[str, Value] = {i.name: Const(numpy_helper.to_array(i)) for i in g.initializer}
+    with _malformed(f"{name}: initializers"):
+        values: dict[str, Value] = {i.name: Const(numpy_helper.to_array(i)) for i in g.initializer}
     ctx = Context(Builder(), values, opsets, name, dialect)
     inputs, in_infos = [], []
     spatial = _spatial_inputs(g)
     for vi in g.input:
         if vi.name in values:
             continue  # an initializer listed as an input (old exporters)
-        act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial)
+        with _malformed(f"{name}: input {vi.name!r}"):
+            act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial)
         values[vi.name] = act
         inputs.append(act.tensor)
         in_infos.append(info)
@@ -140,18 +162,39 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
 
     for index, node in enumerate(g.node):
         ctx.b.index = index
-        results = convert_node(ctx, node)
+        with _malformed(ctx.where(node)):
+            results = convert_node(ctx, node)
         for out, v in zip(node.output, results):
             if out and v is not None:
                 values[out] = v
     outputs, out_infos = [], []
     for vi in g.output:
-        act, info = _graph_output(ctx, vi)
+        with _malformed(f"{name}: output {vi.name!r}"):
+            act, info = _graph_output(ctx, vi)
         outputs.append(act.tensor)
         out_infos.append(info)
     graph = Graph(name, inputs, outputs, _live(ctx.b.nodes, outputs))
-    graph.verify()
+    with _malformed(f"{name}: converted graph"):
+        graph.verify()
     return OnnxConversion(graph, in_infos, out_infos, dialect)
+
+
+@contextmanager
+def _malformed(where: str) -> Iterator[None]:
+    """The last line of defence against a damaged model: whatever a handler or numpy raises on inconsistent
+    shapes, attributes or data becomes one ModelFileError naming the node (or input, output); numpy's
+    warnings on such data (overflow, invalid casts) are kept off the terminal."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            yield
+    except MoteError:
+        raise
+    except (ArithmeticError, AssertionError, AttributeError, LookupError, MemoryError, RecursionError, TypeError,
+            ValueError) as e:
+        detail = " ".join(str(e).split())[:160] or "no detail"
+        raise ModelFileError(f"{where}: inconsistent shapes, attributes or data ({type(e).__name__}: {detail}); "
+                             "the model is damaged or uses the operator in a way mote does not support") from None
 
 
 def _live(nodes: list[Any], outputs: list[Any]) -> list[Any]:
@@ -277,7 +320,14 @@ def _onnx_side(ctx: Context, vi: Any, t: Any) -> tuple[np.dtype, int]:
     from onnx import helper
 
     elem = vi.type.tensor_type.elem_type
-    onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else np.dtype(np.float32)
+    computed = t.dtype.np
+    onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else np.dtype(computed)
+    allowed = {np.dtype(computed)}
+    if t.dtype is DType.INT8:
+        allowed |= {np.dtype(np.uint8)} | ({np.dtype(np.float32)} if ctx.dialect == "integer" else set())
+    if onnx_dtype not in allowed:
+        raise ModelFileError(f"{ctx.model}: output {vi.name!r} is declared {onnx_dtype.name} but the graph computes "
+                             f"{np.dtype(computed).name} there; the model is damaged")
     if ctx.dialect == "integer" and t.quant is not None:
         return onnx_dtype, -t.quant.zero_point[0]
     return onnx_dtype, 128 if onnx_dtype == np.uint8 else 0

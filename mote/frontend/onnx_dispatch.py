@@ -1,15 +1,14 @@
-"""One ONNX node -> its handler (QDQ, QOperator or integer dialect), constant folding, and the errors."""
+"""One ONNX node -> its handler (QDQ, QOperator or integer dialect), constant folding (onnx_fold), and the errors."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from mote.errors import UnsupportedError
 from mote.frontend import onnx_integer, onnx_movement, onnx_qdq, onnx_qop
 from mote.frontend.onnx import Context
-from mote.frontend.onnx_values import Const, Value
+from mote.frontend.onnx_fold import fold, foldable
+from mote.frontend.onnx_values import Value
 
 _DOMAINS = {"": "", "ai.onnx": "", "com.microsoft": "com.microsoft"}
 
@@ -45,32 +44,14 @@ def convert_node(ctx: Context, node: Any) -> list[Value | None]:
         key = ("", "RequantShift")  # exporters put it in various custom domains
     tables = _tables(ctx.dialect)
     inputs = [ctx.value(node, i) for i in range(len(node.input))]
-    if key in tables and not (domain == "" and _foldable(node, inputs)):
+    if key in tables and not (domain == "" and foldable(node, inputs)):
         handler, allowed = tables[key]
         extra = sorted(set(attrs) - allowed)
         if extra:
             raise UnsupportedError(f"{ctx.where(node)}: attribute {extra[0]!r} is not supported")
         return handler(ctx, node, attrs)
-    if domain == "" and _foldable(node, inputs):
-        return _fold(ctx, node, inputs)
+    if domain == "" and foldable(node, inputs):
+        return fold(ctx, node, inputs)
     supported = sorted({op for _, op in tables})
     raise UnsupportedError(f"{ctx.where(node)}: operator {node.op_type} is not supported; mote supports "
                            f"{', '.join(supported)}")
-
-
-def _foldable(node: Any, inputs: list[Value | None]) -> bool:
-    """All inputs constant: evaluate at compile time (shape arithmetic, weight preprocessing)."""
-    if node.op_type in ("DequantizeLinear", "Constant"):
-        return False  # keeps the integers and their scale (QConst) / has its own handler
-    return all(v is None or isinstance(v, Const) for v in inputs) and bool(node.input)
-
-
-def _fold(ctx: Context, node: Any, inputs: list[Value | None]) -> list[Value | None]:
-    from onnx.reference import ReferenceEvaluator
-
-    feeds = {name: v.data for name, v in zip(node.input, inputs) if name and isinstance(v, Const)}
-    try:
-        results = ReferenceEvaluator(node).run(None, feeds)
-    except Exception as e:  # the reference evaluator raises many kinds
-        raise UnsupportedError(f"{ctx.where(node)}: cannot evaluate this constant expression ({e})") from None
-    return [Const(np.asarray(r)) for r in results]

@@ -50,6 +50,8 @@ def _conv_s32(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None
     b = ctx.b
     x = b.to_layout(x, NHWC)
     n, h, w, c = x.tensor.shape
+    if weights.ndim != 4:
+        raise UnsupportedError(f"{name}: weights of shape {list(weights.shape)}; a 2-D convolution needs 4-D weights")
     oc, ic_g, kh, kw = weights.shape
     group = int(attrs.get("group", 1))
     if ic_g * group != c or oc % group:
@@ -160,8 +162,18 @@ def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     if len(node.input) >= 3:
         mul = _integers(ctx, node, 1, "mul", -2**31, 2**31 - 1)
         add_ = _integers(ctx, node, 2, "add", -2**62, 2**62)
-    else:  # old exports: mul and add as attributes
+    elif "mul" in attrs and "add" in attrs:  # old exports: mul and add as attributes
         mul, add_ = np.asarray(attrs["mul"], np.int64), np.asarray(attrs["add"], np.int64)
+    else:
+        raise UnsupportedError(f"{where}: mul and add are missing (neither inputs nor attributes)")
+    for what, a in (("mul", mul), ("add", add_)):
+        try:
+            fits = np.broadcast_shapes(storage_of(a, x.rank, x.perm).shape, x.tensor.shape) == x.tensor.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise UnsupportedError(f"{where}: {what} of shape {list(a.shape)} does not broadcast against the input "
+                                   f"{list(x.onnx_shape)}")
     div = float(attrs.get("div", 1))
     if div != int(div) or div < 1:
         raise UnsupportedError(f"{where}: div must be a positive integer, got {div:g}")

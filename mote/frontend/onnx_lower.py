@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from mote.errors import UnsupportedError
+from mote.frontend.onnx_check import MAX_ELEMENTS
 from mote.frontend.onnx_values import (
     NHWC,
     Act,
@@ -60,6 +61,9 @@ def pad_tensor(b: Builder, x: Tensor, widths: list[tuple[int, int]], fill: int, 
         raise UnsupportedError(f"{name}: mote pads int8 tensors only ({x.name!r} is {x.dtype.value})")
     if any(p < 0 for w in widths for p in w):
         raise UnsupportedError(f"{name}: negative pads {widths} (cropping) are not supported")
+    padded = math.prod(d + lo + hi for d, (lo, hi) in zip(x.shape, widths))
+    if padded > MAX_ELEMENTS:
+        raise UnsupportedError(f"{name}: pads {widths} make {padded} elements, over mote's limit of {MAX_ELEMENTS}")
     if not -128 <= fill <= 127:
         raise UnsupportedError(f"{name}: the pad value is outside the int8 range of the tensor")
     pads = b.const(f"{name}_paddings", np.array(widths, dtype=np.int32), DType.INT32)
@@ -90,6 +94,9 @@ def bias_int32(bias: QConst | Const | None, x_scale: float, w_scale: np.ndarray,
     if bias is None:
         return None
     expected = np.float64(np.float32(x_scale)) * np.broadcast_to(w_scale.astype(np.float64), (channels,))
+    values = bias.q.size if isinstance(bias, QConst) else np.asarray(bias.data).size
+    if values not in (1, channels) or (isinstance(bias, QConst) and bias.scale.size not in (1, values)):
+        raise UnsupportedError(f"{what}: the bias has {values} values for {channels} output channels")
     if isinstance(bias, QConst):
         q = bias.q.reshape(-1)
         scale = np.broadcast_to(bias.scale.astype(np.float64).reshape(-1), q.shape)
@@ -156,6 +163,9 @@ def fully_connected(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, 
     """x [..., K] times weights w [N, K] (already transposed): Gemm and MatMul with constant B."""
     x = b.to_layout(x, identity(x.rank))
     q = int8_weights(w, name)
+    if q.ndim != 2 or x.rank < 1:
+        raise UnsupportedError(f"{name}: weights of shape {list(q.shape)} with input {list(x.onnx_shape)}; a matrix "
+                               "product needs 2-D weights")
     out_depth, depth = q.shape
     if x.tensor.shape[-1] != depth:
         raise UnsupportedError(f"{name}: input {list(x.onnx_shape)} does not match weights of depth {depth}")

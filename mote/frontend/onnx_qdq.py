@@ -145,20 +145,44 @@ def dequantize_linear(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     where = ctx.where(node)
     if isinstance(v, Const):
         data = v.data
+        _check_const_quantization(data, scale, zp, axis, where)
         if data.dtype in (np.int8, np.uint8):
             return [QConst(to_int8(data), scale.reshape(-1), to_int8(zp).reshape(-1), axis % max(data.ndim, 1), 8)]
         if data.dtype == np.int32:
+            if zp.any():
+                raise UnsupportedError(f"{where}: int32 constants (biases) need zero point 0, got "
+                                       f"{zp.reshape(-1)[:4].tolist()}")
             return [QConst(data.astype(np.int64), scale.reshape(-1), zp.astype(np.int64).reshape(-1),
                            axis % max(data.ndim, 1), 32)]
         raise UnsupportedError(f"{where}: dequantizing a {data.dtype.name} constant is not supported")
     if isinstance(v, Act) and v.tensor.dtype is DType.INT8:
         if len(node.input) < 3 or not node.input[2]:
-            zp = np.asarray(v.quant.zero_point[0], np.int8)  # no zero point given: read the tensor as it is
+            # ONNX's default zero point is 0 of the tensor's type, which an int8 Act no longer records
+            # (uint8 is stored shifted): unambiguous only where the tensor's own zero point is 0.
+            if v.quant.zero_point[0] != 0:
+                raise UnsupportedError(f"{where}: no zero point given for {node.input[0]!r}; mote needs it "
+                                       "explicitly here (0 of int8 and of uint8 differ)")
+            zp = np.asarray(0, np.int8)
         quant = int8_quant(scale, zp, dtype, None, where)
         if quant.per_channel:
             raise UnsupportedError(f"{where}: per-channel quantization of an activation is not supported")
         return [Deq(ctx.b.retag(v, quant))]
     raise UnsupportedError(f"{where}: DequantizeLinear needs an int8/uint8 tensor or constant")
+
+
+def _check_const_quantization(data: np.ndarray, scale: np.ndarray, zp: np.ndarray, axis: int, where: str) -> None:
+    """Scales finite and > 0; one scale, or one per slice along an axis inside the tensor's rank; zero points
+    matching the scales."""
+    if scale.size > 1 and not -data.ndim <= axis < data.ndim:
+        raise UnsupportedError(f"{where}: per-channel axis {axis} is outside the {data.ndim}-D constant")
+    if scale.size == 0 or (scale.size > 1 and scale.size != data.shape[axis]):
+        raise UnsupportedError(f"{where}: {scale.size} scales for a constant of shape {list(data.shape)} "
+                               f"(axis {axis})")
+    if zp.size not in (1, scale.size):
+        raise UnsupportedError(f"{where}: {zp.size} zero points for {scale.size} scales")
+    if not (np.isfinite(scale) & (scale > 0)).all():
+        raise UnsupportedError(f"{where}: quantization scales must be finite and positive, got "
+                               f"{scale.reshape(-1)[:4].tolist()}")
 
 
 # -- float compute ops (pending until their QuantizeLinear) -----------------------------------------------------------

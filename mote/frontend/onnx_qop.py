@@ -25,7 +25,10 @@ from mote.ir import DType, Quant
 
 def _quant(ctx: Context, node: Any, i: int, what: str) -> tuple[Quant, np.dtype]:
     scale = ctx.const(node, i, f"{what} scale")
-    zp = ctx.const(node, i + 1, f"{what} zero point", default=np.zeros((), np.uint8))
+    if ctx.value(node, i + 1) is None:  # ONNX's default, 0 of the activation's type: int8 and uint8 differ
+        raise UnsupportedError(f"{ctx.where(node)}: the {what} zero point (input {i + 1}) is missing; mote needs "
+                               "it explicitly")
+    zp = ctx.const(node, i + 1, f"{what} zero point")
     return int8_quant(scale, zp, zp.dtype, None, ctx.where(node)), zp.dtype
 
 
@@ -53,7 +56,9 @@ def _weights(ctx: Context, node: Any, i: int, channel_axis: int) -> QConst:
     zp = ctx.const(node, i + 2, "weights zero point", default=np.zeros((), data.dtype))
     if data.dtype not in (np.int8, np.uint8):
         raise UnsupportedError(f"{ctx.where(node)}: weights must be int8 or uint8, got {data.dtype.name}")
-    zero = to_int8(zp).reshape(-1) if zp.dtype == data.dtype else to_int8(zp).reshape(-1)
+    zero = to_int8(zp).reshape(-1)
+    if zero.size not in (1, scale.size) or scale.size == 0:
+        raise UnsupportedError(f"{ctx.where(node)}: the weights have {scale.size} scales and {zero.size} zero points")
     return QConst(to_int8(data), scale, np.broadcast_to(zero, scale.shape).copy(), channel_axis, 8)
 
 

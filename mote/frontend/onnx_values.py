@@ -119,8 +119,10 @@ def int8_quant(scale: np.ndarray | float, zero_point: np.ndarray | int, dtype: n
                                "uint8 tensors")
     if zp.size == 1 and scale.size > 1:
         zp = np.repeat(zp, scale.size)
-    if not (scale > 0).all():
-        raise UnsupportedError(f"{what}: quantization scales must be positive, got {scale.tolist()[:4]}")
+    if scale.size == 0 or not (np.isfinite(scale) & (scale > 0)).all():
+        raise UnsupportedError(f"{what}: quantization scales must be finite and positive, got {scale.tolist()[:4]}")
+    if zp.size != scale.size:
+        raise UnsupportedError(f"{what}: {zp.size} zero points for {scale.size} scales")
     per_channel = scale.size > 1
     return Quant(tuple(float(s) for s in scale), tuple(int(z) for z in zp), axis if per_channel else None)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mote.errors import UnsupportedError
+from mote.errors import ModelFileError, UnsupportedError
 from mote.ops.common import out_size_and_pad
 
 
@@ -24,8 +24,14 @@ def window(attrs: dict, in_hw: tuple[int, int], kernel: tuple[int, int], what: s
     """ONNX Conv / pooling geometry: auto_pad, pads, strides, dilations, ceil_mode."""
     stride = tuple(attrs.get("strides", (1, 1)))
     dilation = tuple(attrs.get("dilations", (1, 1)))
-    if len(stride) != 2 or len(dilation) != 2:
-        raise UnsupportedError(f"{what}: only 2-D windows are supported (strides {list(stride)})")
+    if len(stride) != 2 or len(dilation) != 2 or len(kernel) != 2:
+        raise UnsupportedError(f"{what}: only 2-D windows are supported (kernel {list(kernel)}, strides "
+                               f"{list(stride)}, dilations {list(dilation)})")
+    if min(*stride, *dilation, *kernel) < 1:
+        raise ModelFileError(f"{what}: kernel {list(kernel)}, strides {list(stride)} and dilations {list(dilation)} "
+                             "must be at least 1")
+    if "pads" in attrs and len(attrs["pads"]) != 4:
+        raise ModelFileError(f"{what}: pads {list(attrs['pads'])} must have 4 values for a 2-D window")
     auto = attrs.get("auto_pad", "NOTSET")
     auto = auto.decode() if isinstance(auto, bytes) else auto
     pads, out = [0, 0, 0, 0], [0, 0]
