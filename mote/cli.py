@@ -5,54 +5,108 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
+import os
 import sys
+import warnings
+import zipfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from rich.console import Console
 
 from mote import pipeline
 from mote.accel import find_accelerator
 from mote.accel.check import check_accelerator
 from mote.accel.partition import partition, regions
-from mote.config import parse_settings, parse_size
+from mote.arena_notes import arena_notes, describe
+from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
+from mote.cli_report import print_profile, print_run, short
+from mote.config import parse_settings
 from mote.errors import MoteError
-from mote.frontend import load
+from mote.frontend import check_regular_file, load
 from mote.onnx_run import parse_input_shapes
 from mote.ops.registry import Core
+from mote.outputs import atomic_path, check_output_file, check_output_root, check_project_dir
 from mote.quantize import METHODS, quantize_model
 from mote.sim.cycles import CoreModel
 from mote.targets.rv32 import Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
+from mote.terminal import console, markup, plain
+
+INTERNAL_ERROR = 3
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    """Exit status: 0 ok, 1 outputs differ from the reference, 2 a user error (one line on stderr),
+    3 a bug in mote (one line; MOTE_DEBUG=1 shows the traceback), 130 interrupted."""
+    argv = joined_opt_values(list(sys.argv[1:] if argv is None else argv))
+    debug = bool(os.environ.get("MOTE_DEBUG"))
+    if not debug:
+        _quiet_third_parties(argv)
     try:
+        args = _parser().parse_args(argv)
         return args.func(args)
     except MoteError as e:
-        print(f"mote: error: {e}", file=sys.stderr)
+        print(f"mote: error: {plain(' '.join(str(e).split()))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mote: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # stdout closed early (`mote run | head`): not an error of mote's
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except Exception as e:
+        if debug:
+            raise
+        print(f"mote: internal error: {type(e).__name__}: {plain(' '.join(str(e).split()))} "
+              "(please report this, with the model; MOTE_DEBUG=1 shows where)", file=sys.stderr)
+        return INTERNAL_ERROR
+
+
+def _quiet_third_parties(argv: list[str]) -> None:
+    """numpy, onnxruntime, matplotlib and dask write warnings and log lines to stderr: mote reports
+    what matters itself, in one line."""
+    warnings.simplefilter("ignore")
+    for name in ("matplotlib", "distributed", "tornado", "asyncio", "onnx", "onnxruntime"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    if any(a.lower().endswith(".onnx") for a in argv):
+        try:
+            import onnxruntime
+
+            onnxruntime.set_default_logger_severity(3)  # errors only: its C++ warnings bypass Python
+        except ImportError:
+            pass
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mote")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mote", description="Compile quantized neural networks to bare-metal C.")
+    parser = Parser(prog="mote", description="Compile quantized neural networks to bare-metal C.")
+    parser.add_argument("--version", action="version", version=f"mote {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("compile", help="write a standalone C project for a model")
     p.add_argument("model", type=Path)
-    p.add_argument("-o", "--output", type=Path, required=True, help="project directory to write")
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="project directory to write; created with its parents if missing; an existing one is "
+                        "replaced only if it is empty or mote wrote it (it holds a .mote-project file)")
     p.add_argument("--kernels", choices=[c.value for c in Core], default=Core.VECTOR.value,
-                   help="for a CPU whose compiler vectorizes (vector, the default) or a scalar MCU core (scalar)")
+                   help="for a CPU whose compiler vectorizes (vector, the default), a scalar MCU core (scalar) or "
+                        "an x86-64 CPU with AVX-512 VNNI (vnni)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_compile)
 
     p = sub.add_parser("run", help="compile, build, run on a target and check against the reference")
     _add_run_arguments(p)
-    p.add_argument("--save-outputs", type=Path, metavar="OUT.npz", help="write the outputs the target computed")
+    p.add_argument("--save-outputs", type=Path, metavar="OUT.npz",
+                   help="write the outputs the target computed (a regular file in an existing directory)")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("profile", help="per-layer instructions and cycles on the virtual platform")
@@ -62,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("quantize", help="post-training int8 quantization of a float ONNX model (onnxruntime)")
     p.add_argument("model", type=Path)
     p.add_argument("--calib", type=Path, required=True, help=".npz or a directory of .npy, keyed by input name")
-    p.add_argument("-o", "--output", type=Path, required=True, help="the quantized (QDQ) .onnx to write")
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="the quantized (QDQ) .onnx to write (a regular file in an existing directory)")
     p.add_argument("--method", default="MinMax", choices=METHODS, help="calibration method (default MinMax)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -77,9 +132,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("explore", help="design-space exploration of an accelerator with its cost model")
     p.add_argument("models", nargs="+", type=Path, metavar="MODEL")
     p.add_argument("--accel", required=True, metavar="NAME[:KEY=VALUE,...]")
-    p.add_argument("--sweep", nargs="+", default=[], metavar="KEY=V1,V2", help="values to sweep, e.g. pes=64,128")
-    p.add_argument("--out", type=Path, default=Path("results"), help="directory for results.csv/json and plots")
-    p.add_argument("--verify", type=int, default=0, metavar="N", help="re-run N sampled points on the VP")
+    p.add_argument("--sweep", nargs="+", default=[], metavar="KEY=V1,V2",
+                   help="values to sweep, e.g. pes=64,128 (keys: fields of the accelerator's Config)")
+    p.add_argument("--out", type=Path, default=Path("results"),
+                   help="directory for results.csv/json and plots (default ./results; created if missing; files "
+                        "of those names in it are replaced, nothing else is touched)")
+    p.add_argument("--verify", type=bounded_int(0, 10_000), default=0, metavar="N",
+                   help="re-run N sampled points on the VP")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_explore)
@@ -88,11 +147,12 @@ def _parser() -> argparse.ArgumentParser:
                                                                                           required=True)
     p = accel.add_parser("new", help="write a working accelerator package to start from")
     p.add_argument("name", help="a Python identifier, e.g. my_npu")
-    p.add_argument("-o", "--output", type=Path, default=Path("."), help="directory to create it in")
+    p.add_argument("-o", "--output", type=Path, default=Path("."),
+                   help="directory to create it in (default: the current one); NAME must not exist there yet")
     p.set_defaults(func=_accel_new)
     p = accel.add_parser("check", help="each pattern's functional model against the reference, on random nodes")
     p.add_argument("accel", metavar="NAME[:KEY=VALUE,...]")
-    p.add_argument("--trials", type=int, default=20, help="random nodes per pattern (default 20)")
+    p.add_argument("--trials", type=bounded_int(1, 100_000), default=20, help="random nodes per pattern (default 20)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_accel_check)
     return parser
@@ -101,9 +161,13 @@ def _parser() -> argparse.ArgumentParser:
 def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host") -> None:
     p.add_argument("model", type=Path, nargs="?", help="a .tflite model (default: the bundled digits CNN)")
     p.add_argument("--target", default=default_target, choices=pipeline.TARGETS)
-    p.add_argument("--input", type=Path, help=".npy (one input) or .npz keyed by input name")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
-    p.add_argument("--keep", type=Path, metavar="DIR", help="keep the built project under DIR")
+    p.add_argument("--input", type=Path,
+                   help=".npy (one input) or .npz keyed by input name; each array has the input's dtype and shape "
+                        "exactly (a leading batch dimension of 1 may be left out); nothing is cast")
+    p.add_argument("--seed", type=bounded_int(0, (1 << 63) - 1), default=0, help="seed of the random inputs "
+                                                                                 "(default 0)")
+    p.add_argument("--keep", type=Path, metavar="DIR",
+                   help="keep the built project in DIR/<model name> (DIR is created if missing)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     onnx = p.add_argument_group("ONNX models")
     onnx.add_argument("--calib", type=Path, help="calibration data (.npz or a directory of .npy) to quantize a "
@@ -111,34 +175,44 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     onnx.add_argument("--calib-method", default="MinMax", choices=METHODS)
     onnx.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
                       help="fix a dynamic input shape, e.g. input=1,3,32,32 (repeatable)")
-    rv32 = p.add_argument_group("rv32 target")
-    rv32.add_argument("--cc", default="auto", choices=CC_CHOICES,
+    rv32 = p.add_argument_group("rv32 target (refused with --target host)")
+    rv32.add_argument("--cc", choices=CC_CHOICES,
                       help="cross compiler: riscv64-unknown-elf-gcc when present, else zig (default auto)")
-    rv32.add_argument("--opt", default="-O2", choices=("-O2", "-Os"), help="optimization level (default -O2)")
-    rv32.add_argument("--flash", type=_size, default=2 << 20, help="flash size, e.g. 2MiB (default)")
-    rv32.add_argument("--ram", type=_size, default=512 << 10, help="RAM size, e.g. 512KiB (default)")
-    rv32.add_argument("--stack", type=_size, default=16 << 10, help="stack size, e.g. 16KiB (default)")
+    rv32.add_argument("--opt", choices=("-O2", "-Os"), help="optimization level (default -O2; `--opt -Os` for size)")
+    rv32.add_argument("--flash", type=size, help="flash size, e.g. 2MiB (default)")
+    rv32.add_argument("--ram", type=size, help="RAM size, e.g. 512KiB (default)")
+    rv32.add_argument("--stack", type=size, help="stack size, e.g. 16KiB (default)")
     rv32.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
                       help="offload to an accelerator: a built-in (qvanilla) or module:Class, with settings")
-    rv32.add_argument("--instruction-limit", type=int, help="stop runaway firmware after this many instructions")
-    rv32.add_argument("--core", default="", metavar="KEY=CYCLES,...",
+    rv32.add_argument("--instruction-limit", type=bounded_int(1, 1 << 62),
+                      help="stop runaway firmware after this many instructions")
+    rv32.add_argument("--core", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
                            "mulh, div, branch_taken, branch_not_taken, jump)")
 
 
-def _size(text: str) -> int:
-    try:
-        return parse_size(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
+def _check_files(args: argparse.Namespace) -> None:
+    """The model and data files exist and are regular files (a FIFO would block, /dev/zero never end)."""
+    if getattr(args, "model", None) is not None:
+        check_regular_file(args.model, "model file")
+    if getattr(args, "input", None) is not None:
+        check_regular_file(args.input, "input file")
+    calib = getattr(args, "calib", None)
+    if calib is not None and not calib.is_dir():
+        check_regular_file(calib, "calibration file")
 
 
 def _report(args: argparse.Namespace) -> pipeline.RunReport:
+    settle_rv32_options(args)
+    _check_files(args)
     core = parse_settings(CoreModel, args.core, "--core")
     if args.core:
         core = dataclasses.replace(core, name=f"{core.name}; with {args.core}")
     config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt,
                         core=core)
+    config.validate()
+    if getattr(args, "save_outputs", None) is not None:
+        check_output_file(args.save_outputs, "--save-outputs")
     accelerator = find_accelerator(args.accel) if args.accel else None
     return pipeline.run(args.model or pipeline.default_model(), args.target, args.input, args.seed, args.keep,
                         config, args.instruction_limit, accelerator, args.calib, args.calib_method,
@@ -146,23 +220,41 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
 
 
 def _compile(args: argparse.Namespace) -> int:
+    check_project_dir(args.output)
     compiled = pipeline.compile_model(args.model, core=Core(args.kernels))
     compiled.write(args.output)
-    print(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
-          f"(disjoint-buffer bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
-          f"{compiled.macs:,} MACs")
+    notes = arena_notes(compiled)
+    if args.json:
+        print(json.dumps({"model": str(args.model), "output": str(args.output), "layers": len(compiled.layers),
+                          "arena_bytes": compiled.plan.size, "arena_lower_bound_bytes": compiled.plan.lower_bound,
+                          "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],
+                          "arena": notes}))
+        return 0
+    print(plain(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
+                f"(disjoint-buffer bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
+                f"{compiled.macs:,} MACs"))
+    print(plain(describe(notes)))
     return 0
 
 
 def _run(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.save_outputs:
-        np.savez(args.save_outputs, **report.outputs)
+        _save_outputs(args.save_outputs, report.outputs)
     if args.json:
         print(json.dumps(report.to_json()))
     else:
-        _print_run(report)
+        print_run(report)
     return 0 if report.bit_exact else 1
+
+
+def _save_outputs(path: Path, outputs: dict[str, np.ndarray]) -> None:
+    """An .npz keyed by output name, written beside `path` and renamed over it. Written member by
+    member, so that no output name can clash with a parameter of np.savez."""
+    with atomic_path(path, "--save-outputs") as tmp, zipfile.ZipFile(tmp, "w") as archive:
+        for name, array in outputs.items():
+            with archive.open(f"{name}.npy", "w") as member:
+                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
 
 
 def _profile(args: argparse.Namespace) -> int:
@@ -172,22 +264,26 @@ def _profile(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json()))
     else:
-        _print_profile(report)
+        print_profile(report)
     return 0 if report.bit_exact else 1
 
 
 def _quantize(args: argparse.Namespace) -> int:
-    report = quantize_model(args.model, args.calib, args.output, args.method, parse_input_shapes(args.input_shape))
+    _check_files(args)
+    with atomic_path(args.output, "-o") as tmp:
+        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape))
+    report["output"] = str(args.output)
     if args.json:
         print(json.dumps(report))
     else:
-        print(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items()))
+        print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
     return 0
 
 
 def _partition(args: argparse.Namespace) -> int:
     from rich.table import Table
 
+    _check_files(args)
     accelerator = find_accelerator(args.accel)
     model = args.model or pipeline.default_model()
     decisions = partition(load(model), accelerator)
@@ -202,31 +298,44 @@ def _partition(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary))
         return 0
-    table = Table(title=f"{Path(model).name} partitioned for {accelerator.label}")
+    table = Table(title=f"{markup(Path(model).name)} partitioned for {markup(accelerator.label)}")
     for column in ("#", "node", "op", "runs on", "pattern / why not"):
         table.add_column(column, justify="right" if column == "#" else "left")
     for r in rows:
-        table.add_row(str(r["index"]), _short(r["name"]), r["op"], r["runs_on"], r["pattern"] or r["why_not"])
-    console = _console()
-    console.print(table)
+        table.add_row(str(r["index"]), short(r["name"]), markup(r["op"]), markup(r["runs_on"]),
+                      markup(r["pattern"] or r["why_not"]))
+    out = console()
+    out.print(table)
     count = summary["regions"]
-    console.print(f"{offloaded} nodes offloaded in {count} region{'' if count == 1 else 's'}, "
-                  f"{summary['cpu']} on the CPU")
+    out.print(f"{offloaded} nodes offloaded in {count} region{'' if count == 1 else 's'}, {summary['cpu']} on the CPU")
     return 0
 
 
 def _explore(args: argparse.Namespace) -> int:
     from mote.explore import explore
+    from mote.explore.sweep import check_sweep
 
-    sweep = {}
+    for model in args.models:
+        check_regular_file(model, "model file")
+    sweep: dict[str, list[str]] = {}
     for item in args.sweep:
         key, sep, values = item.partition("=")
-        if not sep or not values:
+        if not sep or not values or not all(values.split(",")):
             raise MoteError(f"--sweep {item!r}: write KEY=V1,V2,... (e.g. pes=64,128)")
+        if key in sweep:
+            raise MoteError(f"--sweep {key}: given twice; list all its values once (e.g. {key}=64,128)")
         sweep[key] = values.split(",")
+    check_sweep(args.accel, sweep)  # before creating --out: a typo leaves nothing behind
+    check_output_root(args.out, "--out")
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)
     if args.json:
         print(json.dumps(rows))
+    else:
+        print(plain(f"wrote {args.out}/: results.csv, results.json and the plots"))
+    failed = [r for r in rows if r.get("status") != "ok"]
+    if rows and len(failed) == len(rows):
+        raise MoteError(f"explore: all {len(rows)} points failed (results in {args.out}/); the first: "
+                        f"{failed[0].get('status')}")
     return 0
 
 
@@ -234,7 +343,7 @@ def _accel_new(args: argparse.Namespace) -> int:
     from mote.accel.skeleton import write_skeleton
 
     path = write_skeleton(args.name, args.output)
-    print(f"wrote {path}/: edit {args.name}/accelerator.py, then run its test: python -m pytest {path}/tests")
+    print(plain(f"wrote {path}/: edit {args.name}/accelerator.py, then run its test: python -m pytest {path}/tests"))
     return 0
 
 
@@ -248,8 +357,8 @@ def _accel_check(args: argparse.Namespace) -> int:
     else:
         for r in results:
             verdict = "ok" if r.ok else ("no random node accepted" if not r.trials else "MISMATCH")
-            print(f"{accelerator.name} pattern {r.pattern}: {r.trials - r.mismatches}/{r.trials} random nodes "
-                  f"bit-exact with the reference: {verdict}")
+            print(plain(f"{accelerator.name} pattern {r.pattern}: {r.trials - r.mismatches}/{r.trials} random nodes "
+                        f"bit-exact with the reference: {verdict}"))
     bad = [r for r in results if not r.ok]
     if bad:
         r = bad[0]
@@ -257,64 +366,6 @@ def _accel_check(args: argparse.Namespace) -> int:
             if r.trials else "its predicates accepted none of the random nodes"
         raise MoteError(f"accelerator {accelerator.name}: pattern {r.pattern!r}: {detail}")
     return 0
-
-
-def _short(name: str, width: int = 36) -> str:
-    return name if len(name) <= width else "…" + name[-(width - 1):]
-
-
-def _print_run(report: pipeline.RunReport) -> None:
-    from rich.table import Table
-
-    data = report.to_json()
-    table = Table(title=f"{Path(report.model).name} on {report.target}")
-    for column in ("#", "layer", "op", "kernel", "MACs"):
-        table.add_column(column, justify="right" if column in ("#", "MACs") else "left")
-    for layer in data["layers"]:
-        table.add_row(str(layer["index"]), _short(layer["name"]), layer["op"], layer["kernel"], f"{layer['macs']:,}")
-    console = _console()
-    console.print(table)
-    _print_summary(console, data, report)
-
-
-def _console() -> Console:
-    """Wide enough for the tables when the output is not a terminal (rich would assume 80 columns)."""
-    return Console() if sys.stdout.isatty() else Console(width=160)
-
-
-def _print_profile(report: pipeline.RunReport) -> None:
-    from rich.table import Table
-
-    data = report.to_json()
-    table = Table(title=f"{Path(report.model).name} on the rv32 virtual platform")
-    for column in ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC"):
-        table.add_column(column, justify="left" if column in ("layer", "op", "kernel") else "right")
-    for layer in data["layers"]:
-        if "instructions" not in layer:  # an in-place layer runs no code
-            continue
-        per_mac = layer["instructions_per_mac"]
-        table.add_row(str(layer["index"]), _short(layer["name"], 28), layer["op"], layer["kernel"],
-                      f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
-                      f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-")
-    console = _console()
-    console.print(table)
-    _print_summary(console, data, report)
-
-
-def _print_summary(console: Console, data: dict[str, Any], report: pipeline.RunReport) -> None:
-    verdict = "[green]bit-exact[/green]" if report.bit_exact else f"[red]{report.mismatches} mismatches[/red]"
-    print_ = console.print
-    print_(f"outputs vs reference interpreter: {verdict}")
-    print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B), "
-           f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
-    if report.target == "host":
-        print_(f"{data['host_us_per_inference']:.1f} µs per inference on the host ({data['cc']})")
-    else:
-        per_mac = f", {data['instructions_per_mac']:.2f} per MAC" if data["instructions_per_mac"] else ""
-        print_(f"{data['instructions']:,} instructions{per_mac}, {data['cycles']:,} cycles ({data['core']}); "
-               f"ROM {data['rom_bytes']:,} B, RAM {data['ram_bytes']:,} B + stack {data['stack_bytes']:,} B used; "
-               f"simulated in {data['sim_seconds']:.2f} s ({data['sim_mips']:.0f} MIPS); built with {data['cc']} "
-               f"{data['cflags']}")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import typing
 from typing import Any, TypeVar
@@ -11,6 +12,7 @@ from mote.errors import MoteError
 
 T = TypeVar("T")
 
+MAX_SETTING = (1 << 32) - 1  # integer settings are sizes, counts and cycle costs of a 32-bit machine
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KiB": 1 << 10, "M": 1 << 20, "MB": 1 << 20, "MiB": 1 << 20,
           "G": 1 << 30, "GB": 1 << 30, "GiB": 1 << 30}
 
@@ -31,9 +33,15 @@ def _convert(text: str, kind: Any) -> Any:
             return False
         raise ValueError(f"{text!r} is not a boolean (use 1/0, true/false)")
     if kind is int:
-        return parse_size(text)
+        value = parse_size(text)
+        if value > MAX_SETTING:
+            raise ValueError(f"{text!r} is too large (at most {MAX_SETTING:,})")
+        return value
     if kind is float:
-        return float(text)
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"{text!r} is not a finite number")
+        return value
     return text
 
 
@@ -51,4 +59,9 @@ def parse_settings(cls: type[T], text: str, what: str) -> T:
             values[key] = _convert(value.strip(), hints[key])
         except ValueError as e:
             raise MoteError(f"{what}: {key}: {e}") from None
-    return cls(**values)
+    try:
+        return cls(**values)
+    except MoteError:
+        raise
+    except (ValueError, TypeError, ArithmeticError) as e:  # a config's own checks (__post_init__)
+        raise MoteError(f"{what}: {' '.join(str(e).split())}") from None

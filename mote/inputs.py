@@ -1,4 +1,8 @@
-"""Model inputs: seeded random ones, or loaded from .npy / .npz files."""
+"""Model inputs: seeded random ones, or loaded from .npy / .npz files.
+
+A file's arrays must match the model's inputs exactly: the same dtype (nothing is cast: a cast would
+truncate floats or wrap 300 to 44) and the same shape, or the shape without a leading batch
+dimension of 1 (a transposed array of the same size is refused)."""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from mote.errors import MoteError
-from mote.ir import DType, Graph
+from mote.frontend import check_regular_file
+from mote.ir import DType, Graph, Tensor
 
 
 def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
@@ -23,26 +28,55 @@ def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
     return out
 
 
-def load_inputs(graph: Graph, path: Path) -> dict[str, np.ndarray]:
-    """A .npy for a single-input model, or a .npz keyed by input name."""
+def read_arrays(path: Path) -> np.ndarray | dict[str, np.ndarray]:
+    """The array of a .npy or the arrays of a .npz (no pickles); one-line errors for anything else."""
+    check_regular_file(path, "input file")
     try:
         loaded = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise MoteError(f"{path}: cannot read inputs ({e}); give a .npy or a .npz keyed by input name") from None
+        if isinstance(loaded, np.ndarray):
+            return loaded
+        with loaded:
+            return {key: loaded[key] for key in loaded.files}
+    except Exception as e:  # numpy raises many kinds on a damaged file (ValueError, EOFError, BadZipFile, ...)
+        detail = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise MoteError(f"{path}: cannot read inputs ({detail}); give a .npy or a .npz keyed by input name") from None
+
+
+def load_inputs(graph: Graph, path: Path) -> dict[str, np.ndarray]:
+    """A .npy for a single-input model, or a .npz keyed by input name, matched exactly to the inputs."""
+    loaded = read_arrays(path)
+    names = [t.name for t in graph.inputs]
     if isinstance(loaded, np.ndarray):
         if len(graph.inputs) != 1:
             raise MoteError(f"{path}: a .npy gives one input but the model has {len(graph.inputs)}; "
-                            "use a .npz keyed by input name")
+                            f"use a .npz keyed by input name ({_listing(names)})")
         arrays = {graph.inputs[0].name: loaded}
     else:
-        arrays = dict(loaded)
-    result = {}
-    for t in graph.inputs:
-        if t.name not in arrays:
-            names = [i.name for i in graph.inputs]
-            raise MoteError(f"{path}: no array named {t.name!r}; the model's inputs are {names}")
-        a = arrays[t.name]
-        if a.size != t.size:
-            raise MoteError(f"{path}: input {t.name!r} has {a.size} values, the model wants shape {list(t.shape)}")
-        result[t.name] = a.astype(t.dtype.np).reshape(t.shape)
-    return result
+        arrays = loaded
+        if not arrays:
+            raise MoteError(f"{path}: the .npz holds no arrays; the model's inputs are {_listing(names)}")
+        extra = [k for k in arrays if k not in names]
+        if extra:
+            raise MoteError(f"{path}: array {extra[0]!r} is not an input of the model; its inputs are "
+                            f"{_listing(names)}")
+    return {t.name: _matched(path, t, arrays) for t in graph.inputs}
+
+
+def _matched(path: Path, t: Tensor, arrays: dict[str, np.ndarray]) -> np.ndarray:
+    if t.name not in arrays:
+        raise MoteError(f"{path}: no array named {t.name!r}; the .npz has {_listing(list(arrays))}")
+    a = arrays[t.name]
+    wants = f"the model wants {t.dtype.value} {list(t.shape)}"
+    if a.dtype != t.dtype.np:
+        raise MoteError(f"{path}: input {t.name!r}: got {a.dtype} {list(a.shape)}, {wants} (mote does not cast: "
+                        f"convert it with .astype(np.{t.dtype.value}) if that is what you mean)")
+    shape = tuple(a.shape)
+    if shape != t.shape and not (t.shape[:1] == (1,) and shape == t.shape[1:]):
+        raise MoteError(f"{path}: input {t.name!r}: got {a.dtype} {list(a.shape)}, {wants}")
+    if t.dtype is DType.FLOAT32 and not np.all(np.isfinite(a)):
+        raise MoteError(f"{path}: input {t.name!r} holds NaN or infinite values; give finite numbers")
+    return np.ascontiguousarray(a).reshape(t.shape)
+
+
+def _listing(names: list[str]) -> str:
+    return ", ".join(repr(n) for n in names) or "none"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -11,12 +12,14 @@ from typing import Any
 import numpy as np
 
 from mote.accel.interface import Accelerator
+from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
 from mote.errors import MoteError
-from mote.frontend import load
+from mote.frontend import check_regular_file, load
 from mote.inputs import load_inputs, random_inputs
 from mote.onnx_run import is_onnx, load_onnx_model
 from mote.ops.registry import Core
+from mote.outputs import check_output_root, check_project_dir, safe_file_name
 from mote.reference import interpret
 from mote.targets.host import build_host, host_core
 from mote.targets.rv32 import Rv32Config, build_rv32
@@ -43,6 +46,11 @@ class RunReport:
     extra: dict[str, Any] = field(default_factory=dict)  # the target's own figures
     layer_extra: dict[int, dict[str, Any]] = field(default_factory=dict)  # per layer index
 
+    @functools.cached_property
+    def arena(self) -> dict[str, Any]:
+        """Which kernels take scratch in the arena and what the other kernel family needs (mote.arena_notes)."""
+        return arena_notes(self.compiled)
+
     @property
     def bit_exact(self) -> bool:
         return self.mismatches == 0
@@ -58,9 +66,12 @@ class RunReport:
             "arena_lower_bound_bytes": c.plan.lower_bound,
             "weights_bytes": c.weights_bytes,
             "macs": c.macs,
+            "kernels": c.core.value,
+            "arena": self.arena,
             **self.extra,
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
-                        "runs_on": layer.runs_on, "macs": layer.macs, **self.layer_extra.get(layer.index, {})}
+                        "runs_on": layer.runs_on, "macs": layer.macs, "scratch_bytes": layer.scratch_bytes,
+                        **self.layer_extra.get(layer.index, {})}
                        for layer in c.layers],
         }
 
@@ -76,6 +87,9 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
         raise MoteError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
     if accelerator is not None and target != "rv32":
         raise MoteError(f"the {accelerator.name} accelerator exists on the virtual platform only; use --target rv32")
+    check_regular_file(Path(model_path), "model file")
+    if input_path is not None:
+        check_regular_file(Path(input_path), "input file")
     onnx_model = None
     if is_onnx(model_path):  # ONNX: maybe quantized first; inputs in its own layout; compared with onnxruntime
         onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)
@@ -88,8 +102,11 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
     else:
         inputs = load_inputs(original, input_path) if input_path else random_inputs(original, seed)
     expected = interpret(original, inputs)
+    if work_dir is not None:  # --keep DIR: the project goes to DIR/<model name>, which must not escape DIR
+        check_output_root(work_dir, "--keep")
+        check_project_dir(Path(work_dir) / safe_file_name(compiled.graph.name), "--keep")
     with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
-        project = (work_dir or Path(tmp)) / compiled.graph.name
+        project = (work_dir or Path(tmp)) / safe_file_name(compiled.graph.name)
         if target == "host":
             outputs, extra, layer_extra = _run_host(compiled, project, inputs)
         else:

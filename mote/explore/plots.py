@@ -8,6 +8,7 @@ from typing import Any
 
 from mote.accel.dla.cost import CATEGORIES
 from mote.config import parse_size
+from mote.outputs import atomic_path, safe_file_name
 
 
 def _label(row: dict[str, Any], keys: list[str]) -> str:
@@ -35,8 +36,9 @@ def draw(rows: list[dict[str, Any]], keys: list[str], out: Path) -> list[Path]:
         ax.set_title(f"{model}: cycles by subgraph type")
         ax.legend(fontsize=7)
         fig.tight_layout()
-        path = out / f"{model}_breakdown.png"
-        fig.savefig(path, dpi=110)
+        path = out / f"{safe_file_name(model)}_breakdown.png"
+        with atomic_path(path, "--out") as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
         plt.close(fig)
         written.append(path)
         if "sram" in keys:
@@ -59,7 +61,8 @@ def _versus_sram(plt: Any, rows: list[dict[str, Any]], keys: list[str], model: s
     ax.set_title(f"{model}: cycles against SRAM")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    path = out / f"{model}_sram.png"
-    fig.savefig(path, dpi=110)
+    path = out / f"{safe_file_name(model)}_sram.png"
+    with atomic_path(path, "--out") as tmp:
+        fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
     return path

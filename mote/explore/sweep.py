@@ -9,6 +9,7 @@ paths and have mote installed).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import time
@@ -20,10 +21,12 @@ from typing import Any
 from rich.progress import Progress
 
 from mote.accel.dla.cost import CATEGORIES, JobCost
-from mote.accel.loader import find_accelerator
+from mote.accel.loader import accelerator_class, find_accelerator
+from mote.config import parse_settings
 from mote.errors import MoteError
 from mote.ir import Graph
 from mote.ops import OPS
+from mote.outputs import check_output_root
 from mote.passes.offload import offload
 
 DASK_CONNECT_TIMEOUT = "10s"
@@ -36,7 +39,25 @@ def points(sweep: dict[str, list[str]]) -> list[dict[str, str]]:
 
 
 def spec(accel: str, settings: dict[str, str]) -> str:
-    return accel + (":" + ",".join(f"{k}={v}" for k, v in settings.items()) if settings else "")
+    """`accel` with a point's settings appended (after its own settings, if it has some)."""
+    if not settings:
+        return accel
+    joiner = "," if "=" in accel.rsplit(":", 1)[-1] else ":"
+    return accel + joiner + ",".join(f"{k}={v}" for k, v in settings.items())
+
+
+def check_sweep(accel: str, settings: dict[str, list[str]]) -> None:
+    """Before sweeping: every key is a field of the accelerator's Config and every value parses to that
+    field's type (and passes the Config's own checks), so a typo fails at once, not per point."""
+    cls, fixed = accelerator_class(accel)
+    names = [f.name for f in dataclasses.fields(cls.Config)]
+    for key, values in settings.items():
+        if key not in names:
+            raise MoteError(f"--sweep {key}: {cls.name} has no setting {key!r}; its settings are {', '.join(names)}")
+        if key in (item.partition("=")[0].strip() for item in fixed.split(",")):
+            raise MoteError(f"--sweep {key}: also set in --accel {accel}; give it in one place")
+        for value in values:
+            parse_settings(cls.Config, ",".join(filter(None, [fixed, f"{key}={value}"])), f"--sweep {key}")
 
 
 def _graph(model: str) -> Graph:
@@ -113,8 +134,9 @@ def _on_dask(address: str, tasks: list[tuple[str, str, dict[str, str]]],
 
     try:
         client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
-    except OSError as e:
-        raise MoteError(f"--dask {address}: cannot reach a Dask scheduler there ({e}); start one with `dask "
+    except (OSError, ValueError, TypeError) as e:  # unreachable, or an address Dask cannot parse
+        detail = " ".join(str(e).split()) or type(e).__name__
+        raise MoteError(f"--dask {address}: cannot reach a Dask scheduler there ({detail}); start one with `dask "
                         "scheduler` and `dask worker ADDRESS`, or leave --dask out to use the local cores") from None
     with client:
         workers = max(sum(client.nthreads().values()), 1)
@@ -134,9 +156,10 @@ def explore(models: list[Path], accel: str, sweep_values: dict[str, list[str]], 
     Dask scheduler to sweep on instead of the local cores."""
     from mote.explore import plots, report
     from mote.explore import verify as verifying
+    check_sweep(accel, sweep_values)
     rows, seconds = sweep(models, accel, sweep_values, workers, progress=show, dask=dask)
     checks = verifying.verify(models, accel, rows, verify) if verify else []
-    out.mkdir(parents=True, exist_ok=True)
+    check_output_root(out, "--out")
     report.write(rows, checks, seconds, out)
     plots.draw(rows, list(sweep_values), out)
     if show:

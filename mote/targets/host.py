@@ -25,7 +25,8 @@ SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
 def find_cc() -> str:
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not cc:
-        raise BuildError("no C compiler found for the host target; install cc/gcc/clang or set CC")
+        raise BuildError("no C compiler found for the host target; install gcc or clang, or set CC to one "
+                         "(--cc picks the rv32 cross compiler only)")
     return cc
 
 

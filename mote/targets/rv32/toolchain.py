@@ -92,7 +92,7 @@ def _gcc() -> Toolchain:
     path = shutil.which(GCC)
     if path is None:
         raise BuildError(f"{GCC} not found on PATH; install it (Debian/Ubuntu: apt install gcc-riscv64-unknown-elf) "
-                         "or use cc='zig'")
+                         "or use --cc zig (Rv32Config(cc='zig') from Python)")
     proc = subprocess.run([path, "--version"], capture_output=True, text=True)
     first = proc.stdout.splitlines()[0] if proc.stdout else GCC
     return Toolchain(

@@ -1,0 +1,67 @@
+"""The `mote` command's tables and summaries on the terminal. Every model-derived string goes
+through mote.terminal.markup first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mote.arena_notes import describe
+from mote.pipeline import RunReport
+from mote.terminal import console, markup
+
+
+def short(name: str, width: int = 36) -> str:
+    """The name's end (where TFLite puts the distinguishing part), made safe for a rich table."""
+    return markup(name if len(name) <= width else "…" + name[-(width - 1):])
+
+
+def print_run(report: RunReport) -> None:
+    data = report.to_json()
+    table = Table(title=f"{markup(Path(report.model).name)} on {report.target}")
+    for column in ("#", "layer", "op", "kernel", "scratch", "MACs"):
+        table.add_column(column, justify="right" if column in ("#", "scratch", "MACs") else "left")
+    for layer in data["layers"]:
+        scratch = f"{layer['scratch_bytes']:,}" if layer["scratch_bytes"] else "-"
+        table.add_row(str(layer["index"]), short(layer["name"]), markup(layer["op"]), markup(layer["kernel"]),
+                      scratch, f"{layer['macs']:,}")
+    out = console()
+    out.print(table)
+    print_summary(out, data, report)
+
+
+def print_profile(report: RunReport) -> None:
+    data = report.to_json()
+    table = Table(title=f"{markup(Path(report.model).name)} on the rv32 virtual platform")
+    for column in ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC"):
+        table.add_column(column, justify="left" if column in ("layer", "op", "kernel") else "right")
+    for layer in data["layers"]:
+        if "instructions" not in layer:  # an in-place layer runs no code
+            continue
+        per_mac = layer["instructions_per_mac"]
+        table.add_row(str(layer["index"]), short(layer["name"], 28), markup(layer["op"]), markup(layer["kernel"]),
+                      f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
+                      f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-")
+    out = console()
+    out.print(table)
+    print_summary(out, data, report)
+
+
+def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None:
+    verdict = "[green]bit-exact[/green]" if report.bit_exact else f"[red]{report.mismatches} mismatches[/red]"
+    print_ = out.print
+    print_(f"outputs vs reference interpreter: {verdict}")
+    print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B), "
+           f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
+    print_(markup(describe(data["arena"])))
+    if report.target == "host":
+        print_(f"{data['host_us_per_inference']:.1f} µs per inference on the host ({markup(data['cc'])})")
+    else:
+        per_mac = f", {data['instructions_per_mac']:.2f} per MAC" if data["instructions_per_mac"] else ""
+        print_(markup(f"{data['instructions']:,} instructions{per_mac}, {data['cycles']:,} cycles ({data['core']}); "
+                      f"ROM {data['rom_bytes']:,} B, RAM {data['ram_bytes']:,} B + stack {data['stack_bytes']:,} B "
+                      f"used; simulated in {data['sim_seconds']:.2f} s ({data['sim_mips']:.0f} MIPS); built with "
+                      f"{data['cc']} {data['cflags']}"))
