@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench fuzz lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# A long mutation-fuzz campaign (4 to 10 minutes on 2 cores); its counts go into benchmarks/RESULTS.md.
+FUZZ_CASES ?= 20000
+fuzz: $(STAMP)
+	$(BIN)/python scripts/fuzz.py --cases $(FUZZ_CASES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check mote tests benchmarks scripts

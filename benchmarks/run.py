@@ -240,6 +240,14 @@ def host_report(rows: list[dict]) -> list[str]:
     ]
 
 
+def kept_fuzz_section() -> list[str]:
+    """The section `make fuzz` (scripts/fuzz.py) wrote between its markers, carried over unchanged."""
+    path = REPO / "benchmarks" / "RESULTS.md"
+    old = path.read_text() if path.exists() else ""
+    match = re.search(r"<!-- fuzz:begin -->.*?<!-- fuzz:end -->", old, re.S)
+    return ["", match.group(0), ""] if match else []
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mote-bench-") as tmp:
         host, vp, qvanilla = [], [], []
@@ -256,7 +264,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report()])
+        *onnx_report(), *kept_fuzz_section()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0
