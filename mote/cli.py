@@ -326,7 +326,7 @@ def _explore(args: argparse.Namespace) -> int:
             raise MoteError(f"--sweep {key}: given twice; list all its values once (e.g. {key}=64,128)")
         sweep[key] = values.split(",")
     check_sweep(args.accel, sweep)  # before creating --out: a typo leaves nothing behind
-    check_output_root(args.out, "--out")
+    check_output_root(args.out, "--out", create=False)  # created once there are results
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)
     if args.json:
         print(json.dumps(rows))

@@ -156,11 +156,14 @@ def write_file_atomic(path: Path, data: bytes | str, what: str) -> None:
         tmp.write_bytes(data.encode() if isinstance(data, str) else data)
 
 
-def check_output_root(out_dir: Path, what: str) -> Path:
-    """A directory mote writes files into (creating it and its parents); it must not be a file."""
+def check_output_root(out_dir: Path, what: str, create: bool = True) -> Path:
+    """A directory mote writes files into (created with its parents unless `create` is False, for a
+    check before the work); it must not be a file."""
     path = Path(out_dir)
     if (path.exists() or path.is_symlink()) and not path.is_dir():
         raise OutputError(f"{what} {out_dir}: exists and is not a directory; give a directory")
+    if not create:
+        return path
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -111,10 +111,11 @@ def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], worker
     workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
     start = time.perf_counter()
     rows: list[dict[str, Any]] = []
+    client = _dask_client(dask) if dask is not None else None  # before the progress bar: a bad address is one line
     with Progress(transient=True, disable=not progress) as bar:
         task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
-        if dask is not None:
-            rows = _on_dask(dask, tasks, lambda n: bar.advance(task, n))
+        if client is not None:
+            rows = _on_dask(client, tasks, lambda n: bar.advance(task, n))
         elif workers <= 1:
             for t in tasks:
                 rows.append(evaluate(*t))
@@ -127,17 +128,22 @@ def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], worker
     return rows, time.perf_counter() - start
 
 
-def _on_dask(address: str, tasks: list[tuple[str, str, dict[str, str]]],
-             advance: Callable[[int], None]) -> list[dict[str, Any]]:
-    """The tasks in chunks on the Dask cluster at `address`, results in task order."""
-    from distributed import Client, as_completed
+def _dask_client(address: str) -> Any:
+    from distributed import Client
 
     try:
-        client = Client(address, timeout=DASK_CONNECT_TIMEOUT)
+        return Client(address, timeout=DASK_CONNECT_TIMEOUT)
     except (OSError, ValueError, TypeError) as e:  # unreachable, or an address Dask cannot parse
         detail = " ".join(str(e).split()) or type(e).__name__
         raise MoteError(f"--dask {address}: cannot reach a Dask scheduler there ({detail}); start one with `dask "
                         "scheduler` and `dask worker ADDRESS`, or leave --dask out to use the local cores") from None
+
+
+def _on_dask(client: Any, tasks: list[tuple[str, str, dict[str, str]]],
+             advance: Callable[[int], None]) -> list[dict[str, Any]]:
+    """The tasks in chunks on the Dask cluster `client` is connected to, results in task order."""
+    from distributed import as_completed
+
     with client:
         workers = max(sum(client.nthreads().values()), 1)
         size = max(len(tasks) // (workers * 8), 1)

@@ -26,6 +26,7 @@ import numpy as np
 from mote.errors import ModelFileError, MoteError, UnsupportedError
 from mote.frontend.onnx_values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
+from mote.ir.verify import validate
 
 # Ops that mark a model as quantized, and as integer-dialect.
 _QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
@@ -175,7 +176,7 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
         out_infos.append(info)
     graph = Graph(name, inputs, outputs, _live(ctx.b.nodes, outputs))
     with _malformed(f"{name}: converted graph"):
-        graph.verify()
+        validate(graph)  # as the TFLite loader does: checks, then every node's prepare once
     return OnnxConversion(graph, in_infos, out_infos, dialect)
 
 
