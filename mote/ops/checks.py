@@ -150,3 +150,13 @@ def binary_int8(node: Node) -> None:
     int8_activation(node, node.inputs[1], "second input")
     int8_activation(node, node.outputs[0], "output")
     activation(node)
+
+
+def int8_with_int32_constant(node: Node, role: str) -> None:
+    """An int8 input and output, and a constant int32 second input (PAD's paddings, MEAN's axes)."""
+    input_count(node, 2)
+    int8_activation(node, node.inputs[0], "input")
+    second = present(node, 1, role)
+    dtype(node, second, role, DType.INT32)
+    constant(node, second, role)
+    int8_activation(node, node.outputs[0], "output")

@@ -17,7 +17,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.fixedpoint import wrap32
-from mote.ir import DType, Node
+from mote.ir import Node
 from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
@@ -129,12 +129,7 @@ def macs(node: Node) -> int:
 
 
 def check(node: Node) -> None:
-    checks.input_count(node, 2)
-    checks.int8_activation(node, node.inputs[0], "input")
-    axes = checks.present(node, 1, "axes")
-    checks.dtype(node, axes, "axes", DType.INT32)
-    checks.constant(node, axes, "axes")
-    checks.int8_activation(node, node.outputs[0], "output")
+    checks.int8_with_int32_constant(node, "axes")
     if not isinstance(node.attrs.get("keep_dims", False), bool):
         raise checks.fail(node, "attribute keep_dims must be true or false")
 

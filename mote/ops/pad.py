@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import DType, Node
+from mote.ir import Node
 from mote.ops import checks
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
@@ -96,12 +96,7 @@ def emit(node: Node, p: PadParams, em: Emitter) -> CCall:
 
 
 def check(node: Node) -> None:
-    checks.input_count(node, 2)
-    checks.int8_activation(node, node.inputs[0], "input")
-    pads = checks.present(node, 1, "paddings")
-    checks.dtype(node, pads, "paddings", DType.INT32)
-    checks.constant(node, pads, "paddings")
-    checks.int8_activation(node, node.outputs[0], "output")
+    checks.int8_with_int32_constant(node, "paddings")
 
 
 OP = register(OpDef("pad", shape, prepare, reference, emit, tflite=("PAD",), check=check))

@@ -37,13 +37,19 @@ def _activations(node: Node) -> tuple[Tensor, Tensor]:
     return x, out
 
 
-def check_conv2d(node: Node) -> None:
+def _image_layer(node: Node, per_channel_axis: int) -> tuple[Tensor, Tensor]:
+    """A convolution's input and filter, both 4-D, with a 4-D output."""
     checks.input_count(node, 2, 3)
     x, out = _activations(node)
-    w = _weights(node, per_channel_axis=0)
+    w = _weights(node, per_channel_axis)
     checks.rank(node, x, "input", 4)
     checks.rank(node, w, "filter", 4)
     checks.rank(node, out, "output", 4)
+    return x, w
+
+
+def check_conv2d(node: Node) -> None:
+    x, w = _image_layer(node, per_channel_axis=0)
     c, (oc, fh, fw, fic) = x.shape[3], w.shape
     if c % fic or oc % (c // fic):
         raise checks.fail(node, f"filter input depth {fic} and output depth {oc} do not divide the input depth {c} "
@@ -54,12 +60,7 @@ def check_conv2d(node: Node) -> None:
 
 
 def check_depthwise_conv2d(node: Node) -> None:
-    checks.input_count(node, 2, 3)
-    x, out = _activations(node)
-    w = _weights(node, per_channel_axis=3)
-    checks.rank(node, x, "input", 4)
-    checks.rank(node, w, "filter", 4)
-    checks.rank(node, out, "output", 4)
+    x, w = _image_layer(node, per_channel_axis=3)
     multiplier = node.attrs.get("depth_multiplier", 1)
     one, fh, fw, oc = w.shape
     if not isinstance(multiplier, int) or multiplier < 1 or one != 1 or oc != x.shape[3] * multiplier:
