@@ -86,8 +86,10 @@ def prepare(node: Node) -> FullyConnectedParams:
         + input_offset * weights.astype(np.int64).sum(axis=1) + depth * filter_offset * input_offset
     # The kernel's accumulator: folded bias + filter_offset * sum(x) + the products w * x, each bounded.
     if not fits_int32(int(np.abs(folded).max(initial=0)) + depth * 128 * (128 + abs(filter_offset))):
-        raise UnsupportedError(f"node {node.name!r}: the int32 accumulator could overflow (accumulation depth "
-                               f"{depth}, bias up to {int(np.abs(folded).max(initial=0))})")
+        raise UnsupportedError(f"node {node.name!r}: mote's fully connected kernels start from the bias with the "
+                               f"input offset folded in ({int(np.abs(folded).max(initial=0))}), which leaves too "
+                               f"little int32 room for an accumulation depth of {depth}; requantize the model with "
+                               "smaller biases")
     return FullyConnectedParams(x.size // depth, depth, out_depth, input_offset, filter_offset, out.zero_point,
                                 act_min, act_max, weights, bias, multiplier, shift, folded.astype(np.int32))
 
