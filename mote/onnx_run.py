@@ -8,9 +8,7 @@ converts it; `OnnxModel.inputs_from_file` reads user inputs given in the ONNX mo
 from __future__ import annotations
 
 import math
-import stat
 import tempfile
-import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +19,7 @@ import numpy as np
 from mote.errors import MoteError
 from mote.frontend.onnx import OnnxConversion, convert, is_float_model, read_model
 from mote.frontend.onnx_check import MAX_ELEMENTS
+from mote.inputs import read_arrays
 from mote.ir import Graph
 from mote.onnx_compare import compare
 
@@ -92,28 +91,15 @@ class OnnxModel:
 
 def _load_arrays(path: Path, names: list[str]) -> dict[str, np.ndarray]:
     """The arrays of a .npy (named after the model's only input) or of a .npz, read without pickles."""
-    try:
-        regular = stat.S_ISREG(path.stat().st_mode)  # stat, not open: opening a FIFO would block
-    except OSError:
-        raise MoteError(f"{path}: no such input file") from None
-    if not regular:
-        raise MoteError(f"{path}: not a regular file; give a .npy or a .npz keyed by input name")
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if isinstance(loaded, np.ndarray):
-            if len(names) != 1:
-                raise MoteError(f"{path}: a .npy gives one input but the model has {len(names)}; use a .npz keyed "
-                                f"by {names}")
-            return {names[0]: loaded}
-        with loaded:
-            arrays = {key: loaded[key] for key in loaded.files}
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
-        detail = " ".join(str(e).split())[:160] or type(e).__name__
-        raise MoteError(f"{path}: cannot read inputs ({detail}); give a .npy or a .npz keyed by input name, "
-                        "saved without pickles") from None
-    if not arrays:
+    loaded = read_arrays(path)
+    if isinstance(loaded, np.ndarray):
+        if len(names) != 1:
+            raise MoteError(f"{path}: a .npy gives one input but the model has {len(names)}; use a .npz keyed "
+                            f"by {names}")
+        return {names[0]: loaded}
+    if not loaded:
         raise MoteError(f"{path}: the .npz holds no arrays; the model's inputs are {names}")
-    return arrays
+    return loaded
 
 
 def _describe(dtype: np.dtype) -> str:

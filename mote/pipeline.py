@@ -15,7 +15,7 @@ from mote.accel.interface import Accelerator
 from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
 from mote.errors import MoteError
-from mote.frontend import check_regular_file, load
+from mote.frontend import load
 from mote.inputs import load_inputs, random_inputs
 from mote.onnx_run import is_onnx, load_onnx_model
 from mote.ops.registry import Core
@@ -87,9 +87,6 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
         raise MoteError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
     if accelerator is not None and target != "rv32":
         raise MoteError(f"the {accelerator.name} accelerator exists on the virtual platform only; use --target rv32")
-    check_regular_file(Path(model_path), "model file")
-    if input_path is not None:
-        check_regular_file(Path(input_path), "input file")
     onnx_model = None
     if is_onnx(model_path):  # ONNX: maybe quantized first; inputs in its own layout; compared with onnxruntime
         onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)

@@ -15,10 +15,8 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import stat
 import tempfile
 import warnings
-import zipfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from mote.errors import ModelFileError, MoteError
+from mote.inputs import read_arrays
 
 METHODS = ("MinMax", "Entropy", "Percentile")
 
@@ -132,32 +131,27 @@ def _model_inputs(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> di
 
 
 def _load_calibration(calib: Path, names: list[str]) -> dict[str, np.ndarray]:
-    try:
-        if not calib.is_dir() and not stat.S_ISREG(calib.stat().st_mode):  # stat, not open: a FIFO would block
-            raise MoteError(f"{calib}: not a regular file or directory; give a .npz or a directory of .npy")
-        if calib.is_dir():
-            files = sorted(f for f in calib.glob("*.npy") if f.is_file())
-            if not files:
-                raise MoteError(f"{calib}: no .npy files in the calibration directory")
-            if len(names) != 1:
-                raise MoteError(f"{calib}: a directory of .npy files calibrates single-input models; this model "
-                                f"has inputs {names}: give a .npz keyed by input name")
-            return {names[0]: np.stack([np.load(f, allow_pickle=False) for f in files])}
-        loaded = np.load(calib, allow_pickle=False)
-    except FileNotFoundError:
-        raise MoteError(f"{calib}: no such calibration file or directory") from None
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
-        raise MoteError(f"{calib}: cannot read calibration data ({_first_line(e)}); give a .npz or a directory of "
-                        ".npy, saved without pickles") from None
+    if calib.is_dir():
+        files = sorted(f for f in calib.glob("*.npy") if f.is_file())
+        if not files:
+            raise MoteError(f"{calib}: no .npy files in the calibration directory")
+        if len(names) != 1:
+            raise MoteError(f"{calib}: a directory of .npy files calibrates single-input models; this model "
+                            f"has inputs {names}: give a .npz keyed by input name")
+        samples = [read_arrays(f, "calibration data", "calibration file") for f in files]
+        if not all(isinstance(s, np.ndarray) for s in samples):
+            raise MoteError(f"{calib}: a file named .npy in the calibration directory is a .npz; give .npy files")
+        try:
+            return {names[0]: np.stack(samples)}
+        except ValueError as e:  # samples of different shapes
+            raise MoteError(f"{calib}: cannot read calibration data ({_first_line(e)}); give .npy files of one "
+                            "shape") from None
+    loaded = read_arrays(calib, "calibration data", "calibration file")
     if isinstance(loaded, np.ndarray):
         if len(names) != 1:
             raise MoteError(f"{calib}: a .npy calibrates a single-input model; give a .npz keyed by {names}")
         return {names[0]: loaded}
-    with loaded:
-        try:
-            arrays = {key: loaded[key] for key in loaded.files}
-        except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as e:
-            raise MoteError(f"{calib}: cannot read calibration data ({_first_line(e)})") from None
+    arrays = loaded
     if not arrays:
         raise MoteError(f"{calib}: the .npz holds no arrays; the model's inputs are {names}")
     if len(names) == 1 and names[0] not in arrays and len(arrays) == 1:

@@ -13,7 +13,6 @@ over on inconsistent data becomes one ModelFileError line naming the node.
 
 from __future__ import annotations
 
-import stat
 import warnings
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from mote.errors import ModelFileError, MoteError, UnsupportedError
+from mote.frontend import check_regular_file
 from mote.frontend.onnx_values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
 from mote.ir.verify import validate
@@ -114,14 +114,7 @@ def read_model(path: Path) -> Any:
     External data files are never read: a model names them, so it could make mote read any file."""
     import onnx
 
-    try:
-        mode = path.stat().st_mode  # stat, not open: opening a FIFO would block
-    except FileNotFoundError:
-        raise ModelFileError(f"{path}: no such model file") from None
-    except OSError as e:
-        raise ModelFileError(f"{path}: cannot read the model file ({e.strerror})") from None
-    if not stat.S_ISREG(mode):
-        raise ModelFileError(f"{path}: not a regular file; give the path of an .onnx model file")
+    check_regular_file(path, "model file")
     try:
         return onnx.load(str(path), load_external_data=False)
     except OSError as e:
