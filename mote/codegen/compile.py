@@ -62,11 +62,6 @@ class CompiledModel:
 
         write_project_dir(Path(out_dir), fill, what)
 
-    @property
-    def scratch_bytes(self) -> dict[int, int]:
-        """Layer index -> arena bytes its kernel uses as scratch (layers without scratch left out)."""
-        return {layer.index: layer.scratch_bytes for layer in self.layers if layer.scratch_bytes}
-
 
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR) -> CompiledModel:
     """Plan memory and generate C with kernels for `core`; with an accelerator, first offload what its
