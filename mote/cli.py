@@ -313,7 +313,6 @@ def _partition(args: argparse.Namespace) -> int:
 
 def _explore(args: argparse.Namespace) -> int:
     from mote.explore import explore
-    from mote.explore.sweep import check_sweep
 
     for model in args.models:
         check_regular_file(model, "model file")
@@ -325,8 +324,8 @@ def _explore(args: argparse.Namespace) -> int:
         if key in sweep:
             raise MoteError(f"--sweep {key}: given twice; list all its values once (e.g. {key}=64,128)")
         sweep[key] = values.split(",")
-    check_sweep(args.accel, sweep)  # before creating --out: a typo leaves nothing behind
-    check_output_root(args.out, "--out", create=False)  # created once there are results
+    check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
+    # sweep's keys and values first, so a typo leaves nothing behind)
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)
     if args.json:
         print(json.dumps(rows))
