@@ -17,10 +17,8 @@ from host_timing import host_cores, host_us  # beside this script
 from onnx import TensorProto, helper, numpy_helper
 
 from mote.codegen.compile import compile_graph
+from mote.frontend.onnx import load_onnx_model, onnxruntime_us_per_inference, quantize_model
 from mote.inputs import random_inputs
-from mote.onnx_compare import onnxruntime_us_per_inference
-from mote.onnx_run import load_onnx_model
-from mote.quantize import quantize_model
 
 REPEATS = 5
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from mote.codegen.compile import CompiledModel
-from mote.ops.registry import Core
+from mote.ops.registry import Core, Kernel, kernel_named
 
-WHY = {
-    "mote_conv_vnni_s8": "the input plane padded and sign-flipped for AVX-512 VNNI's unsigned-by-signed dot product",
-    "mote_conv_ring_s8": "a ring of the last input rows, packed as channel pairs",
-    "mote_conv_blocked_s8": "the gathered windows of a block of four pixels",
-}
+
+def _why(func: str) -> str:
+    """What the scratch of kernel `func` holds, as its record says."""
+    kernel = kernel_named(func)
+    return kernel.scratch_why if kernel else Kernel.scratch_why
 
 
 def _baseline(core: Core) -> Core:
@@ -25,7 +25,7 @@ def arena_notes(compiled: CompiledModel) -> dict[str, Any]:
     """JSON-ready: the kernel family, every scratch buffer (layer, kernel, bytes, why), and, when there
     is scratch, the arena the baseline family would need."""
     scratch = [{"layer": layer.index, "kernel": layer.kernel, "bytes": layer.scratch_bytes,
-                "why": WHY.get(layer.kernel, "the kernel's working buffer")}
+                "why": _why(layer.kernel)}
                for layer in compiled.layers if layer.scratch_bytes]
     notes: dict[str, Any] = {"kernels": compiled.core.value, "arena_bytes": compiled.plan.size,
                              "scratch_bytes": sum(s["bytes"] for s in scratch), "scratch": scratch}

@@ -16,20 +16,23 @@ import numpy as np
 
 from mote import pipeline
 from mote.accel import find_accelerator
-from mote.accel.check import check_accelerator
 from mote.accel.partition import partition, regions
 from mote.arena_notes import arena_notes, describe
 from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
+from mote.cli_explain import explain_json, explain_lines
 from mote.cli_report import print_profile, print_run, short
+from mote.codegen.ir_text import dump_compiled
 from mote.config import parse_settings
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
-from mote.onnx_run import parse_input_shapes
+from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
 from mote.ops.registry import Core
 from mote.outputs import atomic_path, check_output_file, check_output_root, check_project_dir
-from mote.quantize import METHODS, quantize_model
+from mote.passes.accel_check import check_accelerator
 from mote.sim.cycles import CoreModel
-from mote.targets.rv32 import Rv32Config
+from mote.targets import TARGETS, Target, find_target
+from mote.targets.host import Host
+from mote.targets.rv32 import Rv32, Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
 from mote.terminal import console, markup, plain
 
@@ -100,6 +103,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--kernels", choices=[c.value for c in Core], default=Core.VECTOR.value,
                    help="for a CPU whose compiler vectorizes (vector, the default), a scalar MCU core (scalar) or "
                         "an x86-64 CPU with AVX-512 VNNI (vnni)")
+    p.add_argument("--explain", action="store_true",
+                   help="show each layer's kernel and why the faster ones before it in its op's table declined")
+    p.add_argument("--print-ir", action="store_true",
+                   help="print the graph as compiled: each layer's op, tensors, attributes, kernel and arena offsets")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_compile)
 
@@ -129,16 +136,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_partition)
 
-    p = sub.add_parser("explore", help="design-space exploration of an accelerator with its cost model")
+    p = sub.add_parser("explore", help="design-space exploration of an accelerator: cost model + CPU cycles")
     p.add_argument("models", nargs="+", type=Path, metavar="MODEL")
     p.add_argument("--accel", required=True, metavar="NAME[:KEY=VALUE,...]")
-    p.add_argument("--sweep", nargs="+", default=[], metavar="KEY=V1,V2",
-                   help="values to sweep, e.g. pes=64,128 (keys: fields of the accelerator's Config)")
+    p.add_argument("--sweep", nargs="+", default=[], metavar="KEY[=V1,V2]",
+                   help="settings to sweep, e.g. pes=64,128 (keys: the accelerator's settings; a key alone "
+                        "sweeps the values the accelerator declares for it)")
     p.add_argument("--out", type=Path, default=Path("results"),
                    help="directory for results.csv/json and plots (default ./results; created if missing; files "
                         "of those names in it are replaced, nothing else is touched)")
     p.add_argument("--verify", type=bounded_int(0, 10_000), default=0, metavar="N",
-                   help="re-run N sampled points on the VP")
+                   help="re-run N sampled points on the VP in timed mode: cost model vs VP cycles, bit-exactness")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_explore)
@@ -160,7 +168,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host") -> None:
     p.add_argument("model", type=Path, nargs="?", help="a .tflite model (default: the bundled digits CNN)")
-    p.add_argument("--target", default=default_target, choices=pipeline.TARGETS)
+    p.add_argument("--target", default=default_target, choices=list(TARGETS))
     p.add_argument("--input", type=Path,
                    help=".npy (one input) or .npz keyed by input name; each array has the input's dtype and shape "
                         "exactly (a leading batch dimension of 1 may be left out); nothing is cast")
@@ -214,26 +222,41 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     if getattr(args, "save_outputs", None) is not None:
         check_output_file(args.save_outputs, "--save-outputs")
     accelerator = find_accelerator(args.accel) if args.accel else None
-    return pipeline.run(args.model or pipeline.default_model(), args.target, args.input, args.seed, args.keep,
-                        config, args.instruction_limit, accelerator, args.calib, args.calib_method,
-                        parse_input_shapes(args.input_shape))
+    return pipeline.run(args.model or pipeline.default_model(), target=_target(args, config), input_path=args.input,
+                        seed=args.seed, work_dir=args.keep, accelerator=accelerator, calib=args.calib,
+                        calib_method=args.calib_method, input_shapes=parse_input_shapes(args.input_shape))
+
+
+def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
+    """The target --target names; the virtual MCU's options configure rv32 (settle_rv32_options refuses
+    them elsewhere)."""
+    if args.target == Rv32.name:
+        return Rv32(config, args.instruction_limit)
+    return find_target(args.target)
 
 
 def _compile(args: argparse.Namespace) -> int:
     check_project_dir(args.output)
     compiled = pipeline.compile_model(args.model, core=Core(args.kernels))
-    compiled.write(args.output)
+    Host().write_project(compiled, args.output)  # a host project: the model with a driver and a Makefile
     notes = arena_notes(compiled)
     if args.json:
         print(json.dumps({"model": str(args.model), "output": str(args.output), "layers": len(compiled.layers),
                           "arena_bytes": compiled.plan.size, "arena_lower_bound_bytes": compiled.plan.lower_bound,
                           "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],
-                          "arena": notes}))
+                          "arena": notes, **({"explain": explain_json(compiled)} if args.explain else {}),
+                          **({"ir": dump_compiled(compiled)} if args.print_ir else {})}))
         return 0
     print(plain(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
                 f"(disjoint-buffer bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
                 f"{compiled.macs:,} MACs"))
     print(plain(describe(notes)))
+    if args.explain:
+        for line in explain_lines(compiled):
+            print(plain(line))
+    if args.print_ir:
+        for line in dump_compiled(compiled).splitlines():
+            print(plain(line))
     return 0
 
 
@@ -319,11 +342,11 @@ def _explore(args: argparse.Namespace) -> int:
     sweep: dict[str, list[str]] = {}
     for item in args.sweep:
         key, sep, values = item.partition("=")
-        if not sep or not values or not all(values.split(",")):
-            raise MoteError(f"--sweep {item!r}: write KEY=V1,V2,... (e.g. pes=64,128)")
+        if not key or (sep and (not values or not all(values.split(",")))):
+            raise MoteError(f"--sweep {item!r}: write KEY=V1,V2,... (e.g. pes=64,128), or KEY alone")
         if key in sweep:
             raise MoteError(f"--sweep {key}: given twice; list all its values once (e.g. {key}=64,128)")
-        sweep[key] = values.split(",")
+        sweep[key] = values.split(",") if sep else []  # none: the values the accelerator declares
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)

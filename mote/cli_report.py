@@ -11,6 +11,8 @@ from rich.table import Table
 
 from mote.arena_notes import describe
 from mote.pipeline import RunReport
+from mote.targets.host import HostFigures
+from mote.targets.rv32 import SimFigures
 from mote.terminal import console, markup
 
 
@@ -57,11 +59,13 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
     print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B), "
            f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
     print_(markup(describe(data["arena"])))
-    if report.target == "host":
-        print_(f"{data['host_us_per_inference']:.1f} µs per inference on the host ({markup(data['cc'])})")
-    else:
-        per_mac = f", {data['instructions_per_mac']:.2f} per MAC" if data["instructions_per_mac"] else ""
-        print_(markup(f"{data['instructions']:,} instructions{per_mac}, {data['cycles']:,} cycles ({data['core']}); "
-                      f"ROM {data['rom_bytes']:,} B, RAM {data['ram_bytes']:,} B + stack {data['stack_bytes']:,} B "
-                      f"used; simulated in {data['sim_seconds']:.2f} s ({data['sim_mips']:.0f} MIPS); built with "
-                      f"{data['cc']} {data['cflags']}"))
+    figures = report.figures
+    if isinstance(figures, HostFigures):
+        print_(f"{figures.us_per_inference or 0.0:.1f} µs per inference on the host ({markup(figures.cc)})")
+    elif isinstance(figures, SimFigures):
+        sim = figures.sim
+        per_mac = f", {figures.instructions_per_mac:.2f} per MAC" if figures.instructions_per_mac else ""
+        print_(markup(f"{sim.instructions:,} instructions{per_mac}, {sim.cycles:,} cycles ({sim.core}); "
+                      f"ROM {sim.rom_bytes:,} B, RAM {sim.ram_bytes:,} B + stack {sim.stack_bytes:,} B "
+                      f"used; simulated in {sim.sim_seconds:.2f} s ({sim.sim_mips:.0f} MIPS); built with "
+                      f"{sim.cc} {sim.cflags}"))

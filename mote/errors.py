@@ -23,3 +23,7 @@ class BuildError(MoteError):
 
 class MemoryFitError(MoteError):
     """The model does not fit the target's memory."""
+
+
+class AcceleratorError(MoteError):
+    """An accelerator's own code (a pattern predicate, lower, its models) failed or broke its contract."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from mote.errors import MoteError
-from mote.frontend import check_regular_file
+from mote.frontend.files import read_arrays
 from mote.ir import DType, Graph, Tensor
 
 
@@ -26,22 +26,6 @@ def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
             info = np.iinfo(t.dtype.np)
             out[t.name] = rng.integers(info.min, info.max + 1, t.shape, dtype=t.dtype.np)
     return out
-
-
-def read_arrays(path: Path, what: str = "inputs", file_kind: str = "input file") -> np.ndarray | dict[str, np.ndarray]:
-    """The array of a .npy or the arrays of a .npz (no pickles); one-line errors for anything else, naming
-    `what` the file holds."""
-    check_regular_file(path, file_kind)
-    try:
-        loaded = np.load(path, allow_pickle=False)
-        if isinstance(loaded, np.ndarray):
-            return loaded
-        with loaded:
-            return {key: loaded[key] for key in loaded.files}
-    except Exception as e:  # numpy raises many kinds on a damaged file (ValueError, EOFError, BadZipFile, ...)
-        detail = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise MoteError(f"{path}: cannot read {what} ({detail}); give a .npy or a .npz keyed by input name, saved "
-                        "without pickles") from None
 
 
 def load_inputs(graph: Graph, path: Path) -> dict[str, np.ndarray]:

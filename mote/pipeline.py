@@ -14,17 +14,15 @@ import numpy as np
 from mote.accel.interface import Accelerator
 from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
-from mote.errors import MoteError
 from mote.frontend import load
+from mote.frontend.onnx import is_onnx, load_onnx_model
 from mote.inputs import load_inputs, random_inputs
-from mote.onnx_run import is_onnx, load_onnx_model
 from mote.ops.registry import Core
 from mote.outputs import check_output_root, check_project_dir, safe_file_name
 from mote.reference import interpret
-from mote.targets.host import build_host, host_core
-from mote.targets.rv32 import Rv32Config, build_rv32
+from mote.targets import Target, TargetFigures, find_target
 
-TARGETS = ("host", "rv32")
+__all__ = ["RunReport", "compile_model", "default_model", "run"]
 
 
 def default_model() -> Path:
@@ -38,13 +36,16 @@ def compile_model(model_path: Path, accelerator: Accelerator | None = None, core
 
 @dataclass
 class RunReport:
+    """One run: the model as compiled, the outputs the target computed, how many differ from the
+    reference, and what the target measured (`figures`: HostFigures, SimFigures, ... of mote.targets)."""
+
     model: str
     target: str
     compiled: CompiledModel
     outputs: dict[str, np.ndarray]
     mismatches: int
-    extra: dict[str, Any] = field(default_factory=dict)  # the target's own figures
-    layer_extra: dict[int, dict[str, Any]] = field(default_factory=dict)  # per layer index
+    figures: TargetFigures
+    onnxruntime: dict[str, Any] = field(default_factory=dict)  # ONNX models: the match with onnxruntime
 
     @functools.cached_property
     def arena(self) -> dict[str, Any]:
@@ -68,32 +69,30 @@ class RunReport:
             "macs": c.macs,
             "kernels": c.core.value,
             "arena": self.arena,
-            **self.extra,
+            **self.figures.to_json(),
+            **self.onnxruntime,
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
                         "runs_on": layer.runs_on, "macs": layer.macs, "scratch_bytes": layer.scratch_bytes,
-                        **self.layer_extra.get(layer.index, {})}
+                        **self.figures.layer_json(layer.index)}
                        for layer in c.layers],
         }
 
 
-def run(model_path: Path, target: str = "host", input_path: Path | None = None, seed: int = 0,
-        work_dir: Path | None = None, rv32: Rv32Config | None = None,
-        instruction_limit: int | None = None, accelerator: Accelerator | None = None,
-        calib: Path | None = None, calib_method: str = "MinMax",
-        input_shapes: dict[str, tuple[int, ...]] | None = None) -> RunReport:
-    """Compile, build and run on `target`; compare every output with the reference interpreter
-    (which runs the original graph: offloading must not change a single bit)."""
-    if target not in TARGETS:
-        raise MoteError(f"unknown target {target!r}; targets: {', '.join(TARGETS)}")
-    if accelerator is not None and target != "rv32":
-        raise MoteError(f"the {accelerator.name} accelerator exists on the virtual platform only; use --target rv32")
+def run(model_path: Path, *, target: str | Target = "host", input_path: Path | None = None, seed: int = 0,
+        work_dir: Path | None = None, accelerator: Accelerator | None = None, calib: Path | None = None,
+        calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None) -> RunReport:
+    """Compile, build and run on `target` (a name of mote.targets.TARGETS with its defaults, or a
+    configured Target such as Rv32(Rv32Config(...))); compare every output with the reference
+    interpreter (which runs the original graph: offloading must not change a single bit)."""
+    chosen = find_target(target) if isinstance(target, str) else target
+    chosen.check_accelerator(accelerator)
     onnx_model = None
     if is_onnx(model_path):  # ONNX: maybe quantized first; inputs in its own layout; compared with onnxruntime
         onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)
         original = onnx_model.graph
     else:
         original = load(model_path)
-    compiled = compile_graph(original, accelerator, Core.SCALAR if target == "rv32" else host_core())
+    compiled = compile_graph(original, accelerator, chosen.core())
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:
@@ -104,52 +103,8 @@ def run(model_path: Path, target: str = "host", input_path: Path | None = None, 
         check_project_dir(Path(work_dir) / safe_file_name(compiled.graph.name), "--keep")
     with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
         project = (work_dir or Path(tmp)) / safe_file_name(compiled.graph.name)
-        if target == "host":
-            outputs, extra, layer_extra = _run_host(compiled, project, inputs)
-        else:
-            outputs, extra, layer_extra = _run_rv32(compiled, project, inputs, rv32 or Rv32Config(),
-                                                    instruction_limit)
-    mismatches = sum(int(np.count_nonzero(outputs[k] != v)) for k, v in expected.items())
-    if onnx_model is not None:
-        extra.update(onnx_model.report(inputs, outputs))
-    return RunReport(str(model_path), target, compiled, outputs, mismatches, extra, layer_extra)
-
-
-Outcome = tuple[dict[str, np.ndarray], dict[str, Any], dict[int, dict[str, Any]]]
-
-
-def _run_host(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarray]) -> Outcome:
-    binary = build_host(compiled, project)
-    outputs, _ = binary.run(inputs)
-    _, us = binary.run(inputs, iterations=_timing_iterations(compiled.macs))
-    return outputs, {"host_us_per_inference": us, "cc": binary.cc, "cflags": " ".join(binary.flags),
-                     "kernels": compiled.core.value}, {}
-
-
-def _run_rv32(compiled: CompiledModel, project: Path, inputs: dict[str, np.ndarray], config: Rv32Config,
-              instruction_limit: int | None) -> Outcome:
-    firmware = build_rv32(compiled, project, config)
-    result = firmware.run(inputs, **({"instruction_limit": instruction_limit} if instruction_limit else {}))
-    sim = result.to_json()
-    profile = sim.pop("layer_profile")
-    macs = compiled.macs
-    sim["instructions_per_mac"] = round(result.instructions / macs, 3) if macs else None
-    if compiled.accelerator is not None:
-        sim["accelerator"] = compiled.accelerator.label
-        sim["offloaded_layers"] = sum(layer.runs_on != "cpu" for layer in compiled.layers)
-        sim["cpu_layers"] = sum(layer.runs_on == "cpu" and layer.kernel != "in place" for layer in compiled.layers)
-    layer_extra = {}
-    for p in profile:
-        layer_macs = next(layer.macs for layer in compiled.layers if layer.index == p["index"])
-        share = p["instructions"] / result.instructions if result.instructions else 0.0
-        layer_extra[p["index"]] = {"instructions": p["instructions"], "cycles": p["cycles"],
-                                   "accel_cycles": p["accel_cycles"],
-                                   "share": round(share, 4),
-                                   "instructions_per_mac": round(p["instructions"] / layer_macs, 3)
-                                   if layer_macs else None}
-    return result.outputs, sim, layer_extra
-
-
-def _timing_iterations(macs: int) -> int:
-    """About a quarter second of work at ~1 GMAC/s, within sane bounds."""
-    return int(min(max(2.5e8 / max(macs, 1), 3), 10_000))
+        outcome = chosen.run(compiled, project, inputs)
+    mismatches = sum(int(np.count_nonzero(outcome.outputs[k] != v)) for k, v in expected.items())
+    onnxruntime = onnx_model.report(inputs, outcome.outputs) if onnx_model is not None else {}
+    return RunReport(str(model_path), chosen.name, compiled, outcome.outputs, mismatches, outcome.figures,
+                     onnxruntime)

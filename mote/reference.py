@@ -5,24 +5,24 @@ from __future__ import annotations
 import numpy as np
 
 from mote.errors import MoteError
-from mote.ir import Graph
+from mote.ir import Graph, Tensor
 from mote.ops import OPS
 
 
 def interpret(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Outputs keyed by output tensor name, for inputs keyed by input tensor name."""
-    values: dict[int, np.ndarray] = {}
+    values: dict[Tensor, np.ndarray] = {}
     for t in graph.inputs:
         if t.name not in inputs:
             raise MoteError(f"no value for input {t.name!r}; inputs are {[i.name for i in graph.inputs]}")
         value = np.asarray(inputs[t.name])
         if value.size != t.size:  # mote.inputs checks shape and dtype exactly; never reshape other sizes
             raise MoteError(f"input {t.name!r}: {value.size} values given, the model input has shape {list(t.shape)}")
-        values[id(t)] = value.astype(t.dtype.np, copy=False).reshape(t.shape)
+        values[t] = value.astype(t.dtype.np, copy=False).reshape(t.shape)
     for node in graph.nodes:
         op = OPS[node.op]
-        args = [None if t is None else (t.data if t.is_const else values[id(t)]) for t in node.inputs]
+        args = [None if t is None else (t.data if t.is_const else values[t]) for t in node.inputs]
         results = op.reference(node, op.prepare(node), args)
         for t, value in zip(node.outputs, results):
-            values[id(t)] = np.asarray(value).astype(t.dtype.np).reshape(t.shape)
-    return {t.name: values[id(t)] for t in graph.outputs}
+            values[t] = np.asarray(value).astype(t.dtype.np).reshape(t.shape)
+    return {t.name: values[t] for t in graph.outputs}

@@ -4,13 +4,14 @@ registers, start it, poll the status register, and give up with the region's nam
 from __future__ import annotations
 
 from mote.accel.interface import Accelerator
-from mote.codegen.c_text import c_identifier, c_safe_text
+from mote.c_text import c_identifier, c_safe_text
 
 TIMEOUT_POLLS = 1_000_000  # status reads before the driver declares the accelerator hung
 
 
-def driver_name(accel: Accelerator) -> str:
-    return f"mote_{c_identifier(accel.name).lower()}"
+def driver_name(accelerator: str) -> str:
+    """The C name of the driver of the accelerator named `accelerator`."""
+    return f"mote_{c_identifier(accelerator).lower()}"
 
 
 def job_fields(accel: Accelerator) -> list[str]:
@@ -19,7 +20,7 @@ def job_fields(accel: Accelerator) -> list[str]:
 
 
 def driver_sources(accel: Accelerator) -> dict[str, str]:
-    name = driver_name(accel)
+    name = driver_name(accel.name)
     upper = name.upper()
     fields = job_fields(accel)
     members = "\n".join(f"  {'const void *' if r in accel.address_registers else 'int32_t '}{r};" for r in fields)

@@ -3,20 +3,28 @@
 An accelerator declares
   - `patterns()`: what it runs, as data. A pattern names an IR op, the leading *stages* of that op
     it computes (see STAGES; e.g. conv2d's ("conv2d", "bias") leaves requantize and activation to
-    the CPU) and predicates over the node (shapes, dtypes, quantization, strides, kernel sizes);
-  - `activation_layout` / `weight_layout`: the layouts it wants; `lower` packs weights at compile time;
-  - `registers` (and which of them hold addresses): the driver, which writes them, starts the job
-    and polls for done, is generated from them (mote/accel/driver.py);
-  - `lower(node, pattern, inputs, outputs)`: the compile-time job: a value for each register: numbers
-    computed from the weights, or buffers (tensors in the arena, packed constants in flash) that
-    become addresses;
+    the CPU) and predicates over the node (shapes, dtypes, quantization, strides, kernel sizes). A
+    predicate that raises is an error (AcceleratorError) naming the accelerator, pattern, predicate
+    and node: a bug in a predicate must not quietly keep a node on the CPU;
+  - `activation_layout`: the layout it wants activations in (mote transposes around its regions);
+    weights reach `lower` as the IR holds them (OHWI, depthwise 1HWC) and `lower` packs them into
+    whatever order the hardware reads, at compile time;
+  - `registers` (and which of them hold addresses, and which are signed): the driver, which writes
+    them, starts the job and polls for done, is generated from them (mote/accel/driver.py);
+  - `plan(graph)`: decisions that span jobs, made once on the offloaded graph; returns a plan
+    object (anything; None by default) that is handed to every `lower`;
+  - `lower(node, pattern, inputs, outputs, plan)`: the compile-time job: a value for each register:
+    numbers computed from the weights, or buffers (tensors in the arena, packed constants in flash)
+    that become addresses. The offload pass lowers every node; the graph then holds plain data;
   - `support_sources()`: any further C support library it ships;
   - `execute(registers, memory)`: its functional model, run by the virtual platform when the driver
     starts it; bit-exact with mote's reference for what its patterns claim (`mote accel check`);
-  - `cost(registers)`: cycles for one job, for the timed mode and for exploration.
-Configuration is a dataclass (`Config`) parsed from `name:key=value,...`.
+  - `cost(registers)`: cycles for one job, for the timed mode and for exploration, and
+    `cost_breakdown(registers)`: the same cycles split into `cost_categories`.
+`execute` and `cost` see `signed_registers` as signed ints, the others as unsigned 32-bit values.
+Configuration is a dataclass (`Config`) parsed from `name:key=value,...`; declare its fields with
+`mote.accel.settings.setting` (type, doc, size, choices, sweep values).
 """
-
 from __future__ import annotations
 
 import dataclasses
@@ -26,6 +34,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from mote.errors import AcceleratorError
 from mote.ir import Graph, Node, Tensor
 
 # What each op computes, in order. A pattern covers a prefix; the CPU finishes the rest.
@@ -63,16 +72,20 @@ class Pattern:
     def covers_all(self) -> bool:
         return not self.stages or self.stages == STAGES.get(self.op, self.stages)
 
-    def rejections(self, node: Node) -> list[str]:
-        """The names of the predicates that `node` fails (empty: the pattern accepts it)."""
+    def rejections(self, node: Node, accelerator: str = "accelerator") -> list[str]:
+        """The names of the predicates that `node` fails (empty: the pattern accepts it). A predicate
+        that raises is the accelerator's bug: an AcceleratorError naming it, not a rejection."""
         if node.op != self.op:
             return [f"op is {node.op}, not {self.op}"]
         failed = []
         for p in self.predicates:
             try:
                 ok = p.test(node)
-            except Exception:  # a predicate that cannot evaluate a node rejects it
-                ok = False
+            except Exception as e:  # noqa: BLE001 - the author's code; told in one line with where it failed
+                raise AcceleratorError(
+                    f"accelerator {accelerator}: pattern {self.name!r}: predicate {p.name!r} raised "
+                    f"{type(e).__name__} ({' '.join(str(e).split())}) on {node.op} node {node.name!r}; "
+                    "make the predicate return False for nodes it cannot judge") from None
             if not ok:
                 failed.append(p.name)
         return failed
@@ -80,6 +93,7 @@ class Pattern:
 
 def as_signed(value: int) -> int:
     """A register's 32 bits as a signed integer (zero points, offsets)."""
+    value &= 0xFFFF_FFFF
     return value - (1 << 32) if value & 0x8000_0000 else value
 
 
@@ -136,8 +150,9 @@ class Accelerator:
     address_registers: ClassVar[tuple[str, ...]] = ()  # those of them that hold memory addresses
     start_register: ClassVar[str] = "control"  # writing a nonzero value here starts a job
     status_register: ClassVar[str] = "status"  # reads 1 when the job is done
+    signed_registers: ClassVar[tuple[str, ...]] = ()  # execute/cost see these as signed (zero points, ...)
     activation_layout: ClassVar[str] = "NHWC"
-    weight_layout: ClassVar[str] = "OHWI"
+    cost_categories: ClassVar[tuple[str, ...]] = ("compute",)  # the keys of cost_breakdown
 
     def __init__(self, config: Any = None) -> None:
         self.config = config if config is not None else self.Config()
@@ -145,13 +160,17 @@ class Accelerator:
     def patterns(self) -> list[Pattern]:
         raise NotImplementedError
 
-    def plan(self, graph: Graph) -> None:
-        """Called once with the offloaded graph (its `accel` nodes in run order) before any `lower`:
-        for decisions that span jobs, such as data kept in the accelerator's memory between them."""
+    def plan(self, graph: Graph) -> Any:
+        """Called once with the offloaded graph (its `accel` nodes in run order, not lowered yet) before
+        any `lower`: for decisions that span jobs, such as data kept in the accelerator's memory between
+        them. What it returns is handed to every `lower`; keep no such state on the accelerator."""
+        return None
 
-    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
+    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor],
+              plan: Any = None) -> Job:
         """The job for `node` (the original op, NHWC semantics); `inputs`/`outputs` are the tensors in
-        memory (in the accelerator's activation layout) to point the registers at."""
+        memory (in the accelerator's activation layout) to point the registers at; `plan` is what
+        `plan(graph)` returned."""
         raise NotImplementedError
 
     def support_sources(self) -> dict[str, str]:
@@ -166,6 +185,29 @@ class Accelerator:
     def cost(self, registers: dict[str, int]) -> int:
         """Cycles one job takes on the accelerator."""
         raise NotImplementedError
+
+    def cost_breakdown(self, registers: dict[str, int]) -> dict[str, int]:
+        """The cycles of one job per category of `cost_categories`; they add up to `cost(registers)`."""
+        return {self.cost_categories[0]: int(self.cost(registers))}
+
+    def job_breakdown(self, job: Job) -> dict[str, int]:
+        """The cycles of a lowered job (all its starts) per category, without running it. By default
+        from `cost_breakdown` of each start's registers, with every address register costed as 0;
+        an accelerator whose cost depends on memory contents overrides this (the DLA's job carries
+        its cost). Use `mote.accel.costing.job_cost`, which checks the result."""
+        first = dict.fromkeys(self.registers, 0)
+        first.update({name: 0 if isinstance(value, Buffer) else int(value) & 0xFFFF_FFFF
+                      for name, value in job.registers.items()})
+        total = dict.fromkeys(self.cost_categories, 0)
+        for start in job.starts(first):
+            for category, cycles in self.cost_breakdown(self.model_registers(start)).items():
+                total[category] = total.get(category, 0) + int(cycles)
+        return total
+
+    def model_registers(self, values: dict[str, int]) -> dict[str, int]:
+        """Register values as `execute` and `cost` see them: the raw 32-bit words, with those named in
+        `signed_registers` as signed ints. The virtual platform and `mote accel check` call this."""
+        return {name: as_signed(value) if name in self.signed_registers else value for name, value in values.items()}
 
     @property
     def timed(self) -> bool:

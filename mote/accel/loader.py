@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from mote.accel.interface import Accelerator
-from mote.config import parse_settings
+from mote.accel.settings import parse_config
 from mote.errors import MoteError
 
 BUILTINS = {"qvanilla": "mote.accel.qvanilla:QVanilla", "dla": "mote.accel.dla.accelerator:Dla"}
@@ -56,7 +56,7 @@ def accelerator_class(spec: str) -> tuple[type[Accelerator], str]:
 def find_accelerator(spec: str) -> Accelerator:
     """`qvanilla`, `qvanilla:timed=1`, `mypkg.npu:MyNpu` or `mypkg.npu:MyNpu:key=value`."""
     cls, settings = accelerator_class(spec)
-    config = parse_settings(cls.Config, settings, f"accelerator {cls.name}")
+    config = parse_config(cls.Config, settings, f"accelerator {cls.name}")
     try:
         return cls(config)
     except MoteError:

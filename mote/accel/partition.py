@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mote.accel.interface import INT32_SPLIT, STAGES, Accelerator, Pattern
+from mote.errors import AcceleratorError
 from mote.ir import Graph, Node
 
 
@@ -25,30 +26,32 @@ class Decision:
         return "; ".join(f"{name}: {', '.join(failed)}" for name, failed in self.rejected.items())
 
 
-def _check_stages(pattern: Pattern) -> None:
+def _check_stages(pattern: Pattern, accelerator: str) -> None:
     if pattern.covers_all():
         if pattern.cpu_stride:
-            raise ValueError(f"pattern {pattern.name!r}: cpu_stride needs a pattern that stops at the int32 "
-                             "accumulator (the CPU subsamples while requantizing)")
+            raise AcceleratorError(f"accelerator {accelerator}: pattern {pattern.name!r}: cpu_stride needs a "
+                                   "pattern that stops at the int32 accumulator (the CPU subsamples while "
+                                   "requantizing)")
         return
     stages = STAGES.get(pattern.op, ())
     if pattern.stages != stages[:len(pattern.stages)] or pattern.stages[-1:] != INT32_SPLIT:
-        raise ValueError(f"pattern {pattern.name!r}: stages {pattern.stages} must be all of {pattern.op}'s "
-                         f"{stages} or end with {INT32_SPLIT[0]!r} (the CPU then requantizes)")
+        raise AcceleratorError(f"accelerator {accelerator}: pattern {pattern.name!r}: stages {pattern.stages} "
+                               f"must be all of {pattern.op}'s {stages} or end with {INT32_SPLIT[0]!r} (the CPU "
+                               "then requantizes)")
 
 
 def partition(graph: Graph, accel: Accelerator) -> list[Decision]:
     """Every node the accelerator's patterns and predicates accept is offloaded (first pattern wins)."""
     patterns = accel.patterns()
     for p in patterns:
-        _check_stages(p)
+        _check_stages(p, accel.name)
     decisions = []
     for node in graph.nodes:
         decision = Decision(node, None)
         for p in patterns:
             if p.op != node.op:
                 continue
-            failed = p.rejections(node)
+            failed = p.rejections(node, accel.name)
             if not failed:
                 decision.pattern = p
                 break

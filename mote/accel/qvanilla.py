@@ -11,35 +11,40 @@ around it: SAME padding by padding the input planes with the zero point, strides
 stride-th position of the stride-1 result while requantizing (the accelerator then does stride_h *
 stride_w times the MACs), and depthwise convolutions as one start per channel, a one-channel
 convolution on that channel's plane (the driver advances the plane addresses; depth multiplier 1).
-Timed mode charges 2 cycles per MAC.
+Timed mode charges 2 cycles per MAC. The weights arrive as the IR holds them (OHWI; depthwise
+1HWC) and `lower` packs them into OIHW (depthwise: one HW plane per channel) for flash. The zero
+point registers are declared signed, so the models read them as signed ints.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate, as_signed
+from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
+from mote.accel.node_inputs import constant_input, optional_input, required_input
+from mote.accel.settings import check_config, setting
 from mote.ir import DType, Node, Tensor
 
 
 @dataclass(frozen=True)
 class QVanillaConfig:
-    timed: bool = False  # add the cost model's cycles to the run
-    cycles_per_mac: int = 2
+    timed: bool = setting(False, doc="add the cost model's cycles to the virtual platform's run")
+    cycles_per_mac: int = setting(2, doc="cycles the cost model charges per multiply-accumulate", minimum=0,
+                                  sweep=(1, 2, 4))
+
+    def __post_init__(self) -> None:
+        check_config(self, "qvanilla")
 
 
 def _x(node: Node) -> Tensor:
-    x = node.inputs[0]
-    assert x is not None
-    return x
+    return required_input(node, 0)
 
 
 def _w(node: Node) -> Tensor:
-    w = node.inputs[1]
-    assert w is not None
-    return w
+    return required_input(node, 1)
 
 
 COMMON = (
@@ -47,14 +52,10 @@ COMMON = (
     Predicate("batch 1", lambda n: _x(n).shape[0] == 1),
     Predicate("dilation 1", lambda n: tuple(n.attrs.get("dilation", (1, 1))) == (1, 1)),
     Predicate("constant weights", lambda n: _w(n).is_const),
+    Predicate("constant bias", lambda n: (bias := optional_input(n, 2)) is None or bias.is_const),
 )
 CONV = (*COMMON, Predicate("one group", lambda n: _w(n).shape[3] == _x(n).shape[3]))
 DEPTHWISE = (*COMMON, Predicate("depth multiplier 1", lambda n: _w(n).shape[3] == _x(n).shape[3]))
-
-
-def _bias(node: Node, channels: int) -> np.ndarray:
-    bias_t = node.inputs[2] if len(node.inputs) > 2 else None
-    return np.zeros(channels, np.int32) if bias_t is None or bias_t.data is None else bias_t.data.astype(np.int32)
 
 
 class QVanilla(Accelerator):
@@ -63,16 +64,16 @@ class QVanilla(Accelerator):
     registers = ("ifmap", "weights", "bias", "result", "oc", "iw", "ih", "ic", "kh", "kw", "izp", "kzp",
                  "control", "status")
     address_registers = ("ifmap", "weights", "bias", "result")
-
+    signed_registers = ("izp", "kzp")
     activation_layout = "NCHW"
-    weight_layout = "OIHW"
 
     def patterns(self) -> list[Pattern]:
         return [Pattern("conv2d+bias", "conv2d", ("conv2d", "bias"), CONV, pad_input=True, cpu_stride=True),
                 Pattern("depthwise as per-channel conv2d+bias", "depthwise_conv2d", ("depthwise_conv2d", "bias"),
                         DEPTHWISE, pad_input=True, cpu_stride=True)]
 
-    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
+    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor],
+              plan: Any = None) -> Job:
         x, w = _x(node), _w(node)
         assert w.data is not None and node.attrs["padding"] == "VALID"
         _, ih, iw, _ = x.shape
@@ -86,7 +87,7 @@ class QVanilla(Accelerator):
             oc, kh, kw, ic = w.shape
             weights = np.ascontiguousarray(w.data.astype(np.int8).transpose(0, 3, 1, 2))
             repeat, step = 1, {}
-        bias = _bias(node, oc * repeat)
+        bias = constant_input(node, 2, np.zeros(oc * repeat, np.int32))
         return Job({
             "ifmap": Buffer(tensor=inputs[0]), "weights": Buffer(const=weights, hint="qv_weights"),
             "bias": Buffer(const=bias, hint="qv_bias"), "result": Buffer(tensor=outputs[0]),
@@ -99,8 +100,8 @@ class QVanilla(Accelerator):
         x = np.frombuffer(memory.read(r["ifmap"], ic * ih * iw), np.int8).reshape(ic, ih, iw).astype(np.int64)
         w = np.frombuffer(memory.read(r["weights"], oc * ic * kh * kw), np.int8).reshape(oc, ic, kh, kw)
         bias = np.frombuffer(memory.read(r["bias"], 4 * oc), "<i4").astype(np.int64)
-        x = x - as_signed(r["izp"])
-        w = w.astype(np.int64) - as_signed(r["kzp"])
+        x = x - r["izp"]
+        w = w.astype(np.int64) - r["kzp"]
         oh, ow = ih - kh + 1, iw - kw + 1
         acc = np.tile(bias[:, None, None], (1, oh, ow))
         for dy in range(kh):

@@ -38,10 +38,13 @@ What mote asks of an accelerator (the full contract is in mote/accel/interface.p
   patterns()  which IR nodes it runs, each with predicates that must hold (`mote partition` shows
               the predicates that reject a node);
   registers   its memory-mapped 32-bit registers; mote generates the C driver from this list;
+  plan()      optional: decisions across jobs, made once on the offloaded graph; its result is
+              handed to every lower();
   lower()     at compile time, for one node: the value of each register (numbers, or buffers that
               become addresses);
   execute()   the functional model: the virtual platform runs it when the driver starts a job;
-  cost()      cycles for one job, added to the run in timed mode.
+  cost()      cycles for one job, added to the run in timed mode (cost_breakdown() splits them
+              into cost_categories for `mote explore`).
 
 Try it (with the directory that holds the `$name` package on PYTHONPATH):
   mote partition MODEL --accel $name:$cls
@@ -52,28 +55,32 @@ Try it (with the directory that holds the `$name` package on PYTHONPATH):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate, as_signed
+from mote.accel import required_input, setting
+from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
 from mote.ir import DType, Node, Tensor
 from mote.ops.max_pool2d import pool_params
 
 
 @dataclass(frozen=True)
 class ${cls}Config:
-    """Settings, given as `$name:$cls:key=value,...` (bools as 1/0, ints also as sizes like 64KiB).
-    EDIT: add your own knobs (buffer sizes, clock ratios, ...); each needs a type and a default."""
+    """Settings, given as `$name:$cls:key=value,...`. The annotation is the type (bools as 1/0); a
+    byte size takes units (64KiB) only when declared with size=True; `choices` limits the values and
+    `sweep` is what `mote explore` tries. EDIT: add your own knobs (buffer sizes, clock ratios, ...)."""
 
-    timed: bool = False  # mote reads this one: add cost() cycles to the run's total
-    cycles_per_tap: int = 1  # cost model: cycles per window element the accelerator reads
-    setup_cycles: int = 16  # cost model: fixed cycles per job (fetching registers, filling the pipeline)
-    max_window: int = 8  # the largest filter height and width the hardware supports
+    timed: bool = setting(False, doc="add cost() cycles to the run's total")  # mote reads this one
+    cycles_per_tap: int = setting(1, doc="cycles per window element the accelerator reads", minimum=1,
+                                  sweep=(1, 2, 4))
+    setup_cycles: int = setting(16, doc="fixed cycles per job (fetching registers, filling the pipeline)",
+                                minimum=0)
+    max_window: int = setting(8, doc="the largest filter height and width the hardware supports", minimum=1,
+                              sweep=(2, 4, 8))
 
 
 def _input(node: Node) -> Tensor:
-    x = node.inputs[0]
-    assert x is not None
-    return x
+    return required_input(node, 0)  # also: optional_input (None when absent), constant_input (data or default)
 
 
 class $cls(Accelerator):
@@ -86,6 +93,7 @@ class $cls(Accelerator):
     registers = ("input", "output", "channels", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w",
                  "stride_h", "stride_w", "pad_top", "pad_left", "act_min", "act_max", "control", "status")
     address_registers = ("input", "output")
+    signed_registers = ("act_min", "act_max")  # execute() and cost() see these as signed ints
     start_register = "control"
     status_register = "status"
 
@@ -97,7 +105,8 @@ class $cls(Accelerator):
         """EDIT: what the accelerator runs. A pattern names an IR op (see mote/ops/registry.py for the
         attributes of each) and, for conv2d / depthwise_conv2d / fully_connected, may stop after the
         "bias" stage (the CPU then requantizes the int32 accumulators); () means all stages. A node
-        runs on the accelerator when every predicate holds; a predicate that raises counts as false."""
+        runs on the accelerator when every predicate holds. A predicate that raises is an error naming
+        it: return False for nodes it cannot judge."""
         limit = self.config.max_window
         predicates = (
             Predicate("int8", lambda n: _input(n).dtype is DType.INT8 and n.outputs[0].dtype is DType.INT8),
@@ -107,11 +116,14 @@ class $cls(Accelerator):
         )
         return [Pattern("max_pool", "max_pool2d", (), predicates)]
 
-    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
-        """The job for one node, at compile time. `node` is the original op (NHWC semantics);
+    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor],
+              plan: Any = None) -> Job:
+        """The job for one node, at compile time. `node` is the original op (NHWC semantics; weights as
+        mote holds them, e.g. conv2d OHWI: pack them into your hardware's order here);
         `inputs`/`outputs` are the tensors in memory, in `activation_layout`: point registers at them
         with Buffer(tensor=...). Constant arrays you compute here (packed weights, lookup tables) go to
-        flash with Buffer(const=array, hint="name"). Plain ints are written as they are."""
+        flash with Buffer(const=array, hint="name"). Plain ints are written as they are. `plan` is what
+        plan(graph) returned (None unless you override plan)."""
         p = pool_params(node)  # mote's own geometry: output size, SAME padding, the activation's clamp
         return Job({
             "input": Buffer(tensor=inputs[0]), "output": Buffer(tensor=outputs[0]),
@@ -122,7 +134,7 @@ class $cls(Accelerator):
 
     def execute(self, registers: dict[str, int], memory: Memory) -> None:
         """EDIT: the functional model. It sees only what the hardware would: the registers (unsigned
-        32-bit values: use as_signed for signed ones) and memory. It must match mote's reference bit for
+        32-bit values, but those in signed_registers as signed ints) and memory. It must match mote's reference bit for
         bit on every node the patterns accept (`mote accel check` tests that). Returning False models a
         job that never finishes: the status register stays 0 and the driver reports a timeout."""
         r = registers
@@ -139,7 +151,7 @@ class $cls(Accelerator):
         for dy in range(fh):
             for dx in range(fw):
                 out = np.maximum(out, padded[dy:dy + (oh - 1) * sh + 1:sh, dx:dx + (ow - 1) * sw + 1:sw])
-        out = np.clip(out, as_signed(r["act_min"]), as_signed(r["act_max"])).astype(np.int8)
+        out = np.clip(out, r["act_min"], r["act_max"]).astype(np.int8)
         memory.write(r["output"], out.tobytes())
 
     def cost(self, registers: dict[str, int]) -> int:
@@ -163,13 +175,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from mote.accel import find_accelerator
-from mote.accel.check import check_accelerator
 from mote.accel.partition import partition
+from mote.errors import MoteError
 from mote.frontend import load
 from mote.frontend.tflite_writer import ModelBuilder
+from mote.passes.accel_check import check_accelerator
 from mote.pipeline import run
-from mote.targets.rv32 import Rv32Config
+from mote.targets.rv32 import Rv32, Rv32Config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the directory that holds the $name package
 
@@ -204,6 +218,8 @@ def small_model(seed: int = 0) -> bytes:
 def test_found_by_name() -> None:
     accel = find_accelerator(f"{SPEC}:timed=1")
     assert isinstance(accel, $cls) and accel.timed
+    with pytest.raises(MoteError, match="max_window"):  # a size's units where no size is declared
+        find_accelerator(f"{SPEC}:max_window=8K")
 
 
 def test_functional_model_matches_the_reference() -> None:
@@ -226,11 +242,12 @@ def test_partition_offloads_the_max_pool(tmp_path: Path) -> None:
 def test_runs_bit_exact_on_the_virtual_platform(tmp_path: Path) -> None:
     path = tmp_path / "small.tflite"
     path.write_bytes(small_model())
-    report = run(path, target="rv32", accelerator=find_accelerator(f"{SPEC}:timed=1"), rv32=Rv32Config(cc="zig"))
+    report = run(path, target=Rv32(Rv32Config(cc="zig")), accelerator=find_accelerator(f"{SPEC}:timed=1"))
     assert report.bit_exact, f"{report.mismatches} output values differ from the reference"
     runs_on = {layer.op: layer.runs_on for layer in report.compiled.layers}
     assert runs_on["max_pool2d"] == "$name" and runs_on["conv2d"] == "cpu"
-    assert report.extra["accel_jobs"] == 1 and report.extra["accel_cycles"] > 0  # timed mode charges cost()
+    sim = report.figures.sim  # what the virtual platform counted (mote.targets.rv32.SimFigures)
+    assert sim.accel_jobs == 1 and sim.accel_cycles > 0  # timed mode charges cost()
 '''
 
 README = '''\
@@ -247,7 +264,9 @@ Use it from the command line with the directory that holds this package on `PYTH
     mote accel check $name:$cls                       # its functional model against mote's reference
     mote run MODEL.tflite --target rv32 --accel $name:$cls:timed=1 --json
 
-Settings are the fields of `${cls}Config`: `--accel $name:$cls:timed=1,cycles_per_tap=2`.
+Settings are the fields of `${cls}Config`, declared with `setting(...)` (type, doc, allowed values,
+values to sweep): `--accel $name:$cls:timed=1,cycles_per_tap=2`. An unknown or invalid setting is
+an error before anything runs.
 
 Test it from the directory that holds it (the test puts that directory on `sys.path` itself):
 

@@ -1,22 +1,22 @@
-"""Graph -> a standalone C99 project: model.h/.c, weights.h/.c, the kernel library, a host main, a Makefile."""
+"""Graph -> a standalone C99 project: model.h/.c, weights.h/.c, the kernel library (a target adds its own
+files: the host a driver and a Makefile, rv32 its startup code and linker script; mote.targets)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from mote.accel.driver import driver_sources
 from mote.accel.interface import Accelerator
-from mote.codegen.c_text import c_literal, c_quoted, c_safe_text
+from mote.c_text import c_literal, c_quoted, c_safe_text
 from mote.codegen.emitter import ConstPool, Emitter
-from mote.codegen.host_main import host_main
 from mote.codegen.library import runtime_sources
 from mote.ir import Graph, Tensor
 from mote.memory.arena import ArenaPlan, plan_arena
 from mote.memory.lifetimes import buffers
 from mote.ops import OPS, CCall
-from mote.ops.registry import Core
+from mote.ops.registry import Core, choose_kernel
+from mote.ops.validate import verify_graph
 from mote.outputs import write_project_dir
 from mote.passes.offload import offload
 
@@ -30,6 +30,8 @@ class Layer:
     macs: int
     runs_on: str = "cpu"  # or the accelerator's name
     scratch_bytes: int = 0  # the kernel's scratch buffer in the arena
+    declined: tuple[tuple[str, str], ...] = ()  # (C function, why not): earlier kernels of its op's table
+    twins: tuple[str, ...] = ()  # the rv32 assembly functions its kernel's record names
 
 
 @dataclass
@@ -68,14 +70,15 @@ def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Co
     patterns accept."""
     if accelerator is not None:
         graph = offload(graph, accelerator)
-        graph.verify()
+        verify_graph(graph)  # the offloaded graph still meets every op's checks
     return _generate(graph, accelerator, core)
 
 
 def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> CompiledModel:
-    params = [OPS[n.op].specialize(n, OPS[n.op].prepare(n), core) for n in graph.nodes]
-    scratch = {i: OPS[n.op].scratch_bytes(n, p) for i, (n, p) in enumerate(zip(graph.nodes, params))}
-    overlaps = {i: OPS[n.op].overlap(n, p) for i, (n, p) in enumerate(zip(graph.nodes, params))}
+    params = [OPS[n.op].prepare(n) for n in graph.nodes]
+    choices = [choose_kernel(OPS[n.op], n, p, core) for n, p in zip(graph.nodes, params)]
+    scratch = {i: c.kernel.scratch_bytes(n, p) for i, (n, p, c) in enumerate(zip(graph.nodes, params, choices))}
+    overlaps = {i: c.kernel.overlap(n, p) for i, (n, p, c) in enumerate(zip(graph.nodes, params, choices))}
     bufs = buffers(graph, scratch, overlaps)
     of_tensor = bufs.of_tensor
     plan = plan_arena(bufs.all, bufs.shares)
@@ -85,15 +88,15 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> Comp
     layers: list[Layer] = []
     param_blocks: list[str] = []
     calls: list[str] = []
-    for i, (node, p) in enumerate(zip(graph.nodes, params)):
+    for i, (node, p, choice) in enumerate(zip(graph.nodes, params, choices)):
         op = OPS[node.op]
         header = f"/* layer {i}: {c_safe_text(node.op)} {c_quoted(node.name)} */"
         x = node.inputs[0] if node.inputs else None
-        if op.in_place and x is not None and not x.is_const and of_tensor.get(id(x)) is of_tensor[id(node.outputs[0])]:
+        if op.in_place and x is not None and not x.is_const and of_tensor.get(x) is of_tensor[node.outputs[0]]:
             calls.append(f"  {header}\n  /* in place: the output shares the input's bytes */")
             layers.append(Layer(i, node.name, node.op, "in place", op.macs(node)))
             continue
-        call = op.emit(node, p, em)
+        call = choice.kernel.call(node, p, em)
         original = node.attrs.get("original") if node.op == "accel" else None
         param_blocks.append(f"{header}\n{_params_block(f'layer{i}_params', call)}")
         sb = bufs.of_scratch.get(i)
@@ -102,7 +105,8 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> Comp
         calls.append(f"  {header}\n  MOTE_LAYER_BEGIN({i});\n  status = {call.func}({args});\n  MOTE_LAYER_END({i});\n"
                      "  if (status != MOTE_OK) return status;")
         layers.append(Layer(i, node.name, original.op if original else node.op, call.func, op.macs(node),
-                            accelerator.name if original else "cpu", sb.size if sb else 0))
+                            accelerator.name if original else "cpu", sb.size if sb else 0, choice.declined,
+                            choice.kernel.twins))
 
     sources = {
         "model.h": _model_h(graph, plan),
@@ -111,8 +115,6 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> Comp
                      f"#define MODEL_WEIGHTS_H\n\n#include <stdint.h>\n\n{pool.declarations()}\n#endif\n",
         "weights.c": f"/* Generated by mote. Model constants, in flash. */\n#include \"weights.h\"\n\n"
                      f"{pool.definitions()}",
-        "main.c": host_main(graph),
-        "Makefile": resources.files("mote.codegen").joinpath("project.mk").read_text(),
     }
     sources.update(runtime_sources(list(sources.values()), _accelerator_sources(accelerator)))
     return CompiledModel(graph, layers, plan, pool.nbytes, sources, accelerator, core)

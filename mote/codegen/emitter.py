@@ -6,7 +6,7 @@ import hashlib
 
 import numpy as np
 
-from mote.codegen.c_text import c_identifier, c_literal
+from mote.c_text import c_identifier, c_literal
 from mote.ir import Tensor
 from mote.memory.arena import ArenaPlan
 from mote.memory.lifetimes import Buffer
@@ -53,7 +53,7 @@ class ConstPool:
 class Emitter:
     """What an op's `emit` sees: places constants, names tensors (mote.ops.registry.Emitter)."""
 
-    def __init__(self, pool: ConstPool, plan: ArenaPlan, of_tensor: dict[int, Buffer]) -> None:
+    def __init__(self, pool: ConstPool, plan: ArenaPlan, of_tensor: dict[Tensor, Buffer]) -> None:
         self.pool = pool
         self.plan = plan
         self.of_tensor = of_tensor
@@ -65,6 +65,6 @@ class Emitter:
         if t.is_const:
             assert t.data is not None
             return self.const(t.data, t.name)
-        offset = self.plan.offset(self.of_tensor[id(t)])
+        offset = self.plan.offset(self.of_tensor[t])
         cast = "" if t.dtype.c_type == "int8_t" else f"({t.dtype.c_type} *)"
         return f"{cast}ARENA({offset})"

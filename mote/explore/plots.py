@@ -1,21 +1,29 @@
-"""PNG plots of an exploration: stacked cycle bars by subgraph type (seed 004, Figure 4) and cycles
-against SRAM size per PE count."""
+"""PNG plots of an exploration, for any accelerator: per model, stacked cycle bars by the accelerator's
+cost categories plus the CPU's share (seed 004, Figure 4), and for every swept numeric setting, cycles
+against that setting (one line per combination of the other settings)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from mote.accel.dla.cost import CATEGORIES
-from mote.config import parse_size
+from mote.explore.report import size_text
 from mote.outputs import atomic_path, safe_file_name
 
 
-def _label(row: dict[str, Any], keys: list[str]) -> str:
-    return " ".join(str(row[k]) for k in keys if k in row)
+def _label(row: dict[str, Any], keys: list[str], sizes: Collection[str]) -> str:
+    return " ".join(size_text(row[k]) if k in sizes else str(row[k]) for k in keys if k in row)
 
 
-def draw(rows: list[dict[str, Any]], keys: list[str], out: Path) -> list[Path]:
+def _numeric(rows: list[dict[str, Any]], key: str) -> bool:
+    values = {r.get(key) for r in rows}
+    return len(values) > 1 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def draw(rows: list[dict[str, Any]], keys: list[str], out: Path, categories: tuple[str, ...] = (),
+         sizes: Collection[str] = ()) -> list[Path]:
+    """The plots of `rows` (settings `keys`, of which `sizes` are byte sizes) in `out`; their paths."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -24,45 +32,58 @@ def draw(rows: list[dict[str, Any]], keys: list[str], out: Path) -> list[Path]:
     ok = [r for r in rows if r.get("status") == "ok"]
     for model in dict.fromkeys(r["model"] for r in ok):
         mine = [r for r in ok if r["model"] == model]
-        fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(mine)), 4.5))
-        bottom = [0.0] * len(mine)
-        for c in CATEGORIES:
-            values = [float(r.get(c, 0)) for r in mine]
-            if any(values):
-                ax.bar(range(len(mine)), values, bottom=bottom, label=c)
-                bottom = [b + v for b, v in zip(bottom, values)]
-        ax.set_xticks(range(len(mine)), [_label(r, keys) for r in mine], rotation=60, ha="right", fontsize=7)
-        ax.set_ylabel("cycles")
-        ax.set_title(f"{model}: cycles by subgraph type")
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = out / f"{safe_file_name(model)}_breakdown.png"
-        with atomic_path(path, "--out") as tmp:
-            fig.savefig(tmp, dpi=110, format="png")
-        plt.close(fig)
-        written.append(path)
-        if "sram" in keys:
-            written.append(_versus_sram(plt, mine, keys, model, out))
+        written.append(_breakdown(plt, mine, keys, categories, sizes, out / f"{safe_file_name(model)}_breakdown.png"))
+        for key in keys:
+            if _numeric(mine, key):
+                path = out / f"{safe_file_name(model)}_{safe_file_name(key)}.png"
+                written.append(_versus(plt, mine, keys, key, sizes, path))
     return written
 
 
-def _versus_sram(plt: Any, rows: list[dict[str, Any]], keys: list[str], model: str, out: Path) -> Path:
-    fig, ax = plt.subplots(figsize=(6, 4))
-    others = [k for k in keys if k != "sram"]
-    series: dict[str, list[tuple[int, float]]] = {}
-    for r in rows:
-        series.setdefault(_label(r, others) or "dla", []).append((parse_size(str(r["sram"])), float(r["cycles"])))
-    for name, points in series.items():
-        points.sort()
-        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("SRAM bytes")
-    ax.set_ylabel("cycles")
-    ax.set_title(f"{model}: cycles against SRAM")
-    ax.legend(fontsize=7)
+def _save(plt: Any, fig: Any, path: Path) -> Path:
     fig.tight_layout()
-    path = out / f"{safe_file_name(model)}_sram.png"
     with atomic_path(path, "--out") as tmp:
         fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
     return path
+
+
+def _breakdown(plt: Any, rows: list[dict[str, Any]], keys: list[str], categories: tuple[str, ...],
+               sizes: Collection[str], path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.45 * len(rows)), 4.5))
+    bottom = [0.0] * len(rows)
+    for name, key in [*((f"accelerator: {c}", c) for c in categories), ("CPU", "cpu_cycles")]:
+        values = [float(r.get(key) or 0) for r in rows]
+        if any(values):
+            ax.bar(range(len(rows)), values, bottom=bottom, label=name)
+            bottom = [b + v for b, v in zip(bottom, values)]
+    ax.set_xticks(range(len(rows)), [_label(r, keys, sizes) for r in rows], rotation=60, ha="right", fontsize=7)
+    ax.set_xlabel(" ".join(keys) or "configuration")
+    ax.set_ylabel("cycles")
+    ax.set_title(f"{rows[0]['model']}: cycles by cost category")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
+    return _save(plt, fig, path)
+
+
+def _versus(plt: Any, rows: list[dict[str, Any]], keys: list[str], key: str, sizes: Collection[str],
+            path: Path) -> Path:
+    fig, ax = plt.subplots(figsize=(6, 4))
+    others = [k for k in keys if k != key]
+    total = all(r.get("total_cycles") is not None for r in rows)
+    measure = "total_cycles" if total else "accel_cycles"
+    series: dict[str, list[tuple[float, float]]] = {}
+    for r in rows:
+        name = " ".join(f"{k}={_label(r, [k], sizes)}" for k in others) or r["model"]
+        series.setdefault(name, []).append((float(r[key]), float(r[measure])))
+    for name, points in series.items():
+        points.sort()
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+    size = key in sizes
+    if size:
+        ax.set_xscale("log", base=2)
+    ax.set_xlabel(f"{key} (bytes)" if size else key)
+    ax.set_ylabel("total cycles (accelerator + CPU)" if total else "accelerator cycles")
+    ax.set_title(f"{rows[0]['model']}: cycles against {key}")
+    ax.legend(fontsize=7)
+    return _save(plt, fig, path)

@@ -1,18 +1,36 @@
-"""Exploration results: a table on screen, results.csv and results.json."""
+"""Exploration results: a table on screen, results.csv and results.json.
+
+The rows keep their settings' declared types in the JSON (`"pes": 64`, `"sram": 524288`, `"timed":
+true`); the screen table shows byte sizes with binary units. Its columns follow the accelerator: its
+cost categories (those with cycles), and the figures its jobs report (PE utilization, tiled jobs,
+inputs kept resident) where they do.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
-from mote.accel.dla.cost import CATEGORIES
 from mote.outputs import write_file_atomic
 from mote.terminal import console, markup
+
+CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles")
+REPORTED = ("utilization", "tiled_jobs", "resident_inputs")  # present only for accelerators that report them
+_UNITS = ((30, "GiB"), (20, "MiB"), (10, "KiB"))
+
+
+def size_text(size: int) -> str:
+    """Bytes with the largest binary unit that divides them: 524288 -> 512KiB."""
+    for shift, unit in _UNITS:
+        if size and size % (1 << shift) == 0:
+            return f"{size >> shift}{unit}"
+    return str(size)
 
 
 def columns(rows: list[dict[str, Any]]) -> list[str]:
@@ -35,20 +53,37 @@ def write(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: flo
                                                        indent=1), "--out")
 
 
-def show(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: float, keys: list[str]) -> None:
+def _cell(row: dict[str, Any], key: str, sizes: Collection[str]) -> str:
+    value = row.get(key)
+    if key in sizes and isinstance(value, int) and not isinstance(value, bool):
+        return size_text(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.1%}" if key == "utilization" else f"{value:g}"
+    return markup("" if value is None else value)
+
+
+def show(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: float, keys: list[str],
+         categories: tuple[str, ...] = (), sizes: Collection[str] = ()) -> None:
+    """The table of `rows` (settings `keys`, of which `sizes` are byte sizes; the accelerator's cost
+    `categories`) and the verification lines."""
     out = console()
     table = Table(title=f"{len(rows)} points in {seconds:.1f} s")
-    shown = ["model", *keys, "cycles", "utilization", *[c for c in CATEGORIES if any(r.get(c) for r in rows)],
-             "tiled_jobs", "resident_inputs", "cpu_nodes"]
+    present = columns(rows)
+    shown = ["model", *keys, *[c for c in CYCLES if c in present],  # MACs: in the CSV and JSON
+             *[c for c in categories if any(r.get(c) for r in rows)],
+             *[c for c in REPORTED if c in present], "cpu_nodes"]
     for name in shown:
         table.add_column(name, justify="left" if name in ("model", *keys) else "right")
     for row in rows:
+        settings = [_cell(row, k, sizes) for k in ("model", *keys)]
         if row.get("status") != "ok":
-            table.add_row(*[markup(row.get(k, "")) for k in ("model", *keys)], markup(row.get("status", "")),
-                          *[""] * (len(shown) - len(keys) - 2))
+            table.add_row(*settings, markup(row.get("status", "")), *[""] * (len(shown) - len(keys) - 2))
             continue
-        table.add_row(*[f"{row[k]:,}" if isinstance(row.get(k), int) else markup(row.get(k, "")) for k in shown])
+        table.add_row(*settings, *[_cell(row, k, sizes) for k in shown[len(keys) + 1:]])
     out.print(table)
     for c in checks:
         out.print(markup(f"verify {c['model']} {c['accel']}: cost model {c['model_cycles']:,} vs VP "
-                         f"{c['vp_cycles']:,} cycles ({c['error_percent']:+.2f}%), bit-exact: {c['bit_exact']}"))
+                         f"{c['vp_cycles']:,} accelerator cycles ({c['error_percent']:+.2f}%), "
+                         f"bit-exact: {c['bit_exact']}"))

@@ -1,131 +1,102 @@
-"""Sweeps: the cartesian product of `key=v1,v2` settings over one or more models, by the cost model.
+"""Sweeps: the cartesian product of `key=v1,v2` settings over one or more models.
 
-Each point compiles every model for the accelerator configured with the point's settings (partition,
-offload, one job per node: tiling and command streams included) and adds up the cost model's cycles
-per job; nothing is emulated. Points run in parallel on the local cores, or, given the address of
-a Dask distributed scheduler, on that cluster's workers (which must see the model files at the same
-paths and have mote installed).
+Each point is costed by the accelerator's cost model (mote.explore.evaluate); then each distinct CPU
+workload among the points runs once on the virtual platform for the CPU's cycles (mote.explore.cpu),
+and every row gets accel_cycles + cpu_cycles = total_cycles. Points run in parallel on the local
+cores, or, given the address of a Dask distributed scheduler, on that cluster's workers (which must
+see the model files at the same paths and have mote installed).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress
 
-from mote.accel.dla.cost import CATEGORIES, JobCost
-from mote.accel.loader import accelerator_class, find_accelerator
-from mote.config import parse_settings
 from mote.errors import MoteError
-from mote.ir import Graph
-from mote.ops import OPS
-from mote.outputs import check_output_root
-from mote.passes.offload import offload
+from mote.explore.cpu import cpu_cycles_task
+from mote.explore.evaluate import CPU_WORK, evaluate
+from mote.explore.space import points, spec
 
 DASK_CONNECT_TIMEOUT = "10s"
-_GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
+Task = tuple[str, str, dict[str, str]]  # model path, accelerator spec, the point's settings (texts)
 
 
-def points(sweep: dict[str, list[str]]) -> list[dict[str, str]]:
-    keys = list(sweep)
-    return [dict(zip(keys, values)) for values in itertools.product(*(sweep[k] for k in keys))]
+def _evaluate_args(task: Task) -> dict[str, Any]:
+    return evaluate(*task)
 
 
-def spec(accel: str, settings: dict[str, str]) -> str:
-    """`accel` with a point's settings appended (after its own settings, if it has some)."""
-    if not settings:
-        return accel
-    joiner = "," if "=" in accel.rsplit(":", 1)[-1] else ":"
-    return accel + joiner + ",".join(f"{k}={v}" for k, v in settings.items())
-
-
-def check_sweep(accel: str, settings: dict[str, list[str]]) -> None:
-    """Before sweeping: every key is a field of the accelerator's Config and every value parses to that
-    field's type (and passes the Config's own checks), so a typo fails at once, not per point."""
-    cls, fixed = accelerator_class(accel)
-    names = [f.name for f in dataclasses.fields(cls.Config)]
-    for key, values in settings.items():
-        if key not in names:
-            raise MoteError(f"--sweep {key}: {cls.name} has no setting {key!r}; its settings are {', '.join(names)}")
-        if key in (item.partition("=")[0].strip() for item in fixed.split(",")):
-            raise MoteError(f"--sweep {key}: also set in --accel {accel}; give it in one place")
-        for value in values:
-            parse_settings(cls.Config, ",".join(filter(None, [fixed, f"{key}={value}"])), f"--sweep {key}")
-
-
-def _graph(model: str) -> Graph:
-    if model not in _GRAPHS:
-        from mote.frontend import load
-        _GRAPHS[model] = load(Path(model))
-    return _GRAPHS[model]
-
-
-def evaluate(model: str, accel: str, settings: dict[str, str]) -> dict[str, Any]:
-    """One point: the cost model's figures for `model` on the configured accelerator."""
-    row: dict[str, Any] = {"model": Path(model).stem, **settings}
-    try:
-        accelerator = find_accelerator(spec(accel, settings))
-        graph = offload(_graph(model), accelerator)
-        total = JobCost()
-        jobs = tiled = reused = 0
-        for node in graph.nodes:
-            if node.op != "accel":
-                continue
-            info = OPS["accel"].prepare(node).info
-            cost = info.get("cost")
-            if isinstance(cost, JobCost):
-                total.add(cost)
-            else:
-                total.cycles += int(info.get("cycles", 0))
-            jobs += 1
-            tiled += int(info.get("tiles", 1) > 1)
-            reused += int(bool(info.get("input_resident")))
-        cpu = sum(1 for n in graph.nodes if n.op not in ("accel", "layout_transform"))
-        row.update(status="ok", cycles=total.cycles, utilization=round(total.utilization, 4), macs=total.macs,
-                   jobs=jobs, cpu_nodes=cpu, tiled_jobs=tiled, resident_inputs=reused,
-                   **{c: total.by_category.get(c, 0) for c in CATEGORIES})
-    except MoteError as e:
-        row.update(status=str(e), cycles=None)
-    return row
-
-
-def _evaluate_args(args: tuple[str, str, dict[str, str]]) -> dict[str, Any]:
-    return evaluate(*args)
-
-
-def _evaluate_chunk(tasks: list[tuple[str, str, dict[str, str]]]) -> list[dict[str, Any]]:
-    return [evaluate(*t) for t in tasks]
+def _chunk(func: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    return [func(item) for item in items]
 
 
 def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], workers: int | None = None,
-          progress: bool = True, dask: str | None = None) -> tuple[list[dict[str, Any]], float]:
-    """Every point for every model; returns the rows (in order) and the seconds it took."""
-    tasks = [(str(m.resolve()), accel, p) for m in models for p in points(settings)]
+          progress: bool = True, dask: str | None = None, cpu: bool = True) -> tuple[list[dict[str, Any]], float]:
+    """Every point for every model; returns the rows (in order) and the seconds it took. `cpu`: add
+    the CPU's cycles from the virtual platform (without it, cpu_cycles and total_cycles stay None)."""
+    tasks: list[Task] = [(str(m.resolve()), accel, p) for m in models for p in points(settings)]
     workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
     start = time.perf_counter()
-    rows: list[dict[str, Any]] = []
-    client = _dask_client(dask) if dask is not None else None  # before the progress bar: a bad address is one line
-    with Progress(transient=True, disable=not progress) as bar:
+    with _runner(workers, dask) as run_all, Progress(transient=True, disable=not progress) as bar:
         task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
-        if client is not None:
-            rows = _on_dask(client, tasks, lambda n: bar.advance(task, n))
-        elif workers <= 1:
-            for t in tasks:
-                rows.append(evaluate(*t))
-                bar.advance(task)
-        else:
-            with ProcessPoolExecutor(workers) as pool:
-                for row in pool.map(_evaluate_args, tasks, chunksize=max(len(tasks) // (workers * 8), 1)):
-                    rows.append(row)
-                    bar.advance(task)
+        rows = run_all(_evaluate_args, tasks, lambda n: bar.advance(task, n))
+        works = [row.pop(CPU_WORK, None) for row in rows]
+        if cpu:
+            runs: dict[str, tuple[str, str]] = {}  # each CPU workload, run with the first point that has it
+            for work, (model, accelerator, point) in zip(works, tasks):
+                if work is not None:
+                    runs.setdefault(work, (model, spec(accelerator, point)))
+            bar.update(task, description=f"running {len(runs)} CPU workloads on the virtual platform",
+                       completed=0, total=len(runs))
+            cycles = dict(zip(runs, run_all(cpu_cycles_task, list(runs.values()), lambda n: bar.advance(task, n))))
+            for row, work in zip(rows, works):
+                if work is not None:
+                    _add_cpu(row, cycles[work])
     return rows, time.perf_counter() - start
+
+
+def _add_cpu(row: dict[str, Any], cycles: int | str) -> None:
+    if isinstance(cycles, str):
+        row["status"] = cycles
+    else:
+        row.update(cpu_cycles=cycles, total_cycles=row["accel_cycles"] + cycles)
+
+
+Runner = Callable[[Callable[[Any], Any], list[Any], Callable[[int], None]], list[Any]]
+
+
+@contextmanager
+def _runner(workers: int, dask: str | None) -> Iterator[Runner]:
+    """A function mapping a picklable function over items, in order, on the Dask cluster at `dask`,
+    in `workers` local processes, or in this one; it reports progress as items finish."""
+    if dask is not None:
+        client = _dask_client(dask)  # before the progress bar: a bad address is one line
+        with client:
+            yield lambda func, items, advance: _on_dask(client, func, items, advance)
+        return
+    if workers <= 1:
+        def serial(func: Callable[[Any], Any], items: list[Any], advance: Callable[[int], None]) -> list[Any]:
+            out = []
+            for item in items:
+                out.append(func(item))
+                advance(1)
+            return out
+        yield serial
+        return
+    with ProcessPoolExecutor(workers) as pool:
+        def parallel(func: Callable[[Any], Any], items: list[Any], advance: Callable[[int], None]) -> list[Any]:
+            out = []
+            for result in pool.map(func, items, chunksize=max(len(items) // (workers * 8), 1)):
+                out.append(result)
+                advance(1)
+            return out
+        yield parallel
 
 
 def _dask_client(address: str) -> Any:
@@ -139,35 +110,17 @@ def _dask_client(address: str) -> Any:
                         "scheduler` and `dask worker ADDRESS`, or leave --dask out to use the local cores") from None
 
 
-def _on_dask(client: Any, tasks: list[tuple[str, str, dict[str, str]]],
-             advance: Callable[[int], None]) -> list[dict[str, Any]]:
-    """The tasks in chunks on the Dask cluster `client` is connected to, results in task order."""
+def _on_dask(client: Any, func: Callable[[Any], Any], items: list[Any], advance: Callable[[int], None]) -> list[Any]:
+    """`func` over `items` in chunks on the Dask cluster `client` is connected to, results in order."""
     from distributed import as_completed
 
-    with client:
-        workers = max(sum(client.nthreads().values()), 1)
-        size = max(len(tasks) // (workers * 8), 1)
-        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
-        futures = client.map(_evaluate_chunk, chunks, pure=False)
-        sizes = {f.key: len(c) for f, c in zip(futures, chunks)}
-        for future in as_completed(futures):
-            advance(sizes[future.key])
-        return [row for chunk in client.gather(futures) for row in chunk]
-
-
-def explore(models: list[Path], accel: str, sweep_values: dict[str, list[str]], out: Path, verify: int = 0,
-            workers: int | None = None, show: bool = True, dask: str | None = None) -> list[dict[str, Any]]:
-    """`mote explore`: sweep, print the table, write results.csv, results.json and the PNG plots, and
-    with `verify` > 0 re-run that many sampled points on the virtual platform; `dask`: the address of a
-    Dask scheduler to sweep on instead of the local cores."""
-    from mote.explore import plots, report
-    from mote.explore import verify as verifying
-    check_sweep(accel, sweep_values)
-    rows, seconds = sweep(models, accel, sweep_values, workers, progress=show, dask=dask)
-    checks = verifying.verify(models, accel, rows, verify) if verify else []
-    check_output_root(out, "--out")
-    report.write(rows, checks, seconds, out)
-    plots.draw(rows, list(sweep_values), out)
-    if show:
-        report.show(rows, checks, seconds, list(sweep_values))
-    return rows
+    if not items:
+        return []
+    workers = max(sum(client.nthreads().values()), 1)
+    size = max(len(items) // (workers * 8), 1)
+    chunks = [items[i:i + size] for i in range(0, len(items), size)]
+    futures = client.map(_chunk, [func] * len(chunks), chunks, pure=False)
+    sizes = {f.key: len(c) for f, c in zip(futures, chunks)}
+    for future in as_completed(futures):
+        advance(sizes[future.key])
+    return [result for chunk in client.gather(futures) for result in chunk]

@@ -1,9 +1,12 @@
-"""`--verify N`: re-run N sampled points on the virtual platform (timed mode) and compare the cost
-model's cycles with the accelerator cycles the VP counted (for the DLA, its command-level timing
-simulation, mote.accel.dla.timing), and the outputs with the CPU-only run."""
+"""`--verify N`: re-run N sampled points on the virtual platform (rv32, the default toolchain) in timed
+mode and compare the cost model's accelerator cycles with those the VP counted (for the DLA, its
+command-level timing simulation, mote.accel.dla.timing; for most accelerators, their `cost`), and the
+outputs with the CPU-only run. Works for any accelerator whose Config has a `timed` setting; for one
+without, the VP counts no accelerator cycles and the check reports only bit-exactness."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from typing import Any
@@ -11,12 +14,13 @@ from typing import Any
 import numpy as np
 
 from mote.accel.loader import find_accelerator
-from mote.explore.sweep import spec
+from mote.explore.space import spec, value_text
 
 
-def verify(models: list[Path], accel: str, rows: list[dict[str, Any]], n: int, seed: int = 0) -> list[dict[str, Any]]:
+def verify(models: list[Path], accel: str, rows: list[dict[str, Any]], n: int, keys: list[str],
+           seed: int = 0) -> list[dict[str, Any]]:
+    """`n` sampled rows of status ok (their settings: `keys`), each run on the VP and compared."""
     from mote.pipeline import run
-    from mote.targets.rv32 import Rv32Config
 
     by_stem = {m.stem: m for m in models}
     ok = [r for r in rows if r.get("status") == "ok"]
@@ -25,18 +29,24 @@ def verify(models: list[Path], accel: str, rows: list[dict[str, Any]], n: int, s
     checks = []
     for row in sample:
         model = by_stem[row["model"]]
-        settings = {k: str(v) for k, v in row.items() if k not in _RESULT_KEYS}
+        settings = {k: value_text(row[k]) for k in keys}
         if row["model"] not in cpu:
-            cpu[row["model"]] = run(model, "rv32", rv32=Rv32Config(cc="zig")).outputs
-        accelerator = find_accelerator(spec(accel, {**settings, "timed": "1"}))
-        report = run(model, "rv32", accelerator=accelerator, rv32=Rv32Config(cc="zig"))
-        vp = int(report.extra.get("accel_cycles", 0))
+            cpu[row["model"]] = run(model, target="rv32").outputs
+        accelerator = _timed(find_accelerator(spec(accel, settings)))
+        report = run(model, target="rv32", accelerator=accelerator)
+        vp = int(report.to_json().get("accel_cycles", 0))
         same = all(np.array_equal(report.outputs[k], v) for k, v in cpu[row["model"]].items())
-        checks.append({"model": row["model"], "accel": accelerator.label, "model_cycles": row["cycles"],
-                       "vp_cycles": vp, "error_percent": 100.0 * (row["cycles"] - vp) / vp if vp else 0.0,
+        predicted = row["accel_cycles"]
+        checks.append({"model": row["model"], "accel": accelerator.label, "model_cycles": predicted,
+                       "vp_cycles": vp, "error_percent": 100.0 * (predicted - vp) / vp if vp else 0.0,
                        "bit_exact": bool(report.bit_exact and same)})
     return checks
 
 
-_RESULT_KEYS = {"model", "status", "cycles", "utilization", "macs", "jobs", "cpu_nodes", "tiled_jobs",
-                "resident_inputs", "CONV", "DEPTH", "REQUANT", "POOL", "ELTWISE", "DMA", "CONTROL"}
+def _timed(accelerator: Any) -> Any:
+    """The accelerator with its `timed` setting on, where it has one."""
+    config = accelerator.config
+    names = {f.name for f in dataclasses.fields(config)} if dataclasses.is_dataclass(config) else set()
+    if "timed" not in names or config.timed:
+        return accelerator
+    return type(accelerator)(dataclasses.replace(config, timed=True))

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
 from mote.errors import ModelFileError
+from mote.frontend.files import check_regular_file
 from mote.ir import Graph
 
-
-def check_regular_file(path: Path, what: str) -> None:
-    """Refuse, without opening it, a path that is not a regular file: opening a FIFO blocks, and a
-    device such as /dev/zero never ends."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as e:
-        raise ModelFileError(f"{path}: cannot read the {what} ({e.strerror})") from None
-    if stat.S_ISDIR(mode):
-        raise ModelFileError(f"{path}: not a regular file (a directory); the {what} must be one")
-    if not stat.S_ISREG(mode):
-        raise ModelFileError(f"{path}: not a regular file (a device, FIFO or socket); the {what} must be one")
+__all__ = ["check_regular_file", "load"]
 
 
 def load(path: str | Path) -> Graph:

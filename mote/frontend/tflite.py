@@ -9,11 +9,12 @@ import numpy as np
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 from mote.errors import ModelFileError, UnsupportedError
-from mote.frontend import check_regular_file
+from mote.frontend.files import check_regular_file
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
 from mote.ir import DType, Graph, Node, Quant, Tensor
-from mote.ir.verify import check_tensor, validate
+from mote.ir.verify import check_tensor
 from mote.ops import registry
+from mote.ops.validate import validate
 
 _DTYPES = {schema.TensorType.INT8: DType.INT8, schema.TensorType.INT16: DType.INT16,
            schema.TensorType.INT32: DType.INT32, schema.TensorType.FLOAT32: DType.FLOAT32}

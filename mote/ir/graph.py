@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mote.ir.node import Node
 from mote.ir.tensor import Tensor
+from mote.ir.text import GraphNotes, dump_graph
+from mote.ir.verify import check_io, check_order, check_tensors
 
 
 @dataclass(eq=False)
@@ -18,24 +21,26 @@ class Graph:
     @property
     def tensors(self) -> list[Tensor]:
         """Every tensor once, in first-seen order (graph inputs, then node by node)."""
-        seen: dict[int, Tensor] = {}
-        for t in self.inputs:
-            seen.setdefault(id(t), t)
+        seen: dict[Tensor, None] = dict.fromkeys(self.inputs)  # tensors hash by identity: a set that keeps order
         for node in self.nodes:
-            for t in [*node.inputs, *node.outputs]:
-                if t is not None:
-                    seen.setdefault(id(t), t)
-        return list(seen.values())
+            seen.update(dict.fromkeys(t for t in [*node.inputs, *node.outputs] if t is not None))
+        return list(seen)
 
     @property
     def constants(self) -> list[Tensor]:
         return [t for t in self.tensors if t.is_const]
 
-    def producer(self) -> dict[int, Node]:
-        return {id(t): n for n in self.nodes for t in n.outputs}
+    def producer(self) -> dict[Tensor, Node]:
+        """Each node output -> the node that produces it."""
+        return {t: n for n in self.nodes for t in n.outputs}
 
-    def verify(self) -> None:
-        """Check that the graph is well formed (mote.ir.verify.verify_graph); raise a MoteError if not."""
-        from mote.ir.verify import verify_graph
+    def verify(self, each_node: Callable[[Node], None] | None = None) -> None:
+        """The structural checks (mote.ir.verify); raise a MoteError if one fails. `each_node` runs on every
+        node, in order, once its tensors are checked: mote.ops.validate passes the op-aware checks there."""
+        check_tensors(self.name, self.tensors)
+        check_io(self.name, self.inputs, self.outputs, self.nodes)
+        check_order(self.inputs, self.outputs, self.nodes, each_node)
 
-        verify_graph(self)
+    def dump(self, notes: GraphNotes | None = None) -> str:
+        """The graph as text (format in mote.ir.text); `notes` adds what a compiler decided."""
+        return dump_graph(self.name, self.tensors, self.inputs, self.outputs, self.nodes, notes)

@@ -1,25 +1,24 @@
-"""The checks between loading a model and everything else, shared by every frontend.
+"""Structural checks of a graph, which need no knowledge of its ops.
 
-`verify_graph` (what `Graph.verify` runs, also after each pass) checks that the graph is well formed:
-tensors (dimensions, byte sizes, quantization), the graph's inputs and outputs, each node against its
-op's `check` and shape rule, and the execution order. `validate` adds one more step that frontends
-run once after loading: every node's `prepare`, so that the compiler and the reference interpreter
-meet no surprise later. Every failure is a MoteError with a one-line message naming the culprit.
+`Graph.verify` runs them: tensors (dimensions, byte sizes, constant data, quantization), the graph's
+inputs and outputs, and the execution order: every tensor is produced once, before any node reads it.
+The op-aware checks (the registry, each op's `check` and shape rule, each node's `prepare`) live a
+layer up, in mote.ops.validate, which hands Graph.verify a per-node hook. They take the graph's parts,
+not the Graph, which is built on them.
+Every failure is a MoteError with a one-line message naming the culprit.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from numbers import Integral
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mote.errors import GraphError, MoteError, UnsupportedError
+from mote.errors import GraphError, UnsupportedError
+from mote.ir.node import Node
 from mote.ir.tensor import DType, Tensor
-
-if TYPE_CHECKING:
-    from mote.ir.graph import Graph
 
 MAX_RANK = 8
 MAX_TENSOR_BYTES = 256 << 20  # no MCU model comes near; keeps shape products from exhausting memory
@@ -29,60 +28,37 @@ _INTEGER_RANGE = {DType.INT8: (-(2**7), 2**7 - 1), DType.INT16: (-(2**15), 2**15
                   DType.INT32: (-(2**31), 2**31 - 1), DType.FLOAT32: (-(2**31), 2**31 - 1)}
 
 
-def validate(graph: Graph) -> None:
-    """`verify_graph`, then every node's `prepare` once: after this, compiling and interpreting the graph
-    raise nothing but MoteErrors."""
-    from mote.ops import registry  # the registry imports the IR, not the other way round
-
-    verify_graph(graph)
-    for node in graph.nodes:
-        try:
-            registry.OPS[node.op].prepare(node)
-        except MoteError as e:
-            message = str(e)
-            if not message.startswith("node "):  # a helper that does not know the node: say which
-                raise type(e)(f"node {node.name!r} ({node.op}): {message}") from None
-            raise
-        except Exception as e:  # a case no check foresaw: still one line, naming the node
-            raise UnsupportedError(f"node {node.name!r} ({node.op}): mote cannot compile this node "
-                                   f"({type(e).__name__}: {e}); please report it with the model") from None
-
-
-def verify_graph(graph: Graph) -> None:
-    """Well-formedness: tensors, graph inputs and outputs, op checks and shape rules, execution order."""
-    from mote.ops import registry
-
-    tensors = graph.tensors
+def check_tensors(graph_name: str, tensors: list[Tensor]) -> None:
+    """Every tensor (check_tensor), and all of them together within mote's limit."""
     total = 0
     for t in tensors:
         check_tensor(t)
         total += t.nbytes
     if total > MAX_MODEL_BYTES:
-        raise GraphError(f"{graph.name}: the tensors need {total} bytes together, more than mote's limit of "
+        raise GraphError(f"{graph_name}: the tensors need {total} bytes together, more than mote's limit of "
                          f"{MAX_MODEL_BYTES}; the model is damaged or far too large for a microcontroller")
-    _check_io(graph)
-    available = {id(t) for t in graph.inputs}
-    for node in graph.nodes:
-        op = registry.OPS.get(node.op)
-        if op is None:
-            raise GraphError(f"node {node.name!r}: unknown op {node.op!r}")
+
+
+def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
+                each_node: Callable[[Node], None] | None = None) -> None:
+    """Every tensor produced once, before any node reads it; every graph output produced. `each_node`,
+    when given, runs on every node once its own tensors have been checked, in execution order."""
+    available: set[Tensor] = set(inputs)
+    for node in nodes:
         if not node.outputs:
             raise GraphError(f"node {node.name!r} ({node.op}): has no outputs")
         for t in node.inputs:
-            if t is not None and not t.is_const and id(t) not in available:
+            if t is not None and not t.is_const and t not in available:
                 raise GraphError(f"node {node.name!r} ({node.op}): input {t.name!r} is used before it is produced")
         for t in node.outputs:
-            if id(t) in available or t.is_const:
+            if t in available or t.is_const:
                 raise GraphError(f"node {node.name!r} ({node.op}): output {t.name!r} is produced twice "
                                  "(or is a constant or a graph input)")
-            available.add(id(t))
-        op.check(node)
-        expected = [tuple(s) for s in op.shape(node)]
-        actual = [t.shape for t in node.outputs]
-        if expected != actual:
-            raise GraphError(f"node {node.name!r} ({node.op}): output shapes {actual}, the op rule says {expected}")
-    for t in graph.outputs:
-        if id(t) not in available or t.is_const:
+            available.add(t)
+        if each_node is not None:
+            each_node(node)
+    for t in outputs:
+        if t not in available or t.is_const:
             raise GraphError(f"graph output {t.name!r} is never produced by a node")
 
 
@@ -131,19 +107,20 @@ def _check_quant(t: Tensor) -> None:
                                    f"channels along axis {q.axis}")
 
 
-def _check_io(graph: Graph) -> None:
-    if not graph.outputs:
-        raise GraphError(f"{graph.name}: the graph has no outputs")
-    if not graph.nodes:
-        raise GraphError(f"{graph.name}: the graph has no operators")
-    for kind, tensors in (("input", graph.inputs), ("output", graph.outputs)):
-        if len({id(t) for t in tensors}) != len(tensors):
-            raise GraphError(f"{graph.name}: a tensor is listed twice among the graph {kind}s")
-    for t in graph.inputs:
+def check_io(graph_name: str, inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node]) -> None:
+    """The graph has outputs and nodes; its inputs and outputs are listed once, named apart, inputs not constant."""
+    if not outputs:
+        raise GraphError(f"{graph_name}: the graph has no outputs")
+    if not nodes:
+        raise GraphError(f"{graph_name}: the graph has no operators")
+    for kind, tensors in (("input", inputs), ("output", outputs)):
+        if len(set(tensors)) != len(tensors):
+            raise GraphError(f"{graph_name}: a tensor is listed twice among the graph {kind}s")
+    for t in inputs:
         if t.is_const:
             raise GraphError(f"graph input {t.name!r} is a constant (its data is in the file); a model input "
                              "must be filled at run time")
-    names = [t.name for t in [*graph.inputs, *graph.outputs]]
+    names = [t.name for t in [*inputs, *outputs]]
     if len(set(names)) != len(names):
-        raise GraphError(f"{graph.name}: graph inputs and outputs share a name "
+        raise GraphError(f"{graph_name}: graph inputs and outputs share a name "
                          f"({sorted({n for n in names if names.count(n) > 1})[0]!r}); each needs its own")

@@ -14,24 +14,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import product
 
+from mote.ints import round_up
 from mote.memory.lifetimes import Buffer, lower_bound
 from mote.ops.registry import Overlap
 
 ALIGN = 8  # bytes; enough for int32 and float tensors and word loads on 32-bit cores
+Shares = dict[tuple[Buffer, Buffer], Overlap]  # (output, input) buffers -> how their bytes may overlap
 
 
 def align(n: int) -> int:
-    return (n + ALIGN - 1) // ALIGN * ALIGN
+    return round_up(n, ALIGN)
 
 
 @dataclass
 class ArenaPlan:
-    offsets: dict[int, int]  # id(buffer) -> offset
+    offsets: dict[Buffer, int]  # every buffer's offset, in placement order
     size: int  # arena bytes
     lower_bound: int  # bytes live at the busiest step
 
     def offset(self, buf: Buffer) -> int:
-        return self.offsets[id(buf)]
+        return self.offsets[buf]
 
 
 _ORDERS: dict[str, Callable[[Buffer], tuple[int, ...]]] = {
@@ -42,16 +44,16 @@ _ORDERS: dict[str, Callable[[Buffer], tuple[int, ...]]] = {
 }
 
 
-def _forbidden(new: Buffer, placed: Buffer, at: int, shares: dict[tuple[int, int], Overlap]) -> tuple[int, int]:
+def _forbidden(new: Buffer, placed: Buffer, at: int, shares: Shares) -> tuple[int, int]:
     """The open interval of offsets `new` may not take next to `placed` (at offset `at`)."""
     size, other = align(new.size), align(placed.size)
-    share = shares.get((id(new), id(placed)))
+    share = shares.get((new, placed))
     if share is not None:  # new is the output: d = offset - at
         if share.at_most is not None:
             return at + max(share.at_most, -size), at + other
         if share.at_least is not None:
             return at - size, at + min(share.at_least, other)
-    share = shares.get((id(placed), id(new)))
+    share = shares.get((placed, new))
     if share is not None:  # new is the input: d = at - offset
         if share.at_most is not None:
             return at - size, at + min(-share.at_most, other)
@@ -61,11 +63,11 @@ def _forbidden(new: Buffer, placed: Buffer, at: int, shares: dict[tuple[int, int
 
 
 def _partner_offset(buf: Buffer, placed: list[tuple[int, Buffer]],
-                    shares: dict[tuple[int, int], Overlap]) -> int | None:
+                    shares: Shares) -> int | None:
     """Where `buf` would sit on a placed buffer it may share bytes with: at the same offset, or as
     close to it as the Overlap allows (the caller checks that it is clear)."""
     for at, p in placed:
-        for key, sign in (((id(buf), id(p)), 1), ((id(p), id(buf)), -1)):
+        for key, sign in (((buf, p), 1), ((p, buf), -1)):
             share = shares.get(key)
             if share is not None:
                 d = min(0, share.at_most) if share.at_most is not None else max(0, share.at_least or 0)
@@ -73,12 +75,12 @@ def _partner_offset(buf: Buffer, placed: list[tuple[int, Buffer]],
     return None
 
 
-def _first_fit(bufs: list[Buffer], shares: dict[tuple[int, int], Overlap],
-               on_partners: bool) -> tuple[dict[int, int], int]:
+def _first_fit(bufs: list[Buffer], shares: Shares,
+               on_partners: bool) -> tuple[dict[Buffer, int], int]:
     """Each buffer at the lowest aligned offset clear of the placed buffers that share its lifetime
     (with on_partners: on the buffer it may share bytes with, where that is clear)."""
     placed: list[tuple[int, Buffer]] = []  # (offset, buffer)
-    offsets: dict[int, int] = {}
+    offsets: dict[Buffer, int] = {}
     end = 0
     for buf in bufs:
         intervals = [_forbidden(buf, p, at, shares) for at, p in placed if p.overlaps(buf)]
@@ -92,14 +94,14 @@ def _first_fit(bufs: list[Buffer], shares: dict[tuple[int, int], Overlap],
                 for lo, hi in intervals:
                     if lo < offset < hi:
                         offset, moved = align(hi), True
-        offsets[id(buf)] = offset
+        offsets[buf] = offset
         placed.append((offset, buf))
         end = max(end, offset + align(buf.size))
     return offsets, end
 
 
-def plan_arena(bufs: list[Buffer], shares: dict[tuple[int, int], Overlap] | None = None) -> ArenaPlan:
-    best: tuple[dict[int, int], int] | None = None
+def plan_arena(bufs: list[Buffer], shares: Shares | None = None) -> ArenaPlan:
+    best: tuple[dict[Buffer, int], int] | None = None
     for key, on_partners in product(_ORDERS.values(), (False, True) if shares else (False,)):
         candidate = _first_fit(sorted(bufs, key=key), shares or {}, on_partners)
         if best is None or candidate[1] < best[1]:

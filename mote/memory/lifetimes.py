@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mote.ir import Graph, Tensor
+from mote.ir import Graph, Node, Tensor
 from mote.ops import OPS
 from mote.ops.registry import Overlap
 
@@ -18,6 +18,7 @@ class Buffer:
     start: int  # first step it is live (node index; -1 for graph inputs)
     end: int  # last step it is live (inclusive)
     tensors: list[Tensor] = field(default_factory=list)
+    scratch_of: Node | None = None  # the node whose scratch buffer this is
 
     def overlaps(self, other: Buffer) -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -26,9 +27,9 @@ class Buffer:
 @dataclass
 class Buffers:
     all: list[Buffer]
-    of_tensor: dict[int, Buffer]  # id(tensor) -> its buffer, for every non-constant tensor
+    of_tensor: dict[Tensor, Buffer]  # every non-constant tensor's buffer
     of_scratch: dict[int, Buffer]  # node index -> its scratch buffer, where it has one
-    shares: dict[tuple[int, int], Overlap] = field(default_factory=dict)  # (id(output), id(input)) buffers
+    shares: dict[tuple[Buffer, Buffer], Overlap] = field(default_factory=dict)  # (output, input) buffers
 
 
 def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tuple[int, Overlap]]] | None = None
@@ -41,13 +42,13 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
     buffer may share bytes with it as the Overlap says.
     """
     last = len(graph.nodes)
-    of_tensor: dict[int, Buffer] = {}
+    of_tensor: dict[Tensor, Buffer] = {}
     of_scratch: dict[int, Buffer] = {}
     result: list[Buffer] = []
 
     def new(t: Tensor, step: int) -> None:
         buf = Buffer(t.name, t.nbytes, step, step, [t])
-        of_tensor[id(t)] = buf
+        of_tensor[t] = buf
         result.append(buf)
 
     for t in graph.inputs:
@@ -55,30 +56,30 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
     for i, node in enumerate(graph.nodes):
         for t in node.inputs:
             if t is not None and not t.is_const:
-                of_tensor[id(t)].end = max(of_tensor[id(t)].end, i)
+                of_tensor[t].end = max(of_tensor[t].end, i)
         x = node.inputs[0] if node.inputs else None
         for t in node.outputs:
             if OPS[node.op].in_place and x is not None and not x.is_const and x.nbytes == t.nbytes:
-                buf = of_tensor[id(x)]
+                buf = of_tensor[x]
                 buf.tensors.append(t)
                 buf.end = max(buf.end, i)
-                of_tensor[id(t)] = buf
+                of_tensor[t] = buf
             else:
                 new(t, i)
         if scratch.get(i, 0) > 0:
-            of_scratch[i] = Buffer(f"{node.name} (scratch)", scratch[i], i, i)
+            of_scratch[i] = Buffer(f"{node.name} (scratch)", scratch[i], i, i, scratch_of=node)
             result.append(of_scratch[i])
     for t in graph.outputs:
-        of_tensor[id(t)].end = last
-    shares = {}
+        of_tensor[t].end = last
+    shares: dict[tuple[Buffer, Buffer], Overlap] = {}
     for i, pairs in (overlaps or {}).items():
         node = graph.nodes[i]
-        out = of_tensor[id(node.outputs[0])]
+        out = of_tensor[node.outputs[0]]
         for k, overlap in pairs:
             x = node.inputs[k]
-            if x is None or x.is_const or of_tensor[id(x)] is out or of_tensor[id(x)].end != i:
+            if x is None or x.is_const or of_tensor[x] is out or of_tensor[x].end != i:
                 continue
-            shares[(id(out), id(of_tensor[id(x)]))] = overlap
+            shares[(out, of_tensor[x])] = overlap
     return Buffers(result, of_tensor, of_scratch, shares)
 
 

@@ -5,7 +5,9 @@ import pkgutil
 
 from mote.ops.registry import OPS, CCall, OpDef, register
 
-_INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks"}
+# Modules that register no op of their own.
+_INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks", "windows", "conv_common",
+                   "conv2d_params", "conv2d_kernels"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

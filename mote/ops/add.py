@@ -23,7 +23,7 @@ from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_b
 from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
 from mote.ops.output_stage import output_stage
-from mote.ops.registry import CCall, Emitter, OpDef, Overlap, register
+from mote.ops.registry import CCall, Emitter, OpDef, Overlap, attr, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier_smaller_than_one
 
 LEFT_SHIFT = 20  # TFLite's headroom for int8 add/sub: 255 << 20 still leaves room for the sum
@@ -82,7 +82,7 @@ def add_sub_params(node: Node, reals: RealMultipliers) -> AddParams:
     a_mult, a_shift = smaller_than_one(node, real_a, "first input")
     b_mult, b_shift = smaller_than_one(node, real_b, "second input")
     out_mult, out_shift = smaller_than_one(node, real_out, "output")
-    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    act_min, act_max = activation_range(attr(node, "activation"), out)
     return AddParams(plan_broadcast(node), LEFT_SHIFT, -a.zero_point, a_mult, a_shift, -b.zero_point, b_mult,
                      b_shift, out.zero_point, out_mult, out_shift, act_min, act_max)
 
@@ -145,4 +145,5 @@ def overlap(node: Node, p: AddParams) -> list[tuple[int, Overlap]]:
     return [(k, Overlap(at_most=0)) for k, t in enumerate(node.inputs) if t is not None and t.shape == out]
 
 
-OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",), overlap=overlap, check=binary_int8))
+OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",), overlap=overlap, check=binary_int8,
+                    attrs={"activation": "NONE"}))

@@ -12,7 +12,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops.max_pool2d import PoolParams, pool_call, pool_params, pool_shape, windows
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import POOL_ATTRS, CCall, Emitter, OpDef, attr, register
 from mote.ops.window_checks import check_pool2d
 
 
@@ -48,9 +48,9 @@ def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
 
 def macs(node: Node) -> int:
     """Additions: one per window tap (the windows' border clipping is ignored)."""
-    f = node.attrs["filter"]
+    f = attr(node, "filter")
     return node.outputs[0].size * f[0] * f[1]
 
 
 OP = register(OpDef("avg_pool2d", pool_shape, prepare, reference, emit, macs, tflite=("AVERAGE_POOL_2D",),
-                    check=check_pool2d))
+                    check=check_pool2d, attrs=POOL_ATTRS))

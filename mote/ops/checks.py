@@ -12,6 +12,7 @@ from numbers import Integral
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
+from mote.ops.registry import attr
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 PADDINGS = ("SAME", "VALID")
@@ -79,24 +80,22 @@ def constant(node: Node, t: Tensor, role: str) -> None:
 
 
 def activation(node: Node) -> None:
-    value = node.attrs.get("activation", "NONE")
+    value = attr(node, "activation")
     if value not in ACTIVATIONS:
         raise fail(node, f"fused activation {value!r} is not supported (supported: {', '.join(ACTIVATIONS)})")
 
 
 def padding(node: Node) -> None:
-    value = node.attrs.get("padding")
+    value = attr(node, "padding")
     if value not in PADDINGS:
         raise fail(node, f"padding {value!r} is not supported (use SAME or VALID)")
 
 
-def window_pair(node: Node, attr: str, default: tuple[int, int] | None = None) -> tuple[int, int]:
+def window_pair(node: Node, name: str) -> tuple[int, int]:
     """An attribute of two sizes (stride, dilation, filter): whole numbers in [1, MAX_WINDOW]."""
-    value = node.attrs.get(attr, default)
-    if value is None:
-        raise fail(node, f"attribute {attr!r} is missing")
+    value = attr(node, name)
     if not _is_int_pair(value) or not all(1 <= v <= MAX_WINDOW for v in value):
-        raise fail(node, f"{attr} {_show(value)} must be two whole numbers from 1 to {MAX_WINDOW}")
+        raise fail(node, f"{name} {_show(value)} must be two whole numbers from 1 to {MAX_WINDOW}")
     return int(value[0]), int(value[1])
 
 
@@ -106,13 +105,13 @@ def spatial_output(node: Node, x: Tensor, w_hw: Sequence[int]) -> tuple[int, int
     from mote.ops.common import out_size_and_pad  # common imports nothing from here
 
     padding(node)
-    (sh, sw), (dh, dw) = window_pair(node, "stride"), window_pair(node, "dilation", (1, 1))
+    (sh, sw), (dh, dw) = window_pair(node, "stride"), window_pair(node, "dilation")
     sizes = []
     for size, filt, stride, dilation, axis in ((x.shape[1], w_hw[0], sh, dh, "height"),
                                                (x.shape[2], w_hw[1], sw, dw, "width")):
         if (filt - 1) * dilation + 1 > MAX_WINDOW:
             raise fail(node, f"the window's {axis} ({filt} taps, dilation {dilation}) spans more than {MAX_WINDOW}")
-        out, _ = out_size_and_pad(size, filt, stride, dilation, node.attrs["padding"])
+        out, _ = out_size_and_pad(size, filt, stride, dilation, attr(node, "padding"))
         if out < 1:
             raise fail(node, f"the window ({filt} taps, dilation {dilation}) is larger than the input {axis} {size}; "
                              "the output would be empty")

@@ -16,7 +16,7 @@ from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 from mote.ops import checks
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ def inputs_of(node: Node) -> list[Tensor]:
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
-    xs, axis = inputs_of(node), node.attrs.get("axis", 0)
+    xs, axis = inputs_of(node), attr(node, "axis")
     first = xs[0].shape
     if not 0 <= axis < len(first):
         raise UnsupportedError(f"node {node.name!r} (concatenation): axis {axis} is out of range for "
@@ -47,9 +47,9 @@ def shape(node: Node) -> list[tuple[int, ...]]:
 
 def prepare(node: Node) -> ConcatParams:
     xs, out = [quantized_int8(node, t) for t in inputs_of(node)], quantized_int8(node, node.outputs[0])
-    if node.attrs.get("activation", "NONE") != "NONE":
+    if attr(node, "activation") != "NONE":
         raise UnsupportedError(f"node {node.name!r} (concatenation): fused activation "
-                               f"{node.attrs['activation']} is not supported by TFLite Micro")
+                               f"{attr(node, 'activation')} is not supported by TFLite Micro")
     for x in xs:
         if x.scale != out.scale or x.zero_point != out.zero_point:
             raise UnsupportedError(
@@ -57,7 +57,7 @@ def prepare(node: Node) -> ConcatParams:
                 f"{x.zero_point}) unlike the output (scale {out.scale:g}, zero point {out.zero_point}); TFLite "
                 "Micro's int8 concatenation does not requantize, so every input must match the output")
     out_shape = shape(node)[0]
-    axis = node.attrs.get("axis", 0)
+    axis = attr(node, "axis")
     inner = int(np.prod(out_shape[axis + 1:], dtype=np.int64))
     return ConcatParams(axis, int(np.prod(out_shape[:axis], dtype=np.int64)), tuple(x.shape[axis] * inner for x in xs))
 
@@ -83,8 +83,9 @@ def check(node: Node) -> None:
         checks.int8_activation(node, t, f"input {k}")
     checks.int8_activation(node, node.outputs[0], "output")
     checks.activation(node)
-    if not isinstance(node.attrs.get("axis", 0), int):
-        raise checks.fail(node, f"axis {node.attrs['axis']!r} is not a whole number")
+    if not isinstance(attr(node, "axis"), int):
+        raise checks.fail(node, f"axis {attr(node, 'axis')!r} is not a whole number")
 
 
-OP = register(OpDef("concatenation", shape, prepare, reference, emit, tflite=("CONCATENATION",), check=check))
+OP = register(OpDef("concatenation", shape, prepare, reference, emit, tflite=("CONCATENATION",), check=check,
+                    attrs={"axis": 0, "activation": "NONE"}))

@@ -20,7 +20,8 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import checks
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import REQUIRED, CCall, Emitter, OpDef, attr, register
+from mote.ops.windows import grouped_conv, layer_windows
 from mote.quant import INT32_MAX
 
 
@@ -54,8 +55,8 @@ def out_size(size: int, filt: int, stride: int, dilation: int, before: int, afte
 def shape(node: Node) -> list[tuple[int, ...]]:
     x, w = node.inputs[0], node.inputs[1]
     assert x is not None and w is not None
-    (sh, sw), (dh, dw) = node.attrs["stride"], node.attrs.get("dilation", (1, 1))
-    t, left, b, r = node.attrs["pads"]
+    (sh, sw), (dh, dw) = attr(node, "stride"), attr(node, "dilation")
+    t, left, b, r = attr(node, "pads")
     oh = out_size(x.shape[1], w.shape[1], sh, dh, t, b)
     return [(x.shape[0], oh, out_size(x.shape[2], w.shape[2], sw, dw, left, r), w.shape[0])]
 
@@ -76,36 +77,21 @@ def prepare(node: Node) -> ConvS32Params:
         if b.data is None or b.data.size != oc:
             raise UnsupportedError(f"node {node.name!r}: the bias must be a constant of {oc} values")
         bias = np.asarray(b.data, np.int64).reshape(-1).astype(np.int32)
-    (sh, sw), (dh, dw) = node.attrs["stride"], node.attrs.get("dilation", (1, 1))
+    (sh, sw), (dh, dw) = attr(node, "stride"), attr(node, "dilation")
     offset = 0 if x.quant is None else -x.quant.zero_point[0]
     worst = (0 if bias is None else int(np.abs(bias.astype(np.int64)).max(initial=0))) \
         + fh * fw * fic * 128 * (128 + abs(offset))
     if worst > INT32_MAX:
         raise UnsupportedError(f"node {node.name!r}: int32 accumulators could overflow ({fh * fw * fic} taps)")
     _, oh, ow, _ = shape(node)[0]
-    t, left, _, _ = node.attrs["pads"]
+    t, left, _, _ = attr(node, "pads")
     return ConvS32Params(n, h, wd, c, oh, ow, oc, fh, fw, fic, sh, sw, dh, dw, t, left, offset,
                          np.asarray(w.data, np.int8), bias)
 
 
-def windows(p: ConvS32Params, x: np.ndarray) -> np.ndarray:
-    """x [n, h, w, c] (offset applied, int64) as [n, oh, ow, fh, fw, c]; padding taps read 0."""
-    rows = np.arange(p.out_h)[:, None] * p.stride_h + np.arange(p.filter_h)[None, :] * p.dilation_h
-    cols = np.arange(p.out_w)[:, None] * p.stride_w + np.arange(p.filter_w)[None, :] * p.dilation_w
-    padded = np.zeros((p.batches, max(p.pad_top + p.in_h, int(rows.max(initial=0)) + 1),
-                       max(p.pad_left + p.in_w, int(cols.max(initial=0)) + 1), p.in_ch), np.int64)
-    padded[:, p.pad_top:p.pad_top + p.in_h, p.pad_left:p.pad_left + p.in_w, :] = x
-    return padded[:, rows[:, None, :, None], cols[None, :, None, :], :]
-
-
 def reference(node: Node, p: ConvS32Params, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    win = windows(p, np.asarray(inputs[0], np.int64) + p.input_offset)
-    groups = p.in_ch // p.filter_in_ch
-    per_group = p.out_ch // groups
-    w = p.weights.astype(np.int64)
-    acc = np.concatenate([
-        np.einsum("nyxijc,oijc->nyxo", win[..., g * p.filter_in_ch:(g + 1) * p.filter_in_ch],
-                  w[g * per_group:(g + 1) * per_group]) for g in range(groups)], axis=-1)
+    win = layer_windows(p, inputs[0])
+    acc = grouped_conv(win, p.weights, p.in_ch // p.filter_in_ch)
     if p.bias is not None:
         acc = acc + p.bias
     return [acc.astype(np.int32)]
@@ -133,8 +119,8 @@ def check(node: Node) -> None:
     checks.rank(node, x, "input", 4)
     checks.rank(node, w, "filter", 4)
     checks.window_pair(node, "stride")
-    checks.window_pair(node, "dilation", (1, 1))
-    pads = node.attrs.get("pads")
+    checks.window_pair(node, "dilation")
+    pads = attr(node, "pads")
     if not isinstance(pads, (tuple, list)) or len(pads) != 4 or not all(
             isinstance(p, Integral) and 0 <= p <= checks.MAX_WINDOW for p in pads):
         raise checks.fail(node, f"pads {pads!r} must be four whole numbers from 0 to {checks.MAX_WINDOW}")
@@ -144,4 +130,5 @@ def check(node: Node) -> None:
     checks.window_budget(node, x.shape[0] * out_h * out_w * w.shape[1] * w.shape[2] * x.shape[3])
 
 
-OP = register(OpDef("conv2d_s32", shape, prepare, reference, emit, macs, check=check))
+OP = register(OpDef("conv2d_s32", shape, prepare, reference, emit, macs, check=check,
+                    attrs={"stride": REQUIRED, "dilation": (1, 1), "pads": REQUIRED}))

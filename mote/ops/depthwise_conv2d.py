@@ -4,39 +4,38 @@ Bit-exact with TFLite Micro's DepthwiseConvPerChannel: output channel oc = ic * 
 reads input channel ic and filter column oc; out-of-bounds taps contribute nothing; requantization
 is per output channel (quantized dimension 3 of the 1HW(C*M) filter).
 
-Kernels: mote_depthwise_conv_3x3_s8 for 3x3 filters with depth multiplier 1 and no dilation (any
-stride and padding) when its accumulator bounds hold (then `folded_bias` is set): sixteen channels
-at a time, weights packed by `pack_3x3`, pixel pairs at stride 1; mote_depthwise_conv_s8 otherwise.
-On a scalar core (Core.SCALAR: rv32imc), `specialize` runs the 3x3 case as
-mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place, its nine
-weights and output stage in registers.
+Kernels (the table KERNELS, first that accepts wins): mote_depthwise_conv_3x3_s8 for 3x3 filters
+with depth multiplier 1 and no dilation (any stride and padding) when its accumulator bounds hold
+(then `folded_bias` is set): sixteen channels at a time, weights packed by `pack_3x3`, pixel pairs at
+stride 1; mote_depthwise_conv_s8 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
+runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
+its nine weights and output stage in registers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops.accumulator_range import check_accumulator_range
-from mote.ops.common import activation_range, out_size_and_pad
-from mote.ops.conv2d import (
+from mote.ops.common import activation_range
+from mote.ops.conv_common import (
     bias_array,
     const_data,
     conv_multipliers,
     fits_int32,
     fold_bias,
-    interior,
     max_abs,
     requantize,
     require_symmetric_weights,
-    zero_padded_windows,
 )
 from mote.ops.output_stage import output_multipliers, output_stage
-from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, register
 from mote.ops.window_checks import check_depthwise_conv2d
+from mote.ops.windows import interior, layer_windows, window_geometry
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,7 +64,6 @@ class DepthwiseParams:
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
-    rows: bool = False  # the 3x3 path as the scalar-core kernel, one channel and row of outputs at a time
 
     @property
     def out_ch(self) -> int:
@@ -78,15 +76,13 @@ def prepare(node: Node) -> DepthwiseParams:
     data = const_data(w, "filter", node).astype(np.int8)
     n, h, wd, c = x.shape
     one, fh, fw, oc = data.shape
-    m = int(node.attrs.get("depth_multiplier", 1))
+    m = int(attr(node, "depth_multiplier"))
     if one != 1 or m < 1 or oc != c * m:
         raise UnsupportedError(f"node {node.name!r}: depthwise filter shape {data.shape} does not match "
                                f"{c} input channels times depth_multiplier {m}")
     require_symmetric_weights(w)
-    (sh, sw), (dh, dw) = node.attrs["stride"], node.attrs.get("dilation", (1, 1))
-    oh, pad_top = out_size_and_pad(h, fh, sh, dh, node.attrs["padding"])
-    ow, pad_left = out_size_and_pad(wd, fw, sw, dw, node.attrs["padding"])
-    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    g = window_geometry(node, (h, wd), (fh, fw))
+    act_min, act_max = activation_range(attr(node, "activation"), out)
     multiplier, shift = conv_multipliers(x, w, out, oc)
     bias = bias_array(node, oc)
     weights = data.reshape(fh, fw, oc)
@@ -94,23 +90,21 @@ def prepare(node: Node) -> DepthwiseParams:
     check_accumulator_range(node, weights.reshape(fh * fw, oc).T, bias, input_offset, multiplier, shift,
                             out.zero_point)
     folded = None
-    if fh == fw == 3 and m == 1 and dh == dw == 1:
+    if fh == fw == 3 and m == 1 and g.dilation == (1, 1):
         folded64 = fold_bias(bias, weights.reshape(9, oc).T, input_offset)
         # Interior pixels start from the folded bias and add 9 products of magnitude at most 128*128,
         # border pixels from the bias and add at most 9 terms of magnitude 255*128.
         if fits_int32(max_abs(folded64) + 9 * 128 * 128) and fits_int32(max_abs(bias) + 9 * 255 * 128):
             folded = folded64.astype(np.int32)
-    return DepthwiseParams(n, h, wd, c, oh, ow, m, fh, fw, sh, sw, dh, dw, pad_top, pad_left, input_offset,
+    return DepthwiseParams(n, h, wd, c, *g.out, m, fh, fw, *g.stride, *g.dilation, *g.pad, input_offset,
                            out.zero_point, act_min, act_max, weights, bias, multiplier, shift, folded)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
     x, w = node.inputs[0], node.inputs[1]
     assert x is not None and w is not None
-    (sh, sw), (dh, dw) = node.attrs["stride"], node.attrs.get("dilation", (1, 1))
-    oh, _ = out_size_and_pad(x.shape[1], w.shape[1], sh, dh, node.attrs["padding"])
-    ow, _ = out_size_and_pad(x.shape[2], w.shape[2], sw, dw, node.attrs["padding"])
-    return [(x.shape[0], oh, ow, w.shape[3])]
+    g = window_geometry(node, (x.shape[1], x.shape[2]), (w.shape[1], w.shape[2]))
+    return [(x.shape[0], *g.out, w.shape[3])]
 
 
 def reference(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -119,9 +113,7 @@ def reference(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> list[
 
 def accumulate(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> np.ndarray:
     """The int32 accumulators, bias included, before requantization (what an accelerator may stop at)."""
-    x = inputs[0].astype(np.int64) + p.input_offset  # padding taps are skipped, i.e. contribute 0 after the offset
-    win = zero_padded_windows(x, (p.out_h, p.out_w), (p.filter_h, p.filter_w), (p.stride_h, p.stride_w),
-                              (p.dilation_h, p.dilation_w), (p.pad_top, p.pad_left))
+    win = layer_windows(p, inputs[0])
     per_output = win[..., np.arange(p.out_ch) // p.depth_multiplier]  # input channel of each output channel
     acc = np.einsum("nyxijc,ijc->nyxc", per_output, p.weights.astype(np.int64))
     return acc if p.bias is None else acc + p.bias
@@ -137,19 +129,26 @@ def pack_3x3(weights: np.ndarray) -> np.ndarray:
     return np.concatenate([blocks.reshape(-1), taps[:, c16:].reshape(-1)]).astype(np.int8)
 
 
-def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+def _args(node: Node, em: Emitter) -> list[str]:
     x = node.inputs[0]
     assert x is not None
-    args = [em.tensor(x), em.tensor(node.outputs[0])]
-    if p.rows:
-        assert p.folded_bias is not None
-        f = frame(p)
-        return CCall("mote_depthwise_conv_rows_s8", "mote_depthwise_conv_rows_params", {
-            "batches": p.batches, "in_ch": p.in_ch, **f.c_fields(), "input_offset": p.input_offset,
-            "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-            "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
-            "folded_bias": em.const(p.folded_bias, "folded_bias"),
-            "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
+    return [em.tensor(x), em.tensor(node.outputs[0])]
+
+
+def _pack_rows(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    args = _args(node, em)
+    assert p.folded_bias is not None
+    f = frame(p)
+    return CCall("mote_depthwise_conv_rows_s8", "mote_depthwise_conv_rows_params", {
+        "batches": p.batches, "in_ch": p.in_ch, **f.c_fields(), "input_offset": p.input_offset,
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
+        "folded_bias": em.const(p.folded_bias, "folded_bias"),
+        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
+
+
+def _common(p: DepthwiseParams, em: Emitter) -> tuple[dict[str, int | str], dict[str, int | str]]:
+    """The fields both the 3x3 and the generic kernel have: geometry and quantization, then tensors."""
     common: dict[str, int | str] = {
         name: getattr(p, name) for name in (
             "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h", "stride_w", "pad_top", "pad_left",
@@ -157,14 +156,24 @@ def emit(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     tensors: dict[str, int | str] = {
         "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
         "multiplier": em.const(p.multiplier, "multiplier")}
-    if p.folded_bias is not None:
-        y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
-        x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)
-        left_mul, right_mul = output_multipliers(p.shift)
-        return CCall("mote_depthwise_conv_3x3_s8", "mote_depthwise_conv_3x3_params", {
-            **common, "interior_y0": y_lo, "interior_y1": y_hi, "interior_x0": x_lo, "interior_x1": x_hi,
-            "weights": em.const(pack_3x3(p.weights), "weights"), **tensors, "left_mul": em.const(left_mul, "left_mul"),
-            "right_mul": em.const(right_mul, "right_mul"), "folded_bias": em.const(p.folded_bias, "folded_bias")}, args)
+    return common, tensors
+
+
+def _pack_3x3(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    args = _args(node, em)
+    common, tensors = _common(p, em)
+    y_lo, y_hi = interior(p.out_h, p.in_h, p.stride_h, p.pad_top, 3)
+    x_lo, x_hi = interior(p.out_w, p.in_w, p.stride_w, p.pad_left, 3)
+    left_mul, right_mul = output_multipliers(p.shift)
+    return CCall("mote_depthwise_conv_3x3_s8", "mote_depthwise_conv_3x3_params", {
+        **common, "interior_y0": y_lo, "interior_y1": y_hi, "interior_x0": x_lo, "interior_x1": x_hi,
+        "weights": em.const(pack_3x3(p.weights), "weights"), **tensors, "left_mul": em.const(left_mul, "left_mul"),
+        "right_mul": em.const(right_mul, "right_mul"), "folded_bias": em.const(p.folded_bias, "folded_bias")}, args)
+
+
+def _pack_generic(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    args = _args(node, em)
+    common, tensors = _common(p, em)
     fields = {**common, "depth_multiplier": p.depth_multiplier, "filter_h": p.filter_h, "filter_w": p.filter_w,
               "dilation_h": p.dilation_h, "dilation_w": p.dilation_w, "weights": em.const(p.weights, "weights"),
               **tensors, "shift": em.const(p.shift, "shift")}
@@ -209,11 +218,24 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1] * w.shape[2]
 
 
-def specialize(node: Node, p: DepthwiseParams, core: Core) -> DepthwiseParams:
-    """On a scalar core, the 3x3 path runs a channel and a row of outputs at a time (nine weights in
-    registers)."""
-    return replace(p, rows=True) if core is Core.SCALAR and p.folded_bias is not None else p
+def _accepts_3x3(node: Node, p: DepthwiseParams) -> str | None:
+    if p.filter_h != 3 or p.filter_w != 3:
+        return "filter not 3x3"
+    if p.depth_multiplier != 1:
+        return "depth multiplier != 1"
+    if p.dilation_h != 1 or p.dilation_w != 1:
+        return "dilated"
+    return "accumulator may exceed int32" if p.folded_bias is None else None
 
 
-OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, emit, macs, tflite=("DEPTHWISE_CONV_2D",),
-                    specialize=specialize, accumulate=accumulate, check=check_depthwise_conv2d))
+ALL_CORES = frozenset(Core)
+KERNELS = (
+    Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
+    Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
+    Kernel("mote_depthwise_conv_s8", ALL_CORES, _pack_generic),
+)
+
+
+OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
+                    accumulate=accumulate, check=check_depthwise_conv2d, kernels=KERNELS,
+                    attrs={**WINDOW_ATTRS, "depth_multiplier": 1}))

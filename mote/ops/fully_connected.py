@@ -6,22 +6,24 @@ scale product is taken in double) and FullyConnectedPerChannel (more than one fi
 zero point is ignored, and each multiplier is computed in double as for convolutions).
 The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
 
-Kernels: mote_fully_connected_s8 (vectorizing dot products, four weight rows at a time); on a
-scalar core (Core.SCALAR), mote_fully_connected_blocked_s8 (sixteen weight rows interleaved at
-compile time, their accumulators in registers) once there are at least eight output rows.
+Kernels (the table KERNELS): mote_fully_connected_s8 (vectorizing dot products, four weight rows at
+a time); on a scalar core (Core.SCALAR), mote_fully_connected_blocked_s8 (sixteen weight rows
+interleaved at compile time, their accumulators in registers) once there are at least eight output
+rows: with fewer, most of the sixteen would be padding.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from mote.errors import UnsupportedError
+from mote.ints import ceil_div
 from mote.ir import Node, Tensor
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
-from mote.ops.conv2d import (
+from mote.ops.conv_common import (
     bias_array,
     const_data,
     conv_multipliers,
@@ -30,7 +32,7 @@ from mote.ops.conv2d import (
     requantize,
 )
 from mote.ops.output_stage import output_multipliers
-from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, register
 from mote.ops.window_checks import check_fully_connected
 from mote.quant import quantize_multiplier
 
@@ -50,7 +52,6 @@ class FullyConnectedParams:
     multiplier: np.ndarray  # int32 [out_depth], Q31 (a per-tensor multiplier repeated)
     shift: np.ndarray  # int32 [out_depth], > 0 means left
     folded_bias: np.ndarray  # int32: bias + input_offset * sum_d w + accum_depth * filter_offset * input_offset
-    blocked: bool = False  # the scalar-core kernel, sixteen output rows in registers
 
 
 def per_tensor_multiplier(x: Tensor, w: Tensor, out: Tensor) -> tuple[int, int]:
@@ -79,7 +80,7 @@ def prepare(node: Node) -> FullyConnectedParams:
         filter_offset = -w.zero_point
     bias = bias_array(node, out_depth)
     input_offset = -x.zero_point
-    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    act_min, act_max = activation_range(attr(node, "activation"), out)
     check_accumulator_range(node, weights.astype(np.int64) + filter_offset, bias, input_offset, multiplier, shift,
                             out.zero_point)
     folded = (np.zeros(out_depth, np.int64) if bias is None else bias.astype(np.int64)) \
@@ -97,7 +98,7 @@ def prepare(node: Node) -> FullyConnectedParams:
 def shape(node: Node) -> list[tuple[int, ...]]:
     x, w = node.inputs[0], node.inputs[1]
     assert x is not None and w is not None
-    if node.attrs.get("keep_num_dims", False):
+    if attr(node, "keep_num_dims"):
         return [(*x.shape[:-1], w.shape[0])]
     return [(x.size // w.shape[1], w.shape[0])]
 
@@ -111,27 +112,34 @@ def reference(node: Node, p: FullyConnectedParams, inputs: list[np.ndarray]) -> 
     return [result.reshape(node.outputs[0].shape)]
 
 
-def emit(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
+def _pack_blocked(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
+    """Sixteen rows per block, interleaved [block][depth][row], zero rows past out_depth."""
+    blocks = ceil_div(p.out_depth, 16)
+    padded = np.zeros((blocks * 16, p.accum_depth), np.int8)
+    padded[:p.out_depth] = p.weights
+    weights = np.ascontiguousarray(padded.reshape(blocks, 16, p.accum_depth).transpose(0, 2, 1))
+    bias = np.zeros(blocks * 16, np.int32)
+    bias[:p.out_depth] = p.folded_bias
+    return _call("mote_fully_connected_blocked_s8", node, p, weights, bias, em)
+
+
+def _pack(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
+    return _call("mote_fully_connected_s8", node, p, p.weights, p.folded_bias, em)
+
+
+def _call(kernel: str, node: Node, p: FullyConnectedParams, weights: np.ndarray, bias: np.ndarray,
+          em: Emitter) -> CCall:
+    """Both kernels' params: the same fields, the weights and bias in the kernel's order."""
     x = node.inputs[0]
     assert x is not None
     left_mul, right_mul = output_multipliers(p.shift)
-    weights, bias = p.weights, p.folded_bias
-    kernel, params_type = "mote_fully_connected_s8", "mote_fully_connected_params"
-    if p.blocked:  # sixteen rows per block, interleaved [block][depth][row], zero rows past out_depth
-        blocks = -(-p.out_depth // 16)
-        padded = np.zeros((blocks * 16, p.accum_depth), np.int8)
-        padded[:p.out_depth] = p.weights
-        weights = np.ascontiguousarray(padded.reshape(blocks, 16, p.accum_depth).transpose(0, 2, 1))
-        bias = np.zeros(blocks * 16, np.int32)
-        bias[:p.out_depth] = p.folded_bias
-        kernel, params_type = "mote_fully_connected_blocked_s8", "mote_fully_connected_blocked_params"
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(weights, "weights"), "bias": em.const(bias, "folded_bias"),
         "multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
         "right_mul": em.const(right_mul, "right_mul")}
-    return CCall(kernel, params_type, fields, [em.tensor(x), em.tensor(node.outputs[0])])
+    return CCall(kernel, kernel.removesuffix("_s8") + "_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 def macs(node: Node) -> int:
@@ -140,11 +148,16 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1]
 
 
-def specialize(node: Node, p: FullyConnectedParams, core: Core) -> FullyConnectedParams:
-    """On a scalar core, sixteen output rows at a time in registers over weights interleaved at compile
-    time, unless most of the sixteen would be padding (fewer than eight rows)."""
-    return replace(p, blocked=True) if core is Core.SCALAR and p.out_depth >= 8 else p
+def _accepts_blocked(node: Node, p: FullyConnectedParams) -> str | None:
+    return "fewer than 8 output rows" if p.out_depth < 8 else None
 
 
-OP = register(OpDef("fully_connected", shape, prepare, reference, emit, macs, tflite=("FULLY_CONNECTED",),
-                    specialize=specialize, check=check_fully_connected))
+KERNELS = (
+    Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked, _accepts_blocked),
+    Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
+)
+
+
+OP = register(OpDef("fully_connected", shape, prepare, reference, _pack, macs, tflite=("FULLY_CONNECTED",),
+                    check=check_fully_connected, kernels=KERNELS,
+                    attrs={"activation": "NONE", "keep_num_dims": False}))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import REQUIRED, CCall, Emitter, OpDef, attr, register
 
 NO_PADS = ((0, 0),) * 4
 
@@ -23,12 +23,12 @@ class TransformParams:
 
 
 def prepare(node: Node) -> TransformParams:
-    pads = tuple(tuple(p) for p in node.attrs.get("pads", NO_PADS))
+    pads = tuple(tuple(p) for p in attr(node, "pads"))
     x = node.inputs[0]
     assert x is not None
     if pads != NO_PADS:
         assert x.dtype.itemsize == 1, "padding is for int8 tensors"
-    return TransformParams(tuple(node.attrs["perm"]), pads, x.zero_point if x.quant is not None else 0)
+    return TransformParams(tuple(attr(node, "perm")), pads, x.zero_point if x.quant is not None else 0)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -54,4 +54,4 @@ def emit(node: Node, p: TransformParams, em: Emitter) -> CCall:
     return CCall("mote_transpose", "mote_transpose_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("layout_transform", shape, prepare, reference, emit))
+OP = register(OpDef("layout_transform", shape, prepare, reference, emit, attrs={"perm": REQUIRED, "pads": NO_PADS}))

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.common import activation_range, out_size_and_pad
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.common import activation_range
+from mote.ops.registry import POOL_ATTRS, CCall, Emitter, OpDef, attr, register
 from mote.ops.window_checks import check_pool2d
+from mote.ops.windows import masked_windows, window_geometry
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,10 @@ def pool_params(node: Node) -> PoolParams:
     x, out = node.inputs[0], node.outputs[0]
     assert x is not None
     n, h, w, c = x.shape
-    (fh, fw), (sh, sw) = node.attrs["filter"], node.attrs["stride"]
-    oh, pad_top = out_size_and_pad(h, fh, sh, 1, node.attrs["padding"])
-    ow, pad_left = out_size_and_pad(w, fw, sw, 1, node.attrs["padding"])
-    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
-    return PoolParams(n, h, w, c, oh, ow, fh, fw, sh, sw, pad_top, pad_left, act_min, act_max)
+    fh, fw = attr(node, "filter")
+    g = window_geometry(node, (h, w), (fh, fw))  # dilation 1: pools do not declare another
+    act_min, act_max = activation_range(attr(node, "activation"), out)
+    return PoolParams(n, h, w, c, *g.out, fh, fw, *g.stride, *g.pad, act_min, act_max)
 
 
 def pool_shape(node: Node) -> list[tuple[int, ...]]:
@@ -47,14 +47,10 @@ def pool_shape(node: Node) -> list[tuple[int, ...]]:
     return [(p.batches, p.out_h, p.out_w, p.channels)]
 
 
-def windows(p: PoolParams, x: np.ndarray) -> np.ndarray:
+def windows(p: PoolParams, x: np.ndarray) -> np.ma.MaskedArray:
     """x as [n, oh, ow, fh, fw, c] windows, out-of-bounds taps masked (numpy masked array)."""
-    padded = np.ma.masked_all((p.batches, p.in_h + p.filter_h + p.stride_h * p.out_h,
-                               p.in_w + p.filter_w + p.stride_w * p.out_w, p.channels), dtype=np.int32)
-    padded[:, p.pad_top:p.pad_top + p.in_h, p.pad_left:p.pad_left + p.in_w, :] = x
-    oy = np.arange(p.out_h)[:, None] * p.stride_h + np.arange(p.filter_h)[None, :]
-    ox = np.arange(p.out_w)[:, None] * p.stride_w + np.arange(p.filter_w)[None, :]
-    return padded[:, oy[:, None, :, None], ox[None, :, None, :], :]
+    return masked_windows(x, (p.out_h, p.out_w), (p.filter_h, p.filter_w), (p.stride_h, p.stride_w),
+                          (p.pad_top, p.pad_left))
 
 
 def reference(node: Node, p: PoolParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -73,4 +69,4 @@ def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
 
 
 OP = register(OpDef("max_pool2d", pool_shape, pool_params, reference, emit, tflite=("MAX_POOL_2D",),
-                    check=check_pool2d))
+                    check=check_pool2d, attrs=POOL_ATTRS))

@@ -20,7 +20,7 @@ from mote.fixedpoint import wrap32
 from mote.ir import Node
 from mote.ops import checks
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 MAX_DIMS = 8  # MOTE_MEAN_MAX_DIMS in mote_mean_s8.h
@@ -58,7 +58,7 @@ def shape(node: Node) -> list[tuple[int, ...]]:
     x = node.inputs[0]
     assert x is not None
     axes = resolved_axes(node)
-    if node.attrs.get("keep_dims", False):
+    if attr(node, "keep_dims"):
         return [tuple(1 if d in axes else n for d, n in enumerate(x.shape))]
     return [tuple(n for d, n in enumerate(x.shape) if d not in axes)]
 
@@ -130,8 +130,9 @@ def macs(node: Node) -> int:
 
 def check(node: Node) -> None:
     checks.int8_with_int32_constant(node, "axes")
-    if not isinstance(node.attrs.get("keep_dims", False), bool):
+    if not isinstance(attr(node, "keep_dims"), bool):
         raise checks.fail(node, "attribute keep_dims must be true or false")
 
 
-OP = register(OpDef("mean", shape, prepare, reference, emit, macs=macs, tflite=("MEAN",), check=check))
+OP = register(OpDef("mean", shape, prepare, reference, emit, macs=macs, tflite=("MEAN",), check=check,
+                    attrs={"keep_dims": False}))

@@ -18,7 +18,7 @@ from mote.ops.add import quantized_int8
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -38,7 +38,7 @@ def prepare(node: Node) -> MulParams:
     a, b = quantized_int8(node, node.inputs[0]), quantized_int8(node, node.inputs[1])
     out = quantized_int8(node, node.outputs[0])
     multiplier, shift = quantize_multiplier(a.scale * b.scale / out.scale)
-    act_min, act_max = activation_range(node.attrs.get("activation", "NONE"), out)
+    act_min, act_max = activation_range(attr(node, "activation"), out)
     return MulParams(plan_broadcast(node), -a.zero_point, -b.zero_point, out.zero_point, multiplier, shift,
                      act_min, act_max)
 
@@ -58,4 +58,5 @@ def emit(node: Node, p: MulParams, em: Emitter) -> CCall:
     return CCall("mote_mul_s8", "mote_mul_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("mul", output_shape, prepare, reference, emit, tflite=("MUL",), check=binary_int8))
+OP = register(OpDef("mul", output_shape, prepare, reference, emit, tflite=("MUL",), check=binary_int8,
+                    attrs={"activation": "NONE"}))

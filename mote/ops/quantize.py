@@ -7,13 +7,13 @@ Bit-exact with TFLite Micro's reference kernels:
   - int8 -> int8: out = clamp(MultiplyByQuantizedMultiplier(x - in_zp, multiplier, shift) + out_zp)
     with (multiplier, shift) = QuantizeMultiplier(double(s_in) / double(s_out)).
 The C kernels use no libm: the float rounding is done by hand (mote_quantize_f32_s8.c). On a host
-with AVX-512 VNNI (Core.VNNI), `specialize` picks mote_quantize_f32_s8_vnni: the same steps on sixteen
-floats at a time.
+with AVX-512 VNNI (Core.VNNI), the table KERNELS picks mote_quantize_f32_s8_vnni: the same steps on
+sixteen floats at a time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import checks
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Core, Emitter, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 # Below this output scale, float inputs of ordinary magnitude (> 2^31 * scale) overflow TFLite Micro's
@@ -36,7 +36,6 @@ class QuantizeParams:
     size: int
     scale: float  # the output scale, a float32 value
     zero_point: int
-    kernel: str = "mote_quantize_f32_s8"
 
 
 @dataclass(frozen=True)
@@ -93,21 +92,30 @@ def reference(node: Node, p: QuantizeParams | RequantizeParams, inputs: list[np.
     return [np.clip(out, -128, 127).astype(np.int8)]
 
 
-def emit(node: Node, p: QuantizeParams | RequantizeParams, em: Emitter) -> CCall:
+def _args(node: Node, em: Emitter) -> list[str]:
     x = node.inputs[0]
     assert x is not None
-    args = [em.tensor(x), em.tensor(node.outputs[0])]
-    if isinstance(p, QuantizeParams):
-        fields: dict[str, int | str] = {"size": p.size, "scale": f"{p.scale.hex()}f", "zero_point": p.zero_point}
-        return CCall(p.kernel, "mote_quantize_params", fields, args)
-    return CCall("mote_requantize_s8", "mote_requantize_params", dict(vars(p)), args)
+    return [em.tensor(x), em.tensor(node.outputs[0])]
 
 
-def specialize(node: Node, p: QuantizeParams | RequantizeParams, core: Core) -> QuantizeParams | RequantizeParams:
-    """float32 -> int8 sixteen at a time on a host with AVX-512 VNNI."""
-    if core is Core.VNNI and isinstance(p, QuantizeParams):
-        return replace(p, kernel="mote_quantize_f32_s8_vnni")
-    return p
+def _float_fields(p: QuantizeParams) -> dict[str, int | str]:
+    return {"size": p.size, "scale": f"{p.scale.hex()}f", "zero_point": p.zero_point}
+
+
+def _pack_vnni(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_quantize_f32_s8_vnni", "mote_quantize_params", _float_fields(p), _args(node, em))
+
+
+def _pack_float(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_quantize_f32_s8", "mote_quantize_params", _float_fields(p), _args(node, em))
+
+
+def _pack_requantize(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_requantize_s8", "mote_requantize_params", dict(vars(p)), _args(node, em))
+
+
+def _accepts_float(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
+    return None if isinstance(p, QuantizeParams) else "int8 input"
 
 
 def check(node: Node) -> None:
@@ -123,5 +131,12 @@ def check(node: Node) -> None:
                                 f"beyond {2**31 * out.scale:g}")
 
 
-OP = register(OpDef("quantize", shape, prepare, reference, emit, tflite=("QUANTIZE",), specialize=specialize,
-                    check=check))
+KERNELS = (
+    Kernel("mote_quantize_f32_s8_vnni", frozenset({Core.VNNI}), _pack_vnni, _accepts_float),
+    Kernel("mote_quantize_f32_s8", frozenset(Core), _pack_float, _accepts_float),
+    Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize),
+)
+
+
+OP = register(OpDef("quantize", shape, prepare, reference, _pack_requantize, tflite=("QUANTIZE",), check=check,
+                    kernels=KERNELS))

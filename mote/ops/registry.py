@@ -6,6 +6,13 @@ paddings, activation ranges: every constant is computed once, here), its numpy s
 cost (`macs`), then calls `register`. The reference interpreter and the C code generator both
 start from the same `prepare` result, so they cannot disagree about a constant.
 
+An op with several C kernels lists them as `Kernel` records, fastest first: for a layer and a core,
+the first record that serves the core and accepts the layer wins (`choose_kernel`), and the last one,
+the generic kernel, always accepts. A record carries everything about its kernel: the accept test,
+the compile-time packing of its params struct, its scratch, how its output may overlap its input,
+and the rv32 assembly twins that replace C files of the library. Adding a variant is one record and
+its C file.
+
 Node conventions (the frontends produce these):
   conv2d            inputs [x NHWC, w OHWI, bias int32 | None]; attrs stride=(h, w),
                     dilation=(h, w), padding 'SAME' | 'VALID', activation
@@ -20,17 +27,20 @@ Node conventions (the frontends produce these):
   pad               inputs [x, paddings int32 [rank, 2]]
   mean              inputs [x, axes int32]; attrs keep_dims
 `activation` is one of 'NONE', 'RELU', 'RELU6', 'RELU_N1_TO_1'.
+Each op declares its attributes once, with their defaults (`OpDef.attrs`; REQUIRED: none), and reads
+them with `attr(node, name)`: a frontend or pass may leave out any attribute that has a default.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Protocol
 
 import numpy as np
 
+from mote.errors import UnsupportedError
 from mote.ir import Node, Tensor
 
 
@@ -86,10 +96,6 @@ class Core(Enum):
     VNNI = "vnni"  # an x86-64 host with AVX-512 VNNI: int8 dot products in hardware
 
 
-def _same_kernel(node: Node, params: Any, core: Core) -> Any:
-    return params
-
-
 def _no_overlap(node: Node, params: Any) -> list[tuple[int, Overlap]]:
     return []
 
@@ -107,8 +113,6 @@ class OpDef:
     emit: Callable[[Node, Any, Emitter], CCall]  # the C kernel binding
     macs: Callable[[Node], int] = _no_macs
     scratch_bytes: Callable[[Node, Any], int] = _no_scratch
-    # The prepared params with the kernel chosen for `core` (prepare chooses for Core.VECTOR).
-    specialize: Callable[[Node, Any, Core], Any] = _same_kernel
     in_place: bool = False  # output may alias input 0 (same bytes, new shape)
     # (input index, Overlap): how the chosen kernel lets the output share bytes with that input.
     overlap: Callable[[Node, Any], list[tuple[int, Overlap]]] = _no_overlap
@@ -119,6 +123,93 @@ class OpDef:
     # What the kernel accepts (input counts, dtypes, ranks, attributes), checked before `shape` and
     # `prepare` run: raises a MoteError naming the node, so that those two cannot fail afterwards.
     check: Callable[[Node], None] = _no_check
+    # The op's kernel variants, fastest first, the generic one last; empty: `emit`, `scratch_bytes` and
+    # `overlap` above are its one kernel.
+    kernels: tuple[Kernel, ...] = ()
+    # Its attributes, each with its default (REQUIRED: the node must have it); read with `attr`.
+    attrs: Mapping[str, Any] = field(default_factory=dict)
+
+    def table(self) -> tuple[Kernel, ...]:
+        """The op's kernel records (one built from `emit` for an op with a single kernel)."""
+        if self.kernels:
+            return self.kernels
+        return (Kernel("", frozenset(Core), self.emit, scratch_bytes=self.scratch_bytes, overlap=self.overlap),)
+
+
+def _always(node: Node, params: Any) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One C kernel of an op (see the module docstring)."""
+
+    func: str  # the C function; "" for an op's single kernel, named by the CCall its `pack` returns
+    cores: frozenset[Core]  # the cores it is chosen for
+    pack: Callable[[Node, Any, Emitter], CCall]  # its params struct, packed at compile time
+    # None when it takes the layer, else a short reason why not (shown by `mote compile --explain`).
+    accepts: Callable[[Node, Any], str | None] = _always
+    scratch_bytes: Callable[[Node, Any], int] = _no_scratch
+    # (input index, Overlap): how it lets the output share bytes with that input.
+    overlap: Callable[[Node, Any], list[tuple[int, Overlap]]] = _no_overlap
+    # rv32 assembly functions (mote.targets.rv32.micro) that replace library C files it calls.
+    twins: tuple[str, ...] = ()
+    scratch_why: str = "the kernel's working buffer"  # what its scratch holds, for the arena notes
+
+    def call(self, node: Node, params: Any, em: Emitter) -> CCall:
+        """The packed kernel call; a record's packing must name the record's own function."""
+        call = self.pack(node, params, em)
+        assert not self.func or call.func == self.func, f"{self.func}'s packing calls {call.func}"
+        return call
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The kernel chosen for a layer, and why each earlier record serving the core declined it."""
+
+    kernel: Kernel
+    declined: tuple[tuple[str, str], ...]  # (C function, reason)
+
+
+def choose_kernel(op: OpDef, node: Node, params: Any, core: Core) -> Choice:
+    """The first record of `op`'s table that serves `core` and accepts the layer."""
+    declined: list[tuple[str, str]] = []
+    for kernel in op.table():
+        if core not in kernel.cores:
+            continue
+        reason = kernel.accepts(node, params)
+        if reason is None:
+            return Choice(kernel, tuple(declined))
+        declined.append((kernel.func, reason))
+    raise AssertionError(f"op {op.name}: no kernel for {core.value} accepts node {node.name!r} (the last must)")
+
+
+def kernel_named(func: str) -> Kernel | None:
+    """The record of the C function `func`, in any op's table."""
+    return next((k for op in OPS.values() for k in op.kernels if k.func == func), None)
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED: Any = _Required()  # an attribute without a default
+
+# The attributes of the window ops, in one place (conv2d, depthwise_conv2d, the pools).
+WINDOW_ATTRS: Mapping[str, Any] = {"stride": REQUIRED, "padding": REQUIRED, "dilation": (1, 1), "activation": "NONE"}
+POOL_ATTRS: Mapping[str, Any] = {**WINDOW_ATTRS, "filter": REQUIRED}  # TFLite's pools have no dilation: always 1
+
+
+def attr(node: Node, name: str) -> Any:
+    """The node's attribute `name`, or its op's declared default."""
+    if name in node.attrs:
+        return node.attrs[name]
+    default = OPS[node.op].attrs[name]  # a KeyError here: the op reads an attribute it did not declare
+    if default is REQUIRED:
+        raise UnsupportedError(f"node {node.name!r} ({node.op}): attribute {name!r} is missing; the model is "
+                               "malformed or its converter dropped it")
+    return default
 
 
 OPS: dict[str, OpDef] = {}
@@ -126,5 +217,6 @@ OPS: dict[str, OpDef] = {}
 
 def register(op: OpDef) -> OpDef:
     assert op.name not in OPS, f"op {op.name} registered twice"
+    assert not op.kernels or op.kernels[-1].cores == frozenset(Core), f"op {op.name}: the last kernel serves all"
     OPS[op.name] = op
     return op

@@ -18,7 +18,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import REQUIRED, CCall, Emitter, OpDef, attr, register
 
 INT64_MAX = 2**63 - 1
 
@@ -55,7 +55,7 @@ def prepare(node: Node) -> RequantShiftParams:
     if m.size not in (1, channels) or a.size not in (1, channels) or channels not in (1, last, x.size):
         raise UnsupportedError(f"node {node.name!r} (requant_shift): mul/add of {m.size}/{a.size} values do not "
                                f"broadcast over the last axis of {list(x.shape)}")
-    divisor, n_levels, signed = int(node.attrs["divisor"]), int(node.attrs["n_levels"]), bool(node.attrs["signed"])
+    divisor, n_levels, signed = int(attr(node, "divisor")), int(attr(node, "n_levels")), bool(attr(node, "signed"))
     lo, hi = level_range(n_levels, signed)
     out_zp = 0 if out.quant is None else out.quant.zero_point[0]
     if divisor <= 0 or not -128 <= lo + out_zp <= hi + out_zp <= 127:
@@ -97,4 +97,5 @@ def emit(node: Node, p: RequantShiftParams, em: Emitter) -> CCall:
     return CCall(func, "mote_requant_shift_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("requant_shift", shape, prepare, reference, emit))
+OP = register(OpDef("requant_shift", shape, prepare, reference, emit,
+                    attrs={"divisor": REQUIRED, "n_levels": REQUIRED, "signed": REQUIRED}))

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.codegen.c_text import c_struct
+from mote.c_text import c_struct
 from mote.ir import Node
-from mote.ops.conv2d import requantize
+from mote.ops.conv_common import requantize
 from mote.ops.output_stage import output_stage
-from mote.ops.registry import OPS, CCall, Emitter, OpDef, register
+from mote.ops.registry import OPS, REQUIRED, CCall, Emitter, OpDef, attr, register
 
 # A 4-D layout -> where rows, columns and channels are among its axes.
 AXES = {"NHWC": (1, 2, 3), "NCHW": (2, 3, 1)}
@@ -41,14 +41,14 @@ class RequantizeParams:
 
 
 def prepare(node: Node) -> RequantizeParams:
-    original = node.attrs["original"]
+    original = attr(node, "original")
     p = OPS[original.op].prepare(original)
     x, out = node.inputs[0], node.outputs[0]
     assert x is not None
-    in_layout, out_layout = node.attrs.get("layouts", ("NHWC", "NHWC"))
+    in_layout, out_layout = attr(node, "layouts")
     full, (h, w, c) = _hwc(x.shape, in_layout), _hwc(out.shape, out_layout)
-    (top, bottom), (left, right) = border = node.attrs.get("border", ((0, 0), (0, 0)))
-    sh, sw = node.attrs.get("stride", (1, 1))
+    (top, bottom), (left, right) = border = attr(node, "border")
+    sh, sw = attr(node, "stride")
     return RequantizeParams(full[0], full[1], h - top - bottom, w - left - right, sh, sw, c, in_layout, out_layout,
                             border, p.output_offset, p.act_min, p.act_max, p.multiplier, p.shift)
 
@@ -109,4 +109,5 @@ def _c_steps(s: tuple[int, int, int]) -> str:
     return c_struct({"channel": s[0], "row": s[1], "col": s[2]})
 
 
-OP = register(OpDef("requantize_s32", shape, prepare, reference, emit))
+OP = register(OpDef("requantize_s32", shape, prepare, reference, emit, attrs={
+    "original": REQUIRED, "layouts": ("NHWC", "NHWC"), "border": ((0, 0), (0, 0)), "stride": (1, 1)}))

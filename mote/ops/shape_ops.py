@@ -6,7 +6,7 @@ import numpy as np
 
 from mote.ir import Node
 from mote.ops import checks
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 
 
 def prepare(node: Node) -> int:
@@ -48,7 +48,7 @@ def check_squeeze(node: Node) -> None:
     checks.input_count(node, 1)
     x, out = node.inputs[0], node.outputs[0]
     assert x is not None
-    rank, dims = len(x.shape), node.attrs.get("squeeze_dims", ())
+    rank, dims = len(x.shape), attr(node, "squeeze_dims")
     if any(not -rank <= d < rank or x.shape[d] != 1 for d in dims):
         raise checks.fail(node, f"squeeze dimensions {list(dims)} are not extent-1 dimensions of the {rank}-D input "
                                 f"{list(x.shape)}")
@@ -61,4 +61,4 @@ def check_squeeze(node: Node) -> None:
 
 RESHAPE = register(OpDef("reshape", shape, prepare, reference, emit, in_place=True, tflite=("RESHAPE",), check=check))
 SQUEEZE = register(OpDef("squeeze", shape, prepare, reference, emit, in_place=True, tflite=("SQUEEZE",),
-                          check=check_squeeze))
+                          check=check_squeeze, attrs={"squeeze_dims": ()}))

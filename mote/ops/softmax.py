@@ -23,7 +23,7 @@ from mote.errors import UnsupportedError
 from mote.ir import Node
 from mote.ops import checks
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 from mote.quant import round_half_away, rounding_divide_by_pot
 
 SCALED_DIFF_INTEGER_BITS = 5
@@ -46,7 +46,7 @@ def prepare(node: Node) -> SoftmaxParams:
                                f"1/256 and zero point -128, got scale {out.scale:g}, zero point {out.zero_point}")
     if not x.shape:
         raise UnsupportedError(f"node {node.name!r} (softmax): the input must have at least one dimension")
-    beta = float(np.float32(node.attrs.get("beta", 1.0)))
+    beta = float(np.float32(attr(node, "beta")))
     real = min(beta * x.scale * (1 << (31 - SCALED_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
     if not real > 1.0:
         raise UnsupportedError(f"node {node.name!r} (softmax): beta * input scale = {beta * x.scale:g} is too small "
@@ -98,9 +98,9 @@ def emit(node: Node, p: SoftmaxParams, em: Emitter) -> CCall:
 
 def check(node: Node) -> None:
     checks.unary_int8(node)
-    beta = node.attrs.get("beta", 1.0)
+    beta = attr(node, "beta")
     if not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0:
         raise checks.fail(node, f"beta {beta!r} must be a finite positive number")
 
 
-OP = register(OpDef("softmax", shape, prepare, reference, emit, tflite=("SOFTMAX",), check=check))
+OP = register(OpDef("softmax", shape, prepare, reference, emit, tflite=("SOFTMAX",), check=check, attrs={"beta": 1.0}))

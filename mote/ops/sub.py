@@ -27,4 +27,5 @@ def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
     return add_sub_call(node, p, em, b_sign=-1)
 
 
-OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",), overlap=overlap, check=binary_int8))
+OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",), overlap=overlap, check=binary_int8,
+                    attrs={"activation": "NONE"}))

@@ -10,6 +10,7 @@ import numpy as np
 
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
+from mote.ops.registry import attr
 
 
 def _weights(node: Node, per_channel_axis: int) -> Tensor:
@@ -61,7 +62,7 @@ def check_conv2d(node: Node) -> None:
 
 def check_depthwise_conv2d(node: Node) -> None:
     x, w = _image_layer(node, per_channel_axis=3)
-    multiplier = node.attrs.get("depth_multiplier", 1)
+    multiplier = attr(node, "depth_multiplier")
     one, fh, fw, oc = w.shape
     if not isinstance(multiplier, int) or multiplier < 1 or one != 1 or oc != x.shape[3] * multiplier:
         raise checks.fail(node, f"depthwise filter shape {list(w.shape)} does not match {x.shape[3]} input channels "
@@ -89,7 +90,7 @@ def check_fully_connected(node: Node) -> None:
         if not abs(product - bias_scale) / float(np.float32(out.scale)) <= 0.02:
             raise checks.fail(node, f"the bias scale {bias_scale:g} is not input scale times filter scale "
                                     f"({product:g}), which TFLite Micro requires")
-    if not isinstance(node.attrs.get("keep_num_dims", False), bool):
+    if not isinstance(attr(node, "keep_num_dims"), bool):
         raise checks.fail(node, "attribute keep_num_dims must be true or false")
 
 

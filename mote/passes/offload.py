@@ -5,17 +5,24 @@ Activations in the accelerator's layout (when it is not NHWC) are transposed onc
 of adjacent accelerator nodes starts and once where its results leave it, never in between: the
 CPU's padding and requantization between two accelerator jobs work on the accelerator's layout,
 and a requantization whose result leaves the accelerator writes NHWC itself.
+
+Then the accelerator plans the offloaded graph once (`plan`) and lowers each `accel` node with that
+plan (`lower`); each node keeps its job and plain names (mote.accel.op), so whatever reads the graph
+afterwards (code generation, the reference, `mote explore`) needs no accelerator object.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from mote.accel.interface import Accelerator
+from mote.accel import op as _accel_op  # noqa: F401 - registers the "accel" op the result uses
+from mote.accel.interface import STAGES, Accelerator, Job, Pattern
 from mote.accel.partition import Decision, partition
+from mote.errors import AcceleratorError, MoteError
 from mote.ir import DType, Graph, Node, Tensor
 from mote.ops import OPS
 from mote.ops.requantize_s32 import AXES
@@ -29,10 +36,31 @@ def _permute(t: Tensor, perm: tuple[int, ...], suffix: str) -> Tensor:
 
 
 def offload(graph: Graph, accel: Accelerator, decisions: list[Decision] | None = None) -> Graph:
+    """The graph with every node the accelerator accepts replaced by an `accel` node, then planned and
+    lowered: each `accel` node carries its job and names (mote.accel.op), no live objects."""
     decisions = decisions if decisions is not None else partition(graph, accel)
-    result = _Offload(graph, accel, decisions).run()
-    accel.plan(result)
+    builder = _Offload(graph, accel, decisions)
+    result = builder.run()
+    plan = accel.plan(result)
+    for node, pattern in builder.offloaded:
+        node.attrs["job"] = _lower(accel, node, pattern, plan)
     return result
+
+
+def _lower(accel: Accelerator, node: Node, pattern: Pattern, plan: Any) -> Job:
+    """The accelerator's job for an `accel` node; its failures are one-line errors naming the node."""
+    try:
+        job = accel.lower(node.attrs["original"], pattern, node.inputs, node.outputs, plan)
+    except MoteError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the author's code; told in one line with where it failed
+        raise AcceleratorError(f"accelerator {accel.name}: lower() raised {type(e).__name__} "
+                               f"({' '.join(str(e).split())}) for {node.attrs['original'].op} node {node.name!r} "
+                               f"(pattern {pattern.name!r})") from None
+    if not isinstance(job, Job):
+        raise AcceleratorError(f"accelerator {accel.name}: lower() returned {type(job).__name__} for node "
+                               f"{node.name!r}; return a mote.accel.Job")
+    return job
 
 
 class _Offload:
@@ -52,6 +80,7 @@ class _Offload:
         self.wants_nhwc = _wanted_in_nhwc(graph, decisions)
         self.readers = Counter(id(t) for n in graph.nodes for t in n.inputs if t is not None)
         self.readers.update(id(t) for t in graph.outputs)
+        self.offloaded: list[tuple[Node, Pattern]] = []  # the accel nodes, in order, to lower once planned
 
     def run(self) -> Graph:
         for d in self.decisions:
@@ -116,9 +145,12 @@ class _Offload:
         result = Tensor(f"{out.name} (int32)", computed.outputs[0].shape, DType.INT32) if split else out
         transposed = self.transposing and len(result.shape) == 4
         accel_out = _permute(result, self.perm, self.suffix) if transposed else result
-        attrs = {"accelerator": accel, "pattern": d.pattern, "original": computed, "model_node": d.node,
-                 "perm": self.perm if self.transposing else None}
+        stages = d.pattern.stages or STAGES.get(node.op, ())
+        attrs = {"accelerator": accel.name, "pattern": d.pattern.name, "stages": stages, "original": computed,
+                 "model_node": d.node, "perm": self.perm if self.transposing else None,
+                 "address_registers": tuple(accel.address_registers)}
         self.nodes.append(Node("accel", node.name, inputs, [accel_out], attrs, node.index))
+        self.offloaded.append((self.nodes[-1], d.pattern))
         if split:  # the CPU requantizes from the accelerator's layout, into the layout out's readers want
             finished = out
             if transposed and id(out) not in self.wants_nhwc:

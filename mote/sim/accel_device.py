@@ -60,7 +60,7 @@ class AccelDevice:
         self.values[index] = value & 0xFFFFFFFF
         if index != self.start or value == 0:
             return
-        registers = dict(zip(self.names, self.values))
+        registers = self.accel.model_registers(dict(zip(self.names, self.values)))  # signed ones as signed
         try:
             finished = self.accel.execute(registers, UnicornMemory(uc))
         except Exception as e:  # noqa: BLE001 - the author's model; the machine reports it with the layer

@@ -23,7 +23,6 @@ import numpy as np
 
 from mote.errors import BuildError
 from mote.sim.decode import NUM_CLASSES, Cls, Insn
-from mote.targets.host import find_cc
 
 _SOURCE = "mote_count.c"
 
@@ -75,13 +74,13 @@ def _cache_dir() -> Path:
 _lib: ctypes.CDLL | None = None
 
 
-def native_library() -> ctypes.CDLL:
-    """The compiled hook library, built once with the host C compiler and cached by source hash."""
+def native_library(cc: str) -> ctypes.CDLL:
+    """The compiled hook library, built once with the host C compiler `cc` and cached by source hash.
+    The caller names the compiler (mote.targets.host.find_cc): the simulator sits below the targets."""
     global _lib
     if _lib is not None:
         return _lib
     source = resources.files("mote.sim").joinpath(_SOURCE).read_bytes()
-    cc = find_cc()
     key = hashlib.sha256(source + f"{cc} {sys.platform} {platform.machine()}".encode()).hexdigest()[:16]
     lib_path = _cache_dir() / f"mote_count-{key}.so"
     if not lib_path.exists():
@@ -126,8 +125,8 @@ class Snapshot:
 class Counter:
     """Owns one native counter state; reads its table."""
 
-    def __init__(self, uc_lib: ctypes.CDLL, pc_regid: int, capacity: int = 4096) -> None:
-        self.lib = native_library()
+    def __init__(self, uc_lib: ctypes.CDLL, pc_regid: int, host_cc: str, capacity: int = 4096) -> None:
+        self.lib = native_library(host_cc)
 
         def address(function: object) -> ctypes.c_void_p:
             return ctypes.cast(function, ctypes.c_void_p)

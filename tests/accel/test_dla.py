@@ -7,16 +7,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mote.accel.check import FlatMemory, check_accelerator, run_functional
+from mote.accel import job_cost
 from mote.accel.dla import isa
 from mote.accel.dla.accelerator import Dla
 from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.functional import DlaState, run
 from mote.accel.loader import find_accelerator
 from mote.accel.random_nodes import GENERATORS
+from mote.accel.settings import settings_of
 from mote.errors import MoteError
 from mote.ir import Graph
 from mote.ops import OPS
+from mote.passes.accel_check import FlatMemory, check_accelerator, run_functional
 from mote.passes.offload import offload
 from mote.quant import multiply_by_quantized_multiplier
 
@@ -128,15 +130,40 @@ def test_small_sram_tiles_and_double_buffers() -> None:
 def test_loader_parses_settings() -> None:
     accel = find_accelerator("dla:pes=128,sram=1MiB,mode=input,depthwise=emulated,timed=1")
     assert isinstance(accel, Dla) and accel.config == DlaConfig(128, 1 << 20, "input", 8, "emulated", True)
-    with pytest.raises(MoteError):
+    with pytest.raises(MoteError, match="one of input, output"):
         find_accelerator("dla:mode=diagonal")
+    assert find_accelerator("dla:sram=64K").config.sram == 64 << 10  # a size: units allowed
+    with pytest.raises(MoteError, match="pes: '64K' is not an integer"):  # a count: no units
+        find_accelerator("dla:pes=64K")
+    with pytest.raises(MoteError, match="pes=0 is too small"):
+        find_accelerator("dla:pes=0")
+
+
+def test_settings_are_declared_for_explore() -> None:
+    specs = {s.name: s for s in settings_of(DlaConfig)}
+    assert list(specs) == ["pes", "sram", "mode", "dma_bytes_per_cycle", "depthwise", "timed"]
+    assert specs["sram"].size and not specs["pes"].size and specs["mode"].choices == ("input", "output")
+    assert all(specs[k].sweep for k in ("pes", "sram", "mode", "dma_bytes_per_cycle", "depthwise"))
+    assert all(specs[k].doc for k in specs)
+
+
+def test_job_costs_add_up_by_category() -> None:
+    from mote.frontend import load
+    accel = Dla(DlaConfig(sram=64 << 10))
+    nodes = [n for n in offload(load(MODELS / "kws_ref_model.tflite"), accel).nodes if n.op == "accel"]
+    assert nodes
+    for node in nodes:
+        job = node.attrs["job"]
+        breakdown = job_cost(accel, job)
+        assert set(breakdown) == set(Dla.cost_categories)
+        assert sum(breakdown.values()) == job.info["cycles"] > 0
 
 
 def _vp(model: str, accel: str | None):  # noqa: ANN202
     from mote.pipeline import run
-    from mote.targets.rv32 import Rv32Config
-    return run(MODELS / model, "rv32", accelerator=find_accelerator(accel) if accel else None,
-               rv32=Rv32Config(cc="zig"))
+    from mote.targets.rv32 import Rv32, Rv32Config
+    return run(MODELS / model, target=Rv32(Rv32Config(cc="zig")),
+               accelerator=find_accelerator(accel) if accel else None)
 
 
 @pytest.mark.parametrize("model", ["vww_96_int8.tflite", "kws_ref_model.tflite"])
@@ -147,8 +174,8 @@ def test_models_on_the_vp_in_three_depthwise_modes(model: str) -> None:
         assert report.bit_exact
         for name, value in cpu.outputs.items():
             assert np.array_equal(report.outputs[name], value), f"{mode}: {name}"
-        assert report.extra["accel_cycles"] > 0
-    from mote.explore.sweep import evaluate
+        assert report.figures.sim.accel_cycles > 0
+    from mote.explore.evaluate import evaluate
     row = evaluate(str(MODELS / model), "dla", {"depthwise": "native", "sram": "64KiB"})
     assert row["resident_inputs"] > row["jobs"] // 2  # the runs above kept most results in SRAM
 
@@ -157,7 +184,7 @@ def test_explore_writes_table_csv_json_and_plots(tmp_path: Path) -> None:
     from mote.explore import explore
     sweep = {"pes": ["16", "64"], "sram": ["32KiB", "1MiB"], "mode": ["input", "output"]}
     rows = explore([MODELS / "kws_ref_model.tflite"], "dla", sweep, tmp_path, verify=1, workers=1, show=False)
-    assert len(rows) == 8 and all(r["status"] == "ok" and r["cycles"] > 0 for r in rows)
+    assert len(rows) == 8 and all(r["status"] == "ok" and r["total_cycles"] > r["accel_cycles"] > 0 for r in rows)
     for name in ("results.csv", "results.json", "kws_ref_model_breakdown.png", "kws_ref_model_sram.png"):
         assert (tmp_path / name).stat().st_size > 0
     import json
@@ -186,11 +213,13 @@ def test_intermediate_results_stay_in_sram(seed: int) -> None:
     graph = _two_convs(rng)
     accel = Dla(DlaConfig(sram=1 << 20))
     first, second = offload(graph, accel).nodes
-    jobs = [accel.compile(n.attrs["original"]) for n in (first, second)]
+    jobs = [n.attrs["job"] for n in (first, second)]  # lowered by the offload pass, with the plan
     assert jobs[0].info["output_kept"] and jobs[1].info["input_resident"]
     assert not jobs[1].info["output_kept"]  # the graph returns it
-    assert not any(c.op == isa.OP_DMA_WRITE for c in jobs[0].commands)
-    assert not any(c.op == isa.OP_DMA_READ and c.a == isa.BASE_IN0 for c in jobs[1].commands)
+    commands = [isa.decode(job.registers["cmd"].const.tobytes()) for job in jobs]
+    assert not any(c.op == isa.OP_DMA_WRITE for c in commands[0])
+    assert not any(c.op == isa.OP_DMA_READ and c.a == isa.BASE_IN0 for c in commands[1])
+    assert not hasattr(accel, "_residency")  # the plan is handed to lower, not kept on the accelerator
     x = rng.integers(-128, 128, graph.inputs[0].shape, dtype=np.int8)
     reference = x
     for node in graph.nodes:
@@ -230,3 +259,14 @@ def test_explore_names_an_unreachable_dask_scheduler(monkeypatch: pytest.MonkeyP
     sweep = sweeping.sweep
     with pytest.raises(MoteError, match="cannot reach a Dask scheduler"):
         sweep([MODELS / "ad01_int8.tflite"], "dla", {"pes": ["16"]}, progress=False, dask="tcp://127.0.0.1:9")
+
+
+def test_the_timed_breakdown_adds_up_to_the_simulated_cycles() -> None:
+    rng = np.random.default_rng(2)
+    accel = Dla(DlaConfig(sram=4096, timed=True))
+    node = GENERATORS["conv2d"](rng)
+    (n,) = [n for n in offload(Graph("one", [node.inputs[0]], node.outputs, [node]), accel).nodes if n.op == "accel"]
+    run_functional(accel, n, [rng.integers(-128, 128, node.inputs[0].shape, dtype=np.int8), None, None])
+    breakdown = accel.cost_breakdown({})
+    assert set(breakdown) == set(Dla.cost_categories) and min(breakdown.values()) >= 0
+    assert sum(breakdown.values()) == accel.cost({}) > 0

@@ -14,14 +14,14 @@ import pytest
 from buggy_qvanilla import ForgetsTheBias
 from conftest import MLPERF_TINY
 
-from mote.accel import find_accelerator
-from mote.accel.check import check_accelerator
-from mote.accel.qvanilla import QVanilla
+from mote.accel import find_accelerator, job_cost
+from mote.accel.qvanilla import QVanilla, QVanillaConfig
 from mote.frontend import load
 from mote.ops import OPS
+from mote.passes.accel_check import check_accelerator
 from mote.passes.offload import offload
 from mote.pipeline import run
-from mote.targets.rv32 import Rv32Config
+from mote.targets.rv32 import Rv32, Rv32Config
 
 ZIG = Rv32Config(cc="zig")
 MODELS = ["ad01_int8.tflite", "kws_ref_model.tflite", "pretrainedResnet_quant.tflite", "vww_96_int8.tflite"]
@@ -38,8 +38,8 @@ def allowed(path: Path) -> int:
 @pytest.mark.parametrize("file", MODELS)
 def test_mlperf_tiny_bit_exact_with_the_cpu_only_run(file: str) -> None:
     path = MLPERF_TINY / file
-    cpu = run(path, "rv32", rv32=ZIG)
-    accel = run(path, "rv32", rv32=ZIG, accelerator=find_accelerator("qvanilla:timed=1"))
+    cpu = run(path, target=Rv32(ZIG))
+    accel = run(path, target=Rv32(ZIG), accelerator=find_accelerator("qvanilla:timed=1"))
     assert cpu.bit_exact and accel.bit_exact
     for name, value in cpu.outputs.items():
         assert np.array_equal(accel.outputs[name], value)
@@ -52,13 +52,14 @@ def test_mlperf_tiny_bit_exact_with_the_cpu_only_run(file: str) -> None:
     assert report["macs"] == cpu.compiled.macs
     assert report["total_cycles"] == report["cycles"] + report["accel_cycles"]
     if report["offloaded_layers"]:
-        assert report["instructions"] < cpu.extra["instructions"]
+        assert report["instructions"] < cpu.figures.sim.instructions
 
 
 def test_zero_cycle_mode_adds_no_cycles() -> None:
-    report = run(MLPERF_TINY / "kws_ref_model.tflite", "rv32", rv32=ZIG, accelerator=find_accelerator("qvanilla"))
-    assert report.extra["accel_jobs"] == 5 + 4 * 64 and report.extra["accel_cycles"] == 0  # a start per channel
-    assert report.extra["total_cycles"] == report.extra["cycles"]
+    report = run(MLPERF_TINY / "kws_ref_model.tflite", target=Rv32(ZIG), accelerator=find_accelerator("qvanilla"))
+    sim = report.figures.sim
+    assert sim.accel_jobs == 5 + 4 * 64 and sim.accel_cycles == 0  # a start per channel
+    assert sim.total_cycles == sim.cycles
 
 
 def test_check_passes() -> None:
@@ -94,7 +95,8 @@ def test_partition_names_the_rejecting_predicate() -> None:
 
 @pytest.mark.parametrize("spec, words", [("npu", ["unknown accelerator 'npu'", "qvanilla"]),
                                          ("qvanilla:speed=3", ["unknown setting", "timed"]),
-                                         ("nosuchmodule:Npu", ["cannot import"])])
+                                         ("nosuchmodule:Npu", ["cannot import"]),
+                                         ("qvanilla:cycles_per_mac=2K", ["cycles_per_mac", "not an integer"])])
 def test_unknown_accelerator_or_setting(spec: str, words: list[str]) -> None:
     proc = subprocess.run([sys.executable, "-m", "mote.cli", "partition", "--accel", spec], capture_output=True,
                           text=True)
@@ -127,3 +129,13 @@ def test_data_stays_in_channel_planes_between_jobs() -> None:
     assert transforms[0].inputs[0] is resnet.inputs[0]
     after = resnet.nodes[resnet.nodes.index(transforms[1]) + 1]
     assert after.op == "avg_pool2d" and after.inputs[0] is transforms[1].outputs[0]
+
+
+def test_zero_points_are_signed_and_jobs_are_costed() -> None:
+    accel = QVanilla(QVanillaConfig(cycles_per_mac=3))
+    kws = offload(load(MLPERF_TINY / "kws_ref_model.tflite"), accel)
+    jobs = [n.attrs["job"] for n in kws.nodes if n.op == "accel"]
+    assert len(jobs) == 9 and any(job.registers["izp"] < 0 for job in jobs)  # the models see them as written
+    assert accel.model_registers({"izp": 0xFFFF_FF80, "kzp": 0, "oc": 8}) == {"izp": -128, "kzp": 0, "oc": 8}
+    for job in jobs:
+        assert job_cost(accel, job) == {"compute": 3 * job.info["macs"]}

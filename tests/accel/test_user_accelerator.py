@@ -19,16 +19,17 @@ import pytest
 from conftest import MLPERF_TINY, REPO
 
 from mote.accel import find_accelerator
-from mote.accel.check import check_accelerator
-from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate, as_signed
+from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
 from mote.accel.partition import partition
+from mote.accel.settings import setting
 from mote.errors import MoteError
 from mote.frontend import load
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ir import DType, Node, Quant, Tensor
 from mote.ops.max_pool2d import pool_params
+from mote.passes.accel_check import check_accelerator
 from mote.pipeline import run
-from mote.targets.rv32 import Rv32Config
+from mote.targets.rv32 import Rv32, Rv32Config
 
 ZIG = Rv32Config(cc="zig")
 MAX, AVERAGE = 0, 1  # the `mode` register
@@ -36,8 +37,8 @@ MAX, AVERAGE = 0, 1  # the `mode` register
 
 @dataclass(frozen=True)
 class PoolNpuConfig:
-    timed: bool = False
-    cycles_per_tap: int = 1
+    timed: bool = setting(False, doc="add the cost model's cycles to the run")
+    cycles_per_tap: int = setting(1, doc="cycles per window element", minimum=1, sweep=(1, 2))
 
 
 def _x(node: Node) -> Tensor:
@@ -62,13 +63,15 @@ class PoolNpu(Accelerator):
     registers = ("mode", "src", "dst", "channels", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w",
                  "stride_h", "stride_w", "pad_top", "pad_left", "act_min", "act_max", "control", "status")
     address_registers = ("src", "dst")
+    signed_registers = ("act_min", "act_max")
     activation_layout = "NCHW"
 
     def patterns(self) -> list[Pattern]:
         return [Pattern("avg_pool", "avg_pool2d", (), (*COMMON, SAME_QUANT)),
                 Pattern("max_pool", "max_pool2d", (), COMMON)]
 
-    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
+    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor],
+              plan: object = None) -> Job:
         x, out = inputs[0], outputs[0]
         assert x is not None and x.shape[1] == _x(node).shape[3]  # NCHW views of the node's NHWC tensors
         p = pool_params(node)
@@ -105,7 +108,7 @@ class PoolNpu(Accelerator):
             result = np.sign(total) * magnitude
         else:
             result = best
-        result = np.clip(result, as_signed(r["act_min"]), as_signed(r["act_max"]))
+        result = np.clip(result, r["act_min"], r["act_max"])  # signed_registers: no sign fix needed
         memory.write(r["dst"], result.astype(np.int8).tobytes())
         return None
 
@@ -218,10 +221,10 @@ def _transforms(nodes: list[Node]) -> list[Node]:
 
 
 def test_kws_bit_exact_on_the_virtual_platform() -> None:
-    report = run(MLPERF_TINY / "kws_ref_model.tflite", "rv32", rv32=ZIG, accelerator=PoolNpu())
+    report = run(MLPERF_TINY / "kws_ref_model.tflite", target=Rv32(ZIG), accelerator=PoolNpu())
     assert report.bit_exact
     assert [layer.op for layer in report.compiled.layers if layer.runs_on == "poolnpu"] == ["avg_pool2d"]
-    assert report.extra["accel_jobs"] == 1
+    assert report.figures.sim.accel_jobs == 1
     # NHWC -> NCHW before the pool; after it, its 1x1 result holds the same bytes in both layouts.
     nodes = report.compiled.graph.nodes
     assert [n.attrs["perm"] for n in _transforms(nodes)] == [(0, 3, 1, 2)]
@@ -231,7 +234,7 @@ def test_kws_bit_exact_on_the_virtual_platform() -> None:
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_two_pools_share_one_transform_each_way(model_dir: Path, seed: int) -> None:
-    report = run(model_dir / "two_pools.tflite", "rv32", seed=seed, rv32=ZIG,
+    report = run(model_dir / "two_pools.tflite", target=Rv32(ZIG), seed=seed,
                  accelerator=find_accelerator(f"{__name__}:PoolNpu:timed=1"))
     assert report.bit_exact, f"{report.mismatches} values differ"
     runs_on = [(layer.op, layer.runs_on) for layer in report.compiled.layers if layer.runs_on != "cpu"]
@@ -245,12 +248,12 @@ def test_two_pools_share_one_transform_each_way(model_dir: Path, seed: int) -> N
     assert nodes[3].inputs[0] is nodes[2].outputs[0]  # the max pool reads the average pool's NCHW result
     assert out.outputs[0].name == "max" and out.outputs[0].shape == (1, 5, 3, 5)
     # Timed mode: one tap per cycle.
-    assert report.extra["accel_cycles"] == 5 * 10 * 6 * 9 + 5 * 5 * 3 * 4
+    assert report.figures.sim.accel_cycles == 5 * 10 * 6 * 9 + 5 * 5 * 3 * 4
 
 
 def test_hung_accelerator_times_out_naming_the_region(model_dir: Path) -> None:
     with pytest.raises(MoteError) as error:
-        run(model_dir / "one_pool.tflite", "rv32", rv32=ZIG, accelerator=find_accelerator(f"{__name__}:HungPoolNpu"))
+        run(model_dir / "one_pool.tflite", target=Rv32(ZIG), accelerator=find_accelerator(f"{__name__}:HungPoolNpu"))
     message = str(error.value)
     assert "\n" not in message and "timed out" in message and "'the_pool'" in message, message
 

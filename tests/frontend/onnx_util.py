@@ -11,8 +11,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from mote.codegen.compile import compile_graph
-from mote.frontend.onnx import OnnxConversion, convert
-from mote.onnx_compare import OnnxComparison, compare
+from mote.frontend.onnx import OnnxComparison, OnnxConversion, compare, convert
 from mote.reference import interpret
 from mote.targets.host import build_host
 

@@ -15,8 +15,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from mote.errors import MoteError
-from mote.frontend.onnx import OnnxConversion, convert_file
-from mote.onnx_compare import compare
+from mote.frontend.onnx import OnnxConversion, compare, convert_file
 from mote.reference import interpret
 from tests.frontend.onnx_util import feeds_for, quantize_qdq
 from tests.frontend.test_onnx_integer import cnn

@@ -12,9 +12,7 @@ import pytest
 from onnx import helper
 
 from mote.errors import MoteError
-from mote.frontend.onnx import convert
-from mote.onnx_compare import compare
-from mote.onnx_run import OnnxModel, load_onnx_model
+from mote.frontend.onnx import OnnxModel, compare, convert, load_onnx_model
 from mote.reference import interpret
 from tests.frontend.onnx_util import feeds_for, model
 from tests.frontend.test_onnx_validation import node, qdq_conv
@@ -98,7 +96,7 @@ def test_nothing_reaches_stderr(tmp_path: Path, capfd: pytest.CaptureFixture[str
 # -- calibration data for `mote quantize` --------------------------------------------------------------------------
 
 def test_calibration_files_that_cannot_be_used(tmp_path: Path) -> None:
-    from mote.quantize import calibration_samples
+    from mote.frontend.onnx.quantize import calibration_samples
 
     float_model = model([helper.make_node("Relu", ["x"], ["y"])], {"x": (1, 4)}, ["y"])
     cases = {"strings.npy": (lambda p: np.save(p, np.array(["a", "b", "c", "d"])), "holds <U1 values"),

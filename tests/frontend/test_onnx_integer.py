@@ -11,8 +11,8 @@ import onnx
 import pytest
 from onnx import helper
 
+from mote.frontend.onnx.compare import requant_shift_formula
 from mote.ir import DType, Node, Quant, Tensor
-from mote.onnx_compare import requant_shift_formula
 from mote.ops import OPS
 from tests.frontend.onnx_util import check_against_onnx, model
 
@@ -115,8 +115,7 @@ def test_requant_shift_op_matches_formula(div: int, signed: int) -> None:
 def test_integer_cnn_on_the_virtual_platform(tmp_path: Path) -> None:
     """64-bit requantization and int32 accumulators on rv32 (compiler-rt division included)."""
     from mote.codegen.compile import compile_graph
-    from mote.frontend.onnx import convert
-    from mote.onnx_compare import compare
+    from mote.frontend.onnx import compare, convert
     from mote.targets.rv32 import Rv32Config, build_rv32
     from tests.frontend.onnx_util import feeds_for
 

@@ -12,11 +12,10 @@ from onnx import helper
 
 from mote.codegen.compile import compile_graph
 from mote.errors import MoteError
+from mote.frontend.onnx import load_onnx_model, parse_input_shapes, quantize_model
 from mote.frontend.tflite import load_tflite_file
 from mote.ir import Tensor
-from mote.onnx_run import load_onnx_model, parse_input_shapes
 from mote.pipeline import default_model
-from mote.quantize import quantize_model
 from mote.reference import interpret
 from mote.targets.rv32 import Rv32Config, build_rv32
 from tests.frontend.onnx_util import model

@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from mote.errors import ModelFileError, MoteError, UnsupportedError
 from mote.frontend.onnx import convert, convert_file
-from mote.frontend.onnx_fold import result_size
+from mote.frontend.onnx.fold import result_size
 from tests.frontend.onnx_util import model
 
 

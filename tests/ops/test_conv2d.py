@@ -18,12 +18,14 @@ import pytest
 from mote.errors import UnsupportedError
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
+from mote.ints import round_up
 from mote.ops import OPS
 from mote.ops.accumulator_range import accumulator_bounds
-from mote.ops.conv2d import IM2COL_MAX_TAPS
+from mote.ops.conv2d_kernels import IM2COL_MAX_TAPS
 from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import Core
 from mote.targets.host import find_cc, host_core
+from tests.ops.kernel_util import chosen
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -156,7 +158,7 @@ def expected_kernel(case: Case) -> str:
         return "mote_conv_1x1_s8"
     run = case.filt[1] * case.in_ch if case.dilation[1] == 1 else case.in_ch
     taps = case.filt[0] * case.filt[1] * case.in_ch
-    if run < 16 and -(-taps // 16) * 16 <= IM2COL_MAX_TAPS:
+    if run < 16 and round_up(taps, 16) <= IM2COL_MAX_TAPS:
         return "mote_conv_im2col_s8"
     return "mote_conv_rows_s8"
 
@@ -176,10 +178,7 @@ def test_conv2d_matches_tflm(seed: int, check_model: Callable[..., object]) -> N
     case = CASES[seed][1](rng)
     graph = check_model(conv_model(case, rng), seeds=2)
     node = graph.nodes[0]
-    kernel = OPS["conv2d"].prepare(node)
-    assert (kernel.folded_bias is not None) == (case.filt == (1, 1) and case.stride == (1, 1)
-                                                and case.filter_in_ch == case.in_ch)
-    assert kernel.kernel == expected_kernel(case)
+    assert chosen(node) == expected_kernel(case)
 
 
 # Layers in sequence, one per fast kernel: im2col (pixels % 4 != 0), rows (dilated, strided, borders),
@@ -194,9 +193,8 @@ def test_conv2d_left_shift(check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(21)
     graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2)
     for node, case in zip(graph.nodes, CHAIN):
-        kernel = OPS["conv2d"].prepare(node)
-        assert kernel.kernel == expected_kernel(case) and kernel.shift.min() > 0
-    assert {OPS["conv2d"].prepare(node).kernel for node in graph.nodes} == {
+        assert chosen(node) == expected_kernel(case) and OPS["conv2d"].prepare(node).shift.min() > 0
+    assert {chosen(node) for node in graph.nodes} == {
         "mote_conv_im2col_s8", "mote_conv_rows_s8", "mote_conv_1x1_s8"}
 
 
@@ -211,7 +209,7 @@ def test_conv2d_large_bias_falls_back(check_model: Callable[..., object]) -> Non
     # As close as TFLite Micro's own int32 sum allows (mote.ops.accumulator_range): one more overflows.
     _, greatest = accumulator_bounds(node.inputs[1].data.reshape(case.out_ch, -1), -node.inputs[0].zero_point)
     bias.data = (2**31 - 1 - greatest).astype(np.int32)
-    assert OPS["conv2d"].prepare(node).kernel == "mote_conv_s8"
+    assert chosen(node) == "mote_conv_s8"
     bias.data = bias.data + 1
     with pytest.raises(UnsupportedError, match="overflows int32"):
         OPS["conv2d"].prepare(node)
@@ -231,7 +229,7 @@ def test_conv2d_general_sanitized(check_model: Callable[..., object]) -> None:
 def test_conv2d_fast_kernels_sanitized(check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(23)
     graph = check_model(conv_chain_model(CHAIN, rng), seeds=1, sanitize=True)
-    assert [OPS["conv2d"].prepare(node).kernel for node in graph.nodes] == [expected_kernel(c) for c in CHAIN]
+    assert [chosen(node) for node in graph.nodes] == [expected_kernel(c) for c in CHAIN]
 
 
 needs_vnni = pytest.mark.skipif(host_core() is not Core.VNNI, reason="needs an x86-64 host with AVX-512 VNNI")
@@ -257,8 +255,7 @@ def test_conv2d_core_kernels_match_tflm(seed: int, core: Core, check_model: Call
     case = CASES[seed][1](rng)
     graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=core)
     node = graph.nodes[0]
-    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), core)
-    assert p.kernel == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else core_kernel(case, core))
+    assert chosen(node, core) == ("mote_conv_s8" if case.filter_in_ch != case.in_ch else core_kernel(case, core))
 
 
 @pytest.mark.parametrize("core", CORES, ids=lambda c: c.value)
@@ -266,7 +263,7 @@ def test_conv2d_core_kernels_left_shift_chain(core: Core, check_model: Callable[
     rng = np.random.default_rng(21)
     graph = check_model(conv_chain_model(CHAIN, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, sanitize=True,
                         core=core)
-    assert [OPS["conv2d"].specialize(n, OPS["conv2d"].prepare(n), core).kernel for n in graph.nodes] == [
+    assert [chosen(n, core) for n in graph.nodes] == [
         core_kernel(case, core) for case in CHAIN]
 
 
@@ -292,7 +289,7 @@ def test_conv2d_ring_matches_tflm(seed: int, shared: bool, check_model: Callable
     graph = check_model(conv_model(case, rng, weight_min=-limit, weight_max=limit), seeds=2, sanitize=True,
                         core=Core.SCALAR)
     node = graph.nodes[0]
-    assert OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR).kernel == "mote_conv_ring_s8"
+    assert chosen(node, Core.SCALAR) == "mote_conv_ring_s8"
 
 
 @pytest.mark.parametrize("seed", [i for i, (name, _) in enumerate(CASES) if name[:3] in ("1x1", "im2")],
@@ -304,7 +301,7 @@ def test_conv2d_blocked_shared_roundings(seed: int, check_model: Callable[..., o
     graph = check_model(conv_model(case, rng, weight_min=-20, weight_max=20), seeds=2, sanitize=True,
                         core=Core.SCALAR)
     node = graph.nodes[0]
-    assert OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR).kernel == core_kernel(
+    assert chosen(node, Core.SCALAR) == core_kernel(
         case, Core.SCALAR)
 
 
@@ -315,8 +312,8 @@ def test_conv2d_scalar_weights_at_minus_128_fall_back(check_model: Callable[...,
     case = Case(1, (6, 7), 8, 6, (3, 3), 8, (1, 1), (1, 1), "SAME", "RELU", True, True)
     graph = check_model(conv_model(case, rng, weight_min=-128), seeds=2, sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
-    p = OPS["conv2d"].specialize(node, OPS["conv2d"].prepare(node), Core.SCALAR)
-    assert int(p.weights.min()) == -128 and p.kernel != "mote_conv_blocked_s8"
+    assert int(OPS["conv2d"].prepare(node).weights.min()) == -128
+    assert chosen(node, Core.SCALAR) == expected_kernel(case)
 
 
 PAIR_DOT_TEST = r"""

@@ -14,6 +14,7 @@ from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.depthwise_conv2d import frame, pack_3x3
 from mote.ops.registry import Core
+from tests.ops.kernel_util import chosen
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -110,6 +111,7 @@ def test_depthwise_conv2d_matches_tflm(seed: int, check_model: Callable[..., obj
     kernel = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
     fast = case.filt == (3, 3) and case.multiplier == 1 and case.dilation == (1, 1)
     assert (kernel.folded_bias is not None) == fast
+    assert chosen(graph.nodes[0]) == ("mote_depthwise_conv_3x3_s8" if fast else "mote_depthwise_conv_s8")
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
@@ -140,7 +142,7 @@ def test_depthwise_conv2d_rows_matches_tflm(seed: int, check_model: Callable[...
     rng = np.random.default_rng(2000 + seed)
     graph = check_model(depthwise_model(CASES[seed][1](rng), rng), seeds=2, sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
-    assert OPS["depthwise_conv2d"].specialize(node, OPS["depthwise_conv2d"].prepare(node), Core.SCALAR).rows
+    assert chosen(node, Core.SCALAR) == "mote_depthwise_conv_rows_s8"
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
@@ -161,7 +163,7 @@ def test_depthwise_conv2d_rows_in_strips(case: Case, check_model: Callable[..., 
     rng = np.random.default_rng(16)
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
-    assert OPS["depthwise_conv2d"].specialize(node, OPS["depthwise_conv2d"].prepare(node), Core.SCALAR).rows
+    assert chosen(node, Core.SCALAR) == "mote_depthwise_conv_rows_s8"
 
 
 def test_pack_3x3() -> None:

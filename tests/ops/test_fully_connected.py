@@ -13,6 +13,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.registry import Core
+from tests.ops.kernel_util import chosen
 
 ACTIVATIONS = ("NONE", "RELU", "RELU6", "RELU_N1_TO_1")
 
@@ -127,8 +128,8 @@ def test_fully_connected_blocked_matches_tflm(seed: int, check_model: Callable[.
     case = wide_case(rng) if seed % 2 else random_case(rng)
     graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
-    p = OPS["fully_connected"].specialize(node, OPS["fully_connected"].prepare(node), Core.SCALAR)
-    assert p.blocked == (p.out_depth >= 8)
+    blocked = OPS["fully_connected"].prepare(node).out_depth >= 8
+    assert chosen(node, Core.SCALAR) == ("mote_fully_connected_blocked_s8" if blocked else "mote_fully_connected_s8")
 
 
 def test_fully_connected_blocked_filter_zero_point_and_left_shift(check_model: Callable[..., object]) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from mote.sim.machine import Machine
+from mote.targets.host import find_cc
 from mote.targets.rv32 import Rv32Config, build_custom_firmware
 
 # The tests pin the compiler that every machine has (the default picks gcc where it is installed).
@@ -24,6 +25,6 @@ def firmware(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Machine]
     def build(sources: dict[str, str], check_alignment: bool = True, **config: object) -> Machine:
         cfg = Rv32Config(**{"cc": ZIG, **config})  # type: ignore[arg-type]
         fw = build_custom_firmware(sources, root / f"fw{next(serial)}", cfg)
-        return Machine(fw.elf, cfg.memory_map(), check_alignment)
+        return Machine(fw.elf, cfg.memory_map(), check_alignment, host_cc=find_cc())
 
     return build

@@ -196,7 +196,7 @@ def test_counts_match_a_per_instruction_trace(firmware: Callable[..., Machine], 
 def trace_classes(machine: Machine, trace: list[int]) -> dict[int, np.ndarray]:
     """Cumulative class counts after every prefix of the trace; a branch is taken when the next
     instruction is not the one after it."""
-    decoded = {a: decode_block(a, bytes(machine._flash[a - machine.memory.flash_base:][:4]), 1)[0]
+    decoded = {a: decode_block(a, bytes(machine.flash[a - machine.memory.flash_base:][:4]), 1)[0]
                for a in set(trace)}
     counts = np.zeros(len(Cls), dtype=np.int64)
     out = {0: counts.copy()}

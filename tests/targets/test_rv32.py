@@ -21,6 +21,7 @@ from mote.reference import interpret
 from mote.sim.elf import ElfImage
 from mote.sim.machine import Machine
 from mote.sim.results import SimResult
+from mote.targets.host import find_cc
 from mote.targets.rv32 import Rv32Config, Rv32Firmware, build_custom_firmware, build_rv32
 
 HAVE_GCC = shutil.which("riscv64-unknown-elf-gcc") is not None
@@ -154,7 +155,7 @@ int main(void) {
 }
 """
     build = build_custom_firmware({"main.c": src}, tmp_path / "fw")
-    used = Machine(build.elf).run().stack_used
+    used = Machine(build.elf, host_cc=find_cc()).run().stack_used
     assert 3000 <= used < 3200
 
 

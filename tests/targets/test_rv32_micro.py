@@ -16,11 +16,13 @@ from mote.frontend.tflite import load_tflite
 from mote.inputs import random_inputs
 from mote.ir import Graph
 from mote.ops import OPS
-from mote.ops.conv2d import ConvParams
+from mote.ops.conv2d_kernels import ring_fits
+from mote.ops.conv2d_params import ConvParams
 from mote.ops.output_stage import INT32_MAX, output_shortcuts
 from mote.ops.pair_groups import fits, ring_kinds
 from mote.ops.registry import Core
 from mote.targets.rv32 import Rv32Config, build_rv32
+from tests.ops.kernel_util import chosen
 from tests.ops.test_conv2d import Case, conv_chain_model
 
 # With a left shift the output scales shrink down the chain: RELU6 comes first, where 6 / scale fits int32.
@@ -36,8 +38,7 @@ KERNELS = ["mote_conv_ring_s8"] * 2 + ["mote_conv_blocked_s8"] * 4
 
 
 def scalar_params(graph: Graph) -> list[ConvParams]:
-    conv = OPS["conv2d"]
-    return [conv.specialize(node, conv.prepare(node), Core.SCALAR) for node in graph.nodes]
+    return [OPS["conv2d"].prepare(node) for node in graph.nodes]
 
 
 def shared_groups(p: ConvParams) -> set[int]:
@@ -47,7 +48,7 @@ def shared_groups(p: ConvParams) -> set[int]:
     quads = -(-p.out_ch // 4)
     w = np.zeros((quads * 4, *p.weights.shape[1:]), np.int64)
     w[:p.out_ch] = p.weights
-    if p.kernel == "mote_conv_ring_s8":
+    if ring_fits(p) is None:  # the ring kernel (the chain's kernels are checked in the test below)
         return set(np.unique(ring_kinds(w, p.stride_w)).tolist())
     taps = w.reshape(quads * 4, -1)
     taps = np.pad(taps, ((0, 0), (0, -taps.shape[1] % 4)))
@@ -81,7 +82,7 @@ def test_micro_kernels_match_tflm(seed: int, limit: int, gain: float, bias_max: 
     compiled = compile_graph(load_tflite(data, "chain"))
     params = scalar_params(compiled.graph)
     # The weights and scales take the kernels down the paths the case is named for, ring and blocked alike.
-    assert [p.kernel for p in params] == KERNELS
+    assert [chosen(node, Core.SCALAR) for node in compiled.graph.nodes] == KERNELS
     assert [shared_groups(p) for p in params] == groups
     ring, blocked = params[:2], params[2:]
     assert set().union(*map(output_paths, ring)) == paths and set().union(*map(output_paths, blocked)) == paths

@@ -13,31 +13,35 @@ covers its op entirely: the DLA requantizes and clamps itself.
 
 Before lowering, `plan` sees the whole offloaded graph and decides which results stay in SRAM for
 the next job (mote.accel.dla.compiler, Residency): a job keeps its output when the next node, also
-a DLA job, is its only reader, both fit their SRAM around it, and their estimated cycles drop.
+a DLA job, is its only reader, both fit their SRAM around it, and their estimated cycles drop. The
+plan (DlaPlan, residency by node name) is handed to `lower`; the accelerator keeps no state for it.
+Each job carries its cost-model figures (info["cost"]), which `job_breakdown` reports per category.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from mote.accel.dla import isa
 from mote.accel.dla.compiler import Compiled, Residency, compile_node, estimate
 from mote.accel.dla.config import DlaConfig
-from mote.accel.dla.cost import job_cost
+from mote.accel.dla.cost import CATEGORIES, JobCost, job_cost
 from mote.accel.dla.functional import DlaState, run
 from mote.accel.dla.timing import simulate
 from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
+from mote.accel.node_inputs import required_input
+from mote.ints import round_up
 from mote.ir import DType, Graph, Node, Tensor
 
 KINDS = {"conv2d": "conv", "fully_connected": "matmul", "max_pool2d": "pool", "avg_pool2d": "pool", "add": "add"}
 
 
 def _in(node: Node, i: int = 0) -> Tensor:
-    t = node.inputs[i]
-    assert t is not None
-    return t
+    return required_input(node, i)
 
 
 def _int8(node: Node) -> bool:
@@ -56,18 +60,30 @@ PER_TENSOR = Predicate("per-tensor quantization", lambda n: all(
 NO_DEPTHWISE = Predicate("depthwise=none: depthwise convolutions run on the CPU", lambda n: False)
 
 
+@dataclass(frozen=True)
+class DlaPlan:
+    """Where each job finds its input and leaves its output in SRAM, by the `accel` node's name."""
+
+    residency: dict[str, Residency] = field(default_factory=dict)
+
+    def of(self, node: Node) -> Residency:
+        return self.residency.get(node.name, Residency())
+
+
 class Dla(Accelerator):
     name = "dla"
     Config = DlaConfig
     registers = ("cmd", "count", "in0", "in1", "out", "consts", "control", "status")
     address_registers = ("cmd", "in0", "in1", "out", "consts")
+    cost_categories = CATEGORIES
 
     def __init__(self, config: DlaConfig | None = None) -> None:
         super().__init__(config)
-        self._residency: dict[int, tuple[Node, Residency]] = {}  # id(original node) -> its plan
+        # The functional model's state while the virtual platform runs (SRAM, caches of decoded streams).
         self._state: DlaState | None = None
         self._decoded: dict[bytes, list[isa.Command]] = {}
         self._simulated: dict[tuple[bytes, tuple[int, ...]], int] = {}
+        self._last_commands: list[isa.Command] = []
         self._last_cycles = 0
 
     def patterns(self) -> list[Pattern]:
@@ -88,32 +104,33 @@ class Dla(Accelerator):
             return "depth" if self.config.depthwise == "native" else "emulated"
         return KINDS[op]
 
-    def plan(self, graph: Graph) -> None:
-        self._residency = {}
+    def plan(self, graph: Graph) -> DlaPlan:
+        jobs = [node for node in graph.nodes if node.op == "accel"]
+        if len({node.name for node in jobs}) != len(jobs):
+            return DlaPlan()  # the plan names jobs; with two of one name keep nothing resident (always correct)
+        plan = DlaPlan()
         readers = Counter(id(t) for n in graph.nodes for t in n.inputs if t is not None)
         returned = {id(t) for t in graph.outputs}
         input_at: int | None = None  # where the previous job left this job's input
         for i, node in enumerate(graph.nodes):
-            if not self._runs(node):
+            if node.op != "accel":
                 input_at = None
                 continue
             here = Residency(input_at)
             nxt = graph.nodes[i + 1] if i + 1 < len(graph.nodes) else None
             out = node.outputs[0]
             input_at = None
-            if nxt is not None and self._runs(nxt) and nxt.inputs[0] is out and readers[id(out)] == 1 and \
+            if nxt is not None and nxt.op == "accel" and nxt.inputs[0] is out and readers[id(out)] == 1 and \
                     id(out) not in returned and nxt.attrs["original"].op != "add":
                 keep = Residency(here.input_at, self._place(out.nbytes, here.input_at, node.inputs[0]))
                 if keep.output_at is not None and self._cheaper(node, nxt, here, keep):
                     here, input_at = keep, keep.output_at
-            self._residency[id(node.attrs["original"])] = (node.attrs["original"], here)
-
-    def _runs(self, node: Node) -> bool:
-        return node.op == "accel" and node.attrs["accelerator"] is self
+            plan.residency[node.name] = here
+        return plan
 
     def _place(self, nbytes: int, input_at: int | None, x: Tensor | None) -> int | None:
         """An SRAM address for a kept output: at the top, or below the job's resident input."""
-        size = -(-nbytes // 16) * 16
+        size = round_up(nbytes, 16)
         top = self.config.sram - size
         if input_at is None or (x is not None and top >= input_at + x.nbytes):
             return top if top >= 0 else None
@@ -128,14 +145,13 @@ class Dla(Accelerator):
         kept = cycles(node, keep) + cycles(nxt, Residency(keep.output_at))
         return kept < float("inf") and kept < cycles(node, here) + cycles(nxt, Residency())
 
-    def compile(self, node: Node) -> Compiled:
+    def compile(self, node: Node, residency: Residency | None = None) -> Compiled:
         """The job's commands for `node`, with the residency its plan gave it (none if unplanned)."""
-        planned = self._residency.get(id(node))
-        residency = planned[1] if planned is not None and planned[0] is node else Residency()
-        return compile_node(node, self.kind(node.op), self.config, residency)
+        return compile_node(node, self.kind(node.op), self.config, residency or Residency())
 
-    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor]) -> Job:
-        compiled = self.compile(node)
+    def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor],
+              plan: Any = None) -> Job:
+        compiled = self.compile(node, plan.of(node) if isinstance(plan, DlaPlan) else None)
         cost = job_cost(compiled.commands, self.config)
         stream = isa.encode(compiled.commands)
         registers = {
@@ -148,6 +164,11 @@ class Dla(Accelerator):
         return Job(registers, {**compiled.info, "commands": len(compiled.commands), "cycles": cost.cycles,
                                "macs": cost.macs, "cost": cost, "kind": compiled.layer.kind})
 
+    def job_breakdown(self, job: Job) -> dict[str, int]:
+        """The cost model's cycles per category, computed when the job was lowered."""
+        cost = job.info.get("cost")
+        return dict(cost.by_category) if isinstance(cost, JobCost) else dict.fromkeys(CATEGORIES, 0)
+
     def execute(self, registers: dict[str, int], memory: Memory) -> None:
         if self._state is None:
             self._state = DlaState(self.config.sram)
@@ -157,6 +178,7 @@ class Dla(Accelerator):
         commands = self._decoded[raw]
         bases = [registers[name] for name in isa.BASES]
         run(commands, bases, memory, self._state)
+        self._last_commands = commands
         if self.timed:
             key = (raw, tuple(bases))
             if key not in self._simulated:
@@ -166,3 +188,19 @@ class Dla(Accelerator):
     def cost(self, registers: dict[str, int]) -> int:
         """The simulated cycles of the job just executed (mote.accel.dla.timing)."""
         return self._last_cycles
+
+    def cost_breakdown(self, registers: dict[str, int]) -> dict[str, int]:
+        """The simulated cycles of the job just executed, split as the cost model splits its stream: the
+        compute categories at the cost model's cycles, DMA the rest (the time it is exposed)."""
+        total = self.cost(registers)
+        if not total:
+            return dict.fromkeys(CATEGORIES, 0)
+        split = job_cost(self._last_commands, self.config).by_category
+        compute = sum(v for k, v in split.items() if k != "DMA")
+        if compute > total:  # the simulation overlapped more than the closed form: scale compute down
+            split = {k: v * total // compute for k, v in split.items()}
+            compute = sum(v for k, v in split.items() if k != "DMA")
+            split["CONTROL"] += total - compute
+            compute = total
+        split["DMA"] = total - compute
+        return split

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mote.errors import MoteError
+from mote.accel.settings import check_config, setting
 
 MODES = ("input", "output")
 DEPTHWISE_MODES = ("none", "emulated", "native")
@@ -12,18 +12,16 @@ DEPTHWISE_MODES = ("none", "emulated", "native")
 
 @dataclass(frozen=True)
 class DlaConfig:
-    pes: int = 64  # processing elements of the vector ALU
-    sram: int = 512 * 1024  # bytes of the DLA's own SRAM
-    mode: str = "output"  # dataflow: "input" (input channels in parallel) or "output" (output channels)
-    dma_bytes_per_cycle: int = 8
-    depthwise: str = "native"  # none (CPU), emulated (one OP_CONV per filter), native (OP_DEPTH_CONV)
-    timed: bool = False  # add the simulated job cycles (mote.accel.dla.timing) to the virtual platform's run
+    pes: int = setting(64, doc="processing elements of the vector ALU", minimum=1, sweep=(16, 32, 64, 128))
+    sram: int = setting(512 * 1024, doc="bytes of the DLA's own SRAM", size=True, minimum=1,
+                        sweep=(64 << 10, 128 << 10, 256 << 10, 512 << 10))
+    mode: str = setting("output", doc="dataflow: input channels or output channels in parallel", choices=MODES,
+                        sweep=MODES)
+    dma_bytes_per_cycle: int = setting(8, doc="bytes the DMA engine moves per cycle", minimum=1, sweep=(4, 8, 16))
+    depthwise: str = setting("native", doc="none (CPU), emulated (one OP_CONV per filter), native (OP_DEPTH_CONV)",
+                             choices=DEPTHWISE_MODES, sweep=DEPTHWISE_MODES)
+    timed: bool = setting(False, doc="add the simulated job cycles (mote.accel.dla.timing) to the virtual "
+                                     "platform's run")
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise MoteError(f"dla: mode must be one of {', '.join(MODES)}, got {self.mode!r}")
-        if self.depthwise not in DEPTHWISE_MODES:
-            raise MoteError(f"dla: depthwise must be one of {', '.join(DEPTHWISE_MODES)}, got {self.depthwise!r}")
-        for name in ("pes", "sram", "dma_bytes_per_cycle"):
-            if getattr(self, name) < 1:
-                raise MoteError(f"dla: {name} must be at least 1, got {getattr(self, name)}")
+        check_config(self, "dla")

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from mote.accel.dla import isa
 from mote.accel.dla.config import DlaConfig
+from mote.ints import ceil_div
 
 DMA_SETUP = 8
 COMMAND_OVERHEAD = 2
@@ -39,10 +40,6 @@ CATEGORIES = ("CONV", "DEPTH", "REQUANT", "POOL", "ELTWISE", "DMA", "CONTROL")
 
 _CFG = isa.CFG
 _ELTWISE = (isa.OP_ACT_RELU, isa.OP_ACT_LRELU, isa.OP_E_ABS, isa.OP_C_MIN, isa.OP_C_MAX, isa.OP_E32_ADD)
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 @dataclass
@@ -83,7 +80,7 @@ def instruction_cost(c: isa.Command, regs: list[int], config: DlaConfig) -> Inst
     """Cycles of one command given the configuration registers in effect (excluding COMMAND_OVERHEAD)."""
     p, op = config.pes, c.op
     if op in (isa.OP_DMA_READ, isa.OP_DMA_WRITE):
-        return InstructionCost("DMA", DMA_SETUP + c.e * _cdiv(c.d, config.dma_bytes_per_cycle))
+        return InstructionCost("DMA", DMA_SETUP + c.e * ceil_div(c.d, config.dma_bytes_per_cycle))
     if op == isa.OP_CFG:
         return InstructionCost("CONTROL", 1)
     r = regs
@@ -93,21 +90,21 @@ def instruction_cost(c: isa.Command, regs: list[int], config: DlaConfig) -> Inst
     requant = op == isa.OP_CONV_RELU or bool(c.flags & isa.FLAG_REQUANT)
     if op in (isa.OP_CONV, isa.OP_CONV_RELU):
         macs = pixels * taps * ic * oc
-        cycles = pixels * taps * (ic * _cdiv(oc, p) if config.mode == "output" else oc * _cdiv(ic, p))
-        return InstructionCost("CONV", cycles, macs, _cdiv(pixels * oc, p) if requant else 0)
+        cycles = pixels * taps * (ic * ceil_div(oc, p) if config.mode == "output" else oc * ceil_div(ic, p))
+        return InstructionCost("CONV", cycles, macs, ceil_div(pixels * oc, p) if requant else 0)
     if op == isa.OP_DEPTH_CONV:
-        return InstructionCost("DEPTH", pixels * taps * _cdiv(oc, p), pixels * taps * oc,
-                               _cdiv(pixels * oc, p) if requant else 0)
+        return InstructionCost("DEPTH", pixels * taps * ceil_div(oc, p), pixels * taps * oc,
+                               ceil_div(pixels * oc, p) if requant else 0)
     if op == isa.OP_MAT_MUL:
         rows = r[_CFG["ROWS"]]
-        cycles = rows * (ic * _cdiv(oc, p) if config.mode == "output" else oc * _cdiv(ic, p))
-        return InstructionCost("CONV", cycles, rows * ic * oc, _cdiv(rows * oc, p) if requant else 0)
+        cycles = rows * (ic * ceil_div(oc, p) if config.mode == "output" else oc * ceil_div(ic, p))
+        return InstructionCost("CONV", cycles, rows * ic * oc, ceil_div(rows * oc, p) if requant else 0)
     if op == isa.OP_POOL:
-        return InstructionCost("POOL", pixels * taps * _cdiv(ic, p))
+        return InstructionCost("POOL", pixels * taps * ceil_div(ic, p))
     if op == isa.OP_E_ADD:
-        return InstructionCost("ELTWISE", 2 * _cdiv(c.e, p))
+        return InstructionCost("ELTWISE", 2 * ceil_div(c.e, p))
     if op in _ELTWISE:
-        return InstructionCost("ELTWISE", _cdiv(c.e, p))
+        return InstructionCost("ELTWISE", ceil_div(c.e, p))
     raise ValueError(f"dla: unknown opcode 0x{op:02x}")
 
 

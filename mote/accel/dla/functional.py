@@ -13,8 +13,9 @@ from mote.accel.dla import isa
 from mote.accel.interface import Memory
 from mote.errors import MoteError
 from mote.ops.avg_pool2d import round_div_away
-from mote.ops.conv2d import requantize, zero_padded_windows
+from mote.ops.conv_common import requantize
 from mote.ops.max_pool2d import PoolParams, windows
+from mote.ops.windows import zero_padded_windows
 from mote.quant import multiply_by_quantized_multiplier
 
 _CFG = isa.CFG

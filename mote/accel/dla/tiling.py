@@ -27,6 +27,7 @@ import numpy as np
 from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.cost import COMMAND_OVERHEAD, DMA_SETUP
 from mote.errors import MoteError
+from mote.ints import ceil_div, round_up
 
 ALIGN = 16
 
@@ -72,7 +73,7 @@ class Tiling:
     estimate: int  # estimated cycles
 
     def counts(self, layer: Layer) -> tuple[int, int]:
-        return -(-channels_of(layer) // self.channels), -(-layer.out_h // self.rows)
+        return ceil_div(channels_of(layer), self.channels), ceil_div(layer.out_h, self.rows)
 
 
 def channels_of(layer: Layer) -> int:
@@ -80,7 +81,7 @@ def channels_of(layer: Layer) -> int:
 
 
 def _candidates(n: int) -> np.ndarray:
-    return np.unique(-(-n // np.arange(1, n + 1)))
+    return np.unique(ceil_div(n, np.arange(1, n + 1)))  # ceil_div works elementwise on arrays
 
 
 def sizes(layer: Layer, ct: np.ndarray, rt: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -100,11 +101,11 @@ def sizes(layer: Layer, ct: np.ndarray, rt: np.ndarray) -> tuple[np.ndarray, np.
 
 
 def align_arr(a: np.ndarray) -> np.ndarray:
-    return -(-a // ALIGN) * ALIGN
+    return round_up(a, ALIGN)
 
 
 def _cdiv(a: np.ndarray | int, b: np.ndarray | int) -> np.ndarray:
-    return -(-np.asarray(a) // b)
+    return ceil_div(np.asarray(a), b)
 
 
 def _compute(layer: Layer, ct: np.ndarray, rt: np.ndarray, config: DlaConfig) -> np.ndarray:

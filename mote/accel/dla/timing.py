@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from mote.accel.dla import isa
 from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.cost import COMMAND_OVERHEAD, DMA_SETUP, instruction_cost
+from mote.ints import ceil_div
 
 MAX_BURST = 256
 PIPELINE_DEPTH = 4
@@ -87,8 +88,8 @@ def dma_cycles(c: isa.Command, bases: list[int], config: DlaConfig) -> int:
     cycles = DMA_SETUP
     address = bases[c.a] + c.b
     for _ in range(c.e):
-        beats = -(-(address % width + c.d) // width) if c.d else 0
-        cycles += beats + max(-(-beats // MAX_BURST) - 1, 0)
+        beats = ceil_div(address % width + c.d, width) if c.d else 0
+        cycles += beats + max(ceil_div(beats, MAX_BURST) - 1, 0)
         address += c.f
     return cycles
 

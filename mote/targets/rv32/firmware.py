@@ -28,6 +28,7 @@ from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
 from mote.sim.elf import ElfImage
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine, MemoryMap
 from mote.sim.results import LayerProfile, SimResult
+from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
 from mote.targets.rv32.toolchain import OPT_LEVELS, Toolchain, find_toolchain
 
@@ -81,16 +82,22 @@ class FirmwareBuild:
         return self.toolchain.version
 
 
-def write_platform_files(project_dir: Path, config: Rv32Config) -> None:
-    """rv32/: startup.S, link.ld, mote_vp.h, mote_support.c and a freestanding include/string.h."""
+def platform_files(config: Rv32Config) -> dict[str, str]:
+    """rv32/: startup.S, link.ld, mote_vp.h, mote_support.c and a freestanding include/string.h
+    ({path relative to the project: text})."""
     files = resources.files("mote.targets.rv32")
-    out = Path(project_dir) / PLATFORM_DIR
-    (out / "include").mkdir(parents=True, exist_ok=True)
-    (out / "link.ld").write_text(_linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes))
-    (out / "startup.S").write_text(files.joinpath("startup.S").read_text())
-    (out / "mote_support.c").write_text(files.joinpath("mote_support.c").read_text())
-    (out / "include" / "string.h").write_text(files.joinpath("string.h").read_text())
-    (out / "mote_vp.h").write_text(c_header())
+    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes),
+            f"{PLATFORM_DIR}/startup.S": files.joinpath("startup.S").read_text(),
+            f"{PLATFORM_DIR}/mote_support.c": files.joinpath("mote_support.c").read_text(),
+            f"{PLATFORM_DIR}/include/string.h": files.joinpath("string.h").read_text(),
+            f"{PLATFORM_DIR}/mote_vp.h": c_header()}
+
+
+def write_platform_files(project_dir: Path, config: Rv32Config) -> None:
+    """Write platform_files(config) into `project_dir`."""
+    for rel, text in platform_files(config).items():
+        (Path(project_dir) / rel).parent.mkdir(parents=True, exist_ok=True)
+        (Path(project_dir) / rel).write_text(text)
 
 
 def _linker_script(flash_bytes: int, ram_bytes: int, stack_bytes: int) -> str:
@@ -212,7 +219,8 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     write_platform_files(project_dir, config)
     (project_dir / PLATFORM_DIR / "main.c").write_text(firmware_main(model.graph, model.accelerator is not None))
     carried = {p.stem: p for p in (project_dir / "mote").glob("*.c")}
-    twins = [name for name in micro.FUNCTIONS if name in carried]  # the assembly replaces them
+    # The assembly twins the chosen kernels' records name replace those C files of the library.
+    twins = sorted({name for layer in model.layers for name in layer.twins})
     (project_dir / PLATFORM_DIR / micro.FILE).write_text(micro.source(twins))
     kernels = sorted(str(p.relative_to(project_dir)) for name, p in carried.items() if name not in twins)
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}", "model.c",
@@ -257,7 +265,8 @@ class Rv32Firmware:
 
     @functools.cached_property
     def machine(self) -> Machine:
-        return Machine(self.build.elf, self.config.memory_map(), self.config.check_alignment, self.accelerator)
+        return Machine(self.build.elf, self.config.memory_map(), self.config.check_alignment, self.accelerator,
+                       host_cc=find_cc())
 
     def run(self, inputs: dict[str, np.ndarray], instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT) -> SimResult:
         """One inference on the virtual platform: outputs, exact instruction counts, estimated cycles,

@@ -16,10 +16,9 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend import onnx_lower as lower
-from mote.frontend import onnx_qdq as qdq
-from mote.frontend.onnx import Context
-from mote.frontend.onnx_values import Act, Const, Deq, Pending, QConst, Value, int8_quant, to_int8
+from mote.frontend.onnx import lower, qdq
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, int8_quant, to_int8
 from mote.ir import DType, Quant
 
 

@@ -1,13 +1,13 @@
 """ONNX model -> mote Graph: quantized (QDQ or QOperator), or integer-dialect (RequantShift) models.
 
-Float models are not compiled directly: `mote quantize` (mote/quantize.py) makes a QDQ model first.
+Float models are not compiled directly: `mote quantize` (quantize.py) makes a QDQ model first.
 Inputs that feed convolutions or pooling are channels-last in the compiled model (ONNX's NCHW taken
 as NHWC, NCL as NLC), and so are outputs computed channels-last; everything else keeps ONNX's layout.
 uint8 tensors are int8 shifted by -128. `OnnxConversion.inputs / outputs` say how
 ONNX arrays map to the compiled model's (`IoInfo.to_mote`, `IoInfo.to_onnx`).
 
-A model file is untrusted input: its structure is checked before conversion (onnx_check), constant
-subexpressions are evaluated under a size and work budget (onnx_fold), and whatever a handler still trips
+A model file is untrusted input: its structure is checked before conversion (check.py), constant
+subexpressions are evaluated under a size and work budget (fold.py), and whatever a handler still trips
 over on inconsistent data becomes one ModelFileError line naming the node.
 """
 
@@ -23,10 +23,14 @@ from typing import Any
 import numpy as np
 
 from mote.errors import ModelFileError, MoteError, UnsupportedError
-from mote.frontend import check_regular_file
-from mote.frontend.onnx_values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
+from mote.frontend.files import check_regular_file
+from mote.frontend.onnx.check import check_model
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.dispatch import convert_node
+from mote.frontend.onnx.lower import dequantize
+from mote.frontend.onnx.values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
-from mote.ir.verify import validate
+from mote.ops.validate import validate
 
 # Ops that mark a model as quantized, and as integer-dialect.
 _QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
@@ -68,37 +72,6 @@ class OnnxConversion:
     dialect: str  # "qdq" (QDQ and QOperator) or "integer"
 
 
-@dataclass
-class Context:
-    """The state of one conversion: the builder, the value of every ONNX name, the opsets."""
-
-    b: Builder
-    values: dict[str, Value]
-    opsets: dict[str, int]
-    model: str
-    dialect: str
-
-    def where(self, node: Any) -> str:
-        domain = node.domain or "ai.onnx"
-        return f"{self.model}: {node.op_type} node {node.name or node.output[0]!r} (domain {domain})"
-
-    def value(self, node: Any, i: int) -> Value | None:
-        if i >= len(node.input) or not node.input[i]:
-            return None
-        name = node.input[i]
-        if name not in self.values:
-            raise ModelFileError(f"{self.where(node)}: input {name!r} is never produced")
-        return self.values[name]
-
-    def const(self, node: Any, i: int, what: str, default: np.ndarray | None = None) -> np.ndarray:
-        v = self.value(node, i)
-        if v is None and default is not None:
-            return default
-        if not isinstance(v, Const):
-            raise UnsupportedError(f"{self.where(node)}: the {what} must be a constant")
-        return v.data
-
-
 def load_onnx_file(path: str | Path, input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> Graph:
     """The mote Graph of an ONNX model file (see `convert`)."""
     return convert_file(path, input_shapes).graph
@@ -129,8 +102,6 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
     `input_shapes` fixes dynamic input dimensions; `source` (the file) is only quoted in messages."""
     from onnx import numpy_helper
 
-    from mote.frontend.onnx_check import check_model
-
     check_model(model, source or name)
     g = model.graph
     opsets = {imp.domain or "": imp.version for imp in model.opset_import}
@@ -152,8 +123,6 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
     if unknown:
         raise MoteError(f"{name}: --input-shape names {sorted(unknown)}, but the model's inputs are "
                         f"{[i.onnx_name for i in in_infos]}")
-    from mote.frontend.onnx_dispatch import convert_node
-
     for index, node in enumerate(g.node):
         ctx.b.index = index
         with _malformed(ctx.where(node)):
@@ -286,8 +255,6 @@ def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], sp
 
 
 def _graph_output(ctx: Context, vi: Any) -> tuple[Act, IoInfo]:
-    from mote.frontend.onnx_lower import dequantize
-
     v = ctx.values.get(vi.name)
     where = f"{ctx.model}: output {vi.name!r}"
     if isinstance(v, Deq):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from mote.errors import MoteError
-from mote.frontend.onnx import OnnxConversion
+from mote.frontend.onnx.convert import OnnxConversion
 from mote.ir import DType, Graph, Tensor
 
 
@@ -100,9 +100,9 @@ def output_lsb(graph: Graph, t: Tensor) -> float:
     if t.dtype is not DType.FLOAT32:
         return 1.0
     producer = graph.producer()
-    node = producer.get(id(t))
+    node = producer.get(t)
     while node is not None and node.op in ("layout_transform", "reshape", "squeeze") and node.inputs[0] is not None:
-        node = producer.get(id(node.inputs[0]))  # moved, not changed: the step is the dequantized tensor's
+        node = producer.get(node.inputs[0])  # moved, not changed: the step is the dequantized tensor's
     if node is not None and node.op == "dequantize":
         x = node.inputs[0]
         if x is not None and x.quant is not None:

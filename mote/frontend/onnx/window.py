@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mote.errors import ModelFileError, UnsupportedError
+from mote.ints import ceil_div
 from mote.ops.common import out_size_and_pad
 
 
@@ -38,7 +39,7 @@ def window(attrs: dict, in_hw: tuple[int, int], kernel: tuple[int, int], what: s
     for i in range(2):
         eff = (kernel[i] - 1) * dilation[i] + 1
         if auto in ("SAME_UPPER", "SAME_LOWER"):
-            out[i] = -(-in_hw[i] // stride[i])
+            out[i] = ceil_div(in_hw[i], stride[i])
             total = max((out[i] - 1) * stride[i] + eff - in_hw[i], 0)
             begin = total // 2 if auto == "SAME_UPPER" else total - total // 2
             pads[i], pads[i + 2] = begin, total - begin
@@ -48,7 +49,7 @@ def window(attrs: dict, in_hw: tuple[int, int], kernel: tuple[int, int], what: s
             given = list(attrs.get("pads", (0, 0, 0, 0)))
             pads[i], pads[i + 2] = int(given[i]), int(given[i + 2])
             span = in_hw[i] + pads[i] + pads[i + 2] - eff
-            out[i] = (-(-span // stride[i]) if attrs.get("ceil_mode", 0) else span // stride[i]) + 1
+            out[i] = (ceil_div(span, stride[i]) if attrs.get("ceil_mode", 0) else span // stride[i]) + 1
             if attrs.get("ceil_mode", 0) and (out[i] - 1) * stride[i] >= in_hw[i] + pads[i]:
                 out[i] -= 1  # the last window would start in the end padding: ONNX drops it
             extra = (out[i] - 1) * stride[i] + eff - (in_hw[i] + pads[i] + pads[i + 2])

@@ -3,7 +3,7 @@
 A float op whose inputs are DequantizeLinear outputs becomes a Pending value; the QuantizeLinear
 that follows it supplies the output quantization and the mote nodes are built then (a Relu or Clip
 in between becomes a fused activation).
-The data-movement ops are in mote/frontend/onnx_movement.py.
+The data-movement ops are in movement.py.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend import onnx_lower as lower
-from mote.frontend.onnx import Context
-from mote.frontend.onnx_values import (
+from mote.frontend.onnx import lower
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.values import (
     Act,
     Const,
     Deq,
@@ -30,7 +30,7 @@ from mote.frontend.onnx_values import (
     same_quant,
     to_int8,
 )
-from mote.frontend.onnx_window import attrs_2d
+from mote.frontend.onnx.window import attrs_2d
 from mote.ir import DType, Quant
 
 Handler = Callable[[Context, Any, dict], list]

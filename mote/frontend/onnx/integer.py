@@ -16,11 +16,10 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend import onnx_movement as movement
-from mote.frontend import onnx_qdq as qdq
-from mote.frontend.onnx import Context
-from mote.frontend.onnx_values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
-from mote.frontend.onnx_window import attrs_2d, window
+from mote.frontend.onnx import movement, qdq
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
+from mote.frontend.onnx.window import attrs_2d, window
 from mote.ir import DType, Quant
 
 ACC = Quant((1.0,), (0,))  # int32 accumulators: the integers themselves

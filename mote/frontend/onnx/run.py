@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from mote.errors import MoteError
-from mote.frontend.onnx import OnnxConversion, convert, is_float_model, read_model
-from mote.frontend.onnx_check import MAX_ELEMENTS
-from mote.inputs import read_arrays
+from mote.frontend.files import read_arrays
+from mote.frontend.onnx.check import MAX_ELEMENTS
+from mote.frontend.onnx.compare import compare
+from mote.frontend.onnx.convert import OnnxConversion, convert, is_float_model, read_model
+from mote.frontend.onnx.quantize import quantize_model
 from mote.ir import Graph
-from mote.onnx_compare import compare
 
 
 def is_onnx(path: str | Path) -> bool:
@@ -112,8 +113,6 @@ def load_onnx_model(path: str | Path, calib: str | Path | None = None, method: s
     """Read and convert an ONNX model; a float model is quantized first with `calib` (else the
     conversion explains how to quantize it)."""
     import onnx
-
-    from mote.quantize import quantize_model
 
     path = Path(path)
     proto = read_model(path)

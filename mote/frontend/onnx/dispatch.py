@@ -1,23 +1,23 @@
-"""One ONNX node -> its handler (QDQ, QOperator or integer dialect), constant folding (onnx_fold), and the errors."""
+"""One ONNX node -> its handler (QDQ, QOperator or integer dialect), constant folding (fold.py), and the errors."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mote.errors import UnsupportedError
-from mote.frontend import onnx_integer, onnx_movement, onnx_qdq, onnx_qop
-from mote.frontend.onnx import Context
-from mote.frontend.onnx_fold import fold, foldable
-from mote.frontend.onnx_values import Value
+from mote.frontend.onnx import integer, movement, qdq, qop
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.fold import fold, foldable
+from mote.frontend.onnx.values import Value
 
 _DOMAINS = {"": "", "ai.onnx": "", "com.microsoft": "com.microsoft"}
 
 
-def _tables(dialect: str) -> dict[tuple[str, str], tuple[onnx_qdq.Handler, set[str]]]:
-    tables = {("", op): h for op, h in {**onnx_movement.HANDLERS, **onnx_qdq.HANDLERS}.items()}
-    tables.update(onnx_qop.HANDLERS)
+def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]:
+    tables = {("", op): h for op, h in {**movement.HANDLERS, **qdq.HANDLERS}.items()}
+    tables.update(qop.HANDLERS)
     if dialect == "integer":
-        tables.update(onnx_integer.HANDLERS)
+        tables.update(integer.HANDLERS)
     return tables
 
 

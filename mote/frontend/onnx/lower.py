@@ -1,4 +1,4 @@
-"""Quantized ONNX ops -> mote nodes. Shared by the QDQ and QOperator readers (mote/frontend/onnx_qdq.py).
+"""Quantized ONNX ops -> mote nodes. Shared by the QDQ and QOperator readers (qdq.py).
 
 Every function takes activations (Act, int8 with their quantization), quantized constants and the
 output quantization, and returns the output Act. Geometry follows ONNX (explicit pads, auto_pad,
@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx_check import MAX_ELEMENTS
-from mote.frontend.onnx_values import (
+from mote.frontend.onnx.check import MAX_ELEMENTS
+from mote.frontend.onnx.values import (
     NHWC,
     Act,
     Builder,
@@ -26,7 +26,7 @@ from mote.frontend.onnx_values import (
     same_quant,
     storage_of,
 )
-from mote.frontend.onnx_window import Window, attrs_2d, tflite_padding, window
+from mote.frontend.onnx.window import Window, attrs_2d, tflite_padding, window
 from mote.ir import DType, Quant, Tensor
 from mote.ops.common import activation_range
 from mote.quant import round_half_away

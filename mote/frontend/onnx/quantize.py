@@ -24,7 +24,9 @@ from typing import Any
 import numpy as np
 
 from mote.errors import ModelFileError, MoteError
-from mote.inputs import read_arrays
+from mote.frontend.files import read_arrays
+from mote.frontend.onnx.check import check_model
+from mote.frontend.onnx.convert import read_model
 
 METHODS = ("MinMax", "Entropy", "Percentile")
 
@@ -33,9 +35,6 @@ def quantize_model(src: str | Path, calib: str | Path, dst: str | Path, method: 
                    input_shapes: Mapping[str, tuple[int, ...]] | None = None) -> dict[str, Any]:
     """Quantize float ONNX model `src` into QDQ model `dst`; returns the report (JSON-ready)."""
     from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
-
-    from mote.frontend.onnx import read_model
-    from mote.frontend.onnx_check import check_model
 
     src, dst = Path(src), Path(dst)
     if method not in METHODS:

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend import onnx_lower as lower
-from mote.frontend.onnx import Context
-from mote.frontend.onnx_qdq import WINDOW, Handler, act_input, pending
-from mote.frontend.onnx_values import Act, Const, Deq, QConst, Value, to_int8
+from mote.frontend.onnx import lower
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.qdq import WINDOW, Handler, act_input, pending
+from mote.frontend.onnx.values import Act, Const, Deq, QConst, Value, to_int8
 from mote.ir import DType
 
 

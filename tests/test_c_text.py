@@ -12,7 +12,7 @@ import pytest
 from conftest import assert_same, tflm_outputs
 
 from mote.accel.qvanilla import QVanilla
-from mote.codegen.c_text import c_identifier, c_quoted, c_safe_text
+from mote.c_text import c_identifier, c_quoted, c_safe_text
 from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
@@ -20,7 +20,7 @@ from mote.inputs import random_inputs
 from mote.ir import Graph
 from mote.ops.registry import Core
 from mote.reference import interpret
-from mote.targets.host import WARNINGS, HostBinary, find_cc, host_core
+from mote.targets.host import WARNINGS, Host, HostBinary, find_cc, host_core
 from mote.targets.rv32 import Rv32Config, build_rv32
 
 MARKER = "MARKER"  # replaced by a path in the test's directory: the file a payload would create
@@ -92,7 +92,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, Graph, Pat
     model = hostile_model(names, np.random.default_rng(7))
     graph = load_tflite(model, names[0])  # the model's name is hostile too
     for core in CORES:
-        compile_graph(graph, core=Core[core.upper()]).write(work / core)
+        Host().write_project(compile_graph(graph, core=Core[core.upper()]), work / core)  # with the host driver
     return model, graph, work, names
 
 

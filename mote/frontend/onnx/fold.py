@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import Context
-from mote.frontend.onnx_values import Const, Value
+from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.values import Const, Value
 
 MAX_ELEMENTS = 1 << 24  # of any folded input or result (16 Mi)
 MAX_WORK = 1 << 28  # multiply-adds of a folded MatMul / Gemm

@@ -1,0 +1,32 @@
+"""The CPU's share of a point: one run on the virtual platform (rv32, the default toolchain) of the
+model compiled for the point's accelerator, counting the cycles of everything the CPU executes: the
+layers left to it, the layout transforms and the drivers that start the jobs and wait for them.
+
+The accelerator's own time is not in these cycles (the cost model gives it), so points whose CPU
+work is the same (mote.explore.evaluate.cpu_work) share one run, however their accelerator settings
+differ otherwise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mote.accel.loader import find_accelerator
+from mote.errors import MoteError
+
+
+def cpu_cycles(model: str, accel_spec: str) -> int | str:
+    """The CPU's cycles of one inference of `model` with the accelerator `accel_spec` attached on the
+    virtual platform, or the reason it could not be run (a one-line message)."""
+    from mote.pipeline import run
+
+    try:
+        report = run(Path(model), target="rv32", accelerator=find_accelerator(accel_spec))
+    except MoteError as e:
+        return f"CPU run on the virtual platform: {e}"
+    figures = report.to_json()
+    return int(figures["cycles"])
+
+
+def cpu_cycles_task(task: tuple[str, str]) -> int | str:
+    return cpu_cycles(*task)

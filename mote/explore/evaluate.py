@@ -1,0 +1,105 @@
+"""One point of a sweep by the accelerator's cost model: offload the model to the configured
+accelerator (partition, plan, lower: tiling and command streams included) and add up the cost of
+every job, per cost category the accelerator declares. Nothing is emulated here; the CPU's share
+comes from a virtual-platform run per distinct CPU workload (mote.explore.cpu), keyed by `cpu_work`.
+
+From each job's `info` it reads `macs` (else the model's MACs of the layer), and where the
+accelerator reports them, `tiles`, `input_resident`, and a `cost` with `pe_cycles` and `pes` (PE
+utilization), each as a column.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from mote.accel.costing import job_cost
+from mote.accel.interface import Accelerator, Job
+from mote.accel.loader import find_accelerator
+from mote.errors import MoteError
+from mote.explore.space import spec, typed
+from mote.ir import Graph, Node
+from mote.ops import OPS
+from mote.passes.offload import offload
+
+CPU_WORK = "cpu_work"  # the key of a row's CPU workload, while the sweep runs (not in the results)
+_GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
+
+
+def _graph(model: str) -> Graph:
+    if model not in _GRAPHS:
+        from mote.frontend import load
+        _GRAPHS[model] = load(Path(model))
+    return _GRAPHS[model]
+
+
+def evaluate(model: str, accel: str, settings: dict[str, str]) -> dict[str, Any]:
+    """The cost model's figures for `model` on the accelerator configured with `settings` (texts);
+    the row holds the settings with their declared types, and `cpu_work` while the sweep runs."""
+    try:
+        values = typed(accel, settings)
+    except MoteError:  # not checked beforehand (check_sweep): the point fails below, with the texts shown
+        values = dict(settings)
+    row: dict[str, Any] = {"model": Path(model).stem, **values}
+    try:
+        accelerator = find_accelerator(spec(accel, settings))
+        graph = offload(_graph(model), accelerator)
+        figures = accel_figures(graph, accelerator)
+        row.update(status="ok", total_cycles=None, accel_cycles=figures.pop("accel_cycles"), cpu_cycles=None,
+                   **figures)
+        row[CPU_WORK] = cpu_work(model, accelerator.name, graph)
+    except MoteError as e:
+        row.update(status=str(e), total_cycles=None, accel_cycles=None, cpu_cycles=None)
+    return row
+
+
+def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
+    """The offloaded graph's accelerator cycles (in total and per category), MACs, jobs and CPU nodes."""
+    jobs = [(node, node.attrs["job"]) for node in graph.nodes if node.op == "accel"]
+    categories = dict.fromkeys(accelerator.cost_categories, 0)
+    for _, job in jobs:
+        for category, cycles in job_cost(accelerator, job).items():
+            categories[category] += cycles
+    macs = sum(int(job.info.get("macs", OPS["accel"].macs(node))) for node, job in jobs)
+    figures: dict[str, Any] = {
+        "accel_cycles": sum(categories.values()), "macs": macs, "jobs": len(jobs),
+        "cpu_nodes": sum(1 for n in graph.nodes if n.op not in ("accel", "layout_transform")),
+    }
+    figures.update(_reported([job for _, job in jobs]))
+    for category, cycles in categories.items():
+        figures.setdefault(category, cycles)
+    return figures
+
+
+def _reported(jobs: list[Job]) -> dict[str, Any]:
+    """The columns only some accelerators' jobs report: PE utilization, tiled jobs, inputs kept resident."""
+    out: dict[str, Any] = {}
+    costs = [job.info.get("cost") for job in jobs]
+    pe_capacity = sum(getattr(c, "pe_cycles", 0) * getattr(c, "pes", 0) for c in costs)
+    if any(hasattr(c, "pe_cycles") for c in costs):
+        macs = sum(int(getattr(c, "macs", 0)) for c in costs)
+        out["utilization"] = round(macs / pe_capacity, 4) if pe_capacity else 0.0
+    if any("tiles" in job.info for job in jobs):
+        out["tiled_jobs"] = sum(int(job.info.get("tiles", 1) > 1) for job in jobs)
+    if any("input_resident" in job.info for job in jobs):
+        out["resident_inputs"] = sum(int(bool(job.info.get("input_resident"))) for job in jobs)
+    return out
+
+
+def cpu_work(model: str, accelerator: str, graph: Graph) -> str:
+    """A key equal for two points exactly when the CPU runs the same code on the same shapes: the
+    nodes left on the CPU, the layout transforms and the driver's starts of each job (not what the
+    accelerator does within a job, nor how long it takes)."""
+    parts = [model, accelerator]
+    for node in graph.nodes:
+        parts.append(_node_text(node))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _node_text(node: Node) -> str:
+    shapes = [None if t is None else (t.shape, t.dtype.name) for t in (*node.inputs, *node.outputs)]
+    if node.op != "accel":
+        return f"{node.op} {node.name} {shapes}"
+    job: Job = node.attrs["job"]
+    return f"accel {node.name} {node.attrs['pattern']} {tuple(node.attrs['stages'])} {job.repeat} {shapes}"

@@ -1,0 +1,313 @@
+"""One run of the virtual platform: a fresh Unicorn core over a loaded firmware (mote.sim.platform), its
+native counter, its devices, and the first fault, turned into an Execution or a SimulationError."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import unicorn as uc_mod
+from unicorn import riscv_const as rv
+from unicorn.unicorn_py3 import unicorn as uc_impl
+
+from mote.ints import round_up
+from mote.sim import counting
+from mote.sim.accel_device import AccelDevice
+from mote.sim.counting import ClassTally, Counter, Snapshot
+from mote.sim.decode import Insn
+from mote.sim.devices import ACCEL_BASE, DEVICE_BASE, DEVICE_BYTES, MARKS, STACK_FILL, DeviceState, Mark, Reg
+from mote.sim.faults import (
+    ExitStatusError,
+    IllegalInstructionError,
+    InstructionLimitError,
+    MemoryAccessError,
+    MisalignedAccessError,
+    SimulationError,
+    StackOverflowError,
+    TrapError,
+)
+from mote.sim.platform import Execution, LoadedFirmware
+
+PAGE = 0x1000
+
+_TRAPS = {0: "instruction address misaligned", 1: "instruction access fault", 2: "illegal instruction",
+          3: "breakpoint (ebreak)", 4: "load address misaligned", 5: "load access fault",
+          6: "store address misaligned", 7: "store access fault", 8: "ecall", 9: "ecall", 11: "ecall"}
+
+_ACCESS = {uc_mod.UC_MEM_READ_UNMAPPED: ("load from unmapped address", "load"),
+           uc_mod.UC_MEM_WRITE_UNMAPPED: ("store to unmapped address", "store"),
+           uc_mod.UC_MEM_FETCH_UNMAPPED: ("instruction fetch from unmapped address", "fetch"),
+           uc_mod.UC_MEM_WRITE_PROT: ("store to read-only memory (flash) at address", "store"),
+           uc_mod.UC_MEM_READ_PROT: ("load from unreadable memory at address", "load"),
+           uc_mod.UC_MEM_FETCH_PROT: ("instruction fetch from non-executable memory (RAM) at address", "fetch")}
+
+
+
+class Run:
+    """The state of one run: the Unicorn instance, the counter, the devices, the first fault."""
+
+    def __init__(self, machine: LoadedFirmware, writes: dict[str, bytes], instruction_limit: int,
+                 io_inputs: tuple[bytes, ...], io_output_sizes: tuple[int, ...]) -> None:
+        self.m = machine
+        self.io_inputs = io_inputs
+        self.io_output_sizes = io_output_sizes
+        mem = machine.memory
+        uc = uc_mod.Uc(uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32)
+        uc.ctl_set_cpu_model(rv.UC_CPU_RISCV32_SIFIVE_E31)  # an RV32IMAC microcontroller core
+        uc.mem_map(mem.flash_base, round_up(mem.flash_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC)
+        uc.mem_map(mem.ram_base, round_up(mem.ram_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
+        uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
+        uc.mem_write(mem.flash_base, bytes(machine.flash))
+        for seg in machine.image.segments:
+            if mem.ram_base <= seg.addr < mem.ram_base + mem.ram_bytes:
+                uc.mem_write(seg.addr, seg.data)
+        top = machine.stack[1]
+        uc.mem_write(machine.painted, STACK_FILL.to_bytes(4, "little") * ((top - machine.painted) // 4))
+        for name, data in writes.items():
+            addr, size = machine.image.symbol(name)
+            if len(data) > size:
+                raise SimulationError(f"{len(data)} bytes do not fit the firmware's {name} ({size} bytes)")
+            uc.mem_write(addr, data)
+        self.uc = uc
+        self.counter = Counter(uc_impl.uclib, rv.UC_RISCV_REG_PC, machine.host_cc)
+        self.counter.state.limit = instruction_limit
+        self.limit = instruction_limit
+        self._native_hooks = []
+        self._hook_native(uc_mod.UC_HOOK_BLOCK, self.counter.block_hook)
+        if machine.check_alignment:
+            self._hook_native(uc_mod.UC_HOOK_MEM_READ | uc_mod.UC_HOOK_MEM_WRITE, self.counter.mem_hook)
+        uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
+        uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
+        self.devices = DeviceState()
+        self.accel: AccelDevice | None = None
+        if machine.accelerator is not None:
+            self.accel = AccelDevice(machine.accelerator, self.devices)
+            uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
+        self.fault: SimulationError | None = None
+        self.exit_snapshot: Snapshot | None = None
+        self.exact = True
+        self._last_store: tuple[int, int, int] | None = None  # (block, block entry, index) of the last mark
+
+    def _hook_native(self, kind: int, callback: int) -> None:
+        handle = uc_impl.uc_hook_h()
+        status = uc_impl.uclib.uc_hook_add(self.uc._uch, uc_impl.ctypes.byref(handle), kind,
+                                           uc_impl.ctypes.c_void_p(callback),
+                                           uc_impl.ctypes.c_void_p(self.counter.user_data), 1, 0)
+        if status != 0:
+            raise SimulationError(f"cannot install the native counting hook (unicorn error {status})")
+        self._native_hooks.append(handle)
+
+    # --- where things happen -------------------------------------------------------------------------
+
+    def _pc(self) -> int:
+        return int(self.uc.reg_read(rv.UC_RISCV_REG_PC))
+
+    def _fail(self, cls: type[SimulationError], what: str, pc: int | None) -> None:
+        """Record the first fault (with its function and layer) and stop the core."""
+        if self.fault is None:
+            function = self.m.image.function_at(pc) if pc is not None else None
+            self.fault = cls(what, pc, function, self.devices.layer_context())
+        self.uc.emu_stop()
+
+    # --- devices --------------------------------------------------------------------------------------
+
+    def _device_read(self, uc: uc_mod.Uc, offset: int, size: int, data: object) -> int:
+        return 0
+
+    def _device_write(self, uc: uc_mod.Uc, offset: int, size: int, value: int, data: object) -> None:
+        try:
+            reg = Reg(offset)
+        except ValueError:
+            self._fail(MemoryAccessError, f"store to unknown device register 0x{DEVICE_BASE + offset:08x}",
+                       None)
+            return
+        dev = self.devices
+        if reg is Reg.CONSOLE:
+            dev.console.append(value & 0xFF)
+            return
+        if reg in (Reg.IO_INDEX, Reg.INPUT, Reg.OUTPUT):
+            self._model_io(reg, value)
+            return
+        snap = self.counter.snapshot(self._tail(offset, size, value))
+        if reg is Reg.EXIT:
+            dev.exit_status = value
+            self.exit_snapshot = snap
+            uc.emu_stop()
+            return
+        if reg in MARKS:
+            dev.marks.append(Mark(reg, value, snap))
+            if reg is Reg.LAYER_BEGIN:
+                dev.open_layer = value
+            elif reg is Reg.LAYER_END:
+                dev.open_layer, dev.last_layer = None, value
+
+    def _model_io(self, reg: Reg, value: int) -> None:
+        dev = self.devices
+        if reg is Reg.IO_INDEX:
+            dev.io_index = value
+            return
+        sizes = [len(b) for b in self.io_inputs] if reg is Reg.INPUT else list(self.io_output_sizes)
+        if dev.io_index >= len(sizes):
+            self._fail(SimulationError, f"the firmware names model {reg.name.lower()} {dev.io_index}, "
+                       f"the simulator has {len(sizes)}", None)
+            return
+        try:
+            if reg is Reg.INPUT:
+                self.uc.mem_write(value, self.io_inputs[dev.io_index])
+            else:
+                dev.outputs[dev.io_index] = bytes(self.uc.mem_read(value, sizes[dev.io_index]))
+        except uc_mod.UcError:
+            self._fail(MemoryAccessError, f"model {reg.name.lower()} {dev.io_index} buffer at 0x{value:08x} "
+                       "is not in mapped memory", None)
+
+    def _tail(self, offset: int, size: int, value: int) -> tuple[Insn, ...]:
+        """The instructions of the current block after the store that wrote this device register."""
+        block = self.counter.current_block()
+        if block is None:
+            self.exact = False
+            return ()
+        cur = self.counter.state.cur
+        ninsn = int(self.counter.table_row(cur)["ninsn"])
+        insns = self.m.decode(block, ninsn)
+        entry = int(self.counter.state.insns)
+        after = self._last_store[2] if self._last_store and self._last_store[:2] == (block, entry) else -1
+        index = self._store_index(insns, DEVICE_BASE + offset, size, value, after)
+        if index is None:
+            self.exact = False
+            return ()
+        self._last_store = (block, entry, index)
+        return tuple(insns[index + 1:])
+
+    def _store_index(self, insns: list[Insn], addr: int, size: int, value: int, after: int) -> int | None:
+        """Which store of the block wrote `value` to `addr`.
+
+        With the memory hook installed Unicorn keeps the PC exact at memory accesses, so it says.
+        Without it the PC is the block's start, and the store is found from the registers, which are
+        exact at the access: the first store after the previous match in this same execution of the
+        block whose address and data agree."""
+        if self.m.check_alignment:
+            pc = self._pc()
+            return next((i for i, insn in enumerate(insns) if insn.addr == pc), None)
+        regs = [0] + [int(self.uc.reg_read(rv.UC_RISCV_REG_X1 + i)) for i in range(31)]
+        mask = (1 << (8 * size)) - 1
+        for i, insn in enumerate(insns):
+            s = insn.store
+            if i <= after or s is None or s.width != size:
+                continue
+            if (regs[s.rs1] + s.imm) & 0xFFFFFFFF == addr and regs[s.rs2] & mask == value & mask:
+                return i
+        return None
+
+    # --- faults ---------------------------------------------------------------------------------------
+
+    def _invalid_access(self, uc: uc_mod.Uc, access: int, address: int, size: int, value: int,
+                        data: object) -> bool:
+        what, kind = _ACCESS.get(access, ("invalid memory access at address", "access"))
+        pc = self._pc()
+        if kind == "fetch":
+            # The PC is the bad target; name where the jump came from instead.
+            block = self.counter.current_block()
+            origin = self.m.image.function_at(block) if block is not None else None
+            what = f"{what} 0x{address:08x}" + (f" (jumped to from {origin})" if origin else "")
+        else:
+            what = f"{what} 0x{address:08x} ({size}-byte {kind})"
+        self._fail(MemoryAccessError, what, pc)
+        return False
+
+    def _trap(self, uc: uc_mod.Uc, cause: int, data: object) -> None:
+        # Unicorn advances the RISC-V PC by 4 before calling interrupt hooks, whatever the length of
+        # the instruction that trapped.
+        pc = self._pc() - 4
+        what = _TRAPS.get(cause, f"exception {cause}")
+        cls = IllegalInstructionError if cause == 2 else TrapError
+        self._fail(cls, what, pc)
+
+    # --- running --------------------------------------------------------------------------------------
+
+    def go(self, reads: tuple[str, ...]) -> Execution:
+        start = time.perf_counter()
+        try:
+            try:
+                self.uc.emu_start(self.m.image.entry, 0)
+            except uc_mod.UcError as e:
+                if self.fault is None:
+                    self._fail(_error_class(e.errno), _error_text(e), self._pc())
+            return self._finish(reads, time.perf_counter() - start)
+        finally:
+            self.counter.close()
+
+    def _finish(self, reads: tuple[str, ...], seconds: float) -> Execution:
+        s = self.counter.state
+        if s.stop_reason == counting.STOP_MISALIGNED and self.fault is None:
+            kind = "store" if s.fault_write else "load"
+            self.fault = MisalignedAccessError(
+                f"misaligned {s.fault_size}-byte {kind} at address 0x{s.fault_addr:08x}", s.fault_pc,
+                self.m.image.function_at(s.fault_pc), self.devices.layer_context())
+        if s.stop_reason == counting.STOP_LIMIT and self.fault is None:
+            pc = self._pc()
+            self.fault = InstructionLimitError(
+                f"instruction limit of {self.limit:,} exceeded", pc, self.m.image.function_at(pc),
+                self.devices.layer_context())
+        stack_used = self._stack_used()
+        bottom, top = self.m.stack
+        if stack_used > top - bottom:
+            # First: it corrupts the data below the stack, so whatever failed after is likely its effect.
+            then = f"; the run then failed: {self.fault.what}" if self.fault else ""
+            raise StackOverflowError(f"stack overflow: the firmware used at least {stack_used} bytes of stack, "
+                                     f"more than its {top - bottom}-byte region; give it a larger stack{then}")
+        if self.fault is not None:
+            raise self.fault
+        if self.accel is not None and self.accel.error is not None:
+            pc = self._pc()
+            raise SimulationError(f"the {self.m.accelerator.name} accelerator model failed: {self.accel.error}", pc,
+                                  self.m.image.function_at(pc), self.devices.layer_context())
+        if self.exit_snapshot is None or self.devices.exit_status is None:
+            pc = self._pc()
+            raise SimulationError("the firmware stopped without writing the exit register", pc,
+                                  self.m.image.function_at(pc), self.devices.layer_context())
+        status = self.devices.exit_status
+        console = self.devices.console.decode("utf-8", "replace")
+        if status != 0:
+            detail = f": {console.strip().splitlines()[-1]}" if console.strip() else ""
+            raise ExitStatusError(f"the firmware exited with status {status}{detail}")
+        blocks = {}
+        for row in self.counter.table():
+            addr = int(row["addr"])
+            blocks[addr] = self.m.decode(addr, int(row["ninsn"]))
+        tally = ClassTally(blocks)
+        marks = [(mk, mk.snapshot.instructions, tally.classes(mk.snapshot)) for mk in self.devices.marks]
+        outputs = {}
+        for name in reads:
+            addr, size = self.m.image.symbol(name)
+            outputs[name] = bytes(self.uc.mem_read(addr, size))
+        snap = self.exit_snapshot
+        return Execution(status, console, snap.instructions, tally.classes(snap), marks, stack_used, seconds,
+                         outputs, dict(self.devices.outputs), self.exact,
+                         self.accel.stats if self.accel is not None else None)
+
+    def _stack_used(self) -> int:
+        """High-water mark: from the top of RAM down to the lowest painted word that was overwritten.
+
+        Painting can only see words that were written: a frame that reserves space it never writes,
+        or an overflow that jumps over all of the free RAM into static data, goes unseen."""
+        top = self.m.stack[1]
+        words = np.frombuffer(bytes(self.uc.mem_read(self.m.painted, top - self.m.painted)), dtype="<u4")
+        touched = np.flatnonzero(words != STACK_FILL)
+        return 0 if touched.size == 0 else (top - self.m.painted) - int(touched[0]) * 4
+
+
+def _error_class(errno: int) -> type[SimulationError]:
+    if errno in (uc_mod.UC_ERR_INSN_INVALID,):
+        return TrapError
+    if errno in (uc_mod.UC_ERR_READ_UNALIGNED, uc_mod.UC_ERR_WRITE_UNALIGNED, uc_mod.UC_ERR_FETCH_UNALIGNED):
+        return MisalignedAccessError
+    if errno in (uc_mod.UC_ERR_READ_UNMAPPED, uc_mod.UC_ERR_WRITE_UNMAPPED, uc_mod.UC_ERR_FETCH_UNMAPPED,
+                 uc_mod.UC_ERR_READ_PROT, uc_mod.UC_ERR_WRITE_PROT, uc_mod.UC_ERR_FETCH_PROT):
+        return MemoryAccessError
+    return SimulationError
+
+
+def _error_text(e: uc_mod.UcError) -> str:
+    if e.errno == uc_mod.UC_ERR_INSN_INVALID:
+        return "breakpoint (ebreak) or unsupported instruction"
+    return f"emulator error: {e}"

@@ -1,0 +1,60 @@
+"""The rv32 target as a mote.targets Target: firmware for the virtual MCU, simulated once per run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from mote.codegen.compile import CompiledModel
+from mote.ops.registry import Core
+from mote.targets.base import Compiler, MemorySizes, Target, TargetRun
+from mote.targets.rv32.figures import SimFigures
+from mote.targets.rv32.firmware import (
+    PLATFORM_DIR,
+    Rv32Config,
+    Rv32Firmware,
+    build_rv32,
+    firmware_main,
+    platform_files,
+)
+from mote.targets.rv32.toolchain import find_toolchain
+
+
+class Rv32(Target):
+    """mote's virtual platform: an rv32imc MCU with the memories and compiler of `config`; an
+    accelerator, when the model offloads to one, is a device on it."""
+
+    name = "rv32"
+    isa = "rv32imc"
+    accelerators = True
+
+    def __init__(self, config: Rv32Config | None = None, instruction_limit: int | None = None) -> None:
+        self.config = config or Rv32Config()
+        self.instruction_limit = instruction_limit  # None: the simulator's default
+
+    def core(self) -> Core:
+        return Core.SCALAR
+
+    def compiler(self) -> Compiler:
+        toolchain = find_toolchain(self.config.cc)
+        return Compiler(toolchain.version, toolchain.cflags(self.config.opt))
+
+    def memory(self) -> MemorySizes:
+        c = self.config
+        return MemorySizes(c.flash_bytes, c.ram_bytes, c.stack_bytes)
+
+    def project_files(self, model: CompiledModel) -> dict[str, str]:
+        """rv32/: reset code, linker script, support library, device header and the firmware main (the
+        assembly inner loops are chosen when the firmware is built)."""
+        main = firmware_main(model.graph, model.accelerator is not None)
+        return {**platform_files(self.config), f"{PLATFORM_DIR}/main.c": main}
+
+    def build(self, model: CompiledModel, project_dir: Path) -> Rv32Firmware:
+        return build_rv32(model, project_dir, self.config)
+
+    def run(self, model: CompiledModel, project_dir: Path, inputs: dict[str, np.ndarray]) -> TargetRun:
+        firmware = self.build(model, project_dir)
+        limit = {"instruction_limit": self.instruction_limit} if self.instruction_limit else {}
+        result = firmware.run(inputs, **limit)
+        return TargetRun(result.outputs, SimFigures.of(result, model))
