@@ -17,21 +17,17 @@ import numpy as np
 from mote import pipeline
 from mote.accel import find_accelerator
 from mote.accel.partition import partition, regions
-from mote.arena_notes import arena_notes, describe
 from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
-from mote.cli_explain import explain_json, explain_lines
+from mote.cli_compile import add_compile_command
 from mote.cli_report import print_profile, print_run, short
-from mote.codegen.ir_text import dump_compiled
 from mote.config import parse_settings
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
 from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
-from mote.ops.registry import Core
-from mote.outputs import atomic_path, check_output_file, check_output_root, check_project_dir
+from mote.outputs import atomic_path, check_output_file, check_output_root
 from mote.passes.accel_check import check_accelerator
 from mote.sim.cycles import CoreModel
 from mote.targets import TARGETS, Target, find_target
-from mote.targets.host import Host
 from mote.targets.rv32 import Rv32, Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
 from mote.terminal import console, markup, plain
@@ -95,20 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mote {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("compile", help="write a standalone C project for a model")
-    p.add_argument("model", type=Path)
-    p.add_argument("-o", "--output", type=Path, required=True,
-                   help="project directory to write; created with its parents if missing; an existing one is "
-                        "replaced only if it is empty or mote wrote it (it holds a .mote-project file)")
-    p.add_argument("--kernels", choices=[c.value for c in Core], default=Core.VECTOR.value,
-                   help="for a CPU whose compiler vectorizes (vector, the default), a scalar MCU core (scalar) or "
-                        "an x86-64 CPU with AVX-512 VNNI (vnni)")
-    p.add_argument("--explain", action="store_true",
-                   help="show each layer's kernel and why the faster ones before it in its op's table declined")
-    p.add_argument("--print-ir", action="store_true",
-                   help="print the graph as compiled: each layer's op, tensors, attributes, kernel and arena offsets")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=_compile)
+    add_compile_command(sub)
 
     p = sub.add_parser("run", help="compile, build, run on a target and check against the reference")
     _add_run_arguments(p)
@@ -235,31 +218,6 @@ def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
     return find_target(args.target)
 
 
-def _compile(args: argparse.Namespace) -> int:
-    check_project_dir(args.output)
-    compiled = pipeline.compile_model(args.model, core=Core(args.kernels))
-    Host().write_project(compiled, args.output)  # a host project: the model with a driver and a Makefile
-    notes = arena_notes(compiled)
-    if args.json:
-        print(json.dumps({"model": str(args.model), "output": str(args.output), "layers": len(compiled.layers),
-                          "arena_bytes": compiled.plan.size, "arena_lower_bound_bytes": compiled.plan.lower_bound,
-                          "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],
-                          "arena": notes, **({"explain": explain_json(compiled)} if args.explain else {}),
-                          **({"ir": dump_compiled(compiled)} if args.print_ir else {})}))
-        return 0
-    print(plain(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
-                f"(disjoint-buffer bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
-                f"{compiled.macs:,} MACs"))
-    print(plain(describe(notes)))
-    if args.explain:
-        for line in explain_lines(compiled):
-            print(plain(line))
-    if args.print_ir:
-        for line in dump_compiled(compiled).splitlines():
-            print(plain(line))
-    return 0
-
-
 def _run(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.save_outputs:
@@ -281,8 +239,9 @@ def _save_outputs(path: Path, outputs: dict[str, np.ndarray]) -> None:
 
 
 def _profile(args: argparse.Namespace) -> int:
-    if args.target != "rv32":
-        raise MoteError("profile needs the virtual platform: use --target rv32")
+    if not TARGETS[args.target].measures_layers:
+        measuring = " or ".join(name for name, target in TARGETS.items() if target.measures_layers)
+        raise MoteError(f"profile needs a target that measures each layer: use --target {measuring}")
     report = _report(args)
     if args.json:
         print(json.dumps(report.to_json()))

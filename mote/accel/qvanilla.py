@@ -27,6 +27,7 @@ from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Pred
 from mote.accel.node_inputs import constant_input, optional_input, required_input
 from mote.accel.settings import check_config, setting
 from mote.ir import DType, Node, Tensor
+from mote.ops.registry import attr
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ def _w(node: Node) -> Tensor:
 COMMON = (
     Predicate("int8 input and output", lambda n: _x(n).dtype is DType.INT8 and n.outputs[0].dtype is DType.INT8),
     Predicate("batch 1", lambda n: _x(n).shape[0] == 1),
-    Predicate("dilation 1", lambda n: tuple(n.attrs.get("dilation", (1, 1))) == (1, 1)),
+    Predicate("dilation 1", lambda n: tuple(attr(n, "dilation")) == (1, 1)),
     Predicate("constant weights", lambda n: _w(n).is_const),
     Predicate("constant bias", lambda n: (bias := optional_input(n, 2)) is None or bias.is_const),
 )

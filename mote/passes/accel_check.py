@@ -63,20 +63,20 @@ def run_functional(accel: Accelerator, node: Node, inputs: list[np.ndarray | Non
     """Execute an `accel` node with the accelerator's functional model on a test memory."""
     job = OPS["accel"].prepare(node)
     memory = FlatMemory()
-    addresses: dict[int, int] = {}
+    addresses: dict[Tensor, int] = {}
     for t, value in zip(node.inputs, inputs):
         if t is not None and not t.is_const and value is not None:
-            addresses[id(t)] = memory.place(np.ascontiguousarray(value, dtype=t.dtype.np).tobytes())
+            addresses[t] = memory.place(np.ascontiguousarray(value, dtype=t.dtype.np).tobytes())
     out: Tensor = node.outputs[0]
-    addresses[id(out)] = memory.place(bytes(out.nbytes))
+    addresses[out] = memory.place(bytes(out.nbytes))
     registers = {name: 0 for name in accel.registers}
     for name, value in job.registers.items():
         if isinstance(value, Buffer):
             if value.tensor is not None:
-                if id(value.tensor) not in addresses:  # a constant tensor pointed at directly
+                if value.tensor not in addresses:  # a constant tensor pointed at directly
                     assert value.tensor.data is not None
-                    addresses[id(value.tensor)] = memory.place(value.tensor.data.tobytes())
-                registers[name] = addresses[id(value.tensor)]
+                    addresses[value.tensor] = memory.place(value.tensor.data.tobytes())
+                registers[name] = addresses[value.tensor]
             else:
                 assert value.const is not None
                 registers[name] = memory.place(np.ascontiguousarray(value.const).tobytes())
@@ -86,7 +86,7 @@ def run_functional(accel: Accelerator, node: Node, inputs: list[np.ndarray | Non
     for start in job.starts(registers):  # as the driver does
         if accel.execute(accel.model_registers(start), memory) is False:
             raise MoteError(f"the {accel.name} model did not finish the job for {node.name!r}")
-    raw = memory.read(addresses[id(out)], out.nbytes)
+    raw = memory.read(addresses[out], out.nbytes)
     return np.frombuffer(raw, dtype=out.dtype.np).reshape(out.shape)
 
 
@@ -94,16 +94,16 @@ def _compare(accel: Accelerator, node: Node, rng: np.random.Generator) -> str:
     """'' when the functional model matches the reference on this node, else what differed."""
     activations = [t for t in node.inputs if t is not None and not t.is_const]
     graph = offload(Graph("check", activations, node.outputs, [node]), accel)
-    values = {id(t): rng.integers(-128, 128, t.shape, dtype=np.int8) for t in activations}
+    values = {t: rng.integers(-128, 128, t.shape, dtype=np.int8) for t in activations}
     for n in graph.nodes:
-        args = [None if t is None else (t.data if t.is_const else values[id(t)]) for t in n.inputs]
+        args = [None if t is None else (t.data if t.is_const else values[t]) for t in n.inputs]
         expected = OPS[n.op].reference(n, OPS[n.op].prepare(n), args)[0]
         if n.op == "accel":
             got = run_functional(accel, n, args)
             bad = int(np.count_nonzero(got != expected))
             if bad:
                 return f"{bad} of {expected.size} values differ on {_describe(node)}"
-        values[id(n.outputs[0])] = np.asarray(expected).reshape(n.outputs[0].shape)
+        values[n.outputs[0]] = np.asarray(expected).reshape(n.outputs[0].shape)
     return ""
 
 

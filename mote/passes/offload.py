@@ -74,12 +74,12 @@ class _Offload:
         self.perm = perm
         self.transposing = perm != PERMUTATIONS["NHWC"]
         self.suffix = f" ({accel.activation_layout})"
-        self.in_accel_layout: dict[int, Tensor] = {}  # id(NHWC tensor) -> its accelerator-layout twin
+        self.in_accel_layout: dict[Tensor, Tensor] = {}  # NHWC tensor -> its accelerator-layout twin
         self.nodes: list[Node] = []
-        self.twin_only: dict[int, Tensor] = {}  # NHWC tensors that so far exist only as their twin
+        self.twin_only: dict[Tensor, Tensor] = {}  # NHWC tensors that so far exist only as their twin
         self.wants_nhwc = _wanted_in_nhwc(graph, decisions)
-        self.readers = Counter(id(t) for n in graph.nodes for t in n.inputs if t is not None)
-        self.readers.update(id(t) for t in graph.outputs)
+        self.readers = Counter(t for n in graph.nodes for t in n.inputs if t is not None)
+        self.readers.update(t for t in graph.outputs)
         self.offloaded: list[tuple[Node, Pattern]] = []  # the accel nodes, in order, to lower once planned
 
     def run(self) -> Graph:
@@ -87,7 +87,7 @@ class _Offload:
             if d.offloaded:
                 self.offload(d)
             elif self.transposing and _layout_agnostic(d.node) and all(
-                    id(t) in self.in_accel_layout for t in _activations(d.node)):
+                    t in self.in_accel_layout for t in _activations(d.node)):
                 self.in_accel_layout_copy(d.node)
             else:  # CPU nodes read NHWC
                 for t in _activations(d.node):
@@ -102,27 +102,27 @@ class _Offload:
         that data between accelerator jobs (e.g. a residual add) makes no round trip through NHWC."""
         out = node.outputs[0]
         twin = _permute(out, self.perm, self.suffix)
-        inputs = [t if t is None or t.is_const else self.in_accel_layout[id(t)] for t in node.inputs]
+        inputs = [t if t is None or t.is_const else self.in_accel_layout[t] for t in node.inputs]
         self.nodes.append(Node(node.op, node.name, inputs, [twin], node.attrs, node.index))
-        self.in_accel_layout[id(out)] = twin
-        self.twin_only[id(out)] = out
+        self.in_accel_layout[out] = twin
+        self.twin_only[out] = out
 
     def accel_view(self, t: Tensor | None) -> Tensor | None:
         """`t` in the accelerator's layout (transposed here, once, if no twin exists yet)."""
         if t is None or t.is_const or not self.transposing or len(t.shape) != 4:
             return t
-        if id(t) not in self.in_accel_layout:
+        if t not in self.in_accel_layout:
             twin = _permute(t, self.perm, self.suffix)
             self.nodes.append(self.transform(t, twin, self.perm))
-            self.in_accel_layout[id(t)] = twin
-        return self.in_accel_layout[id(t)]
+            self.in_accel_layout[t] = twin
+        return self.in_accel_layout[t]
 
     def nhwc_view(self, t: Tensor) -> None:
         """Make `t` exist in NHWC (transposed back here, once, if only its twin does)."""
-        if id(t) in self.twin_only:
-            del self.twin_only[id(t)]
+        if t in self.twin_only:
+            del self.twin_only[t]
             inverse = tuple(self.perm.index(i) for i in range(4))
-            self.nodes.append(self.transform(self.in_accel_layout[id(t)], t, inverse))
+            self.nodes.append(self.transform(self.in_accel_layout[t], t, inverse))
 
     @staticmethod
     def transform(source: Tensor, target: Tensor, perm: tuple[int, ...]) -> Node:
@@ -153,17 +153,17 @@ class _Offload:
         self.offloaded.append((self.nodes[-1], d.pattern))
         if split:  # the CPU requantizes from the accelerator's layout, into the layout out's readers want
             finished = out
-            if transposed and id(out) not in self.wants_nhwc:
+            if transposed and out not in self.wants_nhwc:
                 finished = _permute(out, self.perm, self.suffix)
-                self.in_accel_layout[id(out)] = finished
-                self.twin_only[id(out)] = out
+                self.in_accel_layout[out] = finished
+                self.twin_only[out] = out
             layouts = (accel.activation_layout if transposed else "NHWC",
                        accel.activation_layout if finished is not out else "NHWC")
             self.nodes.append(Node("requantize_s32", out.name, [accel_out], [finished],
                                    {"original": node, "stride": stride, "layouts": layouts}, node.index))
         elif transposed:
-            self.in_accel_layout[id(result)] = accel_out
-            self.twin_only[id(result)] = result
+            self.in_accel_layout[result] = accel_out
+            self.twin_only[result] = result
 
     def pad_explicitly(self, node: Node) -> Node:
         """For an accelerator without padding: the input padded with its zero point (which contributes
@@ -178,9 +178,9 @@ class _Offload:
             return replace(node, attrs={**node.attrs, "padding": "VALID"})
         shape = tuple(d + before + after for d, (before, after) in zip(x.shape, pads))
         padded = Tensor(f"{x.name} (padded)", shape, x.dtype, x.quant)
-        if self.transposing and id(x) not in self.in_accel_layout and not _same_order(x.shape, self.perm):
+        if self.transposing and x not in self.in_accel_layout and not _same_order(x.shape, self.perm):
             target = _permute(padded, self.perm, self.suffix)  # transpose and pad in one pass
-            self.in_accel_layout[id(padded)] = target
+            self.in_accel_layout[padded] = target
             attrs = {"perm": self.perm, "pads": tuple(tuple(pads[i]) for i in self.perm)}
             self.nodes.append(Node("layout_transform", target.name, [x], [target], attrs, node.index))
             return replace(node, inputs=[padded, *node.inputs[1:]], attrs={**node.attrs, "padding": "VALID"})
@@ -188,10 +188,10 @@ class _Offload:
         if source is not x:  # pad the accelerator's layout
             pads = [pads[i] for i in self.perm]
             target = _permute(padded, self.perm, self.suffix)
-            self.in_accel_layout[id(padded)] = target
+            self.in_accel_layout[padded] = target
         producer = self.nodes[-1] if self.nodes else None
         if (producer is not None and producer.op == "requantize_s32" and producer.outputs[0] is source
-                and self.readers[id(x)] == 1):
+                and self.readers[x] == 1):
             rows, cols, _ = AXES[self.accel.activation_layout if source is not x else "NHWC"]
             producer.outputs = [target]
             producer.attrs["border"] = (tuple(pads[rows]), tuple(pads[cols]))
@@ -244,10 +244,10 @@ def _layout_agnostic(node: Node) -> bool:
             and all(t.size == 1 for t in node.inputs if t is not None and t.is_const))  # constants in NHWC order
 
 
-def _wanted_in_nhwc(graph: Graph, decisions: list[Decision]) -> set[int]:
+def _wanted_in_nhwc(graph: Graph, decisions: list[Decision]) -> set[Tensor]:
     """Tensors that the graph returns or that a CPU node reads in NHWC (not an elementwise one)."""
-    wanted = {id(t) for t in graph.outputs}
+    wanted = {t for t in graph.outputs}
     for d in decisions:
         if not d.offloaded and not _layout_agnostic(d.node):
-            wanted |= {id(t) for t in _activations(d.node)}
+            wanted |= {t for t in _activations(d.node)}
     return wanted

@@ -68,10 +68,15 @@ class Target(ABC):
     name: ClassVar[str]
     isa: ClassVar[str]  # the instruction set its code is built for
     accelerators: ClassVar[bool] = False  # whether an accelerator can be attached (mote.accel)
+    measures_layers: ClassVar[bool] = False  # whether a run measures each layer (`mote profile`)
 
     @abstractmethod
     def core(self) -> Core:
         """The kind of core its kernels are chosen for (mote.ops.registry.Core)."""
+
+    def project_core(self) -> Core:
+        """The kernels of a project written for this kind of target and built elsewhere (`mote compile`)."""
+        return self.core()
 
     @abstractmethod
     def compiler(self) -> Compiler:

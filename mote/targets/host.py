@@ -198,6 +198,10 @@ class Host(Target):
     def core(self) -> Core:
         return host_core()
 
+    def project_core(self) -> Core:
+        """Vector kernels: a project may be built on another machine of this kind, whose CPU may lack VNNI."""
+        return Core.VECTOR
+
     def compiler(self) -> Compiler:
         return Compiler(find_cc(), (self.opt, *WARNINGS))
 

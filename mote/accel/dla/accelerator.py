@@ -109,8 +109,8 @@ class Dla(Accelerator):
         if len({node.name for node in jobs}) != len(jobs):
             return DlaPlan()  # the plan names jobs; with two of one name keep nothing resident (always correct)
         plan = DlaPlan()
-        readers = Counter(id(t) for n in graph.nodes for t in n.inputs if t is not None)
-        returned = {id(t) for t in graph.outputs}
+        readers = Counter(t for n in graph.nodes for t in n.inputs if t is not None)
+        returned = {t for t in graph.outputs}
         input_at: int | None = None  # where the previous job left this job's input
         for i, node in enumerate(graph.nodes):
             if node.op != "accel":
@@ -120,8 +120,8 @@ class Dla(Accelerator):
             nxt = graph.nodes[i + 1] if i + 1 < len(graph.nodes) else None
             out = node.outputs[0]
             input_at = None
-            if nxt is not None and nxt.op == "accel" and nxt.inputs[0] is out and readers[id(out)] == 1 and \
-                    id(out) not in returned and nxt.attrs["original"].op != "add":
+            if nxt is not None and nxt.op == "accel" and nxt.inputs[0] is out and readers[out] == 1 and \
+                    out not in returned and nxt.attrs["original"].op != "add":
                 keep = Residency(here.input_at, self._place(out.nbytes, here.input_at, node.inputs[0]))
                 if keep.output_at is not None and self._cheaper(node, nxt, here, keep):
                     here, input_at = keep, keep.output_at

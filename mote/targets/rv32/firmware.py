@@ -8,6 +8,7 @@ a firmware main that runs the model once on the inputs the simulator placed in R
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shlex
 import subprocess
@@ -207,6 +208,15 @@ def firmware_main(graph: Graph, accelerated: bool) -> str:
         "  return status;", "}", ""])
 
 
+def project_files(model: CompiledModel, config: Rv32Config) -> dict[str, str]:
+    """rv32/ for `model`: the platform files, the firmware main and the assembly inner loops that the
+    chosen kernels' records name (they replace those C files of the library in the build)."""
+    twins = sorted({name for layer in model.layers for name in layer.twins})
+    return {**platform_files(config),
+            f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None),
+            f"{PLATFORM_DIR}/{micro.FILE}": micro.source(twins)}
+
+
 def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | None = None) -> Rv32Firmware:
     """Write the project (with kernels for a scalar core) to `project_dir` and build
     project_dir/firmware.elf. Raises MoteError."""
@@ -215,14 +225,10 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
-    model.write(project_dir)
-    write_platform_files(project_dir, config)
-    (project_dir / PLATFORM_DIR / "main.c").write_text(firmware_main(model.graph, model.accelerator is not None))
-    carried = {p.stem: p for p in (project_dir / "mote").glob("*.c")}
-    # The assembly twins the chosen kernels' records name replace those C files of the library.
-    twins = sorted({name for layer in model.layers for name in layer.twins})
-    (project_dir / PLATFORM_DIR / micro.FILE).write_text(micro.source(twins))
-    kernels = sorted(str(p.relative_to(project_dir)) for name, p in carried.items() if name not in twins)
+    dataclasses.replace(model, sources={**model.sources, **project_files(model, config)}).write(project_dir)
+    twins = {name for layer in model.layers for name in layer.twins}
+    kernels = sorted(rel for rel in model.sources
+                     if rel.startswith("mote/") and rel.endswith(".c") and Path(rel).stem not in twins)
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}", "model.c",
                                         "weights.c", *kernels], config, includes=(".", "mote"))
     return Rv32Firmware(build, model.graph, config, model.accelerator)

@@ -10,14 +10,7 @@ from mote.codegen.compile import CompiledModel
 from mote.ops.registry import Core
 from mote.targets.base import Compiler, MemorySizes, Target, TargetRun
 from mote.targets.rv32.figures import SimFigures
-from mote.targets.rv32.firmware import (
-    PLATFORM_DIR,
-    Rv32Config,
-    Rv32Firmware,
-    build_rv32,
-    firmware_main,
-    platform_files,
-)
+from mote.targets.rv32.firmware import Rv32Config, Rv32Firmware, build_rv32, project_files
 from mote.targets.rv32.toolchain import find_toolchain
 
 
@@ -28,6 +21,7 @@ class Rv32(Target):
     name = "rv32"
     isa = "rv32imc"
     accelerators = True
+    measures_layers = True
 
     def __init__(self, config: Rv32Config | None = None, instruction_limit: int | None = None) -> None:
         self.config = config or Rv32Config()
@@ -45,10 +39,9 @@ class Rv32(Target):
         return MemorySizes(c.flash_bytes, c.ram_bytes, c.stack_bytes)
 
     def project_files(self, model: CompiledModel) -> dict[str, str]:
-        """rv32/: reset code, linker script, support library, device header and the firmware main (the
-        assembly inner loops are chosen when the firmware is built)."""
-        main = firmware_main(model.graph, model.accelerator is not None)
-        return {**platform_files(self.config), f"{PLATFORM_DIR}/main.c": main}
+        """rv32/: reset code, linker script, support library, device header, the firmware main and the
+        assembly inner loops of the chosen kernels."""
+        return project_files(model, self.config)
 
     def build(self, model: CompiledModel, project_dir: Path) -> Rv32Firmware:
         return build_rv32(model, project_dir, self.config)

@@ -1,0 +1,70 @@
+"""`mote compile`: write the C project of a model for a target, and show what the compiler decided
+(the kernel of each layer and why, the graph as compiled)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from mote import pipeline
+from mote.accel import find_accelerator
+from mote.arena_notes import arena_notes, describe
+from mote.cli_explain import explain_json, explain_lines
+from mote.codegen.ir_text import dump_compiled
+from mote.ops.registry import Core
+from mote.outputs import check_project_dir
+from mote.targets import TARGETS, find_target
+from mote.terminal import plain
+
+
+def add_compile_command(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compile", help="write a standalone C project for a model")
+    p.add_argument("model", type=Path)
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="project directory to write; created with its parents if missing; an existing one is "
+                        "replaced only if it is empty or mote wrote it (it holds a .mote-project file)")
+    p.add_argument("--target", default="host", choices=list(TARGETS),
+                   help="whose project: host (the model, a driver program and a Makefile; the default) or rv32 "
+                        "(firmware for the virtual MCU: reset code, linker script, firmware main)")
+    p.add_argument("--kernels", choices=[c.value for c in Core],
+                   help="for a CPU whose compiler vectorizes (vector), a scalar MCU core (scalar) or an x86-64 CPU "
+                        "with AVX-512 VNNI (vnni); default: the target's (vector for host projects, scalar for rv32)")
+    p.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
+                   help="offload to an accelerator (targets that attach one: rv32)")
+    p.add_argument("--explain", action="store_true",
+                   help="show each layer's kernel and why the faster ones before it in its op's table declined")
+    p.add_argument("--print-ir", action="store_true",
+                   help="print the graph as compiled: each layer's op, tensors, attributes, kernel and arena offsets")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=run_compile)
+
+
+def run_compile(args: argparse.Namespace) -> int:
+    check_project_dir(args.output)
+    target = find_target(args.target)
+    accelerator = find_accelerator(args.accel) if args.accel else None
+    target.check_accelerator(accelerator)
+    core = Core(args.kernels) if args.kernels else target.project_core()
+    compiled = pipeline.compile_model(args.model, accelerator, core)
+    target.write_project(compiled, args.output)
+    notes = arena_notes(compiled)
+    if args.json:
+        print(json.dumps({"model": str(args.model), "output": str(args.output), "target": target.name,
+                          "layers": len(compiled.layers), "arena_bytes": compiled.plan.size,
+                          "arena_lower_bound_bytes": compiled.plan.lower_bound,
+                          "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],
+                          "arena": notes, **({"explain": explain_json(compiled)} if args.explain else {}),
+                          **({"ir": dump_compiled(compiled)} if args.print_ir else {})}))
+        return 0
+    print(plain(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
+                f"(disjoint-buffer bound {compiled.plan.lower_bound} B), weights {compiled.weights_bytes} B, "
+                f"{compiled.macs:,} MACs"))
+    print(plain(describe(notes)))
+    if args.explain:
+        for line in explain_lines(compiled):
+            print(plain(line))
+    if args.print_ir:
+        for line in dump_compiled(compiled).splitlines():
+            print(plain(line))
+    return 0
