@@ -7,14 +7,16 @@ is per output channel (quantized dimension 3 of the 1HW(C*M) filter).
 Kernels (the table KERNELS, first that accepts wins): mote_depthwise_conv_3x3_s8 for 3x3 filters
 with depth multiplier 1 and no dilation (any stride and padding) when its accumulator bounds hold
 (then `folded_bias` is set): sixteen channels at a time, weights packed by `pack_3x3`, pixel pairs at
-stride 1; mote_depthwise_conv_s8 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
+stride 1; mote_depthwise_conv_channels_s8 for any other filter with depth multiplier 1: a pixel's taps
+over its contiguous channels into int32 accumulators in scratch (about twice as fast as the generic
+kernel on the host and on rv32); mote_depthwise_conv_s8 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
 runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
 its nine weights and output stage in registers.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -228,10 +230,24 @@ def _accepts_3x3(node: Node, p: DepthwiseParams) -> str | None:
     return "accumulator may exceed int32" if p.folded_bias is None else None
 
 
+def _pack_channels(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    return replace(_pack_generic(node, p, em), func="mote_depthwise_conv_channels_s8")  # the generic's params
+
+
+def _accepts_channels(node: Node, p: DepthwiseParams) -> str | None:
+    return None if p.depth_multiplier == 1 else "depth multiplier != 1"
+
+
+def _channels_scratch(node: Node, p: DepthwiseParams) -> int:
+    return 4 * p.in_ch
+
+
 ALL_CORES = frozenset(Core)
 KERNELS = (
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
+    Kernel("mote_depthwise_conv_channels_s8", ALL_CORES, _pack_channels, _accepts_channels, _channels_scratch,
+           scratch_why="one pixel's int32 accumulators"),
     Kernel("mote_depthwise_conv_s8", ALL_CORES, _pack_generic),
 )
 

@@ -111,7 +111,8 @@ def test_depthwise_conv2d_matches_tflm(seed: int, check_model: Callable[..., obj
     kernel = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
     fast = case.filt == (3, 3) and case.multiplier == 1 and case.dilation == (1, 1)
     assert (kernel.folded_bias is not None) == fast
-    assert chosen(graph.nodes[0]) == ("mote_depthwise_conv_3x3_s8" if fast else "mote_depthwise_conv_s8")
+    other = "mote_depthwise_conv_channels_s8" if case.multiplier == 1 else "mote_depthwise_conv_s8"
+    assert chosen(graph.nodes[0]) == ("mote_depthwise_conv_3x3_s8" if fast else other)
 
 
 @pytest.mark.parametrize("padding", ["SAME", "VALID"])
@@ -197,6 +198,15 @@ def test_depthwise_conv2d_general_sanitized(check_model: Callable[..., object]) 
     rng = np.random.default_rng(10)
     case = Case(1, (6, 9), 3, 2, (2, 3), (1, 2), (2, 2), "SAME", "NONE", False, True)
     check_model(depthwise_model(case, rng), seeds=1, sanitize=True)
+
+
+@pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR], ids=lambda c: c.value)
+def test_depthwise_conv2d_channels_sanitized(core: Core, check_model: Callable[..., object]) -> None:
+    """Depth multiplier 1 with a filter the 3x3 kernels do not take: dilated 5x3, two images."""
+    rng = np.random.default_rng(11)
+    case = Case(2, (9, 10), 21, 1, (5, 3), (2, 1), (2, 1), "SAME", "RELU", True, True)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=core)
+    assert chosen(graph.nodes[0], core) == "mote_depthwise_conv_channels_s8"
 
 
 def test_depthwise_conv2d_macs() -> None:
