@@ -7,6 +7,8 @@ import numpy as np
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
 
+from mote.ints import ceil_div
+
 SEED = 0
 EPOCHS = 40
 BATCH = 32
@@ -36,7 +38,7 @@ def load_data() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 
 def same_padding(size: int, kernel: int, stride: int) -> tuple[int, int]:
     """TFLite's SAME padding: the odd extra pixel goes after, not before."""
-    out = -(-size // stride)
+    out = ceil_div(size, stride)
     total = max((out - 1) * stride + kernel - size, 0)
     return total // 2, total - total // 2
 
@@ -47,7 +49,7 @@ def im2col(x: np.ndarray, kernel: int, stride: int) -> np.ndarray:
     top, bottom = same_padding(h, kernel, stride)
     left, right = same_padding(w, kernel, stride)
     padded = np.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)))
-    ho, wo = -(-h // stride), -(-w // stride)
+    ho, wo = ceil_div(h, stride), ceil_div(w, stride)
     cols = np.empty((n, ho, wo, kernel, kernel, c), dtype=x.dtype)
     for i in range(kernel):
         for j in range(kernel):
