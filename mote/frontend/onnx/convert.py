@@ -162,12 +162,12 @@ def _malformed(where: str) -> Iterator[None]:
 
 def _live(nodes: list[Any], outputs: list[Any]) -> list[Any]:
     """The nodes some graph output depends on (layout views the conversion made but never used go)."""
-    needed = {id(t) for t in outputs}
+    needed = {t for t in outputs}
     kept = []
     for node in reversed(nodes):
-        if any(id(t) in needed for t in node.outputs):
+        if any(t in needed for t in node.outputs):
             kept.append(node)
-            needed.update(id(t) for t in node.inputs if t is not None)
+            needed.update(t for t in node.inputs if t is not None)
     return kept[::-1]
 
 

@@ -145,8 +145,8 @@ class Builder:
     nodes: list[Node] = field(default_factory=list)
     index: int = -1  # the ONNX node being converted, for Node.index
     _names: set[str] = field(default_factory=set)
-    _layouts: dict[tuple[int, tuple[int, ...]], Act] = field(default_factory=dict)
-    _reshaped_from: dict[int, Tensor] = field(default_factory=dict)  # reshape output -> the tensor it views
+    _layouts: dict[tuple[Tensor, tuple[int, ...]], Act] = field(default_factory=dict)
+    _reshaped_from: dict[Tensor, Tensor] = field(default_factory=dict)  # reshape output -> the tensor it views
 
     def unique(self, name: str) -> str:
         base, n = name or "t", 1
@@ -179,14 +179,14 @@ class Builder:
         quant = quant or t.quant
         if shape == t.shape and quant is t.quant:
             return t
-        source = self._reshaped_from.get(id(t), t)  # view the original bytes: no chains of reshapes
+        source = self._reshaped_from.get(t, t)  # view the original bytes: no chains of reshapes
         if source.quant is not None and quant is not None and not same_quant(source.quant, quant):
             source = t
         if source.shape == shape and (source.quant is quant or (source.quant and quant and
                                                                 same_quant(source.quant, quant))):
             return source
         out = self.node("reshape", [source], name or t.name, t.dtype, quant, shape=shape)
-        self._reshaped_from[id(out)] = source
+        self._reshaped_from[out] = source
         return out
 
     def retag(self, act: Act, quant: Quant) -> Act:
@@ -199,7 +199,7 @@ class Builder:
         """`act` stored as onnx.transpose(perm): a reshape if the memory order agrees, else a transpose."""
         if act.perm == perm:
             return act
-        key = (id(act.tensor), perm)
+        key = (act.tensor, perm)
         if key not in self._layouts:
             self._layouts[key] = Act(self._move(act, perm), perm, act.divisor)
         return self._layouts[key]
