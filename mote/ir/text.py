@@ -19,13 +19,15 @@
 - A node is `#index op "name" (inputs) -> outputs`, then its attributes sorted by name: integers,
   `true`/`false`, `none`, quoted strings, floats (6 digits), `[...]` for tuples and lists, `{k=v}` for
   dicts, `array dtype[shape] sha256:...` for arrays, `%name` for tensors, `op "name" {attrs}` for a
-  nested node (what an `accel` node computes) and `<Type>` for any other object.
+  nested node (what an `accel` node computes), `Type{field=value, ...}` for a dataclass (an accelerator's
+  lowered job: its register values, repeats and steps) and `<Type>` for any other object.
 - What a compiler decided comes from GraphNotes: header comment lines, `arena=offset+bytes` after a
   tensor's type, and a `// ...` comment ending a node's line (placement, kernel, scratch).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -163,4 +165,6 @@ def _value(v: Any, names: _TensorNames) -> str:
     if isinstance(v, Node):
         attrs = {k: x for k, x in v.attrs.items() if not isinstance(x, Node)}  # one level: no nodes in nodes
         return f"{v.op} {_quoted(v.name)}" + (f" {_attrs(attrs, names)}" if attrs else "")
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):  # e.g. an accelerator's lowered job
+        return type(v).__name__ + _attrs({f.name: getattr(v, f.name) for f in dataclasses.fields(v)}, names)
     return f"<{type(v).__name__}>"

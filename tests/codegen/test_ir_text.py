@@ -44,6 +44,18 @@ def test_qvanilla_takes_the_convolutions_up_to_the_bias() -> None:
     """)
 
 
+def test_an_offloaded_node_shows_its_lowered_job() -> None:
+    """The register values the driver will write: the padded input's zero point as a signed value, the
+    packed weights by checksum, the tensors by name."""
+    check(dump("qvanilla"), """
+        CHECK: #3 accel "conv1"
+        CHECK-SAME: job=Job{info={macs=4608}, registers={bias=Buffer{const=array int32[8] sha256:
+        CHECK-SAME: ifmap=Buffer{const=none, hint="accel", tensor=%"input_int8 (padded) (NCHW)"}, ih=10, iw=10,
+        CHECK-SAME: izp=-128, kh=3, kw=3, kzp=0, oc=8,
+        CHECK-SAME: repeat=1, step={}}
+    """)
+
+
 def test_the_dla_takes_whole_layers_in_nhwc() -> None:
     check(dump("dla"), """
         CHECK-NOT: requantize_s32
