@@ -58,6 +58,16 @@ def test_qvanilla_reports_cycles_and_macs_end_to_end() -> None:
         assert CPU_WORK not in row and "utilization" not in row and "CONV" not in row
 
 
+def test_timed_mode_leaves_the_cpu_share_alone() -> None:
+    """In timed mode the virtual platform adds the accelerator's cycles to the run; the CPU's share must
+    not count them again beside the cost model's."""
+    rows, _ = sweep([DIGITS], "qvanilla", {"timed": ["0", "1"]}, workers=1, progress=False)
+    untimed, timed = rows
+    assert untimed["status"] == timed["status"] == "ok"
+    assert untimed["cpu_cycles"] == timed["cpu_cycles"] > 0
+    assert untimed["total_cycles"] == timed["total_cycles"]
+
+
 def test_a_user_class_with_its_own_settings_and_categories(tmp_path: Path) -> None:
     accel = f"{__name__}:Lanes:setup=7"
     rows = explore([DIGITS], accel, {"lanes": []}, tmp_path, workers=1, show=False)
