@@ -1,4 +1,5 @@
-"""The cost of a lowered job, per category: one function for `mote explore` and the virtual platform."""
+"""The cost of a lowered job, per category, as `mote explore` adds it up without running it (the virtual
+platform's timed mode charges each start as it runs, by the accelerator's `cost`)."""
 
 from __future__ import annotations
 
