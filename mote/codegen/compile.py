@@ -105,7 +105,7 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> Comp
         calls.append(f"  {header}\n  MOTE_LAYER_BEGIN({i});\n  status = {call.func}({args});\n  MOTE_LAYER_END({i});\n"
                      "  if (status != MOTE_OK) return status;")
         layers.append(Layer(i, node.name, original.op if original else node.op, call.func, op.macs(node),
-                            accelerator.name if original else "cpu", sb.size if sb else 0, choice.declined,
+                            node.attrs["accelerator"] if original else "cpu", sb.size if sb else 0, choice.declined,
                             choice.kernel.twins))
 
     sources = {
