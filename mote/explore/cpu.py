@@ -13,13 +13,12 @@ from pathlib import Path
 
 from mote.accel.loader import find_accelerator
 from mote.errors import MoteError
+from mote.pipeline import run
 
 
 def cpu_cycles(model: str, accel_spec: str) -> int | str:
     """The CPU's cycles of one inference of `model` with the accelerator `accel_spec` attached on the
     virtual platform, or the reason it could not be run (a one-line message)."""
-    from mote.pipeline import run
-
     try:
         report = run(Path(model), target="rv32", accelerator=find_accelerator(accel_spec))
     except MoteError as e:

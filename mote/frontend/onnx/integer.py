@@ -19,7 +19,7 @@ from mote.errors import UnsupportedError
 from mote.frontend.onnx import movement, qdq
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
-from mote.frontend.onnx.window import attrs_2d, window
+from mote.frontend.onnx.window import attrs_2d, conv_group, window
 from mote.ir import DType, Quant
 
 ACC = Quant((1.0,), (0,))  # int32 accumulators: the integers themselves
@@ -51,10 +51,8 @@ def _conv_s32(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None
     n, h, w, c = x.tensor.shape
     if weights.ndim != 4:
         raise UnsupportedError(f"{name}: weights of shape {list(weights.shape)}; a 2-D convolution needs 4-D weights")
-    oc, ic_g, kh, kw = weights.shape
-    group = int(attrs.get("group", 1))
-    if ic_g * group != c or oc % group:
-        raise UnsupportedError(f"{name}: weights {list(weights.shape)} and group {group} do not fit {c} channels")
+    kh, kw = weights.shape[2:]
+    conv_group(attrs, weights.shape, c, name)  # conv2d_s32 infers the groups from the weights' shape
     win = window(attrs, (h, w), (kh, kw), name)
     wt = b.const(f"{name}_weights", weights.transpose(0, 2, 3, 1), DType.INT8)
     bt = None if bias is None else b.const(f"{name}_bias", bias, DType.INT32)

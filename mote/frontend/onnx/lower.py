@@ -26,7 +26,7 @@ from mote.frontend.onnx.values import (
     same_quant,
     storage_of,
 )
-from mote.frontend.onnx.window import Window, attrs_2d, tflite_padding, window
+from mote.frontend.onnx.window import Window, attrs_2d, conv_group, tflite_padding, window
 from mote.ir import DType, Quant, Tensor
 from mote.ops.common import activation_range
 from mote.quant import round_half_away
@@ -136,9 +136,7 @@ def conv(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, attrs: dict
     if q.ndim != 4:
         raise UnsupportedError(f"{name}: {q.ndim - 2}-D convolution; mote supports 2-D (and 1-D) convolutions")
     oc, ic_g, kh, kw = q.shape
-    group = int(attrs.get("group", 1))
-    if ic_g * group != c or oc % group:
-        raise UnsupportedError(f"{name}: weights {list(q.shape)} and group {group} do not fit {c} input channels")
+    group = conv_group(attrs, q.shape, c, name)
     if any(w.zero_point):
         raise UnsupportedError(f"{name}: convolution weights need zero point 0 (int8) or 128 (uint8), got "
                                f"{sorted(set(w.zero_point.tolist()))[:4]}; quantize weights symmetrically")

@@ -61,6 +61,16 @@ def window(attrs: dict, in_hw: tuple[int, int], kernel: tuple[int, int], what: s
     return Window(kernel, stride, dilation, tuple(pads), tuple(out))
 
 
+def conv_group(attrs: dict, weights_shape: tuple[int, ...], channels: int, what: str) -> int:
+    """The Conv's `group`, checked against OIHW weights (I per group) and the input's channel count."""
+    oc, ic_g = weights_shape[:2]
+    group = int(attrs.get("group", 1))
+    if ic_g * group != channels or oc % group:
+        raise UnsupportedError(f"{what}: weights {list(weights_shape)} and group {group} do not fit {channels} "
+                               "input channels")
+    return group
+
+
 def attrs_2d(attrs: dict) -> dict:
     """1-D window attributes as 2-D ones with height 1."""
     out = {k: ([1, *v] if k in ("strides", "dilations", "kernel_shape") else v) for k, v in attrs.items()}

@@ -211,10 +211,14 @@ def firmware_main(graph: Graph, accelerated: bool) -> str:
 def project_files(model: CompiledModel, config: Rv32Config) -> dict[str, str]:
     """rv32/ for `model`: the platform files, the firmware main and the assembly inner loops that the
     chosen kernels' records name (they replace those C files of the library in the build)."""
-    twins = sorted({name for layer in model.layers for name in layer.twins})
     return {**platform_files(config),
             f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None),
-            f"{PLATFORM_DIR}/{micro.FILE}": micro.source(twins)}
+            f"{PLATFORM_DIR}/{micro.FILE}": micro.source(sorted(_twins(model)))}
+
+
+def _twins(model: CompiledModel) -> set[str]:
+    """The assembly functions the chosen kernels' records name."""
+    return {name for layer in model.layers for name in layer.twins}
 
 
 def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | None = None) -> Rv32Firmware:
@@ -226,7 +230,7 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     check_fit(model, config)
     project_dir = Path(project_dir)
     dataclasses.replace(model, sources={**model.sources, **project_files(model, config)}).write(project_dir)
-    twins = {name for layer in model.layers for name in layer.twins}
+    twins = _twins(model)
     kernels = sorted(rel for rel in model.sources
                      if rel.startswith("mote/") and rel.endswith(".c") and Path(rel).stem not in twins)
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}", "model.c",
