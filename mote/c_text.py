@@ -7,6 +7,7 @@ means. Every name reaches C through `c_safe_text` (inside a comment or a string 
 
 from __future__ import annotations
 
+import math
 import re
 
 NAME_LIMIT = 64  # characters of a name kept in comments and messages; longer names end in "..."
@@ -65,6 +66,10 @@ def c_literal(value: int | float | str) -> str:
     if isinstance(value, bool):
         return str(int(value))
     if isinstance(value, float):
+        if math.isnan(value):
+            return "NAN"  # <math.h> macros: the model's C includes the header, it links no libm
+        if math.isinf(value):
+            return "HUGE_VALF" if value > 0 else "-HUGE_VALF"
         return repr(value)  # shortest round-trip: a float32 value converts back exactly
     return str(value)
 

@@ -12,7 +12,12 @@ from mote.memory.arena import ArenaPlan
 from mote.memory.lifetimes import Buffer
 
 _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
-            np.dtype(np.uint8): "uint8_t", np.dtype(np.float32): "float"}
+            np.dtype(np.uint8): "uint8_t", np.dtype(np.float32): "float", np.dtype(np.int64): "int64_t",
+            np.dtype(np.bool_): "bool"}
+
+
+def _element(value: int | float, dtype: np.dtype) -> str:
+    return f"INT64_C({value})" if dtype == np.int64 else c_literal(value)
 
 
 class ConstPool:
@@ -43,7 +48,7 @@ class ConstPool:
     def definitions(self) -> str:
         out = []
         for name, a in self.arrays:
-            values = [c_literal(v) for v in a.reshape(-1).tolist()] or ["0"]
+            values = [_element(v, a.dtype) for v in a.reshape(-1).tolist()] or ["0"]
             rows = [", ".join(values[i:i + 16]) for i in range(0, len(values), 16)]
             body = ",\n  ".join(rows)
             out.append(f"const {_C_TYPES[a.dtype]} {name}[{max(a.size, 1)}] = {{\n  {body}\n}};\n")

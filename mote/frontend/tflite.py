@@ -17,15 +17,13 @@ from mote.ops import registry
 from mote.ops.validate import validate
 
 _DTYPES = {schema.TensorType.INT8: DType.INT8, schema.TensorType.INT16: DType.INT16,
-           schema.TensorType.INT32: DType.INT32, schema.TensorType.FLOAT32: DType.FLOAT32}
+           schema.TensorType.INT32: DType.INT32, schema.TensorType.FLOAT32: DType.FLOAT32,
+           schema.TensorType.UINT8: DType.UINT8, schema.TensorType.INT64: DType.INT64,
+           schema.TensorType.BOOL: DType.BOOL}
 _TYPE_NAMES = {v: k for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
 _BUILTIN_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
 _ACTIVATIONS = {v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")}
 _PADDINGS = {schema.Padding.SAME: "SAME", schema.Padding.VALID: "VALID"}
-
-# Ops whose activations may be float32; every other op must be int8 throughout.
-_FLOAT_BOUNDARY = {"quantize", "dequantize"}
-
 
 def _tflite_to_op() -> dict[str, str]:
     return {builtin: op.name for op in registry.OPS.values() for builtin in op.tflite}
@@ -48,9 +46,8 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
             raise UnsupportedError(f"{where}: the operator is not supported; supported operators: "
                                    f"{', '.join(sorted(supported))}")
         check_options(op, builtin, where)
-        node = Node(supported[builtin], outputs[0].name, inputs, outputs, _attrs(op.builtinOptions, inputs, where),
-                    index)
-        _check_dtypes(node, builtin, name)
+        attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
+        node = Node(supported[builtin], outputs[0].name, inputs, outputs, attrs, index)
         graph.nodes.append(node)
     validate(graph)
     return graph
@@ -88,7 +85,7 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
     name = decode_name(t.name, f"tensor{index}")
     if t.type not in _DTYPES:
         raise UnsupportedError(f"{model_name}: tensor {name!r} has dtype {_TYPE_NAMES.get(t.type, t.type)}; "
-                               "mote supports int8, int16, int32 and float32 tensors")
+                               f"mote supports {', '.join(d.value for d in _DTYPES.values())} tensors")
     dtype = _DTYPES[t.type]
     shape = tuple(int(d) for d in (t.shape if t.shape is not None else []))
     quant = None
@@ -107,6 +104,25 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
         raw = np.asarray(buffer.data, dtype=np.uint8).tobytes()
         tensor.data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
     return tensor
+
+
+def _declared(options: Any, op: str) -> dict[str, Any]:
+    """The attributes the op declares (OpDef.attrs) read from the options field of the same name in
+    camelCase (num_splits <- numSplits), as plain Python values; _attrs below converts the rest."""
+    if options is None:
+        return {}
+    attrs: dict[str, Any] = {}
+    for name in registry.OPS[op].attrs:
+        first, *rest = name.split("_")
+        value = getattr(options, first + "".join(p.capitalize() for p in rest), None)
+        if value is None:
+            continue
+        if isinstance(value, (list, tuple, np.ndarray)):
+            value = tuple(v.item() if isinstance(v, np.generic) else v for v in value)
+        elif isinstance(value, np.generic):
+            value = value.item()
+        attrs[name] = value
+    return attrs
 
 
 def _attrs(options: Any, inputs: list[Tensor | None], where: str) -> dict[str, Any]:
@@ -137,20 +153,9 @@ def _attrs(options: Any, inputs: list[Tensor | None], where: str) -> dict[str, A
             attrs[attr] = o[key]
     if "squeezeDims" in o:
         attrs["squeeze_dims"] = tuple(int(d) for d in (o["squeezeDims"] if o["squeezeDims"] is not None else []))
-    if "axis" in o and inputs and inputs[0] is not None:
+    if "axis" in o and type(options).__name__ == "ConcatenationOptionsT" and inputs and inputs[0] is not None:
         rank = len(inputs[0].shape)
         if not -rank <= o["axis"] < rank:  # TFLite allows [-rank, rank)
             raise UnsupportedError(f"{where}: axis {o['axis']} is out of range for a {rank}-D input")
         attrs["axis"] = o["axis"] % rank
     return attrs
-
-
-def _check_dtypes(node: Node, builtin: str, model: str) -> None:
-    if node.op in _FLOAT_BOUNDARY:
-        return
-    for t in [*node.inputs[:1], *node.outputs]:
-        if t is not None and t.dtype is not DType.INT8:
-            hint = ("mote compiles int8-quantized models; convert with full-integer (int8) quantization"
-                    if t.dtype is DType.FLOAT32 else "mote supports int8 activations")
-            raise UnsupportedError(f"{model}: {builtin} (node {node.index}) has a {t.dtype.value} tensor "
-                                   f"{t.name!r}; {hint}")

@@ -13,16 +13,8 @@ from typing import Any
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 from mote.errors import ModelFileError, UnsupportedError
+from mote.frontend.tflite_options import options_table
 
-# The options table each supported builtin reads; another table in its place means a damaged file.
-OPTIONS = {
-    "CONV_2D": "Conv2DOptionsT", "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptionsT",
-    "FULLY_CONNECTED": "FullyConnectedOptionsT", "AVERAGE_POOL_2D": "Pool2DOptionsT", "MAX_POOL_2D": "Pool2DOptionsT",
-    "ADD": "AddOptionsT", "SUB": "SubOptionsT", "MUL": "MulOptionsT", "RESHAPE": "ReshapeOptionsT",
-    "SQUEEZE": "SqueezeOptionsT", "SOFTMAX": "SoftmaxOptionsT", "CONCATENATION": "ConcatenationOptionsT",
-    "PAD": "PadOptionsT", "MEAN": "ReducerOptionsT", "QUANTIZE": "QuantizeOptionsT",
-    "DEQUANTIZE": "DequantizeOptionsT",
-}
 MAX_OPTION_DIMS = 8  # TFLite Micro's limit for newShape and squeezeDims
 # Builtins whose options TFLite Micro reads without a default that works: missing ones are an error.
 OPTIONS_REQUIRED = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX"}
@@ -88,7 +80,8 @@ def check_structure(model: Any, name: str) -> None:
 def check_options(op: Any, builtin: str, where: str) -> None:
     """The builtin options of a supported operator are its own kind, and present where needed."""
     options = op.builtinOptions
-    expected = OPTIONS.get(builtin)
+    table = options_table(builtin)
+    expected = f"{table}T" if table else None
     if options is None:
         if builtin in OPTIONS_REQUIRED:
             raise ModelFileError(f"{where}: the operator's options ({expected}) are missing; the file is damaged")

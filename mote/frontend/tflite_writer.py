@@ -23,6 +23,8 @@ import flatbuffers
 import numpy as np
 import tflite_micro.tensorflow.lite.micro.python.schema_py_generated as schema
 
+from mote.frontend.tflite_options import options_table
+
 SCHEMA_VERSION = 3
 FILE_IDENTIFIER = b"TFL3"
 
@@ -35,53 +37,13 @@ _DTYPES: dict[str, tuple[int, type[np.generic]]] = {
     "int16": (schema.TensorType.INT16, np.int16),
     "int32": (schema.TensorType.INT32, np.int32),
     "float32": (schema.TensorType.FLOAT32, np.float32),
+    "uint8": (schema.TensorType.UINT8, np.uint8),
+    "int64": (schema.TensorType.INT64, np.int64),
+    "bool": (schema.TensorType.BOOL, np.bool_),
 }
 
 _BUILTIN_CODES: dict[str, int] = {
     name: code for name, code in vars(schema.BuiltinOperator).items() if not name.startswith("_")
-}
-
-# Builtin operator name -> name of its BuiltinOptions union member. Operators
-# that are absent have no options table (RELU, LOGISTIC, QUANTIZE, ...).
-_OPTIONS_FOR_OP: dict[str, str] = {
-    "ADD": "AddOptions",
-    "AVERAGE_POOL_2D": "Pool2DOptions",
-    "BATCH_MATMUL": "BatchMatMulOptions",
-    "CONCATENATION": "ConcatenationOptions",
-    "CONV_2D": "Conv2DOptions",
-    "DEPTHWISE_CONV_2D": "DepthwiseConv2DOptions",
-    "DIV": "DivOptions",
-    "EXPAND_DIMS": "ExpandDimsOptions",
-    "FULLY_CONNECTED": "FullyConnectedOptions",
-    "GATHER": "GatherOptions",
-    "HARD_SWISH": "HardSwishOptions",
-    "L2_POOL_2D": "Pool2DOptions",
-    "LEAKY_RELU": "LeakyReluOptions",
-    "LOG_SOFTMAX": "LogSoftmaxOptions",
-    "MAXIMUM": "MaximumMinimumOptions",
-    "MAX_POOL_2D": "Pool2DOptions",
-    "MEAN": "ReducerOptions",
-    "MINIMUM": "MaximumMinimumOptions",
-    "MIRROR_PAD": "MirrorPadOptions",
-    "MUL": "MulOptions",
-    "PACK": "PackOptions",
-    "PAD": "PadOptions",
-    "PADV2": "PadV2Options",
-    "REDUCE_MAX": "ReducerOptions",
-    "REDUCE_MIN": "ReducerOptions",
-    "REDUCE_PROD": "ReducerOptions",
-    "RESHAPE": "ReshapeOptions",
-    "RESIZE_BILINEAR": "ResizeBilinearOptions",
-    "RESIZE_NEAREST_NEIGHBOR": "ResizeNearestNeighborOptions",
-    "SOFTMAX": "SoftmaxOptions",
-    "SPLIT": "SplitOptions",
-    "SQUEEZE": "SqueezeOptions",
-    "STRIDED_SLICE": "StridedSliceOptions",
-    "SUB": "SubOptions",
-    "SUM": "ReducerOptions",
-    "TRANSPOSE": "TransposeOptions",
-    "TRANSPOSE_CONV": "TransposeConvOptions",
-    "UNPACK": "UnpackOptions",
 }
 
 # The schema defaults of these fields are 0, which no runtime accepts.
@@ -271,7 +233,7 @@ def _camel_case(snake: str) -> str:
 
 
 def _make_options(builtin: str, options: dict[str, Any]) -> tuple[int, Any]:
-    union_name = _OPTIONS_FOR_OP.get(builtin)
+    union_name = options_table(builtin)
     if union_name is None:
         if options:
             raise TypeError(f"{builtin} takes no options, got {sorted(options)}")

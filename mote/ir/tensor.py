@@ -13,6 +13,9 @@ class DType(Enum):
     INT16 = "int16"
     INT32 = "int32"
     FLOAT32 = "float32"
+    UINT8 = "uint8"  # at a model's boundary only: legacy uint8 models compute in int8 (mote.frontend)
+    INT64 = "int64"
+    BOOL = "bool"
 
     @property
     def np(self) -> np.dtype:
@@ -24,7 +27,7 @@ class DType(Enum):
 
     @property
     def c_type(self) -> str:
-        return "float" if self is DType.FLOAT32 else f"{self.value}_t"
+        return {DType.FLOAT32: "float", DType.BOOL: "bool"}.get(self, f"{self.value}_t")
 
 
 @dataclass(frozen=True)

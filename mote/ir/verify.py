@@ -25,7 +25,8 @@ MAX_TENSOR_BYTES = 256 << 20  # no MCU model comes near; keeps shape products fr
 MAX_MODEL_BYTES = 1 << 30  # all tensors together
 
 _INTEGER_RANGE = {DType.INT8: (-(2**7), 2**7 - 1), DType.INT16: (-(2**15), 2**15 - 1),
-                  DType.INT32: (-(2**31), 2**31 - 1), DType.FLOAT32: (-(2**31), 2**31 - 1)}
+                  DType.INT32: (-(2**31), 2**31 - 1), DType.FLOAT32: (-(2**31), 2**31 - 1),
+                  DType.UINT8: (0, 2**8 - 1), DType.INT64: (-(2**63), 2**63 - 1), DType.BOOL: (0, 0)}
 
 
 def check_tensors(graph_name: str, tensors: list[Tensor]) -> None:

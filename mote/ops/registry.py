@@ -41,7 +41,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Node, Tensor
+from mote.ir import DType, Node, Tensor
 
 
 class Emitter(Protocol):
@@ -126,8 +126,11 @@ class OpDef:
     # The op's kernel variants, fastest first, the generic one last; empty: `emit`, `scratch_bytes` and
     # `overlap` above are its one kernel.
     kernels: tuple[Kernel, ...] = ()
-    # Its attributes, each with its default (REQUIRED: the node must have it); read with `attr`.
+    # Its attributes, each with its default (REQUIRED: the node must have it); read with `attr`. The
+    # TFLite frontend fills each from the options field of the same name in camelCase.
     attrs: Mapping[str, Any] = field(default_factory=dict)
+    # The dtypes of the activations it computes on (its first input's), for the supported-operator table.
+    dtypes: tuple[DType, ...] = (DType.INT8,)
 
     def table(self) -> tuple[Kernel, ...]:
         """The op's kernel records (one built from `emit` for an op with a single kernel)."""
@@ -138,6 +141,18 @@ class OpDef:
 
 def _always(node: Node, params: Any) -> str | None:
     return None
+
+
+def takes(*dtypes: DType) -> Callable[[Node, Any], str | None]:
+    """An `accepts` for a kernel of some dtypes only, judged by the node's first input: an op with
+    kernels per dtype lists them with this, the dtype it checks last going last (no `accepts` needed)."""
+    names = " or ".join(d.value for d in dtypes)
+
+    def accepts(node: Node, params: Any) -> str | None:
+        x = node.inputs[0] if node.inputs else None
+        return None if x is not None and x.dtype in dtypes else f"takes {names}"
+
+    return accepts
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 #define MOTE_TYPES_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef enum { MOTE_OK = 0, MOTE_ERROR = 1 } mote_status;

@@ -27,6 +27,9 @@ from mote.ops.registry import Core
 from mote.targets.base import Compiler, MemorySizes, Target, TargetFigures, TargetRun
 
 WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
+# Float kernels give TFLite Micro's bits only if each multiply and add rounds on its own: no fused
+# multiply-add (GCC fuses across statements by default where the CPU has FMA), no fast-math.
+FLOAT_SEMANTICS = ("-ffp-contract=off",)
 SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
 
 
@@ -100,7 +103,7 @@ def build_host(model: CompiledModel, project_dir: Path, opt: str = "-O2", saniti
     `project_dir/model_host`."""
     Host().write_project(model, project_dir)
     cc = find_cc()
-    flags = (opt, *WARNINGS, *(SANITIZERS if sanitize else ()))
+    flags = (opt, *FLOAT_SEMANTICS, *WARNINGS, *(SANITIZERS if sanitize else ()))
     sources = ["main.c", "model.c", "weights.c", *sorted(str(p.relative_to(project_dir))
                                                           for p in (project_dir / "mote").glob("*.c"))]
     cmd = [cc, *flags, "-Imote", "-o", "model_host", *sources]

@@ -210,7 +210,7 @@ def test_rejects_mistakes() -> None:
     with pytest.raises(ValueError, match="elements"):
         mb.tensor("w", [3], "int8", data=np.array([1, 2]))
     with pytest.raises(ValueError, match="dtype"):
-        mb.tensor("w", [3], "uint8")
+        mb.tensor("w", [3], "complex64")
 
 
 # --- every op of the supported list loads and runs in TFLite Micro ----------------

@@ -21,7 +21,8 @@ GCC = "riscv64-unknown-elf-gcc"
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
 
 # For every compiler: no libc, one section per function and object so the linker drops unused ones.
-_COMMON = ("-ffreestanding", "-ffunction-sections", "-fdata-sections", "-fno-common")
+# -ffp-contract=off: no fused multiply-add, so that float kernels round as TFLite Micro's do.
+_COMMON = ("-ffreestanding", "-ffunction-sections", "-fdata-sections", "-fno-common", "-ffp-contract=off")
 _WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 
 
