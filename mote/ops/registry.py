@@ -143,6 +143,23 @@ def _always(node: Node, params: Any) -> str | None:
     return None
 
 
+def per_dtype(functions: Mapping[DType, Callable[..., Any]]) -> Callable[..., Any]:
+    """One of an op's functions (check, shape, prepare, reference; anything called with the node first)
+    that runs the version for the dtype of the node's first input. For `check`, a dtype with no
+    version is refused in one line naming the dtypes the op takes; the others run after `check`."""
+    names = ", ".join(d.value for d in functions)
+
+    def call(node: Node, *args: Any) -> Any:
+        x = node.inputs[0] if node.inputs else None
+        function = functions.get(x.dtype) if x is not None else None
+        if function is None:
+            got = x.dtype.value if x is not None else "missing"
+            raise UnsupportedError(f"node {node.name!r} ({node.op}): the input is {got}; the op takes {names}")
+        return function(node, *args)
+
+    return call
+
+
 def takes(*dtypes: DType) -> Callable[[Node, Any], str | None]:
     """An `accepts` for a kernel of some dtypes only, judged by the node's first input: an op with
     kernels per dtype lists them with this, the dtype it checks last going last (no `accepts` needed)."""
