@@ -207,7 +207,8 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     accelerator = find_accelerator(args.accel) if args.accel else None
     return pipeline.run(args.model or pipeline.default_model(), target=_target(args, config), input_path=args.input,
                         seed=args.seed, work_dir=args.keep, accelerator=accelerator, calib=args.calib,
-                        calib_method=args.calib_method, input_shapes=parse_input_shapes(args.input_shape))
+                        calib_method=args.calib_method, input_shapes=parse_input_shapes(args.input_shape),
+                        check_tflm=True)
 
 
 def _target(args: argparse.Namespace, config: Rv32Config) -> Target:

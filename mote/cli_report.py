@@ -56,6 +56,8 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
     verdict = "[green]bit-exact[/green]" if report.bit_exact else f"[red]{report.mismatches} mismatches[/red]"
     print_ = out.print
     print_(f"outputs vs reference interpreter: {verdict}")
+    if report.tflite_micro is not None:
+        print_(f"outputs vs TFLite Micro: {markup(report.tflite_micro.describe())}")
     print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B), "
            f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
     print_(markup(describe(data["arena"])))

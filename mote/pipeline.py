@@ -21,6 +21,7 @@ from mote.ops.registry import Core
 from mote.outputs import check_output_root, check_project_dir, safe_file_name
 from mote.reference import interpret
 from mote.targets import Target, TargetFigures, find_target
+from mote.tflm_match import TflmMatch, tflm_match
 
 __all__ = ["RunReport", "compile_model", "default_model", "run"]
 
@@ -46,6 +47,7 @@ class RunReport:
     mismatches: int
     figures: TargetFigures
     onnxruntime: dict[str, Any] = field(default_factory=dict)  # ONNX models: the match with onnxruntime
+    tflite_micro: TflmMatch | None = None  # TFLite models, when asked: the match with TFLite Micro
 
     @functools.cached_property
     def arena(self) -> dict[str, Any]:
@@ -71,6 +73,7 @@ class RunReport:
             "arena": self.arena,
             **self.figures.to_json(),
             **self.onnxruntime,
+            **(self.tflite_micro.to_json() if self.tflite_micro else {}),
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
                         "runs_on": layer.runs_on, "macs": layer.macs, "scratch_bytes": layer.scratch_bytes,
                         **self.figures.layer_json(layer.index)}
@@ -80,10 +83,12 @@ class RunReport:
 
 def run(model_path: Path, *, target: str | Target = "host", input_path: Path | None = None, seed: int = 0,
         work_dir: Path | None = None, accelerator: Accelerator | None = None, calib: Path | None = None,
-        calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None) -> RunReport:
+        calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None,
+        check_tflm: bool = False) -> RunReport:
     """Compile, build and run on `target` (a name of mote.targets.TARGETS with its defaults, or a
     configured Target such as Rv32(Rv32Config(...))); compare every output with the reference
-    interpreter (which runs the original graph: offloading must not change a single bit)."""
+    interpreter (which runs the original graph: offloading must not change a single bit). `check_tflm`:
+    a .tflite model also runs in TFLite Micro's interpreter on the same inputs (mote.tflm_match)."""
     chosen = find_target(target) if isinstance(target, str) else target
     chosen.check_accelerator(accelerator)
     onnx_model = None
@@ -106,5 +111,6 @@ def run(model_path: Path, *, target: str | Target = "host", input_path: Path | N
         outcome = chosen.run(compiled, project, inputs)
     mismatches = sum(int(np.count_nonzero(outcome.outputs[k] != v)) for k, v in expected.items())
     onnxruntime = onnx_model.report(inputs, outcome.outputs) if onnx_model is not None else {}
+    tflm = tflm_match(model_path, original, inputs, outcome.outputs) if check_tflm and onnx_model is None else None
     return RunReport(str(model_path), chosen.name, compiled, outcome.outputs, mismatches, outcome.figures,
-                     onnxruntime)
+                     onnxruntime, tflm)

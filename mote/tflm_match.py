@@ -1,0 +1,82 @@
+"""The same inputs through TFLite Micro's own interpreter: `mote run` on a .tflite model says how the
+outputs it computed compare with the tool the model was written for.
+
+Integers must be identical. Floats are identical too where mote's kernels keep TFLite Micro's operation
+order; where a transcendental function is involved, mote's own implementation may differ by a few units
+in the last place (ULP): the comparison reports the largest difference in ULP. A model TFLite Micro
+refuses (a legacy uint8 model, say) is reported as such: mote's reference is then the only check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mote.ir import Graph
+
+ARENA_BYTES = 64 << 20  # the interpreter's arena: large enough for any model that fits an MCU
+
+
+@dataclass(frozen=True)
+class TflmMatch:
+    ran: bool  # False: TFLite Micro refused the model (`note` says why)
+    mismatches: int = 0  # output values that differ
+    max_ulp: int = 0  # float outputs: the largest difference in units in the last place
+    note: str = ""
+
+    @property
+    def identical(self) -> bool:
+        return self.ran and self.mismatches == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tflite_micro": {"ran": self.ran, "mismatches": self.mismatches, "max_ulp": self.max_ulp,
+                                 **({"note": self.note} if self.note else {})}}
+
+    def describe(self) -> str:
+        if not self.ran:
+            return f"not run by TFLite Micro ({self.note}); checked against mote's reference only"
+        if self.identical:
+            return "identical"
+        ulp = f", at most {self.max_ulp} ULP apart" if self.max_ulp else ""
+        values = "1 value differs" if self.mismatches == 1 else f"{self.mismatches} values differ"
+        return f"{values}{ulp}"
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|a - b| in float32 ULPs: the count of representable floats between them (0 for equal values;
+    +0 and -0 are equal; NaN against anything is the largest distance)."""
+    def ordered(x: np.ndarray) -> np.ndarray:
+        bits = np.ascontiguousarray(x, dtype=np.float32).view(np.int32).astype(np.int64)
+        return np.where(bits < 0, -(bits & 0x7FFFFFFF), bits)  # monotonic in the float's value
+
+    distance = np.abs(ordered(a) - ordered(b))
+    return np.where(np.isnan(a) | np.isnan(b), np.int64(1) << 32, distance)
+
+
+def tflm_match(model_path: Path, graph: Graph, inputs: dict[str, np.ndarray],
+               outputs: dict[str, np.ndarray]) -> TflmMatch:
+    """Run the model in TFLite Micro's interpreter on `inputs` and compare with `outputs`."""
+    from tflite_micro.python.tflite_micro import runtime  # loads the interpreter's native library: only here
+
+    try:
+        interpreter = runtime.Interpreter.from_bytes(Path(model_path).read_bytes(), arena_size=ARENA_BYTES)
+        for i, t in enumerate(graph.inputs):
+            interpreter.set_input(np.ascontiguousarray(inputs[t.name]).reshape(t.shape), i)
+        interpreter.invoke()
+        expected = {t.name: np.asarray(interpreter.get_output(i)).reshape(t.shape) for i, t in enumerate(graph.outputs)}
+    except Exception as e:  # the interpreter raises RuntimeError or ValueError with its own message
+        reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
+        return TflmMatch(False, note=f"it refused the model: {reason[:120]}")
+    mismatches, max_ulp = 0, 0
+    for name, want in expected.items():
+        got = outputs[name]
+        if want.dtype == np.float32:
+            distance = ulp_distance(got, want)
+            mismatches += int(np.count_nonzero(distance))
+            max_ulp = max(max_ulp, int(distance.max(initial=0)))
+        else:
+            mismatches += int(np.count_nonzero(got != want))
+    return TflmMatch(True, mismatches, max_ulp)
