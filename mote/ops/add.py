@@ -19,11 +19,12 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
+from mote.ops import binary_f32
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
 from mote.ops.output_stage import output_stage
-from mote.ops.registry import CCall, Emitter, OpDef, Overlap, attr, register
+from mote.ops.registry import CCall, Emitter, OpDef, Overlap, attr, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier_smaller_than_one
 
 LEFT_SHIFT = 20  # TFLite's headroom for int8 add/sub: 255 << 20 still leaves room for the sum
@@ -145,5 +146,10 @@ def overlap(node: Node, p: AddParams) -> list[tuple[int, Overlap]]:
     return [(k, Overlap(at_most=0)) for k, t in enumerate(node.inputs) if t is not None and t.shape == out]
 
 
-OP = register(OpDef("add", output_shape, prepare, reference, emit, tflite=("ADD",), overlap=overlap, check=binary_int8,
-                    attrs={"activation": "NONE"}))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
+            DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("add", output_shape, _prepare, _reference, _emit, tflite=("ADD",), overlap=overlap, check=_check,
+                    attrs={"activation": "NONE"}, dtypes=tuple(BY_DTYPE)))

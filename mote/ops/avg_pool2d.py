@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import pool2d_f32
 from mote.ops.max_pool2d import PoolParams, pool_call, pool_params, pool_shape, windows
-from mote.ops.registry import POOL_ATTRS, CCall, Emitter, OpDef, attr, register
+from mote.ops.registry import POOL_ATTRS, CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_pool2d
 
 
@@ -52,5 +53,11 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * f[0] * f[1]
 
 
-OP = register(OpDef("avg_pool2d", pool_shape, prepare, reference, emit, macs, tflite=("AVERAGE_POOL_2D",),
-                    check=check_pool2d, attrs=POOL_ATTRS))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (check_pool2d, prepare, reference, emit),
+            DType.FLOAT32: (pool2d_f32.check, pool2d_f32.prepare, pool2d_f32.reference_avg,
+                            pool2d_f32.emitter("mote_avg_pool_f32"))}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("avg_pool2d", pool_shape, _prepare, _reference, _emit, macs, tflite=("AVERAGE_POOL_2D",),
+                    check=_check, attrs=POOL_ATTRS, dtypes=tuple(BY_DTYPE)))

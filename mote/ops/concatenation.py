@@ -8,41 +8,14 @@ its contiguous slab of shape[axis] * (product of the dimensions after the axis) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Node, Tensor
-from mote.ops import checks
+from mote.ir import DType, Node
+from mote.ops import checks, concatenation_f32
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
-
-
-@dataclass(frozen=True)
-class ConcatParams:
-    axis: int
-    outer: int  # product of the output dimensions before the axis
-    chunks: tuple[int, ...]  # per input: bytes it contributes per outer step
-
-
-def inputs_of(node: Node) -> list[Tensor]:
-    if not node.inputs or any(t is None for t in node.inputs):
-        raise UnsupportedError(f"node {node.name!r} (concatenation): needs at least one input, none absent")
-    return [t for t in node.inputs if t is not None]
-
-
-def shape(node: Node) -> list[tuple[int, ...]]:
-    xs, axis = inputs_of(node), attr(node, "axis")
-    first = xs[0].shape
-    if not 0 <= axis < len(first):
-        raise UnsupportedError(f"node {node.name!r} (concatenation): axis {axis} is out of range for "
-                               f"{len(first)}-D inputs")
-    for x in xs[1:]:
-        if len(x.shape) != len(first) or any(a != b for d, (a, b) in enumerate(zip(x.shape, first)) if d != axis):
-            raise UnsupportedError(f"node {node.name!r} (concatenation): input shapes {[list(t.shape) for t in xs]} "
-                                   f"differ outside axis {axis}")
-    return [(*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])]
+from mote.ops.concat_plan import ConcatParams, inputs_of, shape
+from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 
 
 def prepare(node: Node) -> ConcatParams:
@@ -87,5 +60,11 @@ def check(node: Node) -> None:
         raise checks.fail(node, f"axis {attr(node, 'axis')!r} is not a whole number")
 
 
-OP = register(OpDef("concatenation", shape, prepare, reference, emit, tflite=("CONCATENATION",), check=check,
-                    attrs={"axis": 0, "activation": "NONE"}))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
+            DType.FLOAT32: (concatenation_f32.check_concatenation, concatenation_f32.prepare_concatenation,
+                            concatenation_f32.reference_concatenation, concatenation_f32.emit_concatenation)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("concatenation", shape, _prepare, _reference, _emit, tflite=("CONCATENATION",), check=_check,
+                    attrs={"axis": 0, "activation": "NONE"}, dtypes=tuple(BY_DTYPE)))

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import conv2d_f32
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv2d_kernels import KERNELS
@@ -25,7 +26,7 @@ from mote.ops.conv_common import (
     requantize,
     require_symmetric_weights,
 )
-from mote.ops.registry import WINDOW_ATTRS, CCall, Emitter, OpDef, attr, register
+from mote.ops.registry import WINDOW_ATTRS, CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_conv2d
 from mote.ops.windows import grouped_conv, layer_windows, window_geometry
 
@@ -78,5 +79,10 @@ def _emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
     return KERNELS[-1].pack(node, p, em)  # the generic kernel; the table chooses per core
 
 
-OP = register(OpDef("conv2d", shape, prepare, reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
-                    check=check_conv2d, kernels=KERNELS, attrs=WINDOW_ATTRS))
+# Per activation dtype: (check, prepare, reference); the kernel records of other dtypes lead the table.
+BY_DTYPE = {DType.INT8: (check_conv2d, prepare, reference),
+            DType.FLOAT32: (conv2d_f32.check, conv2d_f32.prepare, conv2d_f32.reference)}
+
+_check, _prepare, _reference = dtype_columns(BY_DTYPE)
+OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
+                    check=_check, kernels=(conv2d_f32.KERNEL, *KERNELS), attrs=WINDOW_ATTRS, dtypes=tuple(BY_DTYPE)))

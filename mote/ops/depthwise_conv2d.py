@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import depthwise_conv2d_f32
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -35,7 +36,7 @@ from mote.ops.conv_common import (
     require_symmetric_weights,
 )
 from mote.ops.output_stage import output_multipliers, output_stage
-from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, register
+from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_depthwise_conv2d
 from mote.ops.windows import interior, layer_windows, window_geometry
 
@@ -244,6 +245,7 @@ def _channels_scratch(node: Node, p: DepthwiseParams) -> int:
 
 ALL_CORES = frozenset(Core)
 KERNELS = (
+    depthwise_conv2d_f32.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
     Kernel("mote_depthwise_conv_channels_s8", ALL_CORES, _pack_channels, _accepts_channels, _channels_scratch,
@@ -252,6 +254,11 @@ KERNELS = (
 )
 
 
-OP = register(OpDef("depthwise_conv2d", shape, prepare, reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
-                    accumulate=accumulate, check=check_depthwise_conv2d, kernels=KERNELS,
-                    attrs={**WINDOW_ATTRS, "depth_multiplier": 1}))
+# Per activation dtype: (check, prepare, reference).
+BY_DTYPE = {DType.INT8: (check_depthwise_conv2d, prepare, reference),
+            DType.FLOAT32: (depthwise_conv2d_f32.check, depthwise_conv2d_f32.prepare, depthwise_conv2d_f32.reference)}
+
+_check, _prepare, _reference = dtype_columns(BY_DTYPE)
+OP = register(OpDef("depthwise_conv2d", shape, _prepare, _reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
+                    accumulate=accumulate, check=_check, kernels=KERNELS, attrs={**WINDOW_ATTRS, "depth_multiplier": 1},
+                    dtypes=tuple(BY_DTYPE)))

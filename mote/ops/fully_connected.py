@@ -20,7 +20,8 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ints import ceil_div
-from mote.ir import Node, Tensor
+from mote.ir import DType, Node, Tensor
+from mote.ops import fully_connected_f32
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -32,7 +33,7 @@ from mote.ops.conv_common import (
     requantize,
 )
 from mote.ops.output_stage import output_multipliers
-from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, register
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_fully_connected
 from mote.quant import quantize_multiplier
 
@@ -153,11 +154,17 @@ def _accepts_blocked(node: Node, p: FullyConnectedParams) -> str | None:
 
 
 KERNELS = (
+    fully_connected_f32.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked, _accepts_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
 )
 
 
-OP = register(OpDef("fully_connected", shape, prepare, reference, _pack, macs, tflite=("FULLY_CONNECTED",),
-                    check=check_fully_connected, kernels=KERNELS,
-                    attrs={"activation": "NONE", "keep_num_dims": False}))
+# Per activation dtype: (check, prepare, reference).
+BY_DTYPE = {DType.INT8: (check_fully_connected, prepare, reference),
+            DType.FLOAT32: (fully_connected_f32.check, fully_connected_f32.prepare, fully_connected_f32.reference)}
+
+_check, _prepare, _reference = dtype_columns(BY_DTYPE)
+OP = register(OpDef("fully_connected", shape, _prepare, _reference, _pack, macs, tflite=("FULLY_CONNECTED",),
+                    check=_check, kernels=KERNELS, attrs={"activation": "NONE", "keep_num_dims": False},
+                    dtypes=tuple(BY_DTYPE)))

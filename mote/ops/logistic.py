@@ -18,10 +18,11 @@ import numpy as np
 
 from mote import fixedpoint as fp
 from mote.errors import UnsupportedError
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import activation_f32 as f32
 from mote.ops.add import quantized_int8
 from mote.ops.checks import unary_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, round_half_away, rounding_divide_by_pot
 
 INPUT_INTEGER_BITS = 4
@@ -89,4 +90,10 @@ def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
     return sigmoid_call("mote_logistic_s8", node, p, em)
 
 
-OP = register(OpDef("logistic", shape, prepare, reference, emit, tflite=("LOGISTIC",), check=unary_int8))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (unary_int8, prepare, reference, emit),
+            DType.FLOAT32: (f32.check, f32.prepare, f32.logistic_reference, f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("logistic", shape, _prepare, _reference, _emit, tflite=("LOGISTIC",), check=_check,
+                    dtypes=tuple(BY_DTYPE)))

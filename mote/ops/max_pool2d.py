@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import pool2d_f32
 from mote.ops.common import activation_range
-from mote.ops.registry import POOL_ATTRS, CCall, Emitter, OpDef, attr, register
+from mote.ops.registry import POOL_ATTRS, CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_pool2d
 from mote.ops.windows import masked_windows, window_geometry
 
@@ -43,8 +44,10 @@ def pool_params(node: Node) -> PoolParams:
 
 
 def pool_shape(node: Node) -> list[tuple[int, ...]]:
-    p = pool_params(node)
-    return [(p.batches, p.out_h, p.out_w, p.channels)]
+    x = node.inputs[0]
+    assert x is not None
+    g = window_geometry(node, (x.shape[1], x.shape[2]), attr(node, "filter"))  # any dtype
+    return [(x.shape[0], *g.out, x.shape[3])]
 
 
 def windows(p: PoolParams, x: np.ndarray) -> np.ma.MaskedArray:
@@ -68,5 +71,11 @@ def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
     return pool_call("mote_max_pool_s8", node, p, em)
 
 
-OP = register(OpDef("max_pool2d", pool_shape, pool_params, reference, emit, tflite=("MAX_POOL_2D",),
-                    check=check_pool2d, attrs=POOL_ATTRS))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (check_pool2d, pool_params, reference, emit),
+            DType.FLOAT32: (pool2d_f32.check, pool2d_f32.prepare, pool2d_f32.reference_max,
+                            pool2d_f32.emitter("mote_max_pool_f32"))}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("max_pool2d", pool_shape, _prepare, _reference, _emit, tflite=("MAX_POOL_2D",), check=_check,
+                    attrs=POOL_ATTRS, dtypes=tuple(BY_DTYPE)))

@@ -17,13 +17,12 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.fixedpoint import wrap32
-from mote.ir import Node
-from mote.ops import checks
+from mote.ir import DType, Node
+from mote.ops import checks, mean_f32
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
+from mote.ops.reduce_plan import MAX_DIMS, merged_dims, resolved_axes, shape
+from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
-
-MAX_DIMS = 8  # MOTE_MEAN_MAX_DIMS in mote_mean_s8.h
 
 
 @dataclass(frozen=True)
@@ -37,48 +36,6 @@ class MeanParams:
     multiplier: int  # Q31, with 1/count folded in
     shift: int  # > 0: left
     output_zero_point: int
-
-
-def resolved_axes(node: Node) -> tuple[int, ...]:
-    """The reduced axes, non-negative and without duplicates (TFLite's ResolveAxis)."""
-    x, axes = node.inputs[0], node.inputs[1] if len(node.inputs) > 1 else None
-    assert x is not None
-    if axes is None or axes.data is None:
-        raise UnsupportedError(f"node {node.name!r} (mean): the axes must be a constant tensor")
-    rank = len(x.shape)
-    resolved = []
-    for a in np.asarray(axes.data, dtype=np.int64).reshape(-1).tolist():
-        if not -rank <= a < rank:
-            raise UnsupportedError(f"node {node.name!r} (mean): axis {a} is out of range for a {rank}-D input")
-        resolved.append(a % rank)
-    return tuple(sorted(set(resolved)))
-
-
-def shape(node: Node) -> list[tuple[int, ...]]:
-    x = node.inputs[0]
-    assert x is not None
-    axes = resolved_axes(node)
-    if attr(node, "keep_dims"):
-        return [tuple(1 if d in axes else n for d, n in enumerate(x.shape))]
-    return [tuple(n for d, n in enumerate(x.shape) if d not in axes)]
-
-
-def merged_dims(in_shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[list[list[int]], list[list[int]]]:
-    """([extent, stride] of kept dims, same for reduced dims); neighbours of one kind merge into one."""
-    strides = [int(np.prod(in_shape[d + 1:], dtype=np.int64)) for d in range(len(in_shape))]
-    kept: list[list[int]] = []
-    reduced: list[list[int]] = []
-    previous = None
-    for d, n in enumerate(in_shape):
-        if n == 1:
-            continue
-        group = reduced if d in axes else kept
-        if previous is group:  # contiguous with the dimension before: one longer dimension
-            group[-1] = [group[-1][0] * n, strides[d]]
-        else:
-            group.append([n, strides[d]])
-        previous = group
-    return kept or [[1, 0]], reduced or [[1, 0]]
 
 
 def prepare(node: Node) -> MeanParams:
@@ -134,5 +91,10 @@ def check(node: Node) -> None:
         raise checks.fail(node, "attribute keep_dims must be true or false")
 
 
-OP = register(OpDef("mean", shape, prepare, reference, emit, macs=macs, tflite=("MEAN",), check=check,
-                    attrs={"keep_dims": False}))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
+            DType.FLOAT32: (mean_f32.check, mean_f32.prepare, mean_f32.reference, mean_f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("mean", shape, _prepare, _reference, _emit, macs=macs, tflite=("MEAN",), check=_check,
+                    attrs={"keep_dims": False}, dtypes=tuple(BY_DTYPE)))

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import binary_f32
 from mote.ops.add import quantized_int8
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -58,5 +59,10 @@ def emit(node: Node, p: MulParams, em: Emitter) -> CCall:
     return CCall("mote_mul_s8", "mote_mul_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("mul", output_shape, prepare, reference, emit, tflite=("MUL",), check=binary_int8,
-                    attrs={"activation": "NONE"}))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
+            DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("mul", output_shape, _prepare, _reference, _emit, tflite=("MUL",), check=_check,
+                    attrs={"activation": "NONE"}, dtypes=tuple(BY_DTYPE)))

@@ -7,51 +7,13 @@ int32 [rank, 2] tensor of non-negative (before, after) counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from mote.errors import UnsupportedError
-from mote.ir import Node
-from mote.ops import checks
+from mote.ir import DType, Node
+from mote.ops import checks, pad_f32
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
-
-MAX_RANK = 5  # TFLite's PadKernelMaxDimensionCount
-
-
-@dataclass(frozen=True)
-class PadParams:
-    in_shape: tuple[int, ...]  # extended to MAX_RANK with leading 1s
-    out_shape: tuple[int, ...]
-    before: tuple[int, ...]  # leading pad per dimension
-    pad_value: int
-
-
-def paddings(node: Node) -> np.ndarray:
-    """The [rank, 2] (before, after) counts, validated."""
-    x, pads = node.inputs[0], node.inputs[1] if len(node.inputs) > 1 else None
-    assert x is not None
-    if pads is None or pads.data is None:
-        raise UnsupportedError(f"node {node.name!r} (pad): the paddings must be a constant tensor")
-    if len(x.shape) > MAX_RANK:
-        raise UnsupportedError(f"node {node.name!r} (pad): {len(x.shape)}-D input; TFLite Micro pads up to "
-                               f"{MAX_RANK}-D")
-    p = np.asarray(pads.data, dtype=np.int64)
-    if p.size != 2 * len(x.shape):
-        raise UnsupportedError(f"node {node.name!r} (pad): paddings {p.tolist()} do not give (before, after) "
-                               f"for each of the {len(x.shape)} input dimensions")
-    p = p.reshape(len(x.shape), 2)
-    if (p < 0).any():
-        raise UnsupportedError(f"node {node.name!r} (pad): negative paddings {p.tolist()} are not supported")
-    return p
-
-
-def shape(node: Node) -> list[tuple[int, ...]]:
-    x = node.inputs[0]
-    assert x is not None
-    p = paddings(node)
-    return [tuple(int(n + b + a) for n, (b, a) in zip(x.shape, p))]
+from mote.ops.pad_plan import MAX_RANK, PadParams, merged, paddings, shape
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 
 
 def prepare(node: Node) -> PadParams:
@@ -70,19 +32,6 @@ def reference(node: Node, p: PadParams, inputs: list[np.ndarray]) -> list[np.nda
     return [out.reshape(node.outputs[0].shape)]
 
 
-def merged(p: PadParams) -> PadParams:
-    """The same padding with each unpadded innermost dimension folded into the one outside it, so
-    that the kernel copies rows as long as possible (NHWC padded in H and W: rows of W * C bytes)."""
-    ins, outs, before = list(p.in_shape), list(p.out_shape), list(p.before)
-    while len(ins) > 1 and ins[-1] == outs[-1] and before[-1] == 0:
-        n = ins.pop()
-        outs.pop()
-        before.pop()
-        ins[-1], outs[-1], before[-1] = ins[-1] * n, outs[-1] * n, before[-1] * n
-    lead = MAX_RANK - len(ins)
-    return PadParams((1,) * lead + tuple(ins), (1,) * lead + tuple(outs), (0,) * lead + tuple(before), p.pad_value)
-
-
 def emit(node: Node, p: PadParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
@@ -99,4 +48,9 @@ def check(node: Node) -> None:
     checks.int8_with_int32_constant(node, "paddings")
 
 
-OP = register(OpDef("pad", shape, prepare, reference, emit, tflite=("PAD",), check=check))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
+            DType.FLOAT32: (pad_f32.check_pad, pad_f32.prepare_pad, pad_f32.reference_pad, pad_f32.emit_pad)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("pad", shape, _prepare, _reference, _emit, tflite=("PAD",), check=_check, dtypes=tuple(BY_DTYPE)))

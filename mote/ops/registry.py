@@ -160,6 +160,13 @@ def per_dtype(functions: Mapping[DType, Callable[..., Any]]) -> Callable[..., An
     return call
 
 
+def dtype_columns(table: Mapping[DType, tuple[Callable[..., Any], ...]]) -> list[Callable[..., Any]]:
+    """`per_dtype` of each column of a table {dtype: (check, prepare, reference, ...)}: an op with
+    versions per dtype lists them as rows, one line each."""
+    width = len(next(iter(table.values())))
+    return [per_dtype({d: row[i] for d, row in table.items()}) for i in range(width)]
+
+
 def takes(*dtypes: DType) -> Callable[[Node, Any], str | None]:
     """An `accepts` for a kernel of some dtypes only, judged by the node's first input: an op with
     kernels per dtype lists them with this, the dtype it checks last going last (no `accepts` needed)."""
@@ -169,6 +176,7 @@ def takes(*dtypes: DType) -> Callable[[Node, Any], str | None]:
         x = node.inputs[0] if node.inputs else None
         return None if x is not None and x.dtype in dtypes else f"takes {names}"
 
+    accepts.other_dtype = True  # type: ignore[attr-defined]  # choose_kernel: not a kernel passed over
     return accepts
 
 
@@ -212,7 +220,8 @@ def choose_kernel(op: OpDef, node: Node, params: Any, core: Core) -> Choice:
         reason = kernel.accepts(node, params)
         if reason is None:
             return Choice(kernel, tuple(declined))
-        declined.append((kernel.func, reason))
+        if not getattr(kernel.accepts, "other_dtype", False):  # a kernel of another dtype is no choice
+            declined.append((kernel.func, reason))
     raise AssertionError(f"op {op.name}: no kernel for {core.value} accepts node {node.name!r} (the last must)")
 
 

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import relu_f32
 from mote.ops.add import quantized_int8
 from mote.ops.checks import unary_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 
@@ -55,4 +56,9 @@ def emit(node: Node, p: ReluParams, em: Emitter) -> CCall:
     return CCall("mote_relu_s8", "mote_relu_params", dict(vars(p)), [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-OP = register(OpDef("relu", shape, prepare, reference, emit, tflite=("RELU",), check=unary_int8))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (unary_int8, prepare, reference, emit),
+            DType.FLOAT32: (relu_f32.check, relu_f32.prepare, relu_f32.reference, relu_f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("relu", shape, _prepare, _reference, _emit, tflite=("RELU",), check=_check, dtypes=tuple(BY_DTYPE)))

@@ -20,10 +20,11 @@ import numpy as np
 
 from mote import fixedpoint as fp
 from mote.errors import UnsupportedError
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import activation_f32 as f32
 from mote.ops import checks
 from mote.ops.add import quantized_int8
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.quant import round_half_away, rounding_divide_by_pot
 
 SCALED_DIFF_INTEGER_BITS = 5
@@ -103,4 +104,10 @@ def check(node: Node) -> None:
         raise checks.fail(node, f"beta {beta!r} must be a finite positive number")
 
 
-OP = register(OpDef("softmax", shape, prepare, reference, emit, tflite=("SOFTMAX",), check=check, attrs={"beta": 1.0}))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
+            DType.FLOAT32: (f32.check, f32.softmax_prepare, f32.softmax_reference, f32.softmax_emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("softmax", shape, _prepare, _reference, _emit, tflite=("SOFTMAX",), check=_check,
+                    attrs={"beta": 1.0}, dtypes=tuple(BY_DTYPE)))

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import binary_f32
 from mote.ops.add import AddParams, add_multipliers, add_sub_call, add_sub_params, finish, overlap, scaled_inputs
 from mote.ops.broadcast import output_shape
 from mote.ops.checks import binary_int8
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 
 
 def prepare(node: Node) -> AddParams:
@@ -27,5 +28,10 @@ def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
     return add_sub_call(node, p, em, b_sign=-1)
 
 
-OP = register(OpDef("sub", output_shape, prepare, reference, emit, tflite=("SUB",), overlap=overlap, check=binary_int8,
-                    attrs={"activation": "NONE"}))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
+            DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("sub", output_shape, _prepare, _reference, _emit, tflite=("SUB",), overlap=overlap, check=_check,
+                    attrs={"activation": "NONE"}, dtypes=tuple(BY_DTYPE)))

@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from mote import fixedpoint as fp
-from mote.ir import Node
+from mote.ir import DType, Node
+from mote.ops import activation_f32 as f32
 from mote.ops.checks import unary_int8
 from mote.ops.logistic import INPUT_INTEGER_BITS, SigmoidParams, input_in_q4, shape, sigmoid_call, sigmoid_params
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 from mote.quant import rounding_divide_by_pot
 
 
@@ -29,4 +30,9 @@ def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
     return sigmoid_call("mote_tanh_s8", node, p, em)
 
 
-OP = register(OpDef("tanh", shape, sigmoid_params, reference, emit, tflite=("TANH",), check=unary_int8))
+# Per activation dtype: (check, prepare, reference, emit).
+BY_DTYPE = {DType.INT8: (unary_int8, sigmoid_params, reference, emit),
+            DType.FLOAT32: (f32.check, f32.prepare, f32.tanh_reference, f32.emit)}
+
+_check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
+OP = register(OpDef("tanh", shape, _prepare, _reference, _emit, tflite=("TANH",), check=_check, dtypes=tuple(BY_DTYPE)))
