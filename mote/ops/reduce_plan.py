@@ -1,5 +1,5 @@
-"""The planning of a reduction over constant axes (MEAN), for every dtype: the axes, the output shape, and
-the input's dimensions split into kept and reduced loops."""
+"""The planning of a reduction over constant axes, for every dtype: the axes, the output shape, and
+the input's dimensions split into kept and reduced loops (MEAN, SUM, REDUCE_MAX, REDUCE_MIN)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ def resolved_axes(node: Node) -> tuple[int, ...]:
     x, axes = node.inputs[0], node.inputs[1] if len(node.inputs) > 1 else None
     assert x is not None
     if axes is None or axes.data is None:
-        raise UnsupportedError(f"node {node.name!r} (mean): the axes must be a constant tensor")
+        raise UnsupportedError(f"node {node.name!r} ({node.op}): the axes must be a constant tensor")
     rank = len(x.shape)
     resolved = []
     for a in np.asarray(axes.data, dtype=np.int64).reshape(-1).tolist():
         if not -rank <= a < rank:
-            raise UnsupportedError(f"node {node.name!r} (mean): axis {a} is out of range for a {rank}-D input")
+            raise UnsupportedError(f"node {node.name!r} ({node.op}): axis {a} is out of range for a {rank}-D input")
         resolved.append(a % rank)
     return tuple(sorted(set(resolved)))
 

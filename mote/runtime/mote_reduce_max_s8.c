@@ -1,0 +1,24 @@
+#include "mote_reduce_max_s8.h"
+
+mote_status mote_reduce_max_s8(const mote_reduce_params *p, const int8_t *input, int8_t *output, mote_scratch scratch) {
+  const int32_t last = p->reduced_rank - 1;
+  const int32_t n = p->reduced_shape[last], step = p->reduced_strides[last];
+  int32_t kept_index[MOTE_REDUCE_MAX_DIMS] = {0};
+  int32_t kept_offset = 0;
+  (void)scratch;
+  do {
+    const int8_t *base = input + kept_offset;
+    int32_t index[MOTE_REDUCE_MAX_DIMS] = {0};
+    int32_t offset = 0;
+    int8_t acc = -128;
+    do {
+      const int8_t *row = base + offset;
+      for (int32_t i = 0; i < n; ++i) {
+        const int8_t v = row[i * step];
+        acc = v > acc ? v : acc;
+      }
+    } while (mote_reduce_next(last, p->reduced_shape, p->reduced_strides, index, &offset));
+    *output++ = acc;
+  } while (mote_reduce_next(p->kept_rank, p->kept_shape, p->kept_strides, kept_index, &kept_offset));
+  return MOTE_OK;
+}
