@@ -51,3 +51,83 @@ def tanhf(x: np.ndarray) -> np.ndarray:
     t = np.where(a < 0.125, small, np.where(a < 9.1, (e - 1.0) / (e + 1.0), 1.0))
     out = np.where(x < 0, -t, t).astype(np.float32)
     return np.where(np.isnan(x), x, out).astype(np.float32)
+
+
+_LOG_SERIES = [1.0 / n for n in range(21, 0, -2)]
+_SIN_SERIES = [1.0 / 355687428096000.0, -1.0 / 1307674368000.0, 1.0 / 6227020800.0, -1.0 / 39916800.0,
+               1.0 / 362880.0, -1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0, 1.0]
+_COS_SERIES = [-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0, -1.0 / 87178291200.0, 1.0 / 479001600.0,
+               -1.0 / 3628800.0, 1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5, 1.0]
+_EXPM1_SERIES = [1.0 / 5040.0, 1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0]
+_ROUNDER = 6755399441055744.0  # 1.5 * 2^52: adding it rounds a double to an integer
+
+
+def logf(x: np.ndarray) -> np.ndarray:
+    """mote_logf."""
+    x = np.asarray(x, np.float32)
+    bits = x.astype(np.float64).view(np.uint64)
+    k = ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64) - 1023
+    m = ((bits & np.uint64(0x000FFFFFFFFFFFFF)) | np.uint64(1023 << 52)).view(np.float64)
+    high = m > 1.4142135623730951
+    m = np.where(high, m * 0.5, m)
+    k = k + high
+    s = (m - 1.0) / (m + 1.0)
+    s2 = s * s
+    series = np.full_like(s, 1.0 / 23.0)
+    for c in _LOG_SERIES:
+        series = series * s2 + c
+    out = (k * 0.6931471805599453 + 2.0 * s * series).astype(np.float32)
+    out = np.where(x == 0, np.float32(-np.inf), np.where(x < 0, np.float32(np.nan), out))
+    return np.where(np.isnan(x) | np.isinf(x), x, out).astype(np.float32)
+
+
+def _trig_reduce(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = x * 0.6366197723675814 + _ROUNDER
+    quadrant = (t.view(np.uint64) & np.uint64(3)).astype(np.int64)
+    q = t - _ROUNDER
+    return (x - q * 1.5707963267341256) - q * 6.077100506506192e-11, quadrant
+
+
+def _series(r2: np.ndarray, first: float, coefficients: list[float]) -> np.ndarray:
+    p = np.full_like(r2, first)
+    for c in coefficients:
+        p = p * r2 + c
+    return p
+
+
+def _trig(x: np.ndarray, cosine: bool) -> np.ndarray:
+    x = np.asarray(x, np.float32)
+    with np.errstate(invalid="ignore"):
+        r, quadrant = _trig_reduce(np.where(np.isfinite(x), x, 0).astype(np.float64))
+    r2 = r * r
+    sin_r = r * _series(r2, -1.0 / 121645100408832000.0, _SIN_SERIES)
+    cos_r = _series(r2, 1.0 / 2432902008176640000.0, _COS_SERIES)
+    if cosine:
+        value = np.where(quadrant & 1, sin_r, cos_r)
+        value = np.where((quadrant + 1) & 2, -value, value)
+    else:
+        value = np.where(quadrant & 1, cos_r, sin_r)
+        value = np.where(quadrant & 2, -value, value)
+    return np.where(np.isfinite(x), value.astype(np.float32), np.float32(np.nan)).astype(np.float32)
+
+
+def sinf(x: np.ndarray) -> np.ndarray:
+    """mote_sinf."""
+    return _trig(x, cosine=False)
+
+
+def cosf(x: np.ndarray) -> np.ndarray:
+    """mote_cosf."""
+    return _trig(x, cosine=True)
+
+
+def expm1f(x: np.ndarray) -> np.ndarray:
+    """mote_expm1f."""
+    x = np.asarray(x, np.float32)
+    xd = np.clip(x, -30.0, 89.0).astype(np.float64)
+    small = xd * _series(xd, 1.0 / 40320.0, _EXPM1_SERIES)
+    with np.errstate(over="ignore"):
+        large = exp_double(xd) - 1.0
+        out = np.where(np.abs(xd) < 0.015625, small, large).astype(np.float32)
+    out = np.where(x > 89.0, np.float32(np.inf), np.where(x < -30.0, np.float32(-1.0), out))
+    return np.where(np.isnan(x), x, out).astype(np.float32)

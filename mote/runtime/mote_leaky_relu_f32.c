@@ -1,0 +1,11 @@
+#include "mote_leaky_relu_f32.h"
+
+mote_status mote_leaky_relu_f32(const mote_leaky_relu_f32_params *p, const float *input, float *output,
+                                mote_scratch scratch) {
+  (void)scratch;
+  for (int32_t i = 0; i < p->size; ++i) {
+    const float x = input[i];
+    output[i] = x > 0.0f ? x : x * p->alpha;
+  }
+  return MOTE_OK;
+}

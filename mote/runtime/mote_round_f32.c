@@ -1,0 +1,12 @@
+#include "mote_round_f32.h"
+
+#include "mote_float_round.h"
+
+mote_status mote_round_f32(const mote_elementwise_f32_params *p, const float *input, float *output, mote_scratch scratch) {
+  (void)scratch;
+  for (int32_t i = 0; i < p->size; ++i) {
+    const float x = input[i];
+    output[i] = mote_round_half_even(x);
+  }
+  return MOTE_OK;
+}

@@ -1,0 +1,10 @@
+#include "mote_square_f32.h"
+
+mote_status mote_square_f32(const mote_elementwise_f32_params *p, const float *input, float *output, mote_scratch scratch) {
+  (void)scratch;
+  for (int32_t i = 0; i < p->size; ++i) {
+    const float x = input[i];
+    output[i] = x * x;
+  }
+  return MOTE_OK;
+}
