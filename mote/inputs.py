@@ -22,6 +22,8 @@ def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
     for t in graph.inputs:
         if t.dtype is DType.FLOAT32:
             out[t.name] = rng.uniform(-1.0, 1.0, t.shape).astype(np.float32)
+        elif t.dtype is DType.BOOL:
+            out[t.name] = rng.integers(0, 2, t.shape).astype(bool)
         else:
             info = np.iinfo(t.dtype.np)
             out[t.name] = rng.integers(info.min, info.max + 1, t.shape, dtype=t.dtype.np)

@@ -3,6 +3,7 @@
 #define MOTE_BINARY_F32_H
 
 #include "mote_broadcast.h"
+#include "mote_types.h"
 
 /* The output walked as `rank` nested loops over `shape` (mote_broadcast.h); each output is
  * clamp(a op b, act_min, act_max), as TFLite Micro's float kernels compute it. */
