@@ -61,9 +61,9 @@ def check(node: Node) -> None:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
-            DType.FLOAT32: (concatenation_f32.check_concatenation, concatenation_f32.prepare_concatenation,
-                            concatenation_f32.reference_concatenation, concatenation_f32.emit_concatenation)}
+_BYTES = (concatenation_f32.check_concatenation, concatenation_f32.prepare_concatenation,
+          concatenation_f32.reference_concatenation, concatenation_f32.emit_concatenation)
+BY_DTYPE = {DType.INT8: (check, prepare, reference, emit), **dict.fromkeys(concatenation_f32.BYTE_DTYPES, _BYTES)}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
 OP = register(OpDef("concatenation", shape, _prepare, _reference, _emit, tflite=("CONCATENATION",), check=_check,

@@ -1,4 +1,4 @@
-"""CONCATENATION in float32 (or any unquantized dtype): a byte copy through mote_concatenation_s8.
+"""CONCATENATION in float32, int16, int32, int64 and bool: a byte copy through mote_concatenation_s8.
 
 TFLite Micro's float concatenation copies slabs and takes no fused activation; the int8 kernel does
 the same on the tensors' bytes when each input's chunk is counted in bytes.
@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from mote.ir import Node, Tensor
+from mote.ir import DType, Node, Tensor
 from mote.ops import checks
 from mote.ops.concat_plan import ConcatParams, inputs_of
 from mote.ops.concat_plan import shape as concat_shape
-from mote.ops.float_common import float_activation
 from mote.ops.registry import CCall, Emitter, attr
+
+BYTE_DTYPES = (DType.FLOAT32, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)
 
 
 def _bytes(em: Emitter, t: Tensor, const: bool = True) -> str:
@@ -25,9 +26,12 @@ def check_concatenation(node: Node) -> None:
     if not node.inputs or len(node.outputs) != 1:
         raise checks.fail(node, f"has {len(node.inputs)} inputs and {len(node.outputs)} outputs; the op takes at "
                                 "least one input and produces one output")
+    out = node.outputs[0]
+    checks.dtype(node, out, "output", *BYTE_DTYPES)
     for k, t in enumerate(node.inputs):
-        float_activation(node, t, f"input {k}")
-    float_activation(node, node.outputs[0], "output")
+        if t is None:
+            raise checks.fail(node, f"input {k} is missing")
+        checks.dtype(node, t, f"input {k}", out.dtype)
     if attr(node, "activation") != "NONE":
         raise checks.fail(node, f"fused activation {attr(node, 'activation')} is not supported by TFLite Micro")
     if not isinstance(attr(node, "axis"), int):

@@ -1,10 +1,11 @@
-"""RESHAPE and SQUEEZE: the bytes stay as they are, only the shape changes (planned in place)."""
+"""RESHAPE, SQUEEZE and EXPAND_DIMS: the bytes stay as they are, only the shape changes (planned in place).
+Any dtype: nothing is computed."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from mote.ir import Node
+from mote.ir import DType, Node
 from mote.ops import checks
 from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 
@@ -59,6 +60,30 @@ def check_squeeze(node: Node) -> None:
                                 f"{list(out.shape)}")
 
 
-RESHAPE = register(OpDef("reshape", shape, prepare, reference, emit, in_place=True, tflite=("RESHAPE",), check=check))
+def check_expand_dims(node: Node) -> None:
+    """As `check`, with a constant axis in [-rank - 1, rank] whose insertion gives the output shape."""
+    checks.input_count(node, 2)
+    check(node)
+    x, axis_t, out = node.inputs[0], checks.present(node, 1, "axis"), node.outputs[0]
+    assert x is not None
+    checks.dtype(node, axis_t, "axis", DType.INT32, DType.INT64)
+    checks.constant(node, axis_t, "axis")
+    if axis_t.size != 1:
+        raise checks.fail(node, f"the axis {axis_t.name!r} holds {axis_t.size} values; it must be one")
+    rank, axis = len(x.shape), int(np.asarray(axis_t.data).reshape(-1)[0])
+    if not -rank - 1 <= axis <= rank:
+        raise checks.fail(node, f"axis {axis} is out of range for a {rank}-D input")
+    axis = axis % (rank + 1)
+    expected = (*x.shape[:axis], 1, *x.shape[axis:])
+    if expected != out.shape:
+        raise checks.fail(node, f"expanding {list(x.shape)} at axis {axis} gives {list(expected)}, but the output "
+                                f"{out.name!r} is {list(out.shape)}")
+
+
+ANY = (DType.FLOAT32, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)
+RESHAPE = register(OpDef("reshape", shape, prepare, reference, emit, in_place=True, tflite=("RESHAPE",), check=check,
+                         dtypes=ANY))
 SQUEEZE = register(OpDef("squeeze", shape, prepare, reference, emit, in_place=True, tflite=("SQUEEZE",),
-                          check=check_squeeze, attrs={"squeeze_dims": ()}))
+                          check=check_squeeze, attrs={"squeeze_dims": ()}, dtypes=ANY))
+EXPAND_DIMS = register(OpDef("expand_dims", shape, prepare, reference, emit, in_place=True, tflite=("EXPAND_DIMS",),
+                             check=check_expand_dims, dtypes=ANY))
