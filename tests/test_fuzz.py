@@ -17,6 +17,7 @@ from tests.fuzzing.campaign import Summary, run_campaign
 from tests.fuzzing.cases import Case, Outcome, run_case, run_in_child, same, traceback_site
 from tests.fuzzing.cli_check import check_cli, run_cli
 from tests.fuzzing.mutate import mutate
+from tests.fuzzing.op_seeds import MODEL_SEEDS
 from tests.fuzzing.results import results_section, write_results
 from tests.fuzzing.seeds import SINGLE_OP_BUILDERS, seed_models
 
@@ -28,11 +29,12 @@ CLI_EVERY = 10
 
 def test_seed_models_cover_every_supported_operator() -> None:
     supported = {builtin for op in registry.OPS.values() for builtin in op.tflite}
-    assert supported <= set(SINGLE_OP_BUILDERS)
+    assert supported <= set(SINGLE_OP_BUILDERS) | set(MODEL_SEEDS), sorted(
+        supported - set(SINGLE_OP_BUILDERS) - set(MODEL_SEEDS))
     assert {"digits_cnn", "ad01", "kws"} <= set(seed_models())
 
 
-@pytest.mark.parametrize("builtin", sorted(SINGLE_OP_BUILDERS))
+@pytest.mark.parametrize("builtin", sorted([*SINGLE_OP_BUILDERS, *MODEL_SEEDS]))
 def test_single_op_seed_runs_bit_exact_as_c(builtin: str, check_model: Callable[..., object]) -> None:
     """Every seed is a valid model: its C builds and matches TFLite Micro (so a mutant's failure is the mutation's)."""
     check_model(seed_models()[builtin.lower()], seeds=1)

@@ -25,7 +25,8 @@ def test_ulp_distance_counts_floats_between() -> None:
 def test_run_reports_the_match_with_tflite_micro() -> None:
     report = run(default_model(), check_tflm=True)
     assert report.tflite_micro is not None and report.tflite_micro.identical
-    assert report.to_json()["tflite_micro"] == {"ran": True, "mismatches": 0, "max_ulp": 0}
+    assert report.to_json()["tflite_micro"] == {"ran": True, "agrees": True, "mismatches": 0, "max_ulp": 0,
+                                                "ulp_bound": 0}
     assert "tflite_micro" not in run(default_model()).to_json()  # only when asked
 
 
@@ -37,7 +38,7 @@ def test_a_changed_output_is_counted(tmp_path: Path) -> None:
     outputs[name] = outputs[name].copy()
     outputs[name].flat[0] = np.nextafter(outputs[name].flat[0], np.float32(2), dtype=np.float32)
     match = tflm_match(default_model(), graph, inputs, outputs)
-    assert (match.ran, match.mismatches, match.max_ulp) == (True, 1, 1)
+    assert (match.ran, match.mismatches, match.max_ulp, match.agrees) == (True, 1, 1, False)
     assert match.describe() == "1 value differs, at most 1 ULP apart"
 
 

@@ -54,35 +54,39 @@ def _axis(node: Node, x: Tensor) -> int:
     return axis % rank
 
 
-def check(node: Node) -> None:
-    out = node.outputs[0]
-    if node.op == "select_v2":
-        checks.input_count(node, 3)
-        c, x, y = (checks.present(node, i, role) for i, role in enumerate(("condition", "x", "y")))
-        checks.dtype(node, c, "condition", DType.BOOL)
-        checks.dtype(node, x, "x", *DTYPES["select_v2"])
-        checks.dtype(node, y, "y", x.dtype)
-        checks.dtype(node, out, "output", x.dtype)
-        try:
-            np.broadcast_shapes(c.shape, x.shape, y.shape)
-        except ValueError:
-            raise checks.fail(node, f"shapes {list(c.shape)}, {list(x.shape)} and {list(y.shape)} do not "
-                                    "broadcast") from None
-        if len(out.shape) > MAX_RANK:
-            raise checks.fail(node, f"the output is {len(out.shape)}-D; the op takes at most {MAX_RANK}-D")
-        return
+def check_select(node: Node) -> None:
+    checks.input_count(node, 3)
+    c, x, y = (checks.present(node, i, role) for i, role in enumerate(("condition", "x", "y")))
+    checks.dtype(node, c, "condition", DType.BOOL)
+    checks.dtype(node, x, "x", *DTYPES["select_v2"])
+    checks.dtype(node, y, "y", x.dtype)
+    checks.dtype(node, node.outputs[0], "output", x.dtype)
+    try:
+        np.broadcast_shapes(c.shape, x.shape, y.shape)
+    except ValueError:
+        raise checks.fail(node, f"shapes {list(c.shape)}, {list(x.shape)} and {list(y.shape)} do not "
+                                "broadcast") from None
+    if len(node.outputs[0].shape) > MAX_RANK:
+        raise checks.fail(node, f"the output is {len(node.outputs[0].shape)}-D; the op takes at most {MAX_RANK}-D")
+
+
+def check_gather(node: Node) -> None:
     checks.input_count(node, 2)
     x = checks.present(node, 0, "input")
     checks.dtype(node, x, "input", *DTYPES[node.op])
     _axis(node, x)
-    if node.op == "gather":
-        indices = checks.present(node, 1, "indices")
-        checks.dtype(node, indices, "indices", DType.INT32)
-        checks.dtype(node, out, "output", x.dtype)
-        if attr(node, "batch_dims") != 0:
-            raise checks.fail(node, f"batch_dims {attr(node, 'batch_dims')} is not supported (only 0)")
-    else:
-        checks.dtype(node, out, "output", DType.INT32)  # TFLite Micro writes no int64 positions
+    checks.dtype(node, checks.present(node, 1, "indices"), "indices", DType.INT32)
+    checks.dtype(node, node.outputs[0], "output", x.dtype)
+    if attr(node, "batch_dims") != 0:
+        raise checks.fail(node, f"batch_dims {attr(node, 'batch_dims')} is not supported (only 0)")
+
+
+def check_arg(node: Node) -> None:
+    checks.input_count(node, 2)
+    x = checks.present(node, 0, "input")
+    checks.dtype(node, x, "input", *DTYPES[node.op])
+    _axis(node, x)
+    checks.dtype(node, node.outputs[0], "output", DType.INT32)  # TFLite Micro writes no int64 positions
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -157,6 +161,10 @@ def emit(node: Node, p: PickParams, em: Emitter) -> CCall:
     return CCall("mote_arg_max_min", "mote_arg_max_min_params", fields, [em.tensor(x), em.tensor(out)])
 
 
-for _name in DTYPES:
-    register(OpDef(_name, shape, prepare, reference, emit, tflite=(_name.upper(),), check=check,
-                   attrs={"axis": 0, "batch_dims": 0} if _name == "gather" else {}, dtypes=DTYPES[_name]))
+register(OpDef("gather", shape, prepare, reference, emit, tflite=("GATHER",), check=check_gather,
+               attrs={"axis": 0, "batch_dims": 0}, dtypes=DTYPES["gather"]))
+register(OpDef("select_v2", shape, prepare, reference, emit, tflite=("SELECT_V2",), check=check_select,
+               dtypes=DTYPES["select_v2"]))
+for _name in ("arg_max", "arg_min"):
+    register(OpDef(_name, shape, prepare, reference, emit, tflite=(_name.upper(),), check=check_arg,
+                   dtypes=DTYPES[_name]))

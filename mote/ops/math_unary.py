@@ -73,7 +73,13 @@ class UnaryParams:
 def prepare(node: Node) -> UnaryParams:
     x = node.inputs[0]
     assert x is not None
-    return UnaryParams(x.size, float(F32(attr(node, "alpha"))) if node.op == "leaky_relu" else 0.0)
+    return UnaryParams(x.size)
+
+
+def prepare_leaky_relu(node: Node) -> UnaryParams:
+    x = node.inputs[0]
+    assert x is not None
+    return UnaryParams(x.size, float(F32(attr(node, "alpha"))))
 
 
 def reference(node: Node, p: UnaryParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
@@ -103,5 +109,5 @@ def _shape(node: Node) -> list[tuple[int, ...]]:
 for _name, _unary in UNARY.items():
     register(OpDef(_name, _shape, prepare, reference, emit, tflite=(_unary.builtin,), check=unary_float,
                    dtypes=(DType.FLOAT32,)))
-register(OpDef("leaky_relu", _shape, prepare, reference, emit, tflite=("LEAKY_RELU",), check=unary_float,
+register(OpDef("leaky_relu", _shape, prepare_leaky_relu, reference, emit, tflite=("LEAKY_RELU",), check=unary_float,
                attrs={"alpha": 0.2}, dtypes=(DType.FLOAT32,)))

@@ -29,6 +29,7 @@ from mote.inputs import random_inputs
 from mote.ir import Graph
 from mote.reference import interpret
 from mote.targets.host import build_host
+from mote.tflm_match import ulp_bound, ulp_distance
 from tests.fuzzing.cli_check import check_cli
 from tests.fuzzing.mutate import mutate
 from tests.fuzzing.seeds import seed_models
@@ -134,11 +135,15 @@ def tflm_outputs(data: bytes, graph: Graph, inputs: dict[str, np.ndarray]) -> li
     return [np.array(interp.get_output(i)) for i in range(len(graph.outputs))]
 
 
-def same(got: np.ndarray, want: np.ndarray) -> bool:
-    """Bit for bit: same dtype, same number of values, same values (NaN equal to NaN)."""
+def same(got: np.ndarray, want: np.ndarray, ulp: int = 0) -> bool:
+    """Bit for bit: same dtype, same number of values, same values (NaN equal to NaN); float values up to
+    `ulp` apart when given (mote.tflm_match.ulp_bound)."""
     got, want = np.asarray(got), np.asarray(want)
     if got.dtype != want.dtype or got.size != want.size:
         return False
+    if ulp and got.dtype == np.float32:
+        distance = np.where(np.isnan(got) & np.isnan(want), 0, ulp_distance(got, want))
+        return bool((distance <= ulp).all())
     return bool(np.array_equal(got.reshape(-1), want.reshape(-1), equal_nan=got.dtype.kind == "f"))
 
 
@@ -148,7 +153,8 @@ def compare_tflm(data: bytes, graph: Graph, inputs: dict[str, np.ndarray], refer
         return "refused"
     if status != "ok":
         return "crashed"
-    return "match" if all(same(reference[t.name], r) for t, r in zip(graph.outputs, result)) else "mismatch"
+    bound = ulp_bound(graph)
+    return "match" if all(same(reference[t.name], r, bound) for t, r in zip(graph.outputs, result)) else "mismatch"
 
 
 def compare_c(compiled: Any, inputs: dict[str, np.ndarray], reference: dict[str, np.ndarray],

@@ -1,5 +1,6 @@
 """The models the fuzzer mutates: the bundled digits CNN, two MLPerf Tiny models, and one small model per
-TFLite operator mote supports (so a mutation can reach every op's loader, prepare and kernel code)."""
+TFLite operator mote supports (so a mutation can reach every op's loader, prepare and kernel code): built
+here, or taken from the op's own test (tests.fuzzing.op_seeds)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from mote.frontend.tflite_writer import ModelBuilder
+from tests.fuzzing.op_seeds import MODEL_SEEDS
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL_FILES = {
@@ -173,4 +175,5 @@ def seed_models() -> dict[str, bytes]:
     """Every seed by name, in a fixed order (case numbers depend on it)."""
     models = {name: path.read_bytes() for name, path in MODEL_FILES.items()}
     models.update({builtin.lower(): single_op_model(builtin) for builtin in SINGLE_OP_BUILDERS})
+    models.update({builtin.lower(): build() for builtin, build in MODEL_SEEDS.items()})
     return models

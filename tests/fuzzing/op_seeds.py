@@ -1,0 +1,67 @@
+"""Seeds for the operators whose tests already build a small model of them: one model per TFLite builtin, taken
+from the op's own test (float32 where the op has it, so that mutations reach the float paths too)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from mote.frontend.tflite_writer import ModelBuilder
+from mote.ops.math_binary import BINARY
+from mote.ops.math_unary import UNARY
+from tests.ops.test_cast import cast_model
+from tests.ops.test_math_binary import binary_model
+from tests.ops.test_math_unary import model as unary_model
+from tests.ops.test_pack import pack_model, unpack_model
+from tests.ops.test_reduce import reduce_model
+from tests.ops.test_split import split_model
+from tests.ops.test_strided import strided_model
+
+
+def _model(builtin: str, inputs: list[tuple[str, list[int], str]], output: tuple[list[int], str],
+           constants: list[tuple[list[int], object]] | None = None, **options: object) -> Callable[[], bytes]:
+    """A builder of a one-op model: graph inputs, then constant int32 inputs, and one output."""
+    def build() -> bytes:
+        mb = ModelBuilder()
+        xs = [mb.tensor(name, shape, dtype) for name, shape, dtype in inputs]
+        cs = [mb.tensor(f"c{i}", shape, "int32", data=np.asarray(data)) for i, (shape, data) in
+              enumerate(constants or [])]
+        y = mb.tensor("y", output[0], output[1])
+        mb.op(builtin, [*cs, *xs] if builtin == "FILL" else [*xs, *cs], [y], **options)
+        return mb.build(xs, [y])
+    return build
+
+
+MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
+    **{u.builtin: (lambda b=u.builtin: unary_model(b)) for u in UNARY.values()},
+    "LEAKY_RELU": lambda: unary_model("LEAKY_RELU"),
+    **{s.builtin: (lambda n=name: binary_model(n, s_dtype(n), [2, 3], [3])) for name, s in BINARY.items()},
+    "REDUCE_MAX": lambda: reduce_model("REDUCE_MAX", "float32", [2, 3, 4], [1], False, np.random.default_rng(0)),
+    "REDUCE_MIN": lambda: reduce_model("REDUCE_MIN", "int8", [2, 3, 4], [2], True, np.random.default_rng(0)),
+    "SUM": lambda: reduce_model("SUM", "int8", [2, 3, 4], [1, 2], False, np.random.default_rng(0)),
+    "SPLIT": lambda: split_model("SPLIT", "float32", [2, 6], 1, [3, 3]),
+    "SPLIT_V": lambda: split_model("SPLIT_V", "int8", [2, 6], 1, [1, -1, 2]),
+    "TRANSPOSE": lambda: strided_model("TRANSPOSE", "float32"),
+    "SLICE": lambda: strided_model("SLICE", "int8"),
+    "STRIDED_SLICE": lambda: strided_model("STRIDED_SLICE", "float32"),
+    "REVERSE_V2": lambda: strided_model("REVERSE_V2", "int16"),
+    "PACK": lambda: pack_model("float32", 1),
+    "UNPACK": lambda: unpack_model("int8", 1),
+    "CAST": lambda: cast_model("float32", "int8"),
+    "GATHER": _model("GATHER", [("x", [4, 3], "float32")], ([2, 3], "float32"), [([2], [3, 1])], axis=0),
+    "LOGICAL_NOT": _model("LOGICAL_NOT", [("x", [3, 4], "bool")], ([3, 4], "bool")),
+    "EXPAND_DIMS": _model("EXPAND_DIMS", [("x", [3, 4], "float32")], ([3, 1, 4], "float32"), [([1], [1])]),
+    "ZEROS_LIKE": _model("ZEROS_LIKE", [("x", [3, 4], "float32")], ([3, 4], "float32")),
+    "FILL": _model("FILL", [("v", [], "float32")], ([2, 3], "float32"), [([2], [2, 3])]),
+    "SHAPE": _model("SHAPE", [("x", [2, 5], "float32")], ([2], "int32")),
+    "SELECT_V2": _model("SELECT_V2", [("c", [3, 1], "bool"), ("x", [3, 4], "float32"), ("z", [4], "float32")],
+                        ([3, 4], "float32")),
+    "ARG_MAX": _model("ARG_MAX", [("x", [3, 5], "float32")], ([3], "int32"), [([1], [1])], output_type=2),
+    "ARG_MIN": _model("ARG_MIN", [("x", [3, 5], "int8")], ([5], "int32"), [([1], [0])], output_type=2),
+}
+
+
+def s_dtype(name: str) -> str:
+    """The dtype of an element-wise binary op's seed: float32 where it runs float32, else its first dtype."""
+    return "float32" if "float32" in [d.value for d in BINARY[name].dtypes] else BINARY[name].dtypes[0].value
