@@ -55,8 +55,14 @@ def check(node: Node) -> None:
             raise checks.fail(node, f"part {k} differs from part 0 in shape or dtype")
     whole = node.outputs[0] if node.op == "pack" else checks.present(node, 0, "input")
     checks.dtype(node, whole, "packed tensor", part.dtype)
-    if node.op == "unpack" and (whole.shape[axis] != len(node.outputs) or attr(node, "num") != len(node.outputs)):
-        raise checks.fail(node, f"num {attr(node, 'num')} and the axis extent {whole.shape[axis]} must both equal "
+
+
+def check_unpack(node: Node) -> None:
+    check(node)
+    x, (_, axis) = node.inputs[0], _parts(node)
+    assert x is not None
+    if x.shape[axis] != len(node.outputs) or attr(node, "num") != len(node.outputs):
+        raise checks.fail(node, f"num {attr(node, 'num')} and the axis extent {x.shape[axis]} must both equal "
                                 f"the {len(node.outputs)} outputs")
 
 
@@ -98,5 +104,5 @@ def emit(node: Node, p: PackParams, em: Emitter) -> CCall:
 
 register(OpDef("pack", shape, prepare, reference, emit, tflite=("PACK",), check=check,
                attrs={"values_count": 0, "axis": 0}, dtypes=DTYPES["pack"]))
-register(OpDef("unpack", shape, prepare, reference, emit, tflite=("UNPACK",), check=check,
+register(OpDef("unpack", shape, prepare, reference, emit, tflite=("UNPACK",), check=check_unpack,
                attrs={"num": 0, "axis": 0}, dtypes=DTYPES["unpack"]))
