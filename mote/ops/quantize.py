@@ -139,4 +139,4 @@ KERNELS = (
 
 
 OP = register(OpDef("quantize", shape, prepare, reference, _pack_requantize, tflite=("QUANTIZE",), check=check,
-                    kernels=KERNELS))
+                    kernels=KERNELS, dtypes=(DType.INT8, DType.FLOAT32)))

@@ -57,6 +57,8 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "SHAPE": _model("SHAPE", [("x", [2, 5], "float32")], ([2], "int32")),
     "SELECT_V2": _model("SELECT_V2", [("c", [3, 1], "bool"), ("x", [3, 4], "float32"), ("z", [4], "float32")],
                         ([3, 4], "float32")),
+    "L2_POOL_2D": _model("L2_POOL_2D", [("x", [1, 4, 4, 2], "float32")], ([1, 2, 2, 2], "float32"), padding="VALID",
+                         stride_h=2, stride_w=2, filter_height=2, filter_width=2),
     "ARG_MAX": _model("ARG_MAX", [("x", [3, 5], "float32")], ([3], "int32"), [([1], [1])], output_type=2),
     "ARG_MIN": _model("ARG_MIN", [("x", [3, 5], "int8")], ([5], "int32"), [([1], [0])], output_type=2),
 }
