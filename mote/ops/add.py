@@ -19,7 +19,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
-from mote.ops import binary_f32
+from mote.ops import binary_f32, binary_s32
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
@@ -148,7 +148,8 @@ def overlap(node: Node, p: AddParams) -> list[tuple[int, Overlap]]:
 
 # Per activation dtype: (check, prepare, reference, emit).
 BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
-            DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit)}
+            DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit),
+            DType.INT32: (binary_s32.check, binary_s32.prepare, binary_s32.reference, binary_s32.emit)}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
 OP = register(OpDef("add", output_shape, _prepare, _reference, _emit, tflite=("ADD",), overlap=overlap, check=_check,

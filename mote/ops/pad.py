@@ -50,7 +50,8 @@ def check(node: Node) -> None:
 
 # Per activation dtype: (check, prepare, reference, emit).
 BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
-            DType.FLOAT32: (pad_f32.check_pad, pad_f32.prepare_pad, pad_f32.reference_pad, pad_f32.emit_pad)}
+            **dict.fromkeys((DType.FLOAT32, DType.INT32),
+                            (pad_f32.check_pad, pad_f32.prepare_pad, pad_f32.reference_pad, pad_f32.emit_pad))}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
 OP = register(OpDef("pad", shape, _prepare, _reference, _emit, tflite=("PAD",), check=_check, dtypes=tuple(BY_DTYPE)))

@@ -1,4 +1,4 @@
-"""PAD in float32 (or any unquantized dtype): a byte copy through mote_pad_s8.
+"""PAD in float32 and int32 (padded with zero bytes, which are 0.0 and 0): a byte copy through mote_pad_s8.
 
 TFLite Micro's float PAD writes 0.0, whose bytes are all zero: the int8 kernel pads the tensors' bytes
 with the zero byte once the innermost dimension (and its leading pad) is widened by the element size.
@@ -10,7 +10,6 @@ import numpy as np
 
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
-from mote.ops.float_common import float_activation
 from mote.ops.pad_plan import MAX_RANK, PadParams, merged, paddings
 from mote.ops.pad_plan import shape as pad_shape
 from mote.ops.registry import CCall, Emitter
@@ -23,11 +22,12 @@ def _bytes(em: Emitter, t: Tensor, const: bool = True) -> str:
 
 def check_pad(node: Node) -> None:
     checks.input_count(node, 2)
-    float_activation(node, node.inputs[0], "input")
+    x = checks.present(node, 0, "input")
+    checks.dtype(node, x, "input", DType.FLOAT32, DType.INT32)  # padded with zero bytes: 0.0 and 0
     pads = checks.present(node, 1, "paddings")
     checks.dtype(node, pads, "paddings", DType.INT32)
     checks.constant(node, pads, "paddings")
-    float_activation(node, node.outputs[0], "output")
+    checks.dtype(node, node.outputs[0], "output", x.dtype)
 
 
 def prepare_pad(node: Node) -> PadParams:

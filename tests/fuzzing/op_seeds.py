@@ -36,6 +36,8 @@ def _model(builtin: str, inputs: list[tuple[str, list[int], str]], output: tuple
 MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     **{u.builtin: (lambda b=u.builtin: unary_model(b)) for u in UNARY.values()},
     "LEAKY_RELU": lambda: unary_model("LEAKY_RELU"),
+    "LOG_SOFTMAX": _model("LOG_SOFTMAX", [("x", [2, 5], "float32")], ([2, 5], "float32")),
+    "L2_NORMALIZATION": _model("L2_NORMALIZATION", [("x", [2, 5], "float32")], ([2, 5], "float32")),
     **{s.builtin: (lambda n=name: binary_model(n, s_dtype(n), [2, 3], [3])) for name, s in BINARY.items()},
     "REDUCE_MAX": lambda: reduce_model("REDUCE_MAX", "float32", [2, 3, 4], [1], False, np.random.default_rng(0)),
     "REDUCE_MIN": lambda: reduce_model("REDUCE_MIN", "int8", [2, 3, 4], [2], True, np.random.default_rng(0)),
