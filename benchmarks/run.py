@@ -20,6 +20,7 @@ import numpy as np
 from dla import dla_report  # benchmarks/dla.py, host_timing.py and onnx_cnns.py, beside this script
 from host_timing import host_cores, host_us
 from onnx_cnns import onnx_report
+from operator_set import operator_set_report
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.accel import find_accelerator
@@ -257,6 +258,8 @@ def main() -> int:
             vp.append(measure_vp(label, file, Path(tmp), "zig"))
             if label in SEED_QVANILLA:
                 qvanilla.append(measure_qvanilla(label, file, Path(tmp)))
+        print("measuring the float32 models ...", file=sys.stderr)
+        operator_set = operator_set_report(Path(tmp))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -264,7 +267,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *kept_fuzz_section()])
+        *onnx_report(), *operator_set, *kept_fuzz_section()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

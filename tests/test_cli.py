@@ -95,15 +95,23 @@ def _model_with(op: str, dtype: str = "int8", **options: object) -> bytes:
 
 
 def test_unsupported_operator(tmp_path: Path) -> None:
-    (tmp_path / "abs.tflite").write_bytes(_model_with("ABS"))
-    proc = mote("compile", tmp_path / "abs.tflite", "-o", tmp_path / "out")
-    assert_one_line_error(proc, "ABS", "node 0", "CONV_2D", "SOFTMAX")
+    (tmp_path / "cumsum.tflite").write_bytes(_model_with("CUMSUM"))
+    proc = mote("compile", tmp_path / "cumsum.tflite", "-o", tmp_path / "out")
+    assert_one_line_error(proc, "CUMSUM", "node 0", "CONV_2D", "SOFTMAX")
     assert not (tmp_path / "out").exists()
 
 
-def test_float_only_model(tmp_path: Path) -> None:
+def test_float_model_runs_and_matches_tflite_micro(tmp_path: Path) -> None:
     (tmp_path / "float.tflite").write_bytes(_model_with("RELU", dtype="float32"))
-    assert_one_line_error(mote("run", tmp_path / "float.tflite"), "float32", "int8")
+    proc = mote("run", tmp_path / "float.tflite", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["bit_exact"] and report["tflite_micro"]["mismatches"] == 0
+
+
+def test_an_op_without_the_models_dtype_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "abs.tflite").write_bytes(_model_with("ABS"))  # int8 ABS: TFLite Micro has it, mote not yet
+    assert_one_line_error(mote("compile", tmp_path / "abs.tflite", "-o", tmp_path / "out"), "int8", "float32")
 
 
 @pytest.mark.parametrize("content", [b"", b"not a model at all", None])

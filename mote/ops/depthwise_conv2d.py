@@ -9,7 +9,9 @@ with depth multiplier 1 and no dilation (any stride and padding) when its accumu
 (then `folded_bias` is set): sixteen channels at a time, weights packed by `pack_3x3`, pixel pairs at
 stride 1; mote_depthwise_conv_channels_s8 for any other filter with depth multiplier 1: a pixel's taps
 over its contiguous channels into int32 accumulators in scratch (about twice as fast as the generic
-kernel on the host and on rv32); mote_depthwise_conv_s8 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
+kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth multipliers above 1
+(an input pixel read once per tap into up to eight register accumulators); mote_depthwise_conv_s8
+otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
 runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
 its nine weights and output stage in registers.
 """
@@ -239,6 +241,14 @@ def _accepts_channels(node: Node, p: DepthwiseParams) -> str | None:
     return None if p.depth_multiplier == 1 else "depth multiplier != 1"
 
 
+def _pack_multiplier(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    return replace(_pack_generic(node, p, em), func="mote_depthwise_conv_multiplier_s8")  # the generic's params
+
+
+def _accepts_multiplier(node: Node, p: DepthwiseParams) -> str | None:
+    return None if p.depth_multiplier > 1 else "depth multiplier 1"
+
+
 def _channels_scratch(node: Node, p: DepthwiseParams) -> int:
     return 4 * p.in_ch
 
@@ -250,6 +260,7 @@ KERNELS = (
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
     Kernel("mote_depthwise_conv_channels_s8", ALL_CORES, _pack_channels, _accepts_channels, _channels_scratch,
            scratch_why="one pixel's int32 accumulators"),
+    Kernel("mote_depthwise_conv_multiplier_s8", ALL_CORES, _pack_multiplier, _accepts_multiplier),
     Kernel("mote_depthwise_conv_s8", ALL_CORES, _pack_generic),
 )
 

@@ -111,7 +111,7 @@ def test_depthwise_conv2d_matches_tflm(seed: int, check_model: Callable[..., obj
     kernel = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
     fast = case.filt == (3, 3) and case.multiplier == 1 and case.dilation == (1, 1)
     assert (kernel.folded_bias is not None) == fast
-    other = "mote_depthwise_conv_channels_s8" if case.multiplier == 1 else "mote_depthwise_conv_s8"
+    other = "mote_depthwise_conv_channels_s8" if case.multiplier == 1 else "mote_depthwise_conv_multiplier_s8"
     assert chosen(graph.nodes[0]) == ("mote_depthwise_conv_3x3_s8" if fast else other)
 
 
@@ -207,6 +207,19 @@ def test_depthwise_conv2d_channels_sanitized(core: Core, check_model: Callable[.
     case = Case(2, (9, 10), 21, 1, (5, 3), (2, 1), (2, 1), "SAME", "RELU", True, True)
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=core)
     assert chosen(graph.nodes[0], core) == "mote_depthwise_conv_channels_s8"
+
+
+@pytest.mark.parametrize("case", [
+    Case(1, (49, 40), 1, 8, (10, 8), (2, 2), (1, 1), "SAME", "RELU", True, True),  # micro_speech's shape
+    Case(2, (7, 9), 3, 11, (3, 2), (1, 2), (2, 1), "SAME", "RELU6", True, False),  # 8 + 3 per channel, dilated
+    Case(1, (6, 6), 5, 2, (1, 4), (2, 1), (1, 1), "VALID", "NONE", False, True),
+], ids=["micro_speech", "eleven_dilated", "two_valid"])
+@pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR], ids=lambda c: c.value)
+def test_depthwise_conv2d_multiplier_sanitized(case: Case, core: Core, check_model: Callable[..., object]) -> None:
+    """Depth multipliers above 1: the multiplier kernel, blocks of eight outputs and a remainder."""
+    rng = np.random.default_rng(case.multiplier)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=core)
+    assert chosen(graph.nodes[0], core) == "mote_depthwise_conv_multiplier_s8"
 
 
 def test_depthwise_conv2d_macs() -> None:

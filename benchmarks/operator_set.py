@@ -1,0 +1,110 @@
+"""Issue 16's figures: float32 models on the host against TFLite Micro and on the rv32 virtual platform with
+soft-float, and the micro_speech-shaped depthwise convolution on rv32."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from host_timing import host_cores, host_us
+from tflite_micro.python import tflite_micro
+
+from mote.codegen.compile import compile_graph
+from mote.frontend import load
+from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
+from mote.inputs import random_inputs
+from mote.ops.registry import Core
+from mote.targets.rv32 import Rv32Config, build_rv32
+from mote.tflm_match import tflm_match
+
+REPO = Path(__file__).resolve().parents[1]
+# The sine model ships with the tflite-micro package (Apache-2.0): read from there, never copied in.
+SINE = Path(tflite_micro.__path__[0]) / "sine_float.tflite"
+FLOAT_MODELS = {"digits CNN, float32 (models/float)": REPO / "models" / "float" / "digits_cnn_f32.tflite",
+                "sine regressor, float32 (tflite-micro's example)": SINE}
+REPEATS = 5
+
+
+def _tflm_us(path: Path, inputs: dict[str, np.ndarray]) -> float:
+    from tflite_micro.python.tflite_micro import runtime
+
+    interp = runtime.Interpreter.from_file(str(path), arena_size=4 << 20)
+    for i, value in enumerate(inputs.values()):
+        interp.set_input(value, i)
+    interp.invoke()
+    samples = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        interp.invoke()
+        samples.append((time.perf_counter() - start) * 1e6)
+    return statistics.median(samples)
+
+
+def measure_float(label: str, path: Path, work: Path) -> dict[str, object]:
+    compile_s = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        compiled = compile_graph(load(path))
+        compile_s.append(time.perf_counter() - start)
+    graph = compiled.graph
+    inputs = random_inputs(graph, 0)
+    mote_us = {core.value: host_us(graph, core, work, inputs) for core in host_cores()}
+    firmware = build_rv32(compile_graph(graph, core=Core.SCALAR), work / f"{path.stem}-rv32", Rv32Config(cc="zig"))
+    vp = firmware.run(inputs)
+    match = tflm_match(path, graph, inputs, vp.outputs)
+    return {"model": label, "macs": compiled.macs, "mote_us": mote_us, "tflm_us": _tflm_us(path, inputs),
+            "compile_s": statistics.median(compile_s), "instructions": vp.instructions,
+            "per_mac": vp.instructions / compiled.macs if compiled.macs else 0.0,
+            "tflm": match.describe()}
+
+
+def micro_speech_depthwise() -> bytes:
+    """A layer shaped like micro_speech's first one: 49x40x1 in, depth multiplier 8, a 10x8 filter, stride 2."""
+    rng = np.random.default_rng(0)
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 49, 40, 1], "int8", scale=0.1, zero_point=-10)
+    scales = list(rng.uniform(0.002, 0.02, 8))
+    w = mb.tensor("w", [1, 10, 8, 8], "int8", scale=scales, zero_point=0, axis=3,
+                  data=rng.integers(-127, 128, [1, 10, 8, 8]))
+    b = mb.tensor("b", [8], "int32", scale=[0.1 * s for s in scales], zero_point=0, data=rng.integers(-500, 500, 8))
+    y = mb.tensor("y", [1, 25, 20, 8], "int8", scale=0.05, zero_point=-128)
+    mb.op("DEPTHWISE_CONV_2D", [x, w, b], [y], padding="SAME", stride_h=2, stride_w=2, depth_multiplier=8,
+          fused_activation_function="RELU")
+    return mb.build([x], [y])
+
+
+def measure_micro_speech(work: Path) -> dict[str, object]:
+    graph = load_tflite(micro_speech_depthwise(), "micro_speech_dw")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    run = build_rv32(compiled, work / "micro_speech_dw", Rv32Config(cc="zig")).run(random_inputs(graph, 0))
+    return {"kernel": compiled.layers[0].kernel, "macs": compiled.macs, "instructions": run.instructions,
+            "per_mac": run.instructions / compiled.macs}
+
+
+def operator_set_report(work: Path) -> list[str]:
+    rows = [measure_float(label, path, work) for label, path in FLOAT_MODELS.items()]
+    cores = list(rows[0]["mote_us"])  # type: ignore[arg-type]
+    speech = measure_micro_speech(work)
+    return [
+        "## Float32 models (issue 16)", "",
+        "Host: one inference, median of 5, mote's generated C (gcc -O2, -ffp-contract=off) against TFLite Micro's "
+        "interpreter (the `tflite-micro` package) in the same run. rv32: one inference on the virtual platform, "
+        "soft-float through zig's compiler runtime (rv32imc); the outputs compared with TFLite Micro's.", "",
+        "| model | MACs | compile s | " + " | ".join(f"mote {c} µs" for c in cores)
+        + " | TFLM µs | " + " | ".join(f"speed-up {c}" for c in cores)
+        + " | rv32 soft-float instructions | per MAC | rv32 outputs vs TFLM |",
+        "|---|---:|---:|" + "---:|" * (2 * len(cores) + 3) + "---|",
+        *[f"| {r['model']} | {r['macs']:,} | {r['compile_s']:.3f} | "
+          + " | ".join(f"{r['mote_us'][c]:.1f}" for c in cores)  # type: ignore[index]
+          + f" | {r['tflm_us']:.1f} | "
+          + " | ".join(f"{float(r['tflm_us']) / r['mote_us'][c]:.1f}x" for c in cores)  # type: ignore[index]
+          + f" | {r['instructions']:,} | {r['per_mac']:.1f} | {r['tflm']} |" for r in rows], "",
+        "Not measured, because not built yet: an int16 (16x8) model, and rv32imfc (the F extension).", "",
+        "## micro_speech's depthwise convolution on rv32 (issue 16)", "",
+        "One layer shaped like micro_speech's first (49x40x1 input, depth multiplier 8, 10x8 filter, stride 2, "
+        f"SAME), built by `benchmarks/operator_set.py`: kernel {speech['kernel']}, {speech['macs']:,} MACs, "
+        f"{speech['instructions']:,} instructions, {speech['per_mac']:.1f} per MAC (goal: at most 4).", "",
+    ]
