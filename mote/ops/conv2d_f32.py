@@ -24,7 +24,7 @@ from mote.ops.float_common import (
     float_data,
     float_range,
 )
-from mote.ops.registry import CCall, Core, Emitter, Kernel, takes
+from mote.ops.registry import CCall, Core, Emitter, Kernel
 from mote.ops.windows import window_geometry
 
 
@@ -147,4 +147,4 @@ def _pack(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
         "bias": em.const(p.bias, "bias")}, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-KERNEL = Kernel("mote_conv_f32", frozenset(Core), _pack, takes(DType.FLOAT32))
+KERNEL = Kernel("mote_conv_f32", frozenset(Core), _pack, dtypes=frozenset({DType.FLOAT32}))

@@ -14,7 +14,7 @@ from mote.ops import checks
 from mote.ops.conv2d_f32 import FloatWindowParams, check_bias, check_window_layer, geometry_fields, window_params
 from mote.ops.conv2d_f32 import window_taps as taps_of
 from mote.ops.float_common import accumulate_taps, clamp
-from mote.ops.registry import CCall, Core, Emitter, Kernel, attr, takes
+from mote.ops.registry import CCall, Core, Emitter, Kernel, attr
 
 
 def check(node: Node) -> None:
@@ -54,4 +54,4 @@ def _pack(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
         "bias": em.const(p.bias, "bias")}, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-KERNEL = Kernel("mote_depthwise_conv_f32", frozenset(Core), _pack, takes(DType.FLOAT32))
+KERNEL = Kernel("mote_depthwise_conv_f32", frozenset(Core), _pack, dtypes=frozenset({DType.FLOAT32}))

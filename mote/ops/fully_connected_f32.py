@@ -22,7 +22,7 @@ from mote.ops.float_common import (
     float_data,
     float_range,
 )
-from mote.ops.registry import CCall, Core, Emitter, Kernel, attr, takes
+from mote.ops.registry import CCall, Core, Emitter, Kernel, attr
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,4 +85,4 @@ def _pack(node: Node, p: FullyConnectedF32Params, em: Emitter) -> CCall:
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-KERNEL = Kernel("mote_fully_connected_f32", frozenset(Core), _pack, takes(DType.FLOAT32))
+KERNEL = Kernel("mote_fully_connected_f32", frozenset(Core), _pack, dtypes=frozenset({DType.FLOAT32}))

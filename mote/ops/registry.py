@@ -7,8 +7,10 @@ cost (`macs`), then calls `register`. The reference interpreter and the C code g
 start from the same `prepare` result, so they cannot disagree about a constant.
 
 An op with several C kernels lists them as `Kernel` records, fastest first: for a layer and a core,
-the first record that serves the core and accepts the layer wins (`choose_kernel`), and the last one,
-the generic kernel, always accepts. A record carries everything about its kernel: the accept test,
+the first record that serves the core, computes on the layer's dtype and accepts the layer wins
+(`choose_kernel`); the last one, the generic integer kernel, always accepts. Records for float32 (and
+other dtypes) declare it (`Kernel.dtypes`) and lead the table. A record carries everything about its kernel:
+the accept test,
 the compile-time packing of its params struct, its scratch, how its output may overlap its input,
 and the rv32 assembly twins that replace C files of the library. Adding a variant is one record and
 its C file.
@@ -167,19 +169,6 @@ def dtype_columns(table: Mapping[DType, tuple[Callable[..., Any], ...]]) -> list
     return [per_dtype({d: row[i] for d, row in table.items()}) for i in range(width)]
 
 
-def takes(*dtypes: DType) -> Callable[[Node, Any], str | None]:
-    """An `accepts` for a kernel of some dtypes only, judged by the node's first input: an op with
-    kernels per dtype lists them with this, the dtype it checks last going last (no `accepts` needed)."""
-    names = " or ".join(d.value for d in dtypes)
-
-    def accepts(node: Node, params: Any) -> str | None:
-        x = node.inputs[0] if node.inputs else None
-        return None if x is not None and x.dtype in dtypes else f"takes {names}"
-
-    accepts.other_dtype = True  # type: ignore[attr-defined]  # choose_kernel: not a kernel passed over
-    return accepts
-
-
 @dataclass(frozen=True)
 class Kernel:
     """One C kernel of an op (see the module docstring)."""
@@ -195,6 +184,13 @@ class Kernel:
     # rv32 assembly functions (mote.targets.rv32.micro) that replace library C files it calls.
     twins: tuple[str, ...] = ()
     scratch_why: str = "the kernel's working buffer"  # what its scratch holds, for the arena notes
+    # The dtypes of the first input it computes on (None: whatever the records before it leave). A record
+    # for another dtype is no candidate at all: neither chosen nor listed as declining.
+    dtypes: frozenset[DType] | None = None
+
+    def computes(self, node: Node) -> bool:
+        x = node.inputs[0] if node.inputs else None
+        return self.dtypes is None or (x is not None and x.dtype in self.dtypes)
 
     def call(self, node: Node, params: Any, em: Emitter) -> CCall:
         """The packed kernel call; a record's packing must name the record's own function."""
@@ -215,13 +211,12 @@ def choose_kernel(op: OpDef, node: Node, params: Any, core: Core) -> Choice:
     """The first record of `op`'s table that serves `core` and accepts the layer."""
     declined: list[tuple[str, str]] = []
     for kernel in op.table():
-        if core not in kernel.cores:
+        if core not in kernel.cores or not kernel.computes(node):
             continue
         reason = kernel.accepts(node, params)
         if reason is None:
             return Choice(kernel, tuple(declined))
-        if not getattr(kernel.accepts, "other_dtype", False):  # a kernel of another dtype is no choice
-            declined.append((kernel.func, reason))
+        declined.append((kernel.func, reason))
     raise AssertionError(f"op {op.name}: no kernel for {core.value} accepts node {node.name!r} (the last must)")
 
 
