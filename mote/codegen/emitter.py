@@ -16,8 +16,14 @@ _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype
             np.dtype(np.bool_): "bool"}
 
 
-def _element(value: int | float, dtype: np.dtype) -> str:
-    return f"INT64_C({value})" if dtype == np.int64 else c_literal(value)
+def _elements(a: np.ndarray) -> list[str]:
+    """An array's values as C literals (integers straight through str: the common case, kept fast)."""
+    values = a.reshape(-1).tolist()
+    if a.dtype == np.float32:
+        return [c_literal(v) for v in values]
+    if a.dtype == np.int64:
+        return [f"INT64_C({v})" for v in values]
+    return list(map(str, map(int, values)))  # bool as 0 and 1
 
 
 class ConstPool:
@@ -38,6 +44,15 @@ class ConstPool:
             self._by_digest[digest] = name
         return self._by_digest[digest]
 
+    def c_types(self) -> str:
+        """The C element types of the arrays, for the headers they need."""
+        return " ".join(sorted({_C_TYPES[a.dtype] for _, a in self.arrays}))
+
+    def c_needs(self) -> str:
+        """What the definitions need beyond weights.h: the macros of non-finite floats (<math.h>)."""
+        floats = [a for _, a in self.arrays if a.dtype == np.float32]
+        return "NAN HUGE_VALF" if any(not np.isfinite(a).all() for a in floats) else ""
+
     @property
     def nbytes(self) -> int:
         return sum(a.nbytes for _, a in self.arrays)
@@ -48,7 +63,7 @@ class ConstPool:
     def definitions(self) -> str:
         out = []
         for name, a in self.arrays:
-            values = [_element(v, a.dtype) for v in a.reshape(-1).tolist()] or ["0"]
+            values = _elements(a) or ["0"]
             rows = [", ".join(values[i:i + 16]) for i in range(0, len(values), 16)]
             body = ",\n  ".join(rows)
             out.append(f"const {_C_TYPES[a.dtype]} {name}[{max(a.size, 1)}] = {{\n  {body}\n}};\n")
