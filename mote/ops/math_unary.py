@@ -1,5 +1,5 @@
 """The one-input float32 math of TFLite Micro, element by element: ABS, NEG, CEIL, FLOOR, ROUND, SQRT, RSQRT,
-SQUARE, EXP, LOG, SIN, COS, ELU, HARD_SWISH and LEAKY_RELU.
+SQUARE, EXP, LOG, SIN, COS, ELU, HARD_SWISH and LEAKY_RELU (which also runs int8 and int16: leaky_relu_int).
 
 Each is a row of `UNARY`: its TFLite builtin, its numpy semantics and the C expression of one element
 (mote/runtime/mote_<op>_f32.c applies it in a loop). The expressions keep TFLite Micro's float operation
@@ -17,8 +17,9 @@ import numpy as np
 
 from mote.ir import DType, Node
 from mote.ops import float_math as fm
+from mote.ops import leaky_relu_int
 from mote.ops.float_common import c_float, unary_float
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
+from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 
 F32 = np.float32
 
@@ -109,5 +110,10 @@ def _shape(node: Node) -> list[tuple[int, ...]]:
 for _name, _unary in UNARY.items():
     register(OpDef(_name, _shape, prepare, reference, emit, tflite=(_unary.builtin,), check=unary_float,
                    dtypes=(DType.FLOAT32,)))
-register(OpDef("leaky_relu", _shape, prepare_leaky_relu, reference, emit, tflite=("LEAKY_RELU",), check=unary_float,
-               attrs={"alpha": 0.2}, dtypes=(DType.FLOAT32,)))
+# LEAKY_RELU also runs quantized (mote.ops.leaky_relu_int): (check, prepare, reference, emit) per dtype.
+_LEAKY = {DType.FLOAT32: (unary_float, prepare_leaky_relu, reference, emit),
+          **dict.fromkeys((DType.INT8, DType.INT16), (leaky_relu_int.check, leaky_relu_int.prepare,
+                                                      leaky_relu_int.reference, leaky_relu_int.emit))}
+_check, _prepare, _reference, _emit = dtype_columns(_LEAKY)
+register(OpDef("leaky_relu", _shape, _prepare, _reference, _emit, tflite=("LEAKY_RELU",), check=_check,
+               attrs={"alpha": 0.2}, dtypes=tuple(_LEAKY)))

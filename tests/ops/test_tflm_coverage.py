@@ -22,11 +22,11 @@ BYTES_AS_BOOL = ("TFLite Micro reads the tensors' bytes as bool without checking
 # (builtin, dtype) the interpreter runs and mote does not: each with its reason. Only ever remove entries.
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     **{(b, "int16"): INT16 for b in ("ABS", "ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE",
-                                     "FULLY_CONNECTED", "GREATER", "LEAKY_RELU", "LOGISTIC", "MAX_POOL_2D", "MEAN",
+                                     "FULLY_CONNECTED", "GREATER", "LOGISTIC", "MAX_POOL_2D", "MEAN",
                                      "MUL", "PAD", "QUANTIZE", "RELU", "RELU6", "SOFTMAX", "SQUARED_DIFFERENCE",
                                      "SUB", "TANH")},
-    **{(b, "int8"): QUANTIZED for b in ("ABS", "DIV", "ELU", "HARD_SWISH", "L2_NORMALIZATION", "LEAKY_RELU",
-                                        "LOG_SOFTMAX", "SQUARED_DIFFERENCE")},
+    **{(b, "int8"): QUANTIZED for b in ("ABS", "DIV", "ELU", "HARD_SWISH", "L2_NORMALIZATION", "LOG_SOFTMAX",
+                                        "SQUARED_DIFFERENCE")},
     **{(b, "uint8"): UINT8 for b in ("DEQUANTIZE", "QUANTIZE", "REVERSE_V2", "SHAPE")},
     **{(b, d): BYTES_AS_BOOL for b in ("LOGICAL_AND", "LOGICAL_OR")
        for d in ("int8", "int16", "int32", "int64", "uint8", "float32")},
