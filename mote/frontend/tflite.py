@@ -1,4 +1,5 @@
-"""TFLite flatbuffer -> mote Graph (int8 models; float only around QUANTIZE/DEQUANTIZE)."""
+"""TFLite flatbuffer -> mote Graph. Every tensor dtype TFLite Micro runs is read; each op's check then refuses,
+in one line, what its kernels cannot compute (`mote ops` lists what they can)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ _TYPE_NAMES = {v: k for k, v in vars(schema.TensorType).items() if not k.startsw
 _BUILTIN_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
 _ACTIVATIONS = {v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")}
 _PADDINGS = {schema.Padding.SAME: "SAME", schema.Padding.VALID: "VALID"}
+
 
 def _tflite_to_op() -> dict[str, str]:
     return {builtin: op.name for op in registry.OPS.values() for builtin in op.tflite}
