@@ -58,7 +58,8 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
     print_(f"outputs vs reference interpreter: {verdict}")
     if report.tflite_micro is not None:
         print_(f"outputs vs TFLite Micro: {markup(report.tflite_micro.describe())}")
-    print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B), "
+    state = f", state {data['state_bytes']:,} B kept across calls" if data["state_bytes"] else ""
+    print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B){state}, "
            f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
     print_(markup(describe(data["arena"])))
     figures = report.figures

@@ -67,6 +67,7 @@ class RunReport:
             "mismatches": self.mismatches,
             "arena_bytes": c.plan.size,
             "arena_lower_bound_bytes": c.plan.lower_bound,
+            "state_bytes": c.state_bytes,
             "weights_bytes": c.weights_bytes,
             "macs": c.macs,
             "kernels": c.core.value,

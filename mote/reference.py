@@ -9,9 +9,18 @@ from mote.ir import Graph, Tensor
 from mote.ops import OPS
 
 
-def interpret(graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Outputs keyed by output tensor name, for inputs keyed by input tensor name."""
-    values: dict[Tensor, np.ndarray] = {}
+def reset_state(graph: Graph) -> dict[Tensor, np.ndarray]:
+    """Every variable tensor at its reset value (Tensor.reset_value), as model_reset() leaves it."""
+    return {t: np.frombuffer(bytes([t.reset_value & 0xFF]) * t.nbytes, t.dtype.np).reshape(t.shape).copy()
+            for t in graph.tensors if t.variable}
+
+
+def interpret(graph: Graph, inputs: dict[str, np.ndarray],
+              state: dict[Tensor, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Outputs keyed by output tensor name, for inputs keyed by input tensor name. Ops update `state`
+    (from reset_state) in place, so a stream of calls passes the same dict; without it, each call
+    starts from reset."""
+    values: dict[Tensor, np.ndarray] = reset_state(graph) if state is None else dict(state)
     for t in graph.inputs:
         if t.name not in inputs:
             raise MoteError(f"no value for input {t.name!r}; inputs are {[i.name for i in graph.inputs]}")

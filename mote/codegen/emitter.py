@@ -10,6 +10,7 @@ from mote.c_text import c_identifier, c_literal
 from mote.ir import Tensor
 from mote.memory.arena import ArenaPlan
 from mote.memory.lifetimes import Buffer
+from mote.memory.state import StatePlan
 
 _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
             np.dtype(np.uint8): "uint8_t", np.dtype(np.float32): "float", np.dtype(np.int64): "int64_t",
@@ -73,10 +74,12 @@ class ConstPool:
 class Emitter:
     """What an op's `emit` sees: places constants, names tensors (mote.ops.registry.Emitter)."""
 
-    def __init__(self, pool: ConstPool, plan: ArenaPlan, of_tensor: dict[Tensor, Buffer]) -> None:
+    def __init__(self, pool: ConstPool, plan: ArenaPlan, of_tensor: dict[Tensor, Buffer],
+                 state: StatePlan | None = None) -> None:
         self.pool = pool
         self.plan = plan
         self.of_tensor = of_tensor
+        self.state = state or StatePlan({}, 0)
 
     def const(self, data: np.ndarray, hint: str) -> str:
         return self.pool.add(data, hint)
@@ -85,6 +88,7 @@ class Emitter:
         if t.is_const:
             assert t.data is not None
             return self.const(t.data, t.name)
-        offset = self.plan.offset(self.of_tensor[t])
         cast = "" if t.dtype.c_type == "int8_t" else f"({t.dtype.c_type} *)"
-        return f"{cast}ARENA({offset})"
+        if t.variable:
+            return f"{cast}STATE({self.state.offset(t)})"
+        return f"{cast}ARENA({self.plan.offset(self.of_tensor[t])})"

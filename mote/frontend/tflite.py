@@ -96,10 +96,10 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
         zero_points = q.zeroPoint if q.zeroPoint is not None else []  # TFLite Micro needs one per scale
         quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
                       int(q.quantizedDimension) if len(q.scale) > 1 else None)
-    tensor = Tensor(name, shape, dtype, quant)
+    tensor = Tensor(name, shape, dtype, quant, variable=bool(t.isVariable))
     check_tensor(tensor)  # dimensions and size first: the buffer is read against them
     buffer = model.buffers[t.buffer]
-    if buffer.data is not None and len(buffer.data) > 0:
+    if buffer.data is not None and len(buffer.data) > 0 and not tensor.variable:  # state starts from reset
         if len(buffer.data) != tensor.nbytes:
             raise ModelFileError(f"{model_name}: tensor {name!r} has {len(buffer.data)} bytes of data, but its shape "
                                  f"{list(shape)} of {dtype.value} needs {tensor.nbytes}; the file is damaged")

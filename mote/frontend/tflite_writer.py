@@ -70,6 +70,7 @@ class _Tensor:
     type: int
     buffer: int
     quantization: schema.QuantizationParametersT | None
+    variable: bool = False
 
 
 @dataclass
@@ -100,8 +101,10 @@ class ModelBuilder:
         zero_point: int | Sequence[int] | None = None,
         axis: int = 0,
         data: np.ndarray | None = None,
+        variable: bool = False,
     ) -> int:
-        """Add a tensor and return its index; it is constant when data is given."""
+        """Add a tensor and return its index; it is constant when data is given, state (a variable
+        tensor, which an op such as SVDF updates across calls) when `variable`."""
         if dtype not in _DTYPES:
             raise ValueError(f"unsupported dtype {dtype!r}, expected one of {sorted(_DTYPES)}")
         type_code, np_dtype = _DTYPES[dtype]
@@ -111,7 +114,7 @@ class ModelBuilder:
             self._buffers.append(_to_bytes(name, data, shape, np_dtype))
             buffer = len(self._buffers) - 1
         quantization = _quantization(scale, zero_point, axis)
-        self._tensors.append(_Tensor(name, shape, type_code, buffer, quantization))
+        self._tensors.append(_Tensor(name, shape, type_code, buffer, quantization, variable))
         return len(self._tensors) - 1
 
     def op(
@@ -270,6 +273,7 @@ def _tensor_table(t: _Tensor) -> schema.TensorT:
     table.type = t.type
     table.buffer = t.buffer
     table.quantization = t.quantization
+    table.isVariable = t.variable
     return table
 
 

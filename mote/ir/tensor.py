@@ -50,10 +50,22 @@ class Tensor:
     dtype: DType
     quant: Quant | None = None
     data: np.ndarray | None = field(default=None, repr=False)  # set for constants
+    variable: bool = False  # state an op updates in place, kept across calls (TFLite's variable tensors)
 
     @property
     def is_const(self) -> bool:
         return self.data is not None
+
+    @property
+    def in_arena(self) -> bool:
+        """Computed afresh on every call: an activation, neither a constant nor state."""
+        return not self.is_const and not self.variable
+
+    @property
+    def reset_value(self) -> int:
+        """The byte a variable tensor is filled with at reset: an int8 tensor's zero point, else 0
+        (TFLite Micro's ResetVariableTensors)."""
+        return self.zero_point if self.dtype is DType.INT8 and self.quant is not None else 0
 
     @property
     def size(self) -> int:

@@ -15,6 +15,7 @@
 - A type is `dtype[shape]` (i8, i16, i32, f32; `[]` for a scalar), then its quantization: `q(scale,
   zero_point)` per tensor, or `q(axis A: N scales lo..hi, zp Z)` per channel (`zp lo..hi` when the
   zero points differ). Scales are printed with 6 significant digits.
+- State (variable tensors, kept across calls) is listed after the constants as `state %name: type`.
 - Constants are summarized, never dumped: type and the first 8 hex digits of the SHA-256 of their bytes.
 - A node is `#index op "name" (inputs) -> outputs`, then its attributes sorted by name: integers,
   `true`/`false`, `none`, quoted strings, floats (6 digits), `[...]` for tuples and lists, `{k=v}` for
@@ -64,6 +65,8 @@ def dump_graph(name: str, tensors: list[Tensor], inputs: list[Tensor], outputs: 
     for t in tensors:
         if t.is_const:
             lines.append(f"  const {names.define(t, notes)}")
+        elif t.variable:
+            lines.append(f"  state {names.define(t, notes)}")
     for i, node in enumerate(nodes):
         inputs = ", ".join("_" if t is None else names[t] for t in node.inputs)
         results = [names.define(t, notes) for t in node.outputs]

@@ -44,7 +44,7 @@ def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
                 each_node: Callable[[Node], None] | None = None) -> None:
     """Every tensor produced once, before any node reads it; every graph output produced. `each_node`,
     when given, runs on every node once its own tensors have been checked, in execution order."""
-    available: set[Tensor] = set(inputs)
+    available: set[Tensor] = set(inputs) | {t for n in nodes for t in n.inputs if t is not None and t.variable}
     for node in nodes:
         if not node.outputs:
             raise GraphError(f"node {node.name!r} ({node.op}): has no outputs")
@@ -52,9 +52,9 @@ def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
             if t is not None and not t.is_const and t not in available:
                 raise GraphError(f"node {node.name!r} ({node.op}): input {t.name!r} is used before it is produced")
         for t in node.outputs:
-            if t in available or t.is_const:
+            if t in available or t.is_const or t.variable:
                 raise GraphError(f"node {node.name!r} ({node.op}): output {t.name!r} is produced twice "
-                                 "(or is a constant or a graph input)")
+                                 "(or is a constant, state or a graph input)")
             available.add(t)
         if each_node is not None:
             each_node(node)
@@ -75,6 +75,8 @@ def check_tensor(t: Tensor) -> None:
     if t.nbytes > MAX_TENSOR_BYTES:
         raise UnsupportedError(f"tensor {t.name!r}: shape {list(t.shape)} is {t.nbytes} bytes, more than mote's "
                                f"limit of {MAX_TENSOR_BYTES} per tensor")
+    if t.variable and t.data is not None:
+        raise GraphError(f"tensor {t.name!r}: state (a variable tensor) cannot also be a constant")
     if t.data is not None and t.data.size != t.size:
         raise GraphError(f"tensor {t.name!r}: {t.data.size} constant values for shape {list(t.shape)}")
     if t.quant is not None:
@@ -117,6 +119,10 @@ def check_io(graph_name: str, inputs: list[Tensor], outputs: list[Tensor], nodes
     for kind, tensors in (("input", inputs), ("output", outputs)):
         if len(set(tensors)) != len(tensors):
             raise GraphError(f"{graph_name}: a tensor is listed twice among the graph {kind}s")
+    for t in [*inputs, *outputs]:
+        if t.variable:
+            raise GraphError(f"graph input or output {t.name!r} is state (a variable tensor); state stays inside "
+                             "the model")
     for t in inputs:
         if t.is_const:
             raise GraphError(f"graph input {t.name!r} is a constant (its data is in the file); a model input "

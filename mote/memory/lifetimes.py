@@ -34,7 +34,7 @@ class Buffers:
 
 def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tuple[int, Overlap]]] | None = None
             ) -> Buffers:
-    """Every arena buffer: one per non-constant tensor (aliases shared), one per node scratch.
+    """Every arena buffer: one per activation (Tensor.in_arena; aliases shared), one per node scratch.
 
     `scratch` maps node index -> scratch bytes; a scratch buffer lives for its node only.
     In-place ops (reshape, squeeze) put their output in their input's buffer. `overlaps` maps node
@@ -55,11 +55,11 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
         new(t, -1)
     for i, node in enumerate(graph.nodes):
         for t in node.inputs:
-            if t is not None and not t.is_const:
+            if t is not None and t.in_arena:
                 of_tensor[t].end = max(of_tensor[t].end, i)
         x = node.inputs[0] if node.inputs else None
         for t in node.outputs:
-            if OPS[node.op].in_place and x is not None and not x.is_const and x.nbytes == t.nbytes:
+            if OPS[node.op].in_place and x is not None and x.in_arena and x.nbytes == t.nbytes:
                 buf = of_tensor[x]
                 buf.tensors.append(t)
                 buf.end = max(buf.end, i)
@@ -77,7 +77,7 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
         out = of_tensor[node.outputs[0]]
         for k, overlap in pairs:
             x = node.inputs[k]
-            if x is None or x.is_const or of_tensor[x] is out or of_tensor[x].end != i:
+            if x is None or not x.in_arena or of_tensor[x] is out or of_tensor[x].end != i:
                 continue
             shares[(out, of_tensor[x])] = overlap
     return Buffers(result, of_tensor, of_scratch, shares)

@@ -1,7 +1,9 @@
-"""DEQUANTIZE: int8 -> float32, out = float(double(scale) * (x - zero_point)) as TFLite Micro computes it.
+"""DEQUANTIZE: int8, int16 or uint8 -> float32, out = float(double(scale) * (x - zero_point)) as TFLite
+Micro computes it.
 
-The double product is exact (a 24-bit scale times a 9-bit integer), so rounding it to float32 equals
-the correctly rounded float32 product: the C kernel multiplies in float and needs no double support.
+The double product is exact (a 24-bit scale times an integer of at most 17 bits), so rounding it to
+float32 equals the correctly rounded float32 product: the C kernels multiply in float and need no
+double support.
 """
 
 from __future__ import annotations
@@ -10,10 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import checks
-from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, register
 
 
@@ -24,11 +24,13 @@ class DequantizeParams:
     zero_point: int
 
 
+KERNELS = {DType.INT8: "mote_dequantize_s8_f32", DType.INT16: "mote_dequantize_s16_f32",
+           DType.UINT8: "mote_dequantize_u8_f32"}
+
+
 def prepare(node: Node) -> DequantizeParams:
-    x, out = quantized_int8(node, node.inputs[0]), node.outputs[0]
-    if out.dtype is not DType.FLOAT32:
-        raise UnsupportedError(f"node {node.name!r} (dequantize): the output {out.name!r} is {out.dtype.value}; "
-                               "mote dequantizes int8 to float32")
+    x = node.inputs[0]
+    assert x is not None
     return DequantizeParams(x.size, float(np.float32(x.scale)), x.zero_point)
 
 
@@ -46,13 +48,16 @@ def emit(node: Node, p: DequantizeParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     fields: dict[str, int | str] = {"size": p.size, "scale": f"{p.scale.hex()}f", "zero_point": p.zero_point}
-    return CCall("mote_dequantize_s8_f32", "mote_dequantize_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
+    return CCall(KERNELS[x.dtype], "mote_dequantize_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 def check(node: Node) -> None:
     checks.input_count(node, 1)
-    checks.int8_activation(node, node.inputs[0], "input")
+    x = checks.present(node, 0, "input")
+    checks.dtype(node, x, "input", *KERNELS)
+    checks.quantized(node, x, "input")
     checks.dtype(node, node.outputs[0], "output", DType.FLOAT32)
 
 
-OP = register(OpDef("dequantize", shape, prepare, reference, emit, tflite=("DEQUANTIZE",), check=check))
+OP = register(OpDef("dequantize", shape, prepare, reference, emit, tflite=("DEQUANTIZE",), check=check,
+                    dtypes=tuple(KERNELS)))

@@ -1,11 +1,13 @@
-"""QUANTIZE: float32 -> int8 (AffineQuantize), or int8 -> int8 with new quantization (Requantize).
+"""QUANTIZE: float32 -> int8 or int16 (AffineQuantize), or integer -> integer with new quantization
+(Requantize) for the pairs TFLite Micro runs (REQUANTIZE_PAIRS).
 
 Bit-exact with TFLite Micro's reference kernels:
-  - float32 -> int8: out = clamp(int(round(x / scale)) + zero_point, -128, 127), the division in float32
+  - float32 -> int8/int16: out = clamp(int(round(x / scale)) + zero_point), the division in float32
     and round() halves away from zero. (For |x / scale| >= 2^31 or NaN TFLite's float-to-int cast is
-    undefined; mote saturates: NaN and large negatives give -128, large positives 127.)
-  - int8 -> int8: out = clamp(MultiplyByQuantizedMultiplier(x - in_zp, multiplier, shift) + out_zp)
-    with (multiplier, shift) = QuantizeMultiplier(double(s_in) / double(s_out)).
+    undefined; mote saturates: NaN and large negatives give the type's minimum, large positives its maximum.)
+  - integer -> integer: out = clamp(MultiplyByQuantizedMultiplier(x - in_zp, multiplier, shift) + out_zp)
+    to the output type, with (multiplier, shift) = QuantizeMultiplier(double(s_in) / double(s_out)). (The
+    interpreter's int8 <-> uint8 shortcut, x ^ 0x80, gives the same values.)
 The C kernels use no libm: the float rounding is done by hand (mote_quantize_f32_s8.c). On a host
 with AVX-512 VNNI (Core.VNNI), the table KERNELS picks mote_quantize_f32_s8_vnni: the same steps on
 sixteen floats at a time.
@@ -13,6 +15,7 @@ sixteen floats at a time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +23,6 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import checks
-from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
@@ -29,37 +31,53 @@ from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 MIN_FLOAT_INPUT_SCALE = 2.0**-20
 
 
+_INT8, _UINT8, _INT16, _INT32 = DType.INT8, DType.UINT8, DType.INT16, DType.INT32
+# (input, output) integer dtypes TFLite Micro's QUANTIZE requantizes between
+REQUANTIZE_PAIRS = {(_INT8, _INT8), (_INT8, _UINT8), (_UINT8, _INT8), (_INT8, _INT16), (_INT8, _INT32),
+                    (_INT16, _INT8), (_INT16, _INT16), (_INT16, _INT32), (_INT32, _INT8), (_INT32, _INT16)}
+# the element type codes of mote_requantize_int (mote_requantize_int.h)
+TYPE_CODES = {_INT8: 0, _UINT8: 1, _INT16: 2, _INT32: 3}
+
+
 @dataclass(frozen=True)
 class QuantizeParams:
-    """float32 -> int8."""
+    """float32 -> int8 or int16."""
 
     size: int
     scale: float  # the output scale, a float32 value
     zero_point: int
+    low: int = -128  # the output type's range
+    high: int = 127
 
 
 @dataclass(frozen=True)
 class RequantizeParams:
-    """int8 -> int8."""
+    """integer -> integer."""
 
     size: int
     input_zero_point: int
     output_zero_point: int
     multiplier: int  # Q31
     shift: int  # > 0: left
+    input_type: DType = _INT8
+    output_type: DType = _INT8
+
+
+def _range(dtype: DType) -> tuple[int, int]:
+    info = np.iinfo(dtype.np)
+    return int(info.min), int(info.max)
 
 
 def prepare(node: Node) -> QuantizeParams | RequantizeParams:
-    x, out = node.inputs[0], quantized_int8(node, node.outputs[0])
-    assert x is not None
+    x, out = node.inputs[0], node.outputs[0]
+    assert x is not None and out.quant is not None
     if x.dtype is DType.FLOAT32:
-        return QuantizeParams(x.size, float(np.float32(out.scale)), out.zero_point)
-    if x.dtype is DType.INT8:
-        x = quantized_int8(node, x)
+        return QuantizeParams(x.size, float(np.float32(out.scale)), out.zero_point, *_range(out.dtype))
+    if (x.dtype, out.dtype) in REQUANTIZE_PAIRS and x.quant is not None:
         multiplier, shift = quantize_multiplier(x.scale / out.scale)
-        return RequantizeParams(x.size, x.zero_point, out.zero_point, multiplier, shift)
-    raise UnsupportedError(f"node {node.name!r} (quantize): input {x.name!r} is {x.dtype.value}; mote quantizes "
-                           "float32 or int8 inputs to int8")
+        return RequantizeParams(x.size, x.zero_point, out.zero_point, multiplier, shift, x.dtype, out.dtype)
+    raise UnsupportedError(f"node {node.name!r} (quantize): {x.dtype.value} to {out.dtype.value} is not a "
+                           "conversion TFLite Micro's QUANTIZE makes")
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -80,16 +98,18 @@ def quantize_f32(p: QuantizeParams, x: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         q = np.asarray(x, dtype=np.float32) / np.float32(p.scale)
         r = round_half_away_f32(q) + p.zero_point
-        low = ~(r > -128)  # NaN included
-    return np.where(low, -128, np.clip(np.where(low, 0, r), -128, 127)).astype(np.int8)
+        low = ~(r > p.low)  # NaN included
+    return np.where(low, p.low, np.clip(np.where(low, 0, r), p.low, p.high))
 
 
 def reference(node: Node, p: QuantizeParams | RequantizeParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    out_type = node.outputs[0].dtype.np
     if isinstance(p, QuantizeParams):
-        return [quantize_f32(p, inputs[0])]
-    d = np.asarray(inputs[0], dtype=np.int64) - p.input_zero_point
+        return [quantize_f32(p, inputs[0]).astype(out_type)]
+    d = (np.asarray(inputs[0], dtype=np.int64) - p.input_zero_point + 2**31) % 2**32 - 2**31  # int32 wraps
     out = multiply_by_quantized_multiplier(d, p.multiplier, p.shift) + p.output_zero_point
-    return [np.clip(out, -128, 127).astype(np.int8)]
+    out = (out + 2**31) % 2**32 - 2**31
+    return [np.clip(out, *_range(p.output_type)).astype(out_type)]
 
 
 def _args(node: Node, em: Emitter) -> list[str]:
@@ -110,21 +130,52 @@ def _pack_float(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
     return CCall("mote_quantize_f32_s8", "mote_quantize_params", _float_fields(p), _args(node, em))
 
 
+def _pack_float_s16(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_quantize_f32_s16", "mote_quantize_params", _float_fields(p), _args(node, em))
+
+
+def _requantize_fields(p: RequantizeParams) -> dict[str, int | str]:
+    return {"size": p.size, "input_zero_point": p.input_zero_point, "output_zero_point": p.output_zero_point,
+            "multiplier": p.multiplier, "shift": p.shift}
+
+
 def _pack_requantize(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
-    return CCall("mote_requantize_s8", "mote_requantize_params", dict(vars(p)), _args(node, em))
+    return CCall("mote_requantize_s8", "mote_requantize_params", _requantize_fields(p), _args(node, em))
 
 
-def _accepts_float(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
-    return None if isinstance(p, QuantizeParams) else "int8 input"
+def _pack_requantize_int(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
+    low, high = _range(p.output_type)
+    fields = {**_requantize_fields(p), "input_type": TYPE_CODES[p.input_type],
+              "output_type": TYPE_CODES[p.output_type], "output_min": low, "output_max": high}
+    return CCall("mote_requantize_int", "mote_requantize_int_params", fields, _args(node, em))
+
+
+def _accepts_float_to(high: int) -> Callable[[Node, QuantizeParams | RequantizeParams], str | None]:
+    def accepts(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
+        if not isinstance(p, QuantizeParams):
+            return "integer input"
+        return None if p.high == high else f"{node.outputs[0].dtype.value} output"
+    return accepts
+
+
+def _accepts_s8(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
+    both = isinstance(p, RequantizeParams) and p.input_type is p.output_type is _INT8
+    return None if both else "not int8 to int8"
 
 
 def check(node: Node) -> None:
     checks.input_count(node, 1)
     x = checks.present(node, 0, "input")
-    checks.dtype(node, x, "input", DType.FLOAT32, DType.INT8)
-    if x.dtype is DType.INT8:
-        checks.int8_activation(node, x, "input")
-    out = checks.int8_activation(node, node.outputs[0], "output")
+    out = node.outputs[0]
+    checks.dtype(node, x, "input", DType.FLOAT32, *TYPE_CODES)
+    if x.dtype is DType.FLOAT32:
+        checks.dtype(node, out, "output", _INT8, _INT16)
+    elif (x.dtype, out.dtype) not in REQUANTIZE_PAIRS:
+        raise checks.fail(node, f"{x.dtype.value} to {out.dtype.value} is not a conversion TFLite Micro's "
+                                "QUANTIZE makes")
+    else:
+        checks.quantized(node, x, "input")
+    checks.quantized(node, out, "output")
     if x.dtype is DType.FLOAT32 and out.scale < MIN_FLOAT_INPUT_SCALE:
         raise checks.fail(node, f"output scale {out.scale:g} is below {MIN_FLOAT_INPUT_SCALE:g}: TFLite Micro's "
                                 "float-to-int32 conversion would overflow, with undefined results, for inputs "
@@ -132,11 +183,13 @@ def check(node: Node) -> None:
 
 
 KERNELS = (
-    Kernel("mote_quantize_f32_s8_vnni", frozenset({Core.VNNI}), _pack_vnni, _accepts_float),
-    Kernel("mote_quantize_f32_s8", frozenset(Core), _pack_float, _accepts_float),
-    Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize),
+    Kernel("mote_quantize_f32_s8_vnni", frozenset({Core.VNNI}), _pack_vnni, _accepts_float_to(127)),
+    Kernel("mote_quantize_f32_s8", frozenset(Core), _pack_float, _accepts_float_to(127)),
+    Kernel("mote_quantize_f32_s16", frozenset(Core), _pack_float_s16, _accepts_float_to(32767)),
+    Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize, _accepts_s8),
+    Kernel("mote_requantize_int", frozenset(Core), _pack_requantize_int),
 )
 
 
 OP = register(OpDef("quantize", shape, prepare, reference, _pack_requantize, tflite=("QUANTIZE",), check=check,
-                    kernels=KERNELS, dtypes=(DType.INT8, DType.FLOAT32)))
+                    kernels=KERNELS, dtypes=(DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.FLOAT32)))

@@ -17,6 +17,7 @@ from tests.ops.test_pack import pack_model, unpack_model
 from tests.ops.test_reduce import reduce_model
 from tests.ops.test_split import split_model
 from tests.ops.test_strided import strided_model
+from tests.ops.test_svdf import svdf_model
 
 
 def _model(builtin: str, inputs: list[tuple[str, list[int], str]], output: tuple[list[int], str],
@@ -52,6 +53,7 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "UNPACK": lambda: unpack_model("int8", 1),
     "CAST": lambda: cast_model("float32", "int8"),
     "GATHER": _model("GATHER", [("x", [4, 3], "float32")], ([2, 3], "float32"), [([2], [3, 1])], axis=0),
+    "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     "LOGICAL_NOT": _model("LOGICAL_NOT", [("x", [3, 4], "bool")], ([3, 4], "bool")),
     "EXPAND_DIMS": _model("EXPAND_DIMS", [("x", [3, 4], "float32")], ([3, 1, 4], "float32"), [([1], [1])]),
     "ZEROS_LIKE": _model("ZEROS_LIKE", [("x", [3, 4], "float32")], ([3, 4], "float32")),

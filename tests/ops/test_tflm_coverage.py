@@ -21,13 +21,13 @@ BYTES_AS_BOOL = ("TFLite Micro reads the tensors' bytes as bool without checking
                  "writes this, and mote takes bool tensors only")
 # (builtin, dtype) the interpreter runs and mote does not: each with its reason. Only ever remove entries.
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    **{(b, "int16"): INT16 for b in ("ABS", "ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "DEQUANTIZE",
+    **{(b, "int16"): INT16 for b in ("ABS", "ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D",
                                      "FULLY_CONNECTED", "GREATER", "LOGISTIC", "MAX_POOL_2D", "MEAN",
-                                     "MUL", "PAD", "QUANTIZE", "RELU", "RELU6", "SOFTMAX", "SQUARED_DIFFERENCE",
+                                     "MUL", "PAD", "RELU", "RELU6", "SOFTMAX", "SQUARED_DIFFERENCE",
                                      "SUB", "TANH")},
     **{(b, "int8"): QUANTIZED for b in ("ABS", "DIV", "ELU", "HARD_SWISH", "L2_NORMALIZATION", "LOG_SOFTMAX",
                                         "SQUARED_DIFFERENCE")},
-    **{(b, "uint8"): UINT8 for b in ("DEQUANTIZE", "QUANTIZE", "REVERSE_V2", "SHAPE")},
+    **{(b, "uint8"): UINT8 for b in ("REVERSE_V2", "SHAPE")},
     **{(b, d): BYTES_AS_BOOL for b in ("LOGICAL_AND", "LOGICAL_OR")
        for d in ("int8", "int16", "int32", "int64", "uint8", "float32")},
     ("DIV", "int32"): "integer DIV is not implemented yet",
@@ -41,7 +41,7 @@ NOT_PROBED: dict[str, str] = {
     **dict.fromkeys(("VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"),
                     "resource variables: the Python interpreter needs resource variables passed in; not implemented "
                     "in mote yet"),
-    **dict.fromkeys(("UNIDIRECTIONAL_SEQUENCE_LSTM", "SVDF"), "recurrent ops: not implemented yet"),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
     **dict.fromkeys(("ADD_N", "BATCH_MATMUL", "BATCH_TO_SPACE_ND", "BROADCAST_ARGS", "BROADCAST_TO", "CUMSUM",
                      "DEPTH_TO_SPACE", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP", "GATHER_ND", "MIRROR_PAD", "PADV2",
                      "PRELU", "REDUCE_ALL", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "SPACE_TO_BATCH_ND",

@@ -104,6 +104,23 @@ def _fully_connected(dtype: str) -> bytes:
     return mb.build([x], [y])
 
 
+def _svdf(dtype: str) -> bytes:
+    """int8 with TFLite's usual int16 state and time weights; other dtypes throughout."""
+    mb = ModelBuilder()
+    quantized = dtype in ("int8", "int16", "uint8")
+    state = "int16" if dtype == "int8" else dtype
+    x = mb.tensor("x", [1, 6], dtype, **_q(dtype))
+    wf = mb.tensor("wf", [4, 6], dtype, data=np.ones((4, 6)), **_weights_q(dtype))
+    wt = mb.tensor("wt", [4, 3], state, data=np.ones((4, 3)), **_weights_q(state))
+    b = mb.tensor("b", [2], "int32" if quantized else dtype, data=np.zeros(2),
+                  **({"scale": 0.05 * 0.02, "zero_point": 0} if quantized else {}))
+    st = mb.tensor("state", [1, 12], state, variable=True,
+                   **({"scale": 0.05, "zero_point": 0} if quantized else {}))
+    y = mb.tensor("y", [1, 2], dtype, **_q(dtype))
+    mb.op("SVDF", [x, wf, wt, b, st], [y], rank=2)
+    return mb.build([x], [y])
+
+
 def _pool(builtin: str) -> Recipe:
     return with_constants(builtin, [1, 4, 4, 2], [], [1, 2, 2, 2], padding="VALID", stride_h=2, stride_w=2,
                           filter_height=2, filter_width=2)
@@ -176,7 +193,7 @@ RECIPES: dict[str, Recipe] = {
                               "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR")},
     **{b: binary(b, boolean=True) for b in COMPARISONS},
     "CONV_2D": _conv("CONV_2D"), "DEPTHWISE_CONV_2D": _conv("DEPTHWISE_CONV_2D"),
-    "FULLY_CONNECTED": _fully_connected,
+    "FULLY_CONNECTED": _fully_connected, "SVDF": _svdf,
     "AVERAGE_POOL_2D": _pool("AVERAGE_POOL_2D"), "MAX_POOL_2D": _pool("MAX_POOL_2D"), "L2_POOL_2D": _pool("L2_POOL_2D"),
     "RESHAPE": with_constants("RESHAPE", [2, 6], [([2], [3, 4], "int32")], [3, 4]),
     "SQUEEZE": with_constants("SQUEEZE", [2, 1, 6], [], [2, 6]),
