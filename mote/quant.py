@@ -93,3 +93,14 @@ def multiply_by_quantized_multiplier(x: np.ndarray, multiplier: np.ndarray | int
     right = np.maximum(-shift, 0)
     shifted = (np.asarray(x, dtype=np.int64) * (np.int64(1) << left) + 2**31) % 2**32 - 2**31
     return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, multiplier), right)
+
+
+def multiply_by_quantized_multiplier_64(x: np.ndarray, multiplier: np.ndarray | int,
+                                        shift: np.ndarray | int) -> np.ndarray:
+    """TFLite's MultiplyByQuantizedMultiplier for int64 accumulators (the 16x8 kernels): the multiplier
+    rounded to 15 bits, one rounding shift, the result cast to int32 (it wraps where TFLite's does)."""
+    m = np.asarray(multiplier, dtype=np.int64)
+    reduced = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
+    total = 15 - np.asarray(shift, dtype=np.int64)
+    result = (np.asarray(x, dtype=np.int64) * reduced + (np.int64(1) << (total - 1))) >> total
+    return (result + 2**31) % 2**32 - 2**31

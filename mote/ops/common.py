@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import Tensor
+from mote.ir import DType, Tensor
 from mote.quant import round_to_int32
 
 INT8_MIN, INT8_MAX = -128, 127
@@ -25,21 +25,24 @@ def out_size_and_pad(size: int, filt: int, stride: int, dilation: int, padding: 
 
 
 def activation_range(activation: str, out: Tensor) -> tuple[int, int]:
-    """The int8 clamp range of a fused activation (TFLite's CalculateActivationRangeQuantized)."""
+    """The clamp range of a fused activation in the output's integer type (TFLite's
+    CalculateActivationRangeQuantized)."""
     scale, zero_point = np.float32(out.scale), out.zero_point
+    info = np.iinfo(out.dtype.np) if out.dtype is not DType.INT8 else None
+    low, high = (INT8_MIN, INT8_MAX) if info is None else (int(info.min), int(info.max))
 
     def q(real: float) -> int:
         return zero_point + round_to_int32(float(np.float32(real) / scale), f"the activation bound {real:g}")
 
     if activation == "NONE":
-        return INT8_MIN, INT8_MAX
+        return low, high
     if activation == "RELU":
-        return max(INT8_MIN, q(0.0)), INT8_MAX
+        return max(low, q(0.0)), high
     if activation == "RELU6":
-        return max(INT8_MIN, q(0.0)), min(INT8_MAX, q(6.0))
+        return max(low, q(0.0)), min(high, q(6.0))
     if activation == "RELU_N1_TO_1":
-        return max(INT8_MIN, q(-1.0)), min(INT8_MAX, q(1.0))
-    raise UnsupportedError(f"fused activation {activation!r} is not supported for int8 "
+        return max(low, q(-1.0)), min(high, q(1.0))
+    raise UnsupportedError(f"fused activation {activation!r} is not supported for {out.dtype.value} "
                            "(supported: NONE, RELU, RELU6, RELU_N1_TO_1)")
 
 

@@ -1,7 +1,8 @@
 """The `check` of each op with weights or windows: conv2d, depthwise_conv2d, fully_connected and the
-two poolings. What each int8 kernel accepts, in TFLite Micro's terms: int8 activations quantized per
-tensor, constant int8 weights (per channel along the output channels, or per tensor), an optional
-constant int32 bias of one value per output channel, sizes at least 1, an output that is not empty.
+two poolings. What each integer kernel accepts, in TFLite Micro's terms: int8 (or, where the op has an
+int16 row, int16) activations quantized per tensor, constant int8 weights (per channel along the output
+channels, or per tensor), an optional constant bias of one value per output channel (int32; int32 or
+int64 with int16 activations), sizes at least 1, an output that is not empty.
 """
 
 from __future__ import annotations
@@ -25,15 +26,21 @@ def _bias(node: Node, channels: int) -> None:
     b = node.inputs[2] if len(node.inputs) > 2 else None
     if b is None:
         return
-    checks.dtype(node, b, "bias", DType.INT32)
+    x = node.inputs[0]
+    wide = x is not None and x.dtype is DType.INT16
+    checks.dtype(node, b, "bias", *((DType.INT32, DType.INT64) if wide else (DType.INT32,)))
     checks.constant(node, b, "bias")
     if b.size != channels:
         raise checks.fail(node, f"the bias {b.name!r} has {b.size} values for {channels} output channels")
 
 
 def _activations(node: Node) -> tuple[Tensor, Tensor]:
-    x = checks.int8_activation(node, node.inputs[0] if node.inputs else None, "input")
-    out = checks.int8_activation(node, node.outputs[0], "output")
+    x = checks.present(node, 0, "input")
+    checks.dtype(node, x, "input", DType.INT8, DType.INT16)
+    checks.quantized(node, x, "input")
+    out = node.outputs[0]
+    checks.dtype(node, out, "output", x.dtype)
+    checks.quantized(node, out, "output")
     checks.activation(node)
     return x, out
 

@@ -31,6 +31,14 @@ static inline int32_t mote_requantize(int32_t x, int32_t multiplier, int32_t shi
   return mote_rdbypot(mote_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
 }
 
+/* x * multiplier * 2^(shift - 31) for an int64 accumulator (the 16x8 kernels): TFLite's int64
+ * MultiplyByQuantizedMultiplier, which rounds the multiplier to 15 bits and shifts once. */
+static inline int32_t mote_requantize64(int64_t x, int32_t multiplier, int32_t shift) {
+  const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const int32_t total_shift = 15 - shift;
+  return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
+}
+
 /* a + b modulo 2^32: TFLite's int32 sum of a requantized value and the output zero point, which wraps
  * on the cores it runs on (an extreme multiplier can take the value to the int32 limit), done in uint32
  * so that it is defined C. */

@@ -1,0 +1,118 @@
+"""CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED with int16 activations and int8 weights (16x8) against
+TFLite Micro: int64, int32 and absent biases, per-channel and per-tensor weights, windows of every kind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
+from mote.inputs import random_inputs
+from mote.reference import interpret
+from tests.conftest import tflm_outputs
+
+
+def _scales(rng: np.random.Generator, n: int) -> list[float]:
+    return [float(v) for v in np.exp(rng.uniform(np.log(2e-3), np.log(2e-2), n))]
+
+
+def conv_model(builtin: str, rng: np.random.Generator, bias: str = "int64", per_channel: bool = True,
+               groups: int = 1, multiplier: int = 1, stride: int = 1, padding: str = "SAME", dilation: int = 1,
+               activation: str = "NONE") -> bytes:
+    h, w, c = 7, 6, 4
+    oc = {"CONV_2D": 6 * groups, "DEPTHWISE_CONV_2D": c * multiplier}[builtin]
+    fic = c // groups
+    wshape = [oc, 3, 2, fic] if builtin == "CONV_2D" else [1, 3, 2, oc]
+    s_in, s_out = 0.01, float(rng.uniform(0.02, 0.2))
+    w_scales = _scales(rng, oc if per_channel else 1)
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, h, w, c], "int16", scale=s_in, zero_point=0)
+    wt = mb.tensor("w", wshape, "int8", scale=w_scales, zero_point=[0] * len(w_scales),
+                   axis=0 if builtin == "CONV_2D" else 3, data=rng.integers(-127, 128, wshape))
+    inputs = [x, wt]
+    if bias != "none":
+        b_scales = [s_in * s for s in (w_scales if per_channel else w_scales * oc)]
+        inputs.append(mb.tensor("b", [oc], bias, scale=b_scales, zero_point=[0] * oc, axis=0,
+                                data=rng.integers(-20000, 20000, oc)))
+    geometry = {"padding": padding, "stride_h": stride, "stride_w": stride, "dilation_h_factor": dilation,
+                "dilation_w_factor": dilation, "fused_activation_function": activation}
+    if builtin == "DEPTHWISE_CONV_2D":
+        geometry["depth_multiplier"] = multiplier
+    def size(n: int, f: int) -> int:
+        return -(-n // stride) if padding == "SAME" else -(-(n - (f - 1) * dilation) // stride)
+    y = mb.tensor("y", [1, size(h, 3), size(w, 2), oc], "int16", scale=s_out, zero_point=0)
+    mb.op(builtin, inputs, [y], **geometry)
+    return mb.build([x], [y])
+
+
+def fc_model(rng: np.random.Generator, bias: str = "int64", per_channel: bool = False, zero_points: bool = False,
+             activation: str = "NONE") -> bytes:
+    depth, out = 20, 7
+    s_in, s_out = 0.01, float(rng.uniform(0.05, 0.3))
+    w_scales = _scales(rng, out if per_channel else 1)
+    zp = (lambda: int(rng.integers(-50, 50))) if zero_points else (lambda: 0)
+    mb = ModelBuilder()
+    x = mb.tensor("x", [3, depth], "int16", scale=s_in, zero_point=zp())
+    w = mb.tensor("w", [out, depth], "int8", scale=w_scales, zero_point=[0] * len(w_scales), axis=0,
+                  data=rng.integers(-127, 128, (out, depth)))
+    inputs = [x, w]
+    if bias != "none":
+        scale = s_in * w_scales[0]
+        inputs.append(mb.tensor("b", [out], bias, scale=scale, zero_point=0, data=rng.integers(-9000, 9000, out)))
+    y = mb.tensor("y", [3, out], "int16", scale=s_out, zero_point=zp())
+    mb.op("FULLY_CONNECTED", inputs, [y], fused_activation_function=activation)
+    return mb.build([x], [y])
+
+
+def _matches_tflm(model: bytes, seeds: int = 3) -> None:
+    graph = load_tflite(model, "m")
+    for seed in range(seeds):
+        inputs = random_inputs(graph, seed)
+        expected = tflm_outputs(model, graph, inputs)
+        for name, want in expected.items():
+            np.testing.assert_array_equal(interpret(graph, inputs)[name], want, err_msg=f"seed {seed}")
+        assert len(np.unique(want)) > 5, "the test outputs are mostly saturated"
+
+
+CONV_CASES = [dict(), dict(bias="int32"), dict(bias="none"), dict(per_channel=False), dict(groups=2),
+              dict(stride=2, padding="VALID"), dict(dilation=2), dict(activation="RELU")]
+
+
+@pytest.mark.parametrize("case", CONV_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "plain")
+def test_conv_matches_tflm(case: dict[str, object]) -> None:
+    _matches_tflm(conv_model("CONV_2D", np.random.default_rng(len(str(case))), **case))  # type: ignore[arg-type]
+
+
+DW_CASES = [dict(), dict(multiplier=2), dict(bias="none"), dict(stride=2, padding="VALID"), dict(dilation=2),
+            dict(per_channel=False, activation="RELU")]
+
+
+@pytest.mark.parametrize("case", DW_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "plain")
+def test_depthwise_matches_tflm(case: dict[str, object]) -> None:
+    _matches_tflm(conv_model("DEPTHWISE_CONV_2D", np.random.default_rng(3), **case))  # type: ignore[arg-type]
+
+
+FC_CASES = [dict(), dict(bias="int32"), dict(bias="none"), dict(per_channel=True), dict(zero_points=True),
+            dict(bias="int32", zero_points=True, activation="RELU")]
+
+
+@pytest.mark.parametrize("case", FC_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "plain")
+def test_fully_connected_matches_tflm(case: dict[str, object]) -> None:
+    _matches_tflm(fc_model(np.random.default_rng(5), **case))  # type: ignore[arg-type]
+
+
+def test_c_matches_tflm(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(11)
+    check_model(conv_model("CONV_2D", rng, groups=2, stride=2), seeds=2, sanitize=True)
+    check_model(conv_model("CONV_2D", rng, bias="int32"), seeds=2, sanitize=True)
+    check_model(conv_model("DEPTHWISE_CONV_2D", rng, multiplier=2, dilation=2), seeds=2, sanitize=True)
+    check_model(fc_model(rng, bias="int32", zero_points=True), seeds=2, sanitize=True)
+    check_model(fc_model(rng, per_channel=True), seeds=2, sanitize=True)
+
+
+def test_depthwise_int32_bias_is_refused() -> None:
+    with pytest.raises(Exception, match="reads an int64 bias"):
+        load_tflite(conv_model("DEPTHWISE_CONV_2D", np.random.default_rng(0), bias="int32"), "m")
