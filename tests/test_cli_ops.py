@@ -20,7 +20,7 @@ def test_every_builtin_of_the_registry_is_a_row() -> None:
     builtins = {b for op in OPS.values() for b in op.tflite}
     rows = operator_rows()
     assert {b for b, _, _ in rows} == builtins and len(rows) == len(builtins)
-    assert ("CONV_2D", "conv2d", "int8, float32") in rows
+    assert ("CONV_2D", "conv2d", "int8, int16, float32") in rows
 
 
 def test_the_command_prints_the_table() -> None:

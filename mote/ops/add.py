@@ -19,13 +19,13 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
-from mote.ops import binary_f32, binary_s32
+from mote.ops import arith_s16, binary_f32, binary_s32
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
-from mote.ops.common import activation_range
+from mote.ops.common import activation_range, smaller_than_one
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Emitter, OpDef, Overlap, attr, dtype_columns, register
-from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier_smaller_than_one
+from mote.quant import multiply_by_quantized_multiplier
 
 LEFT_SHIFT = 20  # TFLite's headroom for int8 add/sub: 255 << 20 still leaves room for the sum
 
@@ -57,14 +57,6 @@ def quantized_int8(node: Node, t: Tensor | None) -> Tensor:
         raise UnsupportedError(f"node {node.name!r} ({node.op}): tensor {t.name!r} is quantized per channel; "
                                "this op needs per-tensor quantization")
     return t
-
-
-def smaller_than_one(node: Node, real: float, what: str) -> tuple[int, int]:
-    """TFLite's QuantizeMultiplierSmallerThanOneExp, which aborts outside (0, 1)."""
-    if not 0.0 < real < 1.0:
-        raise UnsupportedError(f"node {node.name!r} ({node.op}): the {what} rescale factor {real:g} is outside "
-                               "(0, 1), which TFLite Micro rejects; check the tensors' scales")
-    return quantize_multiplier_smaller_than_one(real)
 
 
 # Computes (a, b, out) real multipliers from (s_a, s_b, s_out); add uses double, sub float32 arithmetic.
@@ -147,7 +139,7 @@ def overlap(node: Node, p: AddParams) -> list[tuple[int, Overlap]]:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
+BY_DTYPE = {DType.INT16: arith_s16.ROW, DType.INT8: (binary_int8, prepare, reference, emit),
             DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit),
             DType.INT32: (binary_s32.check, binary_s32.prepare, binary_s32.reference, binary_s32.emit)}
 

@@ -1,6 +1,6 @@
 """AVERAGE_POOL_2D: the mean of each window clipped to the input, rounded half away from zero, then clamped.
 
-Bit-exact with TFLite Micro's int8 AveragePool: the divisor is the number of in-bounds taps, and
+Bit-exact with TFLite Micro's int8 and int16 AveragePool: the divisor is the number of in-bounds taps, and
 the int32 sum is divided as (sum + count / 2) / count when positive, else (sum - count / 2) / count
 (C division, truncating toward zero). Input and output must share their quantization, as TFLM requires.
 """
@@ -40,11 +40,13 @@ def reference(node: Node, p: PoolParams, inputs: list[np.ndarray]) -> list[np.nd
     if np.any(count == 0):  # impossible with SAME/VALID geometry; TFLM fails the op
         raise UnsupportedError(f"node {node.name!r}: an average pooling window lies wholly outside the input")
     mean = round_div_away(total, np.asarray(count, dtype=np.int64))
-    return [np.clip(mean, p.act_min, p.act_max).astype(np.int8)]
+    return [np.clip(mean, p.act_min, p.act_max).astype(node.outputs[0].dtype.np)]
 
 
 def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
-    return pool_call("mote_avg_pool_s8", node, p, em)
+    x = node.inputs[0]
+    assert x is not None
+    return pool_call("mote_avg_pool_s16" if x.dtype is DType.INT16 else "mote_avg_pool_s8", node, p, em)
 
 
 def macs(node: Node) -> int:
@@ -54,7 +56,7 @@ def macs(node: Node) -> int:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (check_pool2d, prepare, reference, emit),
+BY_DTYPE = {**dict.fromkeys((DType.INT8, DType.INT16), (check_pool2d, prepare, reference, emit)),
             DType.FLOAT32: (pool2d_f32.check, pool2d_f32.prepare, pool2d_f32.reference_avg,
                             pool2d_f32.emitter("mote_avg_pool_f32"))}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ir import DType, Tensor
-from mote.quant import round_to_int32
+from mote.ir import DType, Node, Tensor
+from mote.quant import quantize_multiplier_smaller_than_one, round_to_int32
 
 INT8_MIN, INT8_MAX = -128, 127
 
@@ -48,3 +48,11 @@ def activation_range(activation: str, out: Tensor) -> tuple[int, int]:
 
 def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(np.broadcast_shapes(a, b))
+
+
+def smaller_than_one(node: Node, real: float, what: str) -> tuple[int, int]:
+    """TFLite's QuantizeMultiplierSmallerThanOneExp, which aborts outside (0, 1)."""
+    if not 0.0 < real < 1.0:
+        raise UnsupportedError(f"node {node.name!r} ({node.op}): the {what} rescale factor {real:g} is outside "
+                               "(0, 1), which TFLite Micro rejects; check the tensors' scales")
+    return quantize_multiplier_smaller_than_one(real)

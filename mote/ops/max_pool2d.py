@@ -57,8 +57,8 @@ def windows(p: PoolParams, x: np.ndarray) -> np.ma.MaskedArray:
 
 
 def reference(node: Node, p: PoolParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    best = windows(p, inputs[0]).max(axis=(3, 4)).filled(-128)
-    return [np.clip(best, p.act_min, p.act_max).astype(np.int8)]
+    best = windows(p, inputs[0]).max(axis=(3, 4)).filled(0)  # no window is empty
+    return [np.clip(best, p.act_min, p.act_max).astype(node.outputs[0].dtype.np)]
 
 
 def pool_call(func: str, node: Node, p: PoolParams, em: Emitter) -> CCall:
@@ -68,11 +68,13 @@ def pool_call(func: str, node: Node, p: PoolParams, em: Emitter) -> CCall:
 
 
 def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
-    return pool_call("mote_max_pool_s8", node, p, em)
+    x = node.inputs[0]
+    assert x is not None
+    return pool_call("mote_max_pool_s16" if x.dtype is DType.INT16 else "mote_max_pool_s8", node, p, em)
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (check_pool2d, pool_params, reference, emit),
+BY_DTYPE = {**dict.fromkeys((DType.INT8, DType.INT16), (check_pool2d, pool_params, reference, emit)),
             DType.FLOAT32: (pool2d_f32.check, pool2d_f32.prepare, pool2d_f32.reference_max,
                             pool2d_f32.emitter("mote_max_pool_f32"))}
 

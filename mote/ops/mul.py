@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import binary_f32, binary_s32
+from mote.ops import arith_s16, binary_f32, binary_s32
 from mote.ops.add import quantized_int8
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
@@ -60,7 +60,7 @@ def emit(node: Node, p: MulParams, em: Emitter) -> CCall:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
+BY_DTYPE = {DType.INT16: arith_s16.ROW, DType.INT8: (binary_int8, prepare, reference, emit),
             DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit),
             DType.INT32: (binary_s32.check, binary_s32.prepare, binary_s32.reference, binary_s32.emit)}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import binary_f32, binary_s32
+from mote.ops import arith_s16, binary_f32, binary_s32
 from mote.ops.add import AddParams, add_multipliers, add_sub_call, add_sub_params, finish, overlap, scaled_inputs
 from mote.ops.broadcast import output_shape
 from mote.ops.checks import binary_int8
@@ -29,7 +29,7 @@ def emit(node: Node, p: AddParams, em: Emitter) -> CCall:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (binary_int8, prepare, reference, emit),
+BY_DTYPE = {DType.INT16: arith_s16.ROW, DType.INT8: (binary_int8, prepare, reference, emit),
             DType.FLOAT32: (binary_f32.check, binary_f32.prepare, binary_f32.reference, binary_f32.emit),
             DType.INT32: (binary_s32.check, binary_s32.prepare, binary_s32.reference, binary_s32.emit)}
 
