@@ -142,6 +142,17 @@ def unary_int8(node: Node) -> None:
     int8_activation(node, node.outputs[0], "output")
 
 
+def unary_int16(node: Node, zero_points: bool = True) -> None:
+    """One quantized int16 input, one quantized int16 output; with `zero_points`, both zero points 0 (what
+    TFLite Micro's int16 kernels mostly insist on)."""
+    input_count(node, 1)
+    for t, role in ((present(node, 0, "input"), "input"), (node.outputs[0], "output")):
+        dtype(node, t, role, DType.INT16)
+        quantized(node, t, role)
+        if zero_points and t.zero_point != 0:
+            raise fail(node, f"the int16 {role} {t.name!r} has zero point {t.zero_point}; TFLite Micro requires 0")
+
+
 def binary_int8(node: Node) -> None:
     """Two quantized int8 inputs (numpy broadcasting), one quantized int8 output, a fused activation."""
     input_count(node, 2)

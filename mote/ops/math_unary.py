@@ -1,5 +1,6 @@
 """The one-input float32 math of TFLite Micro, element by element: ABS, NEG, CEIL, FLOOR, ROUND, SQRT, RSQRT,
-SQUARE, EXP, LOG, SIN, COS, ELU, HARD_SWISH and LEAKY_RELU (which also runs int8 and int16: leaky_relu_int).
+SQUARE, EXP, LOG, SIN, COS, ELU, HARD_SWISH and LEAKY_RELU (LEAKY_RELU and ABS also run int8 and int16:
+leaky_relu_int, abs_int).
 
 Each is a row of `UNARY`: its TFLite builtin, its numpy semantics and the C expression of one element
 (mote/runtime/mote_<op>_f32.c applies it in a loop). The expressions keep TFLite Micro's float operation
@@ -16,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
+from mote.ops import abs_int, leaky_relu_int
 from mote.ops import float_math as fm
-from mote.ops import leaky_relu_int
 from mote.ops.float_common import c_float, unary_float
 from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 
@@ -108,6 +109,8 @@ def _shape(node: Node) -> list[tuple[int, ...]]:
 
 
 for _name, _unary in UNARY.items():
+    if _name == "abs":
+        continue
     register(OpDef(_name, _shape, prepare, reference, emit, tflite=(_unary.builtin,), check=unary_float,
                    dtypes=(DType.FLOAT32,)))
 # LEAKY_RELU also runs quantized (mote.ops.leaky_relu_int): (check, prepare, reference, emit) per dtype.
@@ -115,5 +118,11 @@ _LEAKY = {DType.FLOAT32: (unary_float, prepare_leaky_relu, reference, emit),
           **dict.fromkeys((DType.INT8, DType.INT16), (leaky_relu_int.check, leaky_relu_int.prepare,
                                                       leaky_relu_int.reference, leaky_relu_int.emit))}
 _check, _prepare, _reference, _emit = dtype_columns(_LEAKY)
+# ABS also runs on int8 and int16 (mote.ops.abs_int).
+_ABS = {DType.FLOAT32: (unary_float, prepare, reference, emit),
+        **dict.fromkeys((DType.INT8, DType.INT16), (abs_int.check, abs_int.prepare, abs_int.reference, abs_int.emit))}
+_check_abs, _prepare_abs, _reference_abs, _emit_abs = dtype_columns(_ABS)
+register(OpDef("abs", _shape, _prepare_abs, _reference_abs, _emit_abs, tflite=("ABS",), check=_check_abs,
+               dtypes=tuple(_ABS)))
 register(OpDef("leaky_relu", _shape, _prepare, _reference, _emit, tflite=("LEAKY_RELU",), check=_check,
                attrs={"alpha": 0.2}, dtypes=tuple(_LEAKY)))

@@ -1,12 +1,13 @@
-"""MEAN: int8 average over constant axes, keep_dims or not, requantized to the output quantization.
+"""MEAN: int8 or int16 average over constant axes, keep_dims or not, requantized to the output quantization.
 
-Bit-exact with TFLite Micro's int8 MEAN, which takes one path for every axes combination
+Bit-exact with TFLite Micro's int8 and int16 MEAN, which take one path for every axes combination
 (reference_ops::QuantizedMeanOrSum; unlike float, there is no special 4-D axes (1, 2) kernel):
-    sum  = int32 sum of the raw int8 inputs over the reduced axes (duplicates count once), n of them
+    sum  = int32 sum of the raw inputs over the reduced axes (duplicates count once), n of them
     out  = clamp(MultiplyByQuantizedMultiplier(int32(sum - in_zp * n), multiplier', shift') + out_zp)
 where (multiplier, shift) = QuantizeMultiplier(double(s_in) / double(s_out)) and 1/n is folded in:
     k = min(floor(log2 n), 32, 31 + shift);  multiplier' = (multiplier << k) / n (int64, truncating);
     shift' = shift - k.
+That is SUM's arithmetic with another multiplier: int16 runs mote_sum_s16.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from mote.errors import UnsupportedError
 from mote.fixedpoint import wrap32
 from mote.ir import DType, Node
 from mote.ops import checks, mean_f32
-from mote.ops.add import quantized_int8
 from mote.ops.reduce_plan import MAX_DIMS, merged_dims, resolved_axes, shape
 from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
@@ -39,7 +39,8 @@ class MeanParams:
 
 
 def prepare(node: Node) -> MeanParams:
-    x, out = quantized_int8(node, node.inputs[0]), quantized_int8(node, node.outputs[0])
+    x, out = node.inputs[0], node.outputs[0]
+    assert x is not None
     axes = resolved_axes(node)
     count = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     multiplier, shift = quantize_multiplier(x.scale / out.scale)
@@ -59,7 +60,8 @@ def reference(node: Node, p: MeanParams, inputs: list[np.ndarray]) -> list[np.nd
     sums = np.asarray(inputs[0], dtype=np.int64).sum(axis=p.axes)
     shifted = wrap32(wrap32(sums) + p.bias)
     out = multiply_by_quantized_multiplier(shifted, p.multiplier, p.shift) + p.output_zero_point
-    return [np.clip(out, -128, 127).astype(np.int8).reshape(node.outputs[0].shape)]
+    info = np.iinfo(node.outputs[0].dtype.np)
+    return [np.clip(out, info.min, info.max).astype(info.dtype).reshape(node.outputs[0].shape)]
 
 
 def emit(node: Node, p: MeanParams, em: Emitter) -> CCall:
@@ -75,6 +77,8 @@ def emit(node: Node, p: MeanParams, em: Emitter) -> CCall:
         "reduced_rank": len(p.reduced_shape), "reduced_shape": array(p.reduced_shape, "mean_shape"),
         "reduced_strides": array(p.reduced_strides, "mean_strides"),
         "bias": p.bias, "multiplier": p.multiplier, "shift": p.shift, "output_zero_point": p.output_zero_point}
+    if x.dtype is DType.INT16:  # SUM's kernel and parameters (mote_reduce.h), with the mean's multiplier
+        return CCall("mote_sum_s16", "mote_reduce_quantized_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
     return CCall("mote_mean_s8", "mote_mean_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -87,12 +91,27 @@ def macs(node: Node) -> int:
 
 def check(node: Node) -> None:
     checks.int8_with_int32_constant(node, "axes")
+    check_keep_dims(node)
+
+
+def check_s16(node: Node) -> None:
+    checks.input_count(node, 2)
+    for t, role in ((checks.present(node, 0, "input"), "input"), (node.outputs[0], "output")):
+        checks.dtype(node, t, role, DType.INT16)
+        checks.quantized(node, t, role)
+    axes = checks.present(node, 1, "axes")
+    checks.dtype(node, axes, "axes", DType.INT32)
+    checks.constant(node, axes, "axes")
+    check_keep_dims(node)
+
+
+def check_keep_dims(node: Node) -> None:
     if not isinstance(attr(node, "keep_dims"), bool):
         raise checks.fail(node, "attribute keep_dims must be true or false")
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
+BY_DTYPE = {DType.INT8: (check, prepare, reference, emit), DType.INT16: (check_s16, prepare, reference, emit),
             DType.FLOAT32: (mean_f32.check, mean_f32.prepare, mean_f32.reference, mean_f32.emit)}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)

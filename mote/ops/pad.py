@@ -50,7 +50,7 @@ def check(node: Node) -> None:
 
 # Per activation dtype: (check, prepare, reference, emit).
 BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
-            **dict.fromkeys((DType.FLOAT32, DType.INT32),
+            **dict.fromkeys((DType.FLOAT32, DType.INT32, DType.INT16),
                             (pad_f32.check_pad, pad_f32.prepare_pad, pad_f32.reference_pad, pad_f32.emit_pad))}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)

@@ -1,6 +1,8 @@
-"""PAD in float32 and int32 (padded with zero bytes, which are 0.0 and 0): a byte copy through mote_pad_s8.
+"""PAD in float32, int32 and int16 (padded with zero bytes, which are 0.0 and 0): a byte copy through
+mote_pad_s8.
 
-TFLite Micro's float PAD writes 0.0, whose bytes are all zero: the int8 kernel pads the tensors' bytes
+TFLite Micro's float PAD writes 0.0, whose bytes are all zero, and its int16 PAD writes 0 whatever the zero
+point: the int8 kernel pads the tensors' bytes
 with the zero byte once the innermost dimension (and its leading pad) is widened by the element size.
 """
 
@@ -23,7 +25,7 @@ def _bytes(em: Emitter, t: Tensor, const: bool = True) -> str:
 def check_pad(node: Node) -> None:
     checks.input_count(node, 2)
     x = checks.present(node, 0, "input")
-    checks.dtype(node, x, "input", DType.FLOAT32, DType.INT32)  # padded with zero bytes: 0.0 and 0
+    checks.dtype(node, x, "input", DType.FLOAT32, DType.INT32, DType.INT16)  # padded with zero bytes
     pads = checks.present(node, 1, "paddings")
     checks.dtype(node, pads, "paddings", DType.INT32)
     checks.constant(node, pads, "paddings")
