@@ -19,7 +19,7 @@ from mote.ops.registry import CCall, Emitter, OpDef, register
 
 DTYPES = {"zeros_like": (DType.FLOAT32, DType.INT8, DType.INT32, DType.INT64),
           "fill": (DType.FLOAT32, DType.INT8, DType.INT32),
-          "shape": (DType.FLOAT32, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)}
+          "shape": (DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)}
 
 
 @dataclass(frozen=True)

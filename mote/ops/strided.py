@@ -13,28 +13,18 @@ them with: bytes are copied as they are (no requantization: TFLite Micro require
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
+from mote.ops.copy_plan import MAX_RANK, CopyPlan, copy_call, copy_reference, plan_copy
+from mote.ops.registry import OpDef, attr, register
 
-MAX_RANK = 6  # MOTE_STRIDED_MAX_DIMS
 DTYPES = {"transpose": (DType.FLOAT32, DType.INT8, DType.INT16),
           "slice": (DType.FLOAT32, DType.INT8, DType.INT16, DType.INT32, DType.BOOL),
           "strided_slice": (DType.FLOAT32, DType.INT8, DType.INT16, DType.INT32, DType.BOOL),
-          "reverse_v2": (DType.FLOAT32, DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)}
+          "reverse_v2": (DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.INT64, DType.BOOL)}
 MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
-
-
-@dataclass(frozen=True)
-class StridedParams:
-    offset: int  # input element of output element 0
-    shape: tuple[int, ...]  # output loops, outermost first (merged where contiguous)
-    strides: tuple[int, ...]  # input elements per step of each loop
-    element_bytes: int
 
 
 def _constant(node: Node, index: int, role: str) -> list[int]:
@@ -114,45 +104,18 @@ def shape(node: Node) -> list[tuple[int, ...]]:
     return [tuple(int(n) for n in positions(node).shape)]
 
 
-def _affine(where: np.ndarray) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
-    """(offset, loop extents, strides) of an index array that is affine in its indices, with extent-1
-    dimensions dropped and neighbours that continue each other merged."""
-    if where.size == 0:
-        return 0, (0,), (0,)
-    dims = [(n, int(np.diff(where, axis=d).flat[0]) if n > 1 else 0) for d, n in enumerate(where.shape) if n > 1]
-    merged: list[list[int]] = []
-    for n, s in dims:
-        if merged and merged[-1][1] == s * n:  # the outer loop steps exactly over the inner one
-            merged[-1] = [merged[-1][0] * n, s]
-        else:
-            merged.append([n, s])
-    merged = merged or [[1, 0]]
-    return int(where.flat[0]), tuple(m[0] for m in merged), tuple(m[1] for m in merged)
-
-
-def prepare(node: Node) -> StridedParams:
+def prepare(node: Node) -> CopyPlan:
     x = node.inputs[0]
     assert x is not None
-    offset, loops, strides = _affine(positions(node))
-    return StridedParams(offset, loops, strides, x.dtype.itemsize)
+    return plan_copy(positions(node), x.dtype.itemsize)
 
 
-def reference(node: Node, p: StridedParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    return [np.asarray(inputs[0]).reshape(-1)[positions(node)]]
-
-
-def emit(node: Node, p: StridedParams, em: Emitter) -> CCall:
-    x = node.inputs[0]
-    assert x is not None
-    fields: dict[str, int | str] = {
-        "rank": len(p.shape), "shape": em.const(np.array(p.shape, np.int32), "strided_shape"),
-        "strides": em.const(np.array(p.strides, np.int32), "strided_strides"), "offset": p.offset,
-        "element_bytes": p.element_bytes}
-    return CCall("mote_strided_copy", "mote_strided_copy_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
+def reference(node: Node, p: CopyPlan, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [copy_reference(inputs[0], positions(node))]
 
 
 for _name, _builtin in (("transpose", "TRANSPOSE"), ("slice", "SLICE"), ("strided_slice", "STRIDED_SLICE"),
                         ("reverse_v2", "REVERSE_V2")):
-    register(OpDef(_name, shape, prepare, reference, emit, tflite=(_builtin,), check=check,
+    register(OpDef(_name, shape, prepare, reference, copy_call, tflite=(_builtin,), check=check,
                    attrs={**{m: 0 for m in MASKS}, "offset": False} if _name == "strided_slice" else {},
                    dtypes=DTYPES[_name]))

@@ -14,6 +14,8 @@ from tests.ops.test_cast import cast_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
 from tests.ops.test_pack import pack_model, unpack_model
+from tests.ops.test_rearrange import CASES as REARRANGE
+from tests.ops.test_rearrange import model as rearrange_model
 from tests.ops.test_reduce import reduce_model
 from tests.ops.test_split import split_model
 from tests.ops.test_strided import strided_model
@@ -54,6 +56,9 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "CAST": lambda: cast_model("float32", "int8"),
     "GATHER": _model("GATHER", [("x", [4, 3], "float32")], ([2, 3], "float32"), [([2], [3, 1])], axis=0),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
+    **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))
+       for case in ("depth_to_space", "space_to_depth", "batch_to_space", "space_to_batch_unpadded", "broadcast_to",
+                    "mirror_reflect", "padv2")},
     "LOGICAL_NOT": _model("LOGICAL_NOT", [("x", [3, 4], "bool")], ([3, 4], "bool")),
     "EXPAND_DIMS": _model("EXPAND_DIMS", [("x", [3, 4], "float32")], ([3, 1, 4], "float32"), [([1], [1])]),
     "ZEROS_LIKE": _model("ZEROS_LIKE", [("x", [3, 4], "float32")], ([3, 4], "float32")),

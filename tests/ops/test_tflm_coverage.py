@@ -24,7 +24,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     **{(b, "int16"): INT16 for b in ("GREATER", "LOGISTIC", "SOFTMAX", "SQUARED_DIFFERENCE", "TANH")},
     **{(b, "int8"): QUANTIZED for b in ("DIV", "ELU", "HARD_SWISH", "L2_NORMALIZATION", "LOG_SOFTMAX",
                                         "SQUARED_DIFFERENCE")},
-    **{(b, "uint8"): UINT8 for b in ("REVERSE_V2", "SHAPE")},
     **{(b, d): BYTES_AS_BOOL for b in ("LOGICAL_AND", "LOGICAL_OR")
        for d in ("int8", "int16", "int32", "int64", "uint8", "float32")},
     ("DIV", "int32"): "integer DIV is not implemented yet",
@@ -39,10 +38,9 @@ NOT_PROBED: dict[str, str] = {
                     "resource variables: the Python interpreter needs resource variables passed in; not implemented "
                     "in mote yet"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
-    **dict.fromkeys(("ADD_N", "BATCH_MATMUL", "BATCH_TO_SPACE_ND", "BROADCAST_ARGS", "BROADCAST_TO", "CUMSUM",
-                     "DEPTH_TO_SPACE", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP", "GATHER_ND", "MIRROR_PAD", "PADV2",
-                     "PRELU", "REDUCE_ALL", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR", "SPACE_TO_BATCH_ND",
-                     "SPACE_TO_DEPTH", "TRANSPOSE_CONV"), "not implemented in mote yet"),
+    **dict.fromkeys(("ADD_N", "BATCH_MATMUL", "BROADCAST_ARGS", "CUMSUM", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP",
+                     "GATHER_ND", "PRELU", "REDUCE_ALL", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR",
+                     "TRANSPOSE_CONV"), "not implemented in mote yet"),
 }
 CASES = [(builtin, dtype) for builtin in sorted(RECIPES) for dtype in DTYPES]
 

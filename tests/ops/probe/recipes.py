@@ -217,4 +217,16 @@ RECIPES: dict[str, Recipe] = {
     "GATHER": _gather, "SELECT_V2": _select, "FILL": _fill, "SHAPE": _shape_model,
     "ARG_MAX": _arg("ARG_MAX"), "ARG_MIN": _arg("ARG_MIN"),
     "CAST": _cast, "QUANTIZE": _quantize, "DEQUANTIZE": _dequantize,
+    "DEPTH_TO_SPACE": with_constants("DEPTH_TO_SPACE", [1, 2, 3, 8], [], [1, 4, 6, 2], block_size=2),
+    "SPACE_TO_DEPTH": with_constants("SPACE_TO_DEPTH", [1, 4, 6, 2], [], [1, 2, 3, 8], block_size=2),
+    "BATCH_TO_SPACE_ND": with_constants("BATCH_TO_SPACE_ND", [4, 2, 3, 2], [([2], [2, 2], "int32"),
+                                                                          ([2, 2], [[0, 1], [1, 0]], "int32")],
+                                        [1, 3, 5, 2]),
+    # unpadded: TFLite Micro pads with a byte it never sets
+    "SPACE_TO_BATCH_ND": with_constants("SPACE_TO_BATCH_ND", [1, 4, 6, 2], [([2], [2, 2], "int32"),
+                                                                          ([2, 2], [[0, 0], [0, 0]], "int32")],
+                                        [4, 2, 3, 2]),
+    "BROADCAST_TO": with_constants("BROADCAST_TO", [3, 1], [([3], [2, 3, 4], "int32")], [2, 3, 4]),
+    "MIRROR_PAD": with_constants("MIRROR_PAD", [3, 4], [([2, 2], [[1, 1], [2, 0]], "int32")], [5, 6], mode=0),
+    "PADV2": with_constants("PADV2", [2, 3], [([2, 2], [[1, 0], [0, 2]], "int32"), ([], 1, "same")], [3, 5]),
 }
