@@ -10,7 +10,9 @@ import numpy as np
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops.math_binary import BINARY
 from mote.ops.math_unary import UNARY
+from tests.ops.test_add_n import add_n_model
 from tests.ops.test_cast import cast_model
+from tests.ops.test_cumsum import cumsum_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
 from tests.ops.test_pack import pack_model, unpack_model
@@ -55,6 +57,8 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "UNPACK": lambda: unpack_model("int8", 1),
     "CAST": lambda: cast_model("float32", "int8"),
     "GATHER": _model("GATHER", [("x", [4, 3], "float32")], ([2, 3], "float32"), [([2], [3, 1])], axis=0),
+    "ADD_N": lambda: add_n_model("int8", 3, [2, 5]),
+    "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))
        for case in ("depth_to_space", "space_to_depth", "batch_to_space", "space_to_batch_unpadded", "broadcast_to",

@@ -38,7 +38,7 @@ NOT_PROBED: dict[str, str] = {
                     "resource variables: the Python interpreter needs resource variables passed in; not implemented "
                     "in mote yet"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
-    **dict.fromkeys(("ADD_N", "BATCH_MATMUL", "BROADCAST_ARGS", "CUMSUM", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP",
+    **dict.fromkeys(("BATCH_MATMUL", "BROADCAST_ARGS", "DYNAMIC_UPDATE_SLICE", "EMBEDDING_LOOKUP",
                      "GATHER_ND", "PRELU", "REDUCE_ALL", "RESIZE_BILINEAR", "RESIZE_NEAREST_NEIGHBOR",
                      "TRANSPOSE_CONV"), "not implemented in mote yet"),
 }
