@@ -13,6 +13,7 @@ from mote.ops.math_unary import UNARY
 from tests.ops.test_add_n import add_n_model
 from tests.ops.test_cast import cast_model
 from tests.ops.test_cumsum import cumsum_model
+from tests.ops.test_lookup import gather_nd_model, lookup_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
 from tests.ops.test_pack import pack_model, unpack_model
@@ -58,6 +59,8 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "CAST": lambda: cast_model("float32", "int8"),
     "GATHER": _model("GATHER", [("x", [4, 3], "float32")], ([2, 3], "float32"), [([2], [3, 1])], axis=0),
     "ADD_N": lambda: add_n_model("int8", 3, [2, 5]),
+    "GATHER_ND": lambda: gather_nd_model("float32", [5, 4, 3], [2, 2], np.array([[4, 1], [0, 3]])),
+    "EMBEDDING_LOOKUP": lambda: lookup_model("int8", "int8", constant=np.array([5, 0, 2, 2])),
     "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))
