@@ -20,6 +20,7 @@ from tests.ops.test_pack import pack_model, unpack_model
 from tests.ops.test_rearrange import CASES as REARRANGE
 from tests.ops.test_rearrange import model as rearrange_model
 from tests.ops.test_reduce import reduce_model
+from tests.ops.test_resize import resize_model
 from tests.ops.test_split import split_model
 from tests.ops.test_strided import strided_model
 from tests.ops.test_svdf import svdf_model
@@ -61,6 +62,8 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "ADD_N": lambda: add_n_model("int8", 3, [2, 5]),
     "GATHER_ND": lambda: gather_nd_model("float32", [5, 4, 3], [2, 2], np.array([[4, 1], [0, 3]])),
     "EMBEDDING_LOOKUP": lambda: lookup_model("int8", "int8", constant=np.array([5, 0, 2, 2])),
+    "RESIZE_NEAREST_NEIGHBOR": lambda: resize_model("RESIZE_NEAREST_NEIGHBOR", "int8", (3, 4), (6, 7)),
+    "RESIZE_BILINEAR": lambda: resize_model("RESIZE_BILINEAR", "float32", (3, 4), (5, 9), half=True),
     "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))
