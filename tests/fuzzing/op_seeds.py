@@ -24,6 +24,7 @@ from tests.ops.test_resize import resize_model
 from tests.ops.test_split import split_model
 from tests.ops.test_strided import strided_model
 from tests.ops.test_svdf import svdf_model
+from tests.ops.test_transpose_conv import transpose_conv_model
 
 
 def _model(builtin: str, inputs: list[tuple[str, list[int], str]], output: tuple[list[int], str],
@@ -64,6 +65,7 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "EMBEDDING_LOOKUP": lambda: lookup_model("int8", "int8", constant=np.array([5, 0, 2, 2])),
     "RESIZE_NEAREST_NEIGHBOR": lambda: resize_model("RESIZE_NEAREST_NEIGHBOR", "int8", (3, 4), (6, 7)),
     "RESIZE_BILINEAR": lambda: resize_model("RESIZE_BILINEAR", "float32", (3, 4), (5, 9), half=True),
+    "TRANSPOSE_CONV": lambda: transpose_conv_model("int8", (3, 3), (3, 3), 2, "SAME"),
     "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))

@@ -39,8 +39,7 @@ NOT_PROBED: dict[str, str] = {
                     "in mote yet"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
     **dict.fromkeys(("BATCH_MATMUL", "BROADCAST_ARGS", "DYNAMIC_UPDATE_SLICE",
-                     "PRELU", "REDUCE_ALL",
-                     "TRANSPOSE_CONV"), "not implemented in mote yet"),
+                     "PRELU", "REDUCE_ALL"), "not implemented in mote yet"),
 }
 CASES = [(builtin, dtype) for builtin in sorted(RECIPES) for dtype in DTYPES]
 

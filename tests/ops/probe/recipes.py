@@ -121,6 +121,18 @@ def _svdf(dtype: str) -> bytes:
     return mb.build([x], [y])
 
 
+def _transpose_conv(dtype: str) -> bytes:
+    mb = ModelBuilder()
+    quantized = dtype in ("int8", "int16", "uint8")
+    wdtype = "uint8" if dtype == "uint8" else ("int8" if quantized else dtype)
+    shape = mb.tensor("shape", [4], "int32", data=np.array([1, 4, 4, 2]))
+    w = mb.tensor("w", [2, 3, 3, 2], wdtype, data=np.ones((2, 3, 3, 2)), **_weights_q(wdtype))
+    x = mb.tensor("x", [1, 2, 2, 2], dtype, **_q(dtype))
+    y = mb.tensor("y", [1, 4, 4, 2], dtype, **_q(dtype))
+    mb.op("TRANSPOSE_CONV", [shape, w, x], [y], padding="SAME", stride_h=2, stride_w=2)
+    return mb.build([x], [y])
+
+
 def _pool(builtin: str) -> Recipe:
     return with_constants(builtin, [1, 4, 4, 2], [], [1, 2, 2, 2], padding="VALID", stride_h=2, stride_w=2,
                           filter_height=2, filter_width=2)
@@ -193,7 +205,7 @@ RECIPES: dict[str, Recipe] = {
                               "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR")},
     **{b: binary(b, boolean=True) for b in COMPARISONS},
     "CONV_2D": _conv("CONV_2D"), "DEPTHWISE_CONV_2D": _conv("DEPTHWISE_CONV_2D"),
-    "FULLY_CONNECTED": _fully_connected, "SVDF": _svdf,
+    "FULLY_CONNECTED": _fully_connected, "SVDF": _svdf, "TRANSPOSE_CONV": _transpose_conv,
     "AVERAGE_POOL_2D": _pool("AVERAGE_POOL_2D"), "MAX_POOL_2D": _pool("MAX_POOL_2D"), "L2_POOL_2D": _pool("L2_POOL_2D"),
     "RESHAPE": with_constants("RESHAPE", [2, 6], [([2], [3, 4], "int32")], [3, 4]),
     "SQUEEZE": with_constants("SQUEEZE", [2, 1, 6], [], [2, 6]),
