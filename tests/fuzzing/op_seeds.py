@@ -11,6 +11,7 @@ from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops.math_binary import BINARY
 from mote.ops.math_unary import UNARY
 from tests.ops.test_add_n import add_n_model
+from tests.ops.test_batch_matmul import matmul_model
 from tests.ops.test_cast import cast_model
 from tests.ops.test_cumsum import cumsum_model
 from tests.ops.test_lookup import gather_nd_model, lookup_model
@@ -66,6 +67,7 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "RESIZE_NEAREST_NEIGHBOR": lambda: resize_model("RESIZE_NEAREST_NEIGHBOR", "int8", (3, 4), (6, 7)),
     "RESIZE_BILINEAR": lambda: resize_model("RESIZE_BILINEAR", "float32", (3, 4), (5, 9), half=True),
     "TRANSPOSE_CONV": lambda: transpose_conv_model("int8", (3, 3), (3, 3), 2, "SAME"),
+    "BATCH_MATMUL": lambda: matmul_model("int8", [2, 3, 5], [5, 4]),
     "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))
