@@ -1,5 +1,5 @@
-"""SUM, REDUCE_MAX and REDUCE_MIN over constant axes, keep_dims or not, as TFLite Micro runs them:
-float32 and int8 for all three, int16 for SUM.
+"""SUM, REDUCE_MAX, REDUCE_MIN and REDUCE_ALL over constant axes, keep_dims or not, as TFLite Micro runs them:
+float32 and int8 for the first three, int16 for SUM, bool for REDUCE_ALL (a logical AND; true over nothing).
 
 Every output folds its reduced elements in the input's row-major order (TFLite's ReduceGeneric):
   max, min  (in > acc ? in : acc), (in < acc ? in : acc) from the dtype's lowest / highest value; a
@@ -25,9 +25,9 @@ from mote.ops.reduce_plan import MAX_DIMS, merged_dims, resolved_axes, shape
 from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
-_SUFFIX = {DType.FLOAT32: "f32", DType.INT8: "s8", DType.INT16: "s16"}
+_SUFFIX = {DType.FLOAT32: "f32", DType.INT8: "s8", DType.INT16: "s16", DType.BOOL: "bool"}
 DTYPES = {"reduce_max": (DType.FLOAT32, DType.INT8), "reduce_min": (DType.FLOAT32, DType.INT8),
-          "sum": (DType.FLOAT32, DType.INT8, DType.INT16)}
+          "sum": (DType.FLOAT32, DType.INT8, DType.INT16), "reduce_all": (DType.BOOL,)}
 INT32_LIMIT = 2**31
 
 
@@ -59,7 +59,7 @@ def check(node: Node) -> None:
     kept, reduced = merged_dims(x.shape, resolved_axes(node))
     if max(len(kept), len(reduced)) > MAX_DIMS:
         raise checks.fail(node, f"{len(x.shape)}-D input with these axes needs more than {MAX_DIMS} loops")
-    if x.dtype is DType.FLOAT32:
+    if x.dtype in (DType.FLOAT32, DType.BOOL):
         return
     checks.quantized(node, x, "input")
     checks.quantized(node, out, "output")
@@ -96,6 +96,8 @@ def reference(node: Node, p: ReduceParams, inputs: list[np.ndarray]) -> list[np.
     x = np.asarray(inputs[0])
     out = node.outputs[0]
     rows = _rows(p, x)
+    if node.op == "reduce_all":
+        return [rows.all(axis=1).reshape(out.shape)]
     if node.op in ("reduce_max", "reduce_min"):
         if x.dtype == np.float32:
             info = np.finfo(np.float32)
@@ -135,6 +137,7 @@ def emit(node: Node, p: ReduceParams, em: Emitter) -> CCall:
                  fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-for _name, _builtin in (("reduce_max", "REDUCE_MAX"), ("reduce_min", "REDUCE_MIN"), ("sum", "SUM")):
+for _name, _builtin in (("reduce_max", "REDUCE_MAX"), ("reduce_min", "REDUCE_MIN"), ("sum", "SUM"),
+                        ("reduce_all", "REDUCE_ALL")):
     register(OpDef(_name, shape, prepare, reference, emit, tflite=(_builtin,), check=check,
                    attrs={"keep_dims": False}, dtypes=DTYPES[_name]))

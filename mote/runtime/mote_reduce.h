@@ -41,4 +41,27 @@ static inline int mote_reduce_next(int32_t count, const int32_t *shape, const in
   return 0;
 }
 
+/* Walks a reduction's outputs in order: for each, runs START, then ACCUMULATE once per reduced element with
+ * `v` its value (of type T, read from `input`), then FINISH (which stores the result through `output`). */
+#define MOTE_REDUCE_WALK(p, T, input, START, ACCUMULATE, FINISH)                                              \
+  do {                                                                                                        \
+    const int32_t last_ = (p)->reduced_rank - 1;                                                              \
+    const int32_t n_ = (p)->reduced_shape[last_], step_ = (p)->reduced_strides[last_];                        \
+    int32_t kept_index_[MOTE_REDUCE_MAX_DIMS] = {0};                                                          \
+    int32_t kept_offset_ = 0;                                                                                 \
+    do {                                                                                                      \
+      int32_t index_[MOTE_REDUCE_MAX_DIMS] = {0};                                                             \
+      int32_t offset_ = 0;                                                                                    \
+      START;                                                                                                  \
+      do {                                                                                                    \
+        const T *row_ = (input) + kept_offset_ + offset_;                                                     \
+        for (int32_t i_ = 0; i_ < n_; ++i_) {                                                                 \
+          const T v = row_[i_ * step_];                                                                       \
+          ACCUMULATE;                                                                                         \
+        }                                                                                                     \
+      } while (mote_reduce_next(last_, (p)->reduced_shape, (p)->reduced_strides, index_, &offset_));          \
+      FINISH;                                                                                                 \
+    } while (mote_reduce_next((p)->kept_rank, (p)->kept_shape, (p)->kept_strides, kept_index_, &kept_offset_)); \
+  } while (0)
+
 #endif

@@ -18,10 +18,13 @@ from tests.ops.test_lookup import gather_nd_model, lookup_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
 from tests.ops.test_pack import pack_model, unpack_model
+from tests.ops.test_prelu import prelu_model
 from tests.ops.test_rearrange import CASES as REARRANGE
 from tests.ops.test_rearrange import model as rearrange_model
 from tests.ops.test_reduce import reduce_model
+from tests.ops.test_reduce_all import all_model
 from tests.ops.test_resize import resize_model
+from tests.ops.test_runtime_shapes import broadcast_args_model, update_slice_model
 from tests.ops.test_split import split_model
 from tests.ops.test_strided import strided_model
 from tests.ops.test_svdf import svdf_model
@@ -68,6 +71,10 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "RESIZE_BILINEAR": lambda: resize_model("RESIZE_BILINEAR", "float32", (3, 4), (5, 9), half=True),
     "TRANSPOSE_CONV": lambda: transpose_conv_model("int8", (3, 3), (3, 3), 2, "SAME"),
     "BATCH_MATMUL": lambda: matmul_model("int8", [2, 3, 5], [5, 4]),
+    "PRELU": lambda: prelu_model("int8", [2, 3, 4], [4]),
+    "REDUCE_ALL": lambda: all_model([3, 4, 2], [1], False),
+    "DYNAMIC_UPDATE_SLICE": lambda: update_slice_model("float32", [4, 5], [2, 3]),
+    "BROADCAST_ARGS": lambda: broadcast_args_model("int32", 3, 2, ones=True),
     "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))

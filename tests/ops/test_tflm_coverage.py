@@ -38,8 +38,6 @@ NOT_PROBED: dict[str, str] = {
                     "resource variables: the Python interpreter needs resource variables passed in; not implemented "
                     "in mote yet"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
-    **dict.fromkeys(("BROADCAST_ARGS", "DYNAMIC_UPDATE_SLICE",
-                     "PRELU", "REDUCE_ALL"), "not implemented in mote yet"),
 }
 CASES = [(builtin, dtype) for builtin in sorted(RECIPES) for dtype in DTYPES]
 

@@ -245,6 +245,11 @@ RECIPES: dict[str, Recipe] = {
     **{b: with_constants(b, [1, 3, 4, 2], [([2], [6, 5], "int32")], [1, 6, 5, 2])
        for b in ("RESIZE_NEAREST_NEIGHBOR", "RESIZE_BILINEAR")},
     "BATCH_MATMUL": with_constants("BATCH_MATMUL", [2, 3], [([3, 4], np.ones((3, 4)), "same")], [2, 4]),
+    "PRELU": with_constants("PRELU", [2, 3], [([3], [0.5, -1, 2], "same")], [2, 3]),
+    "REDUCE_ALL": with_constants("REDUCE_ALL", [2, 3], [([1], [1], "int32")], [2]),
+    "DYNAMIC_UPDATE_SLICE": with_constants("DYNAMIC_UPDATE_SLICE", [3, 4], [([2, 2], np.ones((2, 2)), "same"),
+                                                                          ([2], [1, 1], "int32")], [3, 4]),
+    "BROADCAST_ARGS": with_constants("BROADCAST_ARGS", [2], [([2], [1, 1], "same")], [2]),
     "CUMSUM": with_constants("CUMSUM", [2, 3], [([], 1, "int32")], [2, 3]),
     "ADD_N": with_constants("ADD_N", [2, 3], [([2, 3], np.ones((2, 3)), "same")], [2, 3]),
     "PADV2": with_constants("PADV2", [2, 3], [([2, 2], [[1, 0], [0, 2]], "int32"), ([], 1, "same")], [3, 5]),
