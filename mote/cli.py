@@ -31,6 +31,7 @@ from mote.sim.cycles import CoreModel
 from mote.targets import TARGETS, Target, find_target
 from mote.targets.rv32 import Rv32, Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
+from mote.targets.rv32.toolchain import ISAS
 from mote.terminal import console, markup, plain
 
 INTERNAL_ERROR = 3
@@ -172,6 +173,8 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--cc", choices=CC_CHOICES,
                       help="cross compiler: riscv64-unknown-elf-gcc when present, else zig (default auto)")
     rv32.add_argument("--opt", choices=("-O2", "-Os"), help="optimization level (default -O2; `--opt -Os` for size)")
+    rv32.add_argument("--isa", choices=ISAS, help="the core's instruction set: rv32imc (default; float in software) "
+                                                "or rv32imfc (the F extension: float in hardware)")
     rv32.add_argument("--flash", type=size, help="flash size, e.g. 2MiB (default)")
     rv32.add_argument("--ram", type=size, help="RAM size, e.g. 512KiB (default)")
     rv32.add_argument("--stack", type=size, help="stack size, e.g. 16KiB (default)")
@@ -181,7 +184,7 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
                       help="stop runaway firmware after this many instructions")
     rv32.add_argument("--core", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
-                           "mulh, div, branch_taken, branch_not_taken, jump)")
+                           "mulh, div, branch_taken, branch_not_taken, jump, fpu, fdiv)")
 
 
 def _check_files(args: argparse.Namespace) -> None:
@@ -202,7 +205,7 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     if args.core:
         core = dataclasses.replace(core, name=f"{core.name}; with {args.core}")
     config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt,
-                        core=core)
+                        isa=args.isa, core=core)
     config.validate()
     if getattr(args, "save_outputs", None) is not None:
         check_output_file(args.save_outputs, "--save-outputs")

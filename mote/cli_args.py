@@ -17,6 +17,7 @@ from mote.terminal import plain
 RV32_ONLY = {
     "cc": ("auto", "--cc picks the rv32 cross compiler; the host target builds with the system C compiler (CC)"),
     "opt": ("-O2", "--opt sets the rv32 firmware's optimization level; the host target builds with -O2"),
+    "isa": ("rv32imc", "--isa picks the virtual MCU's instruction set; the host target runs native code"),
     "flash": (2 << 20, "--flash sizes the virtual MCU; it has no effect with --target host"),
     "ram": (512 << 10, "--ram sizes the virtual MCU; it has no effect with --target host"),
     "stack": (16 << 10, "--stack sizes the virtual MCU; it has no effect with --target host"),

@@ -12,9 +12,12 @@ from mote.accel import find_accelerator
 from mote.arena_notes import arena_notes, describe
 from mote.cli_explain import explain_json, explain_lines
 from mote.codegen.ir_text import dump_compiled
+from mote.errors import MoteError
 from mote.ops.registry import Core
 from mote.outputs import check_project_dir
 from mote.targets import TARGETS, find_target
+from mote.targets.rv32 import Rv32, Rv32Config
+from mote.targets.rv32.toolchain import ISAS
 from mote.terminal import plain
 
 
@@ -32,6 +35,8 @@ def add_compile_command(sub: argparse._SubParsersAction) -> None:
                         "with AVX-512 VNNI (vnni); default: the target's (vector for host projects, scalar for rv32)")
     p.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
                    help="offload to an accelerator (targets that attach one: rv32)")
+    p.add_argument("--isa", choices=ISAS,
+                   help="rv32 projects: the core's instruction set, rv32imc (default) or rv32imfc (the F extension)")
     p.add_argument("--explain", action="store_true",
                    help="show each layer's kernel and why the faster ones before it in its op's table declined")
     p.add_argument("--print-ir", action="store_true",
@@ -42,7 +47,9 @@ def add_compile_command(sub: argparse._SubParsersAction) -> None:
 
 def run_compile(args: argparse.Namespace) -> int:
     check_project_dir(args.output)
-    target = find_target(args.target)
+    if args.isa and args.target != "rv32":
+        raise MoteError("--isa picks the virtual MCU's instruction set; use it with --target rv32")
+    target = Rv32(Rv32Config(isa=args.isa)) if args.isa else find_target(args.target)
     accelerator = find_accelerator(args.accel) if args.accel else None
     target.check_accelerator(accelerator)
     core = Core(args.kernels) if args.kernels else target.project_core()

@@ -11,7 +11,9 @@ microcontroller cores, as their user manuals tabulate them with zero-wait-state 
 integer 1, mul 1, mulh/mulhsu/mulhu 5, div/rem 3-35 (35 is the worst case; 34 here is near it),
 load/store 1, jump 2, branch not taken 1, branch taken 3. Loads are charged 2 rather than 1 because
 those cores stall one cycle when the next instruction uses the loaded value, which is the common
-case in the kernels' inner loops.
+case in the kernels' inner loops. With the F extension (--isa rv32imfc): FPU operations 1 (a pipelined
+single-precision unit configured without extra latency, as the CV32E40P's FPU can be) and division and
+square root 12 (an iterative unit; the figure is an estimate, not a published one).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from mote.sim.decode import Cls
 class CoreModel:
     """Cycles per instruction class (see the module docstring for the core they resemble)."""
 
-    name: str = "in-order RV32IMC MCU core (CV32E40P/X-like, zero wait states)"
+    name: str = "in-order RV32 MCU core (CV32E40P/X-like, zero wait states)"
     alu: int = 1
     load: int = 2
     store: int = 1
@@ -37,12 +39,15 @@ class CoreModel:
     branch_taken: int = 3
     branch_not_taken: int = 1
     jump: int = 2
+    fpu: int = 1
+    fdiv: int = 12
 
     def costs(self) -> np.ndarray:
         """The cost of each class, indexed by mote.sim.decode.Cls."""
         by_class = {Cls.ALU: self.alu, Cls.LOAD: self.load, Cls.STORE: self.store, Cls.MUL: self.mul,
                     Cls.MULH: self.mulh, Cls.DIV: self.div, Cls.BRANCH_TAKEN: self.branch_taken,
-                    Cls.BRANCH_NOT_TAKEN: self.branch_not_taken, Cls.JUMP: self.jump}
+                    Cls.BRANCH_NOT_TAKEN: self.branch_not_taken, Cls.JUMP: self.jump, Cls.FPU: self.fpu,
+                    Cls.FDIV: self.fdiv}
         return np.array([by_class[c] for c in Cls], dtype=np.int64)
 
     def cycles(self, class_counts: np.ndarray) -> int:

@@ -1,4 +1,4 @@
-"""Just enough of an RV32IMC decoder for counting: each instruction's length and cost class, and the
+"""Just enough of an RV32IMC (and F) decoder for counting: each instruction's length and cost class, and the
 operands of stores (the profiler finds which store wrote a device register from them).
 
 A 16-bit parcel whose two low bits are 11 starts a 32-bit instruction; any other parcel is a
@@ -26,6 +26,8 @@ class Cls(IntEnum):
     BRANCH_TAKEN = 6
     BRANCH_NOT_TAKEN = 7
     JUMP = 8   # jal, jalr and their compressed forms (always taken)
+    FPU = 9    # the F extension's arithmetic, conversions, moves and compares (its loads and stores: LOAD, STORE)
+    FDIV = 10  # fdiv.s, fsqrt.s
 
 
 NUM_CLASSES = len(Cls)
@@ -91,6 +93,10 @@ def _decode32(addr: int, w: int) -> Insn:
         return Insn(addr, 4, Cls.JUMP)
     if opcode == 0x33 and _bits(w, 31, 25) == 1:  # the M extension
         return Insn(addr, 4, Cls.MUL if funct3 == 0 else Cls.MULH if funct3 < 4 else Cls.DIV)
+    if opcode == 0x53:  # OP-FP: funct5 3 is fdiv, 11 fsqrt
+        return Insn(addr, 4, Cls.FDIV if _bits(w, 31, 27) in (0x03, 0x0B) else Cls.FPU)
+    if opcode in (0x43, 0x47, 0x4B, 0x4F):  # fmadd, fmsub, fnmsub, fnmadd
+        return Insn(addr, 4, Cls.FPU)
     return Insn(addr, 4, Cls.ALU)
 
 

@@ -62,8 +62,9 @@ class LoadedFirmware:
     checks, an accelerator, and the host C compiler that builds the native counter (mote.sim.counting)."""
 
     def __init__(self, elf: Path, memory: MemoryMap | None = None, check_alignment: bool = True,
-                 accelerator: Any = None, *, host_cc: str) -> None:
+                 accelerator: Any = None, *, host_cc: str, fpu: bool = False) -> None:
         self.image = ElfImage(elf)
+        self.fpu = fpu  # a core with the F extension (rv32imfc firmware)
         self.accelerator = accelerator  # a mote.accel Accelerator, mapped at ACCEL_BASE
         self.memory = memory = memory or MemoryMap()
         self.check_alignment = check_alignment

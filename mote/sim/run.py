@@ -53,7 +53,8 @@ class Run:
         self.io_output_sizes = io_output_sizes
         mem = machine.memory
         uc = uc_mod.Uc(uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32)
-        uc.ctl_set_cpu_model(rv.UC_CPU_RISCV32_SIFIVE_E31)  # an RV32IMAC microcontroller core
+        # an RV32IMAC microcontroller core, or (F extension) an RV32GC one; firmware runs in machine mode
+        uc.ctl_set_cpu_model(rv.UC_CPU_RISCV32_SIFIVE_U34 if machine.fpu else rv.UC_CPU_RISCV32_SIFIVE_E31)
         uc.mem_map(mem.flash_base, round_up(mem.flash_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC)
         uc.mem_map(mem.ram_base, round_up(mem.ram_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
         uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)

@@ -42,8 +42,8 @@ def test_struct_offsets_match_the_headers(tmp_path: Path) -> None:
         pytest.skip(str(e))
     (tmp_path / "probe.c").write_text(_probe_source())
     runtime = Path(str(resources.files("mote.runtime")))
-    proc = subprocess.run([*tc.driver, *tc.target, "-O0", "-ffreestanding", "-I", str(runtime), "-c", "probe.c",
-                           "-o", "probe.o"], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([*tc.driver, *tc.targets["rv32imc"], "-O0", "-ffreestanding", "-I", str(runtime), "-c",
+                           "probe.c", "-o", "probe.o"], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     got = _read_words(tmp_path / "probe.o", "mote_probe", len(micro.STRUCT_OFFSETS) + 1)
     expected = {f"{struct}.{name}": offset for (struct, name), offset in micro.STRUCT_OFFSETS.items()}

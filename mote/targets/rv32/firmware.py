@@ -31,7 +31,7 @@ from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine, Memo
 from mote.sim.results import LayerProfile, SimResult
 from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
-from mote.targets.rv32.toolchain import OPT_LEVELS, Toolchain, find_toolchain
+from mote.targets.rv32.toolchain import ISAS, OPT_LEVELS, Toolchain, find_toolchain
 
 PLATFORM_DIR = "rv32"
 FIRMWARE = "firmware.elf"
@@ -51,6 +51,7 @@ class Rv32Config:
     stack_bytes: int = 16 << 10
     cc: str = "auto"  # "gcc" (riscv64-unknown-elf-gcc) when present, else "zig"; or either by name
     opt: str = "-O2"
+    isa: str = "rv32imc"  # or "rv32imfc": the F extension, float kernels in hardware (ilp32f)
     check_alignment: bool = True  # fault on misaligned loads and stores, as most MCU cores do
     core: CoreModel = field(default_factory=CoreModel)
 
@@ -66,6 +67,8 @@ class Rv32Config:
             raise MoteError("rv32 flash and RAM are at most 1 GiB each")
         if self.opt not in OPT_LEVELS:
             raise MoteError(f"rv32 opt must be one of {', '.join(OPT_LEVELS)}, not {self.opt!r}")
+        if self.isa not in ISAS:
+            raise MoteError(f"rv32 isa must be one of {', '.join(ISAS)}, not {self.isa!r}")
 
     def memory_map(self) -> MemoryMap:
         return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_bytes)
@@ -114,7 +117,7 @@ def link_firmware(project_dir: Path, sources: list[str], config: Rv32Config,
     so MOTE_LAYER_BEGIN/END become profiler stores."""
     toolchain = find_toolchain(config.cc)
     project_dir = Path(project_dir)
-    cmd, proc = _compile(toolchain, project_dir, sources, config.opt, includes, "link.ld", FIRMWARE)
+    cmd, proc = _compile(toolchain, project_dir, sources, config, includes, "link.ld", FIRMWARE)
     # The exact command, to rebuild by hand.
     script = f'#!/bin/sh\n# Rebuilds {FIRMWARE} (written by mote).\ncd "$(dirname "$0")/.." && exec {shlex.join(cmd)}\n'
     (project_dir / PLATFORM_DIR / "build.sh").write_text(script)
@@ -125,15 +128,15 @@ def link_firmware(project_dir: Path, sources: list[str], config: Rv32Config,
         lines = proc.stderr.splitlines()
         first = next((ln for ln in lines if "error" in ln.lower()), proc.stderr.strip()[:300])
         raise BuildError(f"building the rv32 firmware failed: {first.strip()}")
-    return FirmwareBuild(project_dir / FIRMWARE, toolchain, toolchain.cflags(config.opt), tuple(cmd))
+    return FirmwareBuild(project_dir / FIRMWARE, toolchain, toolchain.cflags(config.opt, config.isa), tuple(cmd))
 
 
-def _compile(toolchain: Toolchain, project_dir: Path, sources: list[str], opt: str, includes: tuple[str, ...],
-             script: str, output: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+def _compile(toolchain: Toolchain, project_dir: Path, sources: list[str], config: Rv32Config,
+             includes: tuple[str, ...], script: str, output: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     platform = [f"{PLATFORM_DIR}/startup.S", f"{PLATFORM_DIR}/mote_support.c"]
-    cmd = toolchain.command(opt, platform + list(sources), output, f"{PLATFORM_DIR}/{script}",
+    cmd = toolchain.command(config.opt, platform + list(sources), output, f"{PLATFORM_DIR}/{script}",
                             includes=[PLATFORM_DIR, *includes], system_includes=[f"{PLATFORM_DIR}/include"],
-                            forced=[f"{PLATFORM_DIR}/mote_vp.h"])
+                            forced=[f"{PLATFORM_DIR}/mote_vp.h"], isa=config.isa)
     try:
         return cmd, subprocess.run(cmd, cwd=project_dir, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -146,7 +149,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
     work = project_dir / PLATFORM_DIR
     (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_bytes))
     try:
-        _, proc = _compile(toolchain, project_dir, sources, config.opt, includes, "measure.ld",
+        _, proc = _compile(toolchain, project_dir, sources, config, includes, "measure.ld",
                            f"{PLATFORM_DIR}/measure.elf")
         if proc.returncode != 0:
             return MemoryFitError(f"the firmware does not fit {config.flash_bytes} bytes of flash and "
@@ -276,7 +279,7 @@ class Rv32Firmware:
     @functools.cached_property
     def machine(self) -> Machine:
         return Machine(self.build.elf, self.config.memory_map(), self.config.check_alignment, self.accelerator,
-                       host_cc=find_cc())
+                       host_cc=find_cc(), fpu=self.config.isa == "rv32imfc")
 
     def run(self, inputs: dict[str, np.ndarray], instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT) -> SimResult:
         """One inference on the virtual platform: outputs, exact instruction counts, estimated cycles,

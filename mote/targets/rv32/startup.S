@@ -11,6 +11,11 @@
   .type _start, @function
 _start:
   la sp, __stack_top
+#ifdef __riscv_flen
+  /* rv32imfc: mstatus.FS from off to initial, so that the F extension's instructions do not trap. */
+  li t0, 0x2000
+  csrs mstatus, t0
+#endif
 
   /* .data: word by word (link.ld aligns its start and end, in flash and in RAM, to 4 bytes). */
   la a0, __data_start

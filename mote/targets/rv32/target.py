@@ -19,7 +19,6 @@ class Rv32(Target):
     accelerator, when the model offloads to one, is a device on it."""
 
     name = "rv32"
-    isa = "rv32imc"
     accelerators = True
     measures_layers = True
 
@@ -27,12 +26,16 @@ class Rv32(Target):
         self.config = config or Rv32Config()
         self.instruction_limit = instruction_limit  # None: the simulator's default
 
+    @property
+    def isa(self) -> str:
+        return self.config.isa
+
     def core(self) -> Core:
         return Core.SCALAR
 
     def compiler(self) -> Compiler:
         toolchain = find_toolchain(self.config.cc)
-        return Compiler(toolchain.version, toolchain.cflags(self.config.opt))
+        return Compiler(toolchain.version, toolchain.cflags(self.config.opt, self.config.isa))
 
     def memory(self) -> MemorySizes:
         c = self.config

@@ -1,5 +1,6 @@
-"""The rv32imc cross compilers: a GNU riscv64-unknown-elf-gcc when present, else zig's clang (pip
-package `ziglang`: a fresh venv needs nothing else); either can be asked for by name.
+"""The rv32 cross compilers, for rv32imc or (with the F extension and the ilp32f ABI) rv32imfc: a GNU
+riscv64-unknown-elf-gcc when present, else zig's clang (pip package `ziglang`: a fresh venv needs nothing
+else); either can be asked for by name.
 
 Both build freestanding code (no libc: mote_support.c has the few functions compilers call) and link
 their own runtime library for what the core lacks in hardware (soft float for the float QUANTIZE /
@@ -19,6 +20,7 @@ from mote.errors import BuildError
 
 GCC = "riscv64-unknown-elf-gcc"
 OPT_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os", "-Oz")
+ISAS = ("rv32imc", "rv32imfc")
 
 # For every compiler: no libc, one section per function and object so the linker drops unused ones.
 # -ffp-contract=off: no fused multiply-add, so that float kernels round as TFLite Micro's do.
@@ -30,21 +32,21 @@ _WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 class Toolchain:
     name: str                  # "zig" or "gcc"
     driver: tuple[str, ...]    # the command that compiles and links
-    target: tuple[str, ...]    # target selection flags
+    targets: dict[str, tuple[str, ...]]  # target selection flags per ISA (ISAS)
     extra: tuple[str, ...]     # compiler-specific code generation flags
     link: tuple[str, ...]      # linker flags and libraries, after the sources
     version: str
 
-    def cflags(self, opt: str) -> tuple[str, ...]:
+    def cflags(self, opt: str, isa: str = "rv32imc") -> tuple[str, ...]:
         """Every flag that shapes the generated code, as recorded in reports."""
-        return (*self.target, opt, *_COMMON, *self.extra)
+        return (*self.targets[isa], opt, *_COMMON, *self.extra)
 
     def command(self, opt: str, sources: list[str], output: str, linker_script: str, includes: list[str],
-                system_includes: list[str], forced: list[str]) -> list[str]:
+                system_includes: list[str], forced: list[str], isa: str = "rv32imc") -> list[str]:
         """One compile-and-link command line (run it in the project directory)."""
         inc = [f for d in includes for f in ("-I", d)] + [f for d in system_includes for f in ("-isystem", d)]
         force = [f for h in forced for f in ("-include", h)]
-        return [*self.driver, *self.cflags(opt), *_WARNINGS, *inc, *force, "-T", linker_script,
+        return [*self.driver, *self.cflags(opt, isa), *_WARNINGS, *inc, *force, "-T", linker_script,
                 "-Wl,--gc-sections", "-o", output, *sources, *self.link]
 
 
@@ -75,7 +77,8 @@ def _zig() -> Toolchain:
     return Toolchain(
         name="zig",
         driver=(*driver, "cc"),
-        target=("-target", "riscv32-freestanding-none", "-mcpu=generic_rv32+m+c"),
+        targets={"rv32imc": ("-target", "riscv32-freestanding-none", "-mcpu=generic_rv32+m+c"),
+                 "rv32imfc": ("-target", "riscv32-freestanding-none", "-mcpu=generic_rv32+m+f+c", "-mabi=ilp32f")},
         # -g: at -Os zig strips the symbol table, which the simulator needs (I/O buffers, function
         # names in fault messages). Debug info does not change the code and is not loaded.
         # -fomit-frame-pointer and no machine scheduling: zig keeps a frame pointer, and LLVM's
@@ -99,7 +102,8 @@ def _gcc() -> Toolchain:
     return Toolchain(
         name="gcc",
         driver=(path,),
-        target=("-march=rv32imc", "-mabi=ilp32", "-mcmodel=medlow"),
+        targets={"rv32imc": ("-march=rv32imc", "-mabi=ilp32", "-mcmodel=medlow"),
+                 "rv32imfc": ("-march=rv32imfc", "-mabi=ilp32f", "-mcmodel=medlow")},
         # GCC turns copy and fill loops into memcpy/memset calls even when freestanding; in
         # mote_support.c that would make memcpy call itself. No scheduling before register
         # allocation: it hoists loads and spills inside the register-blocked kernels' loops.
