@@ -1,5 +1,6 @@
-"""Issue 16's figures: float32 models on the host against TFLite Micro and on the rv32 virtual platform with
-soft-float, and the micro_speech-shaped depthwise convolution on rv32."""
+"""Issue 16's figures: float32 and int16 (16x8) models on the host against TFLite Micro and on the rv32 virtual
+platform (float in software on rv32imc and in hardware on rv32imfc), and the micro_speech-shaped depthwise
+convolution on rv32."""
 
 from __future__ import annotations
 
@@ -23,8 +24,9 @@ from mote.tflm_match import tflm_match
 REPO = Path(__file__).resolve().parents[1]
 # The sine model ships with the tflite-micro package (Apache-2.0): read from there, never copied in.
 SINE = Path(tflite_micro.__path__[0]) / "sine_float.tflite"
-FLOAT_MODELS = {"digits CNN, float32 (models/float)": REPO / "models" / "float" / "digits_cnn_f32.tflite",
-                "sine regressor, float32 (tflite-micro's example)": SINE}
+MODELS = {"digits CNN, float32 (models/float)": REPO / "models" / "float" / "digits_cnn_f32.tflite",
+          "sine regressor, float32 (tflite-micro's example)": SINE,
+          "digits CNN, 16x8 (models/int16)": REPO / "models" / "int16" / "digits_cnn_16x8.tflite"}
 REPEATS = 5
 
 
@@ -43,7 +45,7 @@ def _tflm_us(path: Path, inputs: dict[str, np.ndarray]) -> float:
     return statistics.median(samples)
 
 
-def measure_float(label: str, path: Path, work: Path) -> dict[str, object]:
+def measure_model(label: str, path: Path, work: Path) -> dict[str, object]:
     compile_s = []
     for _ in range(REPEATS):
         start = time.perf_counter()
@@ -52,13 +54,12 @@ def measure_float(label: str, path: Path, work: Path) -> dict[str, object]:
     graph = compiled.graph
     inputs = random_inputs(graph, 0)
     mote_us = {core.value: host_us(graph, core, work, inputs) for core in host_cores()}
-    firmware = build_rv32(compile_graph(graph, core=Core.SCALAR), work / f"{path.stem}-rv32", Rv32Config(cc="zig"))
-    vp = firmware.run(inputs)
-    match = tflm_match(path, graph, inputs, vp.outputs)
+    runs = {isa: build_rv32(compile_graph(graph, core=Core.SCALAR), work / f"{path.stem}-{isa}",
+                            Rv32Config(cc="zig", isa=isa)).run(inputs) for isa in ("rv32imc", "rv32imfc")}
+    matches = {tflm_match(path, graph, inputs, vp.outputs).describe() for vp in runs.values()}
     return {"model": label, "macs": compiled.macs, "mote_us": mote_us, "tflm_us": _tflm_us(path, inputs),
-            "compile_s": statistics.median(compile_s), "instructions": vp.instructions,
-            "per_mac": vp.instructions / compiled.macs if compiled.macs else 0.0,
-            "tflm": match.describe()}
+            "compile_s": statistics.median(compile_s),
+            "instructions": {isa: vp.instructions for isa, vp in runs.items()}, "tflm": " / ".join(sorted(matches))}
 
 
 def micro_speech_depthwise() -> bytes:
@@ -85,24 +86,26 @@ def measure_micro_speech(work: Path) -> dict[str, object]:
 
 
 def operator_set_report(work: Path) -> list[str]:
-    rows = [measure_float(label, path, work) for label, path in FLOAT_MODELS.items()]
+    rows = [measure_model(label, path, work) for label, path in MODELS.items()]
     cores = list(rows[0]["mote_us"])  # type: ignore[arg-type]
     speech = measure_micro_speech(work)
     return [
-        "## Float32 models (issue 16)", "",
+        "## Float32 and int16 models (issue 16)", "",
         "Host: one inference, median of 5, mote's generated C (gcc -O2, -ffp-contract=off) against TFLite Micro's "
         "interpreter (the `tflite-micro` package) in the same run. rv32: one inference on the virtual platform, "
-        "soft-float through zig's compiler runtime (rv32imc); the outputs compared with TFLite Micro's.", "",
+        "float in software through zig's compiler runtime (rv32imc) and in hardware (rv32imfc, `--isa rv32imfc`); "
+        "both runs' outputs compared with TFLite Micro's.", "",
         "| model | MACs | compile s | " + " | ".join(f"mote {c} µs" for c in cores)
         + " | TFLM µs | " + " | ".join(f"speed-up {c}" for c in cores)
-        + " | rv32 soft-float instructions | per MAC | rv32 outputs vs TFLM |",
-        "|---|---:|---:|" + "---:|" * (2 * len(cores) + 3) + "---|",
+        + " | rv32imc instructions | per MAC | rv32imfc instructions | per MAC | rv32 outputs vs TFLM |",
+        "|---|---:|---:|" + "---:|" * (2 * len(cores) + 5) + "---|",
         *[f"| {r['model']} | {r['macs']:,} | {r['compile_s']:.3f} | "
           + " | ".join(f"{r['mote_us'][c]:.1f}" for c in cores)  # type: ignore[index]
           + f" | {r['tflm_us']:.1f} | "
           + " | ".join(f"{float(r['tflm_us']) / r['mote_us'][c]:.1f}x" for c in cores)  # type: ignore[index]
-          + f" | {r['instructions']:,} | {r['per_mac']:.1f} | {r['tflm']} |" for r in rows], "",
-        "Not measured, because not built yet: an int16 (16x8) model, and rv32imfc (the F extension).", "",
+          + "".join(f" | {r['instructions'][isa]:,} | {r['instructions'][isa] / r['macs']:.1f}"  # type: ignore[index]
+                    for isa in ("rv32imc", "rv32imfc"))
+          + f" | {r['tflm']} |" for r in rows], "",
         "## micro_speech's depthwise convolution on rv32 (issue 16)", "",
         "One layer shaped like micro_speech's first (49x40x1 input, depth multiplier 8, 10x8 filter, stride 2, "
         f"SAME), built by `benchmarks/operator_set.py`: kernel {speech['kernel']}, {speech['macs']:,} MACs, "

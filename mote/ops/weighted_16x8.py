@@ -9,7 +9,13 @@ quantization), bit-exact with TFLite Micro's reference kernels:
   bias it is int32, wraps, and requantizes as the int8 kernels do (the depthwise kernel always reads an
   int64 bias, so an int32 one is refused there);
 - then the output offset, the fused activation's clamp in int16.
-The multipliers are the int8 ops' (per channel, in double). The C kernels are plain loops.
+The multipliers are the int8 ops' (per channel, in double).
+
+Where no partial sum can leave int32 (the weights' magnitudes times the largest input, checked at compile
+time: `narrow`), the kernels sum in int32 and widen once, the same value as an int64 sum; the convolutions
+then keep one accumulator per output channel in scratch and walk the weights laid out [fh][fw][in][out] (a
+depthwise layer's [fh][fw][out]), so that the innermost loop runs along the output channels and
+vectorizes. A grouped convolution or a wider sum takes the plain loops.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ class Wide:
 
     layer: Any  # ConvParams (a depthwise layer as the grouped convolution it is) or FullyConnected16x8
     acc64: bool
+    narrow: bool = False  # every partial sum fits int32 (see the module docstring)
 
 
 def _bias(node: Node, channels: int) -> tuple[np.ndarray | None, bool]:
@@ -95,7 +102,7 @@ def prepare_conv(node: Node) -> Wide:
     bias, acc64 = _bias(node, oc)
     return Wide(ConvParams(n, h, wd, c, *g.out, oc, fh, fw, fic, *g.stride, *g.dilation, *g.pad, 0, 0,
                            *activation_range(attr(node, "activation"), out), weights, bias,
-                           *conv_multipliers(x, w, out, oc)), acc64)
+                           *conv_multipliers(x, w, out, oc)), acc64, _narrow(weights, 1 << 15))
 
 
 def prepare_depthwise(node: Node) -> Wide:
@@ -111,7 +118,7 @@ def prepare_depthwise(node: Node) -> Wide:
     weights = const_data(w, "filter", node).astype(np.int8).reshape(fh, fw, oc).transpose(2, 0, 1)[..., None]
     return Wide(ConvParams(n, h, wd, c, *g.out, oc, fh, fw, 1, *g.stride, *g.dilation, *g.pad, 0, 0,
                            *activation_range(attr(node, "activation"), out), np.ascontiguousarray(weights), bias,
-                           *conv_multipliers(x, w, out, oc)), True)
+                           *conv_multipliers(x, w, out, oc)), True, _narrow(weights, 1 << 15))
 
 
 def prepare_fully_connected(node: Node) -> Wide:
@@ -125,7 +132,14 @@ def prepare_fully_connected(node: Node) -> Wide:
     bias, acc64 = _bias(node, out_depth)
     return Wide(FullyConnected16x8(x.size // depth, depth, out_depth, -x.zero_point, filter_offset, out.zero_point,
                                    *activation_range(attr(node, "activation"), out), weights, bias, multiplier,
-                                   shift), acc64)
+                                   shift), acc64,
+                _narrow(weights.astype(np.int64) + filter_offset, (1 << 15) + abs(x.zero_point)))
+
+
+def _narrow(weights: np.ndarray, largest_input: int) -> bool:
+    """Whether every output channel's sum of |w| * the largest input magnitude fits int32."""
+    magnitude = np.abs(weights.astype(np.int64)).reshape(weights.shape[0], -1).sum(axis=1)
+    return int(magnitude.max(initial=0)) * largest_input < 2**31
 
 
 def _output(acc: np.ndarray, p: Any, acc64: bool, output_offset: int, shape: tuple[int, ...]) -> list[np.ndarray]:
@@ -172,31 +186,48 @@ def _args(node: Node, em: Emitter) -> list[str]:
     return [em.tensor(x), em.tensor(node.outputs[0])]
 
 
+def _channel_major(node: Node, w: Wide) -> bool:
+    """The convolutions' fast path: int32 sums, and one group (a depthwise layer: its own fast path)."""
+    return w.narrow and (node.op == "depthwise_conv2d" or w.layer.groups == 1)
+
+
 def _pack_conv(node: Node, w: Wide, em: Emitter) -> CCall:
     p = w.layer
-    fields = {**_window_fields(p), "out_ch": p.out_ch, "filter_in_ch": p.filter_in_ch,
-              "weights": em.const(p.weights, "weights"), **_common(p, em, w.acc64, p.out_ch)}
+    fast = _channel_major(node, w)
+    weights = np.ascontiguousarray(p.weights.transpose(1, 2, 3, 0)) if fast else p.weights  # [fh][fw][in][out]
+    fields = {**_window_fields(p), "out_ch": p.out_ch, "filter_in_ch": p.filter_in_ch, "narrow": int(fast),
+              "weights": em.const(weights, "weights"), **_common(p, em, w.acc64, p.out_ch)}
     return CCall("mote_conv_s16", "mote_conv_s16_params", fields, _args(node, em))
 
 
 def _pack_depthwise(node: Node, w: Wide, em: Emitter) -> CCall:
     p = w.layer
-    fields = {**_window_fields(p), "depth_multiplier": p.out_ch // p.in_ch, "weights": em.const(p.weights, "weights"),
-              **_common(p, em, True, p.out_ch)}
+    fast = _channel_major(node, w)
+    weights = np.ascontiguousarray(p.weights[..., 0].transpose(1, 2, 0)) if fast else p.weights  # [fh][fw][out]
+    fields = {**_window_fields(p), "depth_multiplier": p.out_ch // p.in_ch, "narrow": int(fast),
+              "weights": em.const(weights, "weights"), **_common(p, em, True, p.out_ch)}
     return CCall("mote_depthwise_conv_s16", "mote_depthwise_conv_s16_params", fields, _args(node, em))
+
+
+def _accumulators(node: Node, w: Wide) -> int:
+    """The fast convolutions' scratch: an int32 per output channel."""
+    return 4 * w.layer.out_ch if _channel_major(node, w) else 0
 
 
 def _pack_fully_connected(node: Node, w: Wide, em: Emitter) -> CCall:
     p = w.layer
     fields = {"batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
               "input_offset": p.input_offset, "filter_offset": p.filter_offset, "output_offset": p.output_offset,
-              "weights": em.const(p.weights, "weights"), **_common(p, em, w.acc64, p.out_depth)}
+              "narrow": int(w.narrow), "weights": em.const(p.weights, "weights"),
+              **_common(p, em, w.acc64, p.out_depth)}
     return CCall("mote_fully_connected_s16", "mote_fully_connected_s16_params", fields, _args(node, em))
 
 
 _INT16 = frozenset({DType.INT16})
-CONV_KERNEL = Kernel("mote_conv_s16", frozenset(Core), _pack_conv, dtypes=_INT16)
-DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_s16", frozenset(Core), _pack_depthwise, dtypes=_INT16)
+CONV_KERNEL = Kernel("mote_conv_s16", frozenset(Core), _pack_conv, scratch_bytes=_accumulators, dtypes=_INT16,
+                     scratch_why="one pixel's int32 accumulators")
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_s16", frozenset(Core), _pack_depthwise, scratch_bytes=_accumulators,
+                          dtypes=_INT16, scratch_why="one pixel's int32 accumulators")
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_s16", frozenset(Core), _pack_fully_connected, dtypes=_INT16)
 # (check, prepare, reference) rows for the ops' BY_DTYPE tables
 CONV = (check_conv, prepare_conv, reference_conv)

@@ -10,8 +10,12 @@ mote_status mote_fully_connected_s16(const mote_fully_connected_s16_params *p, c
     for (int32_t o = 0; o < p->out_depth; ++o) {
       const int8_t *w = p->weights + o * p->accum_depth;
       int64_t acc = 0;
-      for (int32_t d = 0; d < p->accum_depth; ++d) {
-        acc += (int64_t)(w[d] + p->filter_offset) * (x[d] + p->input_offset);
+      if (p->narrow) {
+        acc = mote_dot_s16(w, x, p->filter_offset, p->input_offset, p->accum_depth);
+      } else {
+        for (int32_t d = 0; d < p->accum_depth; ++d) {
+          acc += (int64_t)(w[d] + p->filter_offset) * (x[d] + p->input_offset);
+        }
       }
       output[b * p->out_depth + o] = mote_output_s16(acc + p->bias[o], p->acc64, p->multiplier[o], p->shift[o],
                                                      p->output_offset, p->act_min, p->act_max);

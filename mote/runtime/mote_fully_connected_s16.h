@@ -10,6 +10,7 @@ typedef struct {
   int32_t input_offset, filter_offset, output_offset;
   int32_t act_min, act_max;
   int32_t acc64;                /* 1: int64 accumulator (int64 bias or none); 0: int32 (int32 bias) */
+  int32_t narrow;               /* 1: no partial sum leaves int32: the products summed in int32 */
   const int8_t *weights;        /* [out_depth][accum_depth] */
   const int64_t *bias;          /* [out_depth] */
   const int32_t *multiplier;    /* [out_depth], Q31 */
