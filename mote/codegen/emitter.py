@@ -13,8 +13,8 @@ from mote.memory.lifetimes import Buffer
 from mote.memory.state import StatePlan
 
 _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
-            np.dtype(np.uint8): "uint8_t", np.dtype(np.float32): "float", np.dtype(np.int64): "int64_t",
-            np.dtype(np.bool_): "bool"}
+            np.dtype(np.uint8): "uint8_t", np.dtype(np.uint16): "uint16_t", np.dtype(np.float32): "float",
+            np.dtype(np.int64): "int64_t", np.dtype(np.bool_): "bool"}
 
 
 def _elements(a: np.ndarray) -> list[str]:

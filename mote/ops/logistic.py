@@ -20,6 +20,7 @@ from mote import fixedpoint as fp
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import activation_f32 as f32
+from mote.ops import sigmoid_s16
 from mote.ops.add import quantized_int8
 from mote.ops.checks import unary_int8
 from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
@@ -91,7 +92,7 @@ def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (unary_int8, prepare, reference, emit),
+BY_DTYPE = {DType.INT16: sigmoid_s16.ROW, DType.INT8: (unary_int8, prepare, reference, emit),
             DType.FLOAT32: (f32.check, f32.prepare, f32.logistic_reference, f32.emit)}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
