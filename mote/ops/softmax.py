@@ -24,7 +24,7 @@ from mote import fixedpoint as fp
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import activation_f32 as f32
-from mote.ops import checks
+from mote.ops import checks, softmax_s16
 from mote.ops.add import quantized_int8
 from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.quant import round_half_away, rounding_divide_by_pot
@@ -127,7 +127,7 @@ def check(node: Node) -> None:
 
 
 # Per activation dtype: (check, prepare, reference, emit).
-BY_DTYPE = {DType.INT8: (check, prepare, reference, emit),
+BY_DTYPE = {DType.INT16: softmax_s16.ROW, DType.INT8: (check, prepare, reference, emit),
             DType.FLOAT32: (f32.check, f32.softmax_prepare, f32.softmax_reference, f32.softmax_emit)}
 
 _check, _prepare, _reference, _emit = dtype_columns(BY_DTYPE)
