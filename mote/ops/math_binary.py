@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import checks
+from mote.ops import checks, squared_difference_int
 from mote.ops.broadcast import Broadcast, output_shape, plan_broadcast
 from mote.ops.float_common import c_float, clamp, float_range
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 
 F32 = np.float32
 ORDERED = (DType.FLOAT32, DType.INT8, DType.INT32, DType.INT64)
@@ -120,5 +120,13 @@ def emit(node: Node, p: BinaryParams, em: Emitter) -> CCall:
 
 
 for _name, _spec in BINARY.items():
+    if _name == "squared_difference":
+        continue
     register(OpDef(_name, output_shape, prepare, reference, emit, tflite=(_spec.builtin,), check=check,
                    attrs={"activation": "NONE"} if _name == "div" else {}, dtypes=_spec.dtypes))
+# SQUARED_DIFFERENCE also runs on int8, int16 and int32 (mote.ops.squared_difference_int).
+_SQUARED = {DType.FLOAT32: (check, prepare, reference, emit),
+            **dict.fromkeys((DType.INT8, DType.INT16, DType.INT32), squared_difference_int.ROW)}
+_check_sq, _prepare_sq, _reference_sq, _emit_sq = dtype_columns(_SQUARED)
+register(OpDef("squared_difference", output_shape, _prepare_sq, _reference_sq, _emit_sq, tflite=("SQUARED_DIFFERENCE",),
+               check=_check_sq, dtypes=tuple(_SQUARED)))
