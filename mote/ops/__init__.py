@@ -9,7 +9,8 @@ from mote.ops.registry import OPS, CCall, OpDef, register
 _INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks", "windows", "conv_common",
                    "conv2d_params", "conv2d_kernels", "weighted_16x8", "arith_s16", "abs_int", "copy_plan",
                    "sigmoid_table", "sigmoid_s16", "softmax_s16",
-                   "squared_difference_int", "elu_int"}
+                   "squared_difference_int", "elu_int",
+                   "hard_swish_int"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:
