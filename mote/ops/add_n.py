@@ -68,14 +68,21 @@ def prepare_f32(node: Node) -> AddNParams:
     return AddNParams(len(node.inputs), x.size)
 
 
-def prepare_s8(node: Node) -> AddNParams:
+def rescaling(node: Node) -> tuple[int, ...]:
+    """The int8 rescaling ADD_N and CUMSUM share: (input offset, multiplier, shift, output offset, multiplier,
+    shift, clamp range), from the first input's and the output's quantization."""
     x, out = node.inputs[0], node.outputs[0]
     assert x is not None
     twice = 2.0 * x.scale
     m_in = smaller_than_one(node, x.scale / twice, "input")
     m_out = smaller_than_one(node, twice / ((1 << LEFT_SHIFT) * out.scale), "output")
-    return AddNParams(len(node.inputs), x.size, -x.zero_point, *m_in, out.zero_point, *m_out,
-                      *activation_range("NONE", out))
+    return (-x.zero_point, *m_in, out.zero_point, *m_out, *activation_range("NONE", out))
+
+
+def prepare_s8(node: Node) -> AddNParams:
+    x = node.inputs[0]
+    assert x is not None
+    return AddNParams(len(node.inputs), x.size, *rescaling(node))
 
 
 def reference_f32(node: Node, p: AddNParams, inputs: list[np.ndarray]) -> list[np.ndarray]:

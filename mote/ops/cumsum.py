@@ -14,8 +14,7 @@ import numpy as np
 
 from mote.ir import DType, Node
 from mote.ops import checks
-from mote.ops.add_n import LEFT_SHIFT
-from mote.ops.common import activation_range, smaller_than_one
+from mote.ops.add_n import LEFT_SHIFT, rescaling
 from mote.ops.registry import CCall, Emitter, OpDef, attr, register
 from mote.quant import multiply_by_quantized_multiplier
 
@@ -73,17 +72,14 @@ def shape(node: Node) -> list[tuple[int, ...]]:
 
 
 def prepare(node: Node) -> CumsumParams:
-    x, out = node.inputs[0], node.outputs[0]
+    x = node.inputs[0]
     assert x is not None
     axis = _axis(node)
     dims = (int(np.prod(x.shape[:axis])), x.shape[axis], int(np.prod(x.shape[axis + 1:])),
             int(attr(node, "exclusive")), int(attr(node, "reverse")))
     if x.dtype is DType.FLOAT32:
         return CumsumParams(*dims)
-    twice = 2.0 * x.scale
-    return CumsumParams(*dims, -x.zero_point, *smaller_than_one(node, x.scale / twice, "input"), out.zero_point,
-                        *smaller_than_one(node, twice / ((1 << LEFT_SHIFT) * out.scale), "output"),
-                        *activation_range("NONE", out))
+    return CumsumParams(*dims, *rescaling(node))
 
 
 def reference(node: Node, p: CumsumParams, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -45,15 +45,16 @@ def prepare(node: Node) -> LutParams:
     return LutParams(x.size, table)
 
 
-def reference(node: Node, p: LutParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+def lut_reference(node: Node, p: LutParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """An int8 function given by its table (ELU, HARD_SWISH)."""
     return [p.table[np.asarray(inputs[0], np.int8).view(np.uint8)]]
 
 
-def emit(node: Node, p: LutParams, em: Emitter) -> CCall:
+def lut_emit(node: Node, p: LutParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
-    return CCall("mote_lut_s8", "mote_lut_s8_params", {"size": p.size, "table": em.const(p.table, "elu_table")},
+    return CCall("mote_lut_s8", "mote_lut_s8_params", {"size": p.size, "table": em.const(p.table, f"{node.op}_table")},
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-ROW = (check, prepare, reference, emit)
+ROW = (check, prepare, lut_reference, lut_emit)

@@ -11,8 +11,7 @@ import numpy as np
 
 from mote.ir import Node
 from mote.ops import checks
-from mote.ops.elu_int import LutParams
-from mote.ops.registry import CCall, Emitter
+from mote.ops.elu_int import LutParams, lut_emit, lut_reference
 from mote.quant import quantize_multiplier
 
 F32 = np.float32
@@ -89,15 +88,4 @@ def prepare(node: Node) -> LutParams:
     return LutParams(x.size, table)
 
 
-def reference(node: Node, p: LutParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    return [p.table[np.asarray(inputs[0], np.int8).view(np.uint8)]]
-
-
-def emit(node: Node, p: LutParams, em: Emitter) -> CCall:
-    x = node.inputs[0]
-    assert x is not None
-    return CCall("mote_lut_s8", "mote_lut_s8_params", {"size": p.size, "table": em.const(p.table, "hard_swish_table")},
-                 [em.tensor(x), em.tensor(node.outputs[0])])
-
-
-ROW = (check, prepare, reference, emit)
+ROW = (check, prepare, lut_reference, lut_emit)

@@ -24,9 +24,10 @@ def elu_model(rng: np.random.Generator, size: int = 256, builtin: str = "ELU") -
     return mb.build([x], [y])
 
 
+@pytest.mark.parametrize("builtin", ["ELU", "HARD_SWISH"])
 @pytest.mark.parametrize("seed", range(40))
-def test_every_value_matches_tflm(seed: int) -> None:
-    model = elu_model(np.random.default_rng(seed))
+def test_every_value_matches_tflm(builtin: str, seed: int) -> None:
+    model = elu_model(np.random.default_rng(seed), builtin=builtin)
     graph = load_tflite(model, "m")
     x = np.arange(-128, 128).astype(np.int8)
     node = graph.nodes[0]
@@ -35,20 +36,6 @@ def test_every_value_matches_tflm(seed: int) -> None:
     np.testing.assert_array_equal(op.reference(node, op.prepare(node), [x])[0], want)
 
 
-def test_c_matches_tflm(check_model: Callable[..., object]) -> None:
-    check_model(elu_model(np.random.default_rng(7), 300), seeds=2, sanitize=True)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_hard_swish_matches_tflm_on_every_value(seed: int) -> None:
-    model = elu_model(np.random.default_rng(seed), builtin="HARD_SWISH")
-    graph = load_tflite(model, "m")
-    x = np.arange(-128, 128).astype(np.int8)
-    node = graph.nodes[0]
-    op = OPS[node.op]
-    want = tflm_outputs(model, graph, {"x": x})["y"]
-    np.testing.assert_array_equal(op.reference(node, op.prepare(node), [x])[0], want)
-
-
-def test_hard_swish_c_matches_tflm(check_model: Callable[..., object]) -> None:
-    check_model(elu_model(np.random.default_rng(8), 300, builtin="HARD_SWISH"), seeds=2, sanitize=True)
+@pytest.mark.parametrize("builtin", ["ELU", "HARD_SWISH"])
+def test_c_matches_tflm(builtin: str, check_model: Callable[..., object]) -> None:
+    check_model(elu_model(np.random.default_rng(7), 300, builtin=builtin), seeds=2, sanitize=True)
