@@ -61,9 +61,12 @@ def run_compile(args: argparse.Namespace) -> int:
                           "layers": len(compiled.layers), "arena_bytes": compiled.plan.size,
                           "arena_lower_bound_bytes": compiled.plan.lower_bound, "state_bytes": compiled.state_bytes,
                           "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],
-                          "arena": notes, **({"explain": explain_json(compiled)} if args.explain else {}),
+                          "arena": notes, "notes": list(compiled.graph.notes),
+                          **({"explain": explain_json(compiled)} if args.explain else {}),
                           **({"ir": dump_compiled(compiled)} if args.print_ir else {})}))
         return 0
+    for note in compiled.graph.notes:
+        print(plain(f"note: {note}"))
     state = f", state {compiled.state_bytes} B kept across calls" if compiled.state_bytes else ""
     print(plain(f"wrote {args.output}/: {len(compiled.layers)} layers, arena {compiled.plan.size} B "
                 f"(disjoint-buffer bound {compiled.plan.lower_bound} B){state}, weights {compiled.weights_bytes} B, "

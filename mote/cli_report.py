@@ -55,6 +55,8 @@ def print_profile(report: RunReport) -> None:
 def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None:
     verdict = "[green]bit-exact[/green]" if report.bit_exact else f"[red]{report.mismatches} mismatches[/red]"
     print_ = out.print
+    for note in data["notes"]:
+        print_(f"note: {markup(note)}")
     print_(f"outputs vs reference interpreter: {verdict}")
     if report.tflite_micro is not None:
         print_(f"outputs vs TFLite Micro: {markup(report.tflite_micro.describe())}")

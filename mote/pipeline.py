@@ -72,6 +72,7 @@ class RunReport:
             "macs": c.macs,
             "kernels": c.core.value,
             "arena": self.arena,
+            "notes": list(c.graph.notes),
             **self.figures.to_json(),
             **self.onnxruntime,
             **(self.tflite_micro.to_json() if self.tflite_micro else {}),

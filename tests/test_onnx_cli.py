@@ -13,8 +13,9 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 
-def float_cnn(path: Path) -> None:
-    """conv 3x3 + relu -> flatten -> gemm, saved with the newest IR version this onnx knows."""
+def float_cnn(path: Path, batch: int | str = 1) -> None:
+    """conv 3x3 + relu -> flatten -> gemm, saved with the newest IR version this onnx knows; `batch` may be
+    a name (a dynamic batch dimension, as exporters write it)."""
     rng = np.random.default_rng(0)
     init = [numpy_helper.from_array(rng.normal(0, 0.3, (8, 3, 3, 3)).astype(np.float32), "W"),
             numpy_helper.from_array(rng.normal(0, 0.1, (8,)).astype(np.float32), "B"),
@@ -22,8 +23,8 @@ def float_cnn(path: Path) -> None:
     nodes = [helper.make_node("Conv", ["x", "W", "B"], ["c"], pads=[1, 1, 1, 1]),
              helper.make_node("Relu", ["c"], ["r"]), helper.make_node("Flatten", ["r"], ["f"]),
              helper.make_node("Gemm", ["f", "W2"], ["y"], transB=1)]
-    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], init)
+    graph = helper.make_graph(nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 3, 8, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 10])], init)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
 
 
@@ -42,6 +43,18 @@ def test_quantize_then_run(tmp_path: Path) -> None:
     code, run, err = mote("run", tmp_path / "q.onnx", "--json")
     assert code == 0, err
     assert run["bit_exact"] and run["onnxruntime_match_rate"] >= 0.99 and run["onnxruntime_max_lsb_diff"] <= 1
+
+
+def test_a_dynamic_batch_runs_as_one_and_says_so(tmp_path: Path) -> None:
+    float_cnn(tmp_path / "f.onnx", batch="N")
+    np.savez(tmp_path / "cal.npz", x=np.random.default_rng(1).normal(0, 1, (8, 3, 8, 8)).astype(np.float32))
+    code, run, err = mote("run", tmp_path / "f.onnx", "--calib", tmp_path / "cal.npz", "--json")
+    assert code == 0, err
+    assert run["bit_exact"] and run["notes"] == ["input 'x': the dynamic batch dimension 'N' is taken as 1 "
+                                                 "(--input-shape sets another)"]
+    text = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(tmp_path / "f.onnx"), "--calib",
+                           str(tmp_path / "cal.npz")], capture_output=True, text=True).stdout
+    assert "note: input 'x': the dynamic batch dimension 'N' is taken as 1" in text
 
 
 def test_one_step_on_the_virtual_platform(tmp_path: Path) -> None:

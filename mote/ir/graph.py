@@ -17,6 +17,7 @@ class Graph:
     inputs: list[Tensor]
     outputs: list[Tensor]
     nodes: list[Node] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the frontend assumed (a batch taken as 1), for reports
 
     @property
     def tensors(self) -> list[Tensor]:

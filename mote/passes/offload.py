@@ -95,7 +95,7 @@ class _Offload:
                 self.nodes.append(d.node)
         for t in self.graph.outputs:
             self.nhwc_view(t)
-        return Graph(self.graph.name, self.graph.inputs, self.graph.outputs, self.nodes)
+        return Graph(self.graph.name, self.graph.inputs, self.graph.outputs, self.nodes, notes=self.graph.notes)
 
     def in_accel_layout_copy(self, node: Node) -> None:
         """An elementwise CPU node whose inputs are all in the accelerator's layout runs there too, so

@@ -66,14 +66,26 @@ def test_float_model_says_how_to_quantize() -> None:
 def test_dynamic_shape_names_input_and_offers_input_shape() -> None:
     rng = np.random.default_rng(5)
     q = quantize_qdq(conv_model(rng), rng)
-    dim = q.graph.input[0].type.tensor_type.shape.dim[0]
+    dim = q.graph.input[0].type.tensor_type.shape.dim[2]
     dim.Clear()
-    dim.dim_param = "batch"
+    dim.dim_param = "height"
     message = error(q)
-    assert "'x'" in message and "--input-shape x=1,4,9,8" in message
+    assert "'x'" in message and "--input-shape x=1,4,1,8" in message
     graph = convert(q, "net", input_shapes={"x": (1, 4, 9, 8)}).graph
     assert graph.inputs[0].shape == (1, 9, 8, 4)
     assert "'nope'" in error(q, MoteError, input_shapes={"x": (1, 4, 9, 8), "nope": (1,)})
+
+
+def test_a_dynamic_batch_dimension_is_taken_as_one_and_noted() -> None:
+    rng = np.random.default_rng(5)
+    q = quantize_qdq(conv_model(rng), rng)
+    dim = q.graph.input[0].type.tensor_type.shape.dim[0]
+    dim.Clear()
+    dim.dim_param = "batch"
+    graph = convert(q, "net").graph
+    assert graph.inputs[0].shape == (1, 9, 8, 4)
+    assert graph.notes == ["input 'x': the dynamic batch dimension 'batch' is taken as 1 (--input-shape sets another)"]
+    assert convert(q, "net", input_shapes={"x": (1, 4, 9, 8)}).graph.notes == []
 
 
 def test_not_an_onnx_file(tmp_path: Path) -> None:

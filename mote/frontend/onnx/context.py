@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ class Context:
     opsets: dict[str, int]
     model: str
     dialect: str
+    notes: list[str] = field(default_factory=list)  # what the conversion assumed, for the report
 
     def where(self, node: Any) -> str:
         domain = node.domain or "ai.onnx"

@@ -136,7 +136,7 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
             act, info = _graph_output(ctx, vi)
         outputs.append(act.tensor)
         out_infos.append(info)
-    graph = Graph(name, inputs, outputs, _live(ctx.b.nodes, outputs))
+    graph = Graph(name, inputs, outputs, _live(ctx.b.nodes, outputs), notes=ctx.notes)
     with _malformed(f"{name}: converted graph"):
         validate(graph)  # as the TFLite loader does: checks, then every node's prepare once
     return OnnxConversion(graph, in_infos, out_infos, dialect)
@@ -188,7 +188,9 @@ def _dialect(g: Any, name: str, source: str) -> str:
                            f"or compile it in one step with `mote run {source} --calib data.npz`")
 
 
-def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str) -> tuple[int, ...]:
+def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str, notes: list[str]) -> tuple[int, ...]:
+    """The input's shape: as given with --input-shape, else as declared; a dynamic first (batch) dimension
+    alone becomes 1, noted for the report, as exporters write batch dimensions that way."""
     dims = vi.type.tensor_type.shape.dim if vi.type.tensor_type.HasField("shape") else None
     declared = None if dims is None else [d.dim_value if d.HasField("dim_value") and d.dim_value > 0
                                           else (d.dim_param or "?") for d in dims]
@@ -199,6 +201,10 @@ def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str) -> 
             raise MoteError(f"{model}: --input-shape {vi.name}={','.join(map(str, shape))} does not fit the "
                             f"declared shape {declared}")
         return shape
+    if declared and not isinstance(declared[0], int) and all(isinstance(d, int) for d in declared[1:]):
+        notes.append(f"input {vi.name!r}: the dynamic batch dimension {declared[0]!r} is taken as 1 (--input-shape "
+                     "sets another)")
+        return (1, *(int(d) for d in declared[1:]))
     if declared is None or any(not isinstance(d, int) for d in declared):
         example = ",".join(str(d) if isinstance(d, int) else "1" for d in (declared or ["1"]))
         raise UnsupportedError(f"{model}: input {vi.name!r} has a dynamic shape {declared}; give a fixed one with "
@@ -234,7 +240,7 @@ def _spatial_inputs(g: Any) -> set[str]:
 def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool) -> tuple[Act, IoInfo]:
     from onnx import helper
 
-    shape = _static_shape(vi, given, ctx.model)
+    shape = _static_shape(vi, given, ctx.model, ctx.notes)
     onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))
     perm = channels_last(len(shape)) if spatial else identity(len(shape))
     offset = 0
