@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
+from mote.ops import l2_norm_int
 from mote.ops.float_common import unary_float
 from mote.ops.float_math import expf, logf
-from mote.ops.registry import CCall, Emitter, OpDef, register
+from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 
 F32 = np.float32
 EPSILON = F32(1e-6)  # TFLite's L2 normalization floor of the norm
@@ -69,5 +70,8 @@ def _shape(node: Node) -> list[tuple[int, ...]]:
 
 register(OpDef("log_softmax", _shape, prepare, reference, emit, tflite=("LOG_SOFTMAX",), check=unary_float,
                dtypes=(DType.FLOAT32,)))
-register(OpDef("l2_normalization", _shape, prepare, reference, emit, tflite=("L2_NORMALIZATION",), check=unary_float,
-               dtypes=(DType.FLOAT32,)))
+# L2_NORMALIZATION also runs on int8 (mote.ops.l2_norm_int).
+_L2 = {DType.FLOAT32: (unary_float, prepare, reference, emit), DType.INT8: l2_norm_int.ROW}
+_check_l2, _prepare_l2, _reference_l2, _emit_l2 = dtype_columns(_L2)
+register(OpDef("l2_normalization", _shape, _prepare_l2, _reference_l2, _emit_l2, tflite=("L2_NORMALIZATION",),
+               check=_check_l2, dtypes=tuple(_L2)))
