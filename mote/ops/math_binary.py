@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import checks, squared_difference_int
+from mote.ops import checks, div_int, squared_difference_int
 from mote.ops.broadcast import Broadcast, output_shape, plan_broadcast
 from mote.ops.float_common import c_float, clamp, float_range
 from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
@@ -120,7 +120,7 @@ def emit(node: Node, p: BinaryParams, em: Emitter) -> CCall:
 
 
 for _name, _spec in BINARY.items():
-    if _name == "squared_difference":
+    if _name in ("squared_difference", "div"):
         continue
     register(OpDef(_name, output_shape, prepare, reference, emit, tflite=(_spec.builtin,), check=check,
                    attrs={"activation": "NONE"} if _name == "div" else {}, dtypes=_spec.dtypes))
@@ -130,3 +130,8 @@ _SQUARED = {DType.FLOAT32: (check, prepare, reference, emit),
 _check_sq, _prepare_sq, _reference_sq, _emit_sq = dtype_columns(_SQUARED)
 register(OpDef("squared_difference", output_shape, _prepare_sq, _reference_sq, _emit_sq, tflite=("SQUARED_DIFFERENCE",),
                check=_check_sq, dtypes=tuple(_SQUARED)))
+# DIV also runs on int8 (mote.ops.div_int).
+_DIV = {DType.FLOAT32: (check, prepare, reference, emit), DType.INT8: div_int.ROW}
+_check_div, _prepare_div, _reference_div, _emit_div = dtype_columns(_DIV)
+register(OpDef("div", output_shape, _prepare_div, _reference_div, _emit_div, tflite=("DIV",), check=_check_div,
+               attrs={"activation": "NONE"}, dtypes=tuple(_DIV)))
