@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import checks, div_int, squared_difference_int
+from mote.ops import binary_s32, checks, div_int, squared_difference_int
 from mote.ops.broadcast import Broadcast, output_shape, plan_broadcast
 from mote.ops.float_common import c_float, clamp, float_range
 from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
@@ -130,8 +130,9 @@ _SQUARED = {DType.FLOAT32: (check, prepare, reference, emit),
 _check_sq, _prepare_sq, _reference_sq, _emit_sq = dtype_columns(_SQUARED)
 register(OpDef("squared_difference", output_shape, _prepare_sq, _reference_sq, _emit_sq, tflite=("SQUARED_DIFFERENCE",),
                check=_check_sq, dtypes=tuple(_SQUARED)))
-# DIV also runs on int8 (mote.ops.div_int).
-_DIV = {DType.FLOAT32: (check, prepare, reference, emit), DType.INT8: div_int.ROW}
+# DIV also runs on int8 (mote.ops.div_int) and int32 (mote.ops.binary_s32).
+_DIV = {DType.FLOAT32: (check, prepare, reference, emit), DType.INT8: div_int.ROW,
+        DType.INT32: (binary_s32.check, binary_s32.prepare, binary_s32.reference, binary_s32.emit)}
 _check_div, _prepare_div, _reference_div, _emit_div = dtype_columns(_DIV)
 register(OpDef("div", output_shape, _prepare_div, _reference_div, _emit_div, tflite=("DIV",), check=_check_div,
                attrs={"activation": "NONE"}, dtypes=tuple(_DIV)))

@@ -3,10 +3,10 @@
 
 #include "mote_element.h"
 
-enum { MOTE_ARITH_ADD, MOTE_ARITH_SUB, MOTE_ARITH_MUL };
+enum { MOTE_ARITH_ADD, MOTE_ARITH_SUB, MOTE_ARITH_MUL, MOTE_ARITH_DIV };
 
-/* int32 ADD, SUB or MUL (operation) on raw values, broadcast as mote_broadcast.h walks it, wrapping on
- * overflow, then clamped to [act_min, act_max]. */
+/* int32 ADD, SUB, MUL or DIV (operation) on raw values, broadcast as mote_broadcast.h walks it, wrapping on
+ * overflow (DIV truncates toward zero), then clamped to [act_min, act_max]. */
 typedef struct {
   int32_t rank;
   const int32_t *shape;
@@ -15,7 +15,7 @@ typedef struct {
   int32_t act_min, act_max;
 } mote_arith_s32_params;
 
-/* Needs no scratch. */
+/* A zero divisor fails (MOTE_ERROR). Needs no scratch. */
 mote_status mote_arith_s32(const mote_arith_s32_params *p, const int32_t *a, const int32_t *b, int32_t *output,
                            mote_scratch scratch);
 

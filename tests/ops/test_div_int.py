@@ -1,17 +1,21 @@
-"""int8 DIV against TFLite Micro: every pair of values for a few quantizations (a zero divisor included),
+"""int8 and int32 DIV against TFLite Micro: every pair of values for a few quantizations (a zero divisor included),
 broadcasting, fused activations; the generated C under the sanitizers."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mote.codegen.compile import compile_graph
+from mote.errors import BuildError, MoteError
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.reference import interpret
+from mote.targets.host import build_host
 from tests.conftest import tflm_outputs
 
 
@@ -46,3 +50,24 @@ def test_broadcast_and_activation_match_tflm(activation: str) -> None:
 
 def test_c_matches_tflm(check_model: Callable[..., object]) -> None:
     check_model(div_model(np.random.default_rng(3), [4, 6], [6]), seeds=3, sanitize=True)
+
+
+def test_int32_division_truncates_and_fails_on_zero(tmp_path: Path) -> None:
+    mb = ModelBuilder()
+    a = mb.tensor("a", [8], "int32")
+    b = mb.tensor("b", [8], "int32")
+    y = mb.tensor("y", [8], "int32")
+    mb.op("DIV", [a, b], [y])
+    model = mb.build([a, b], [y])
+    graph = load_tflite(model, "m")
+    inputs = {"a": np.array([7, -7, 7, -7, 0, 2**31 - 1, -2**31, 5], np.int32),
+              "b": np.array([2, 2, -2, -2, 3, -1, 7, 9], np.int32)}
+    want = tflm_outputs(model, graph, inputs)["y"]
+    np.testing.assert_array_equal(interpret(graph, inputs)["y"], want)
+    binary = build_host(compile_graph(graph), tmp_path / "p", sanitize=True)
+    np.testing.assert_array_equal(binary.run(inputs)[0]["y"], want)
+    inputs["b"][3] = 0
+    with pytest.raises(MoteError, match="division by zero"):
+        interpret(graph, inputs)
+    with pytest.raises(BuildError, match="model_run failed"):
+        binary.run(inputs)
