@@ -7,6 +7,7 @@
   logical_and, logical_or bool
   div                     float32: clamp(a / b) with the fused activation
   floor_div               float32: floor(a / b)
+  floor_mod               float32: fmod(a, b) moved into b's sign (mote's exact fmod, no libm)
   squared_difference      float32: (a - b) * (a - b)
 
 Each is one IEEE operation or comparison per output, as TFLite Micro's kernels compute them, so results
@@ -48,6 +49,12 @@ def _floor_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.floor((a / b).astype(F32)).astype(F32)
 
 
+def _floor_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """TFLite's FloorMod: fmod (exact), moved into b's sign by adding b where the signs differ."""
+    m = np.fmod(a, b).astype(F32)
+    return np.where((m != 0) & ((b < 0) != (m < 0)), (m + b).astype(F32), m).astype(F32)
+
+
 BINARY: dict[str, Binary] = {
     "maximum": Binary("MAXIMUM", (*ORDERED, DType.INT16), lambda a, b: np.where(a > b, a, b), "mote_min_max", "1"),
     "minimum": Binary("MINIMUM", (*ORDERED, DType.INT16), lambda a, b: np.where(a < b, a, b), "mote_min_max", "0"),
@@ -61,6 +68,7 @@ BINARY: dict[str, Binary] = {
     "logical_or": Binary("LOGICAL_OR", (DType.BOOL,), np.logical_or, "mote_logical", "0", True),
     "div": Binary("DIV", (DType.FLOAT32,), lambda a, b: (a / b).astype(F32), "mote_div_f32"),
     "floor_div": Binary("FLOOR_DIV", (DType.FLOAT32,), _floor_div, "mote_floor_div_f32"),
+    "floor_mod": Binary("FLOOR_MOD", (DType.FLOAT32,), _floor_mod, "mote_floor_mod_f32"),
     "squared_difference": Binary("SQUARED_DIFFERENCE", (DType.FLOAT32,),
                                  lambda a, b: ((a - b).astype(F32) * (a - b).astype(F32)).astype(F32),
                                  "mote_squared_difference_f32"),
