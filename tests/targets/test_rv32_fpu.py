@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mote import pipeline
 from mote.errors import MoteError
+from mote.frontend.tflite_writer import ModelBuilder
 from mote.sim.decode import Cls, decode_block
 from mote.targets.rv32 import Rv32, Rv32Config
 
@@ -28,6 +30,23 @@ def test_float_model_runs_in_hardware_float(tmp_path: Path) -> None:
     assert hard.to_json()["class_counts"]["fpu"] > 0 and soft.to_json()["class_counts"]["fpu"] == 0
     assert hard.to_json()["instructions"] * 5 < soft.to_json()["instructions"]
     assert "-mabi=ilp32f" in hard.to_json()["cflags"]
+
+
+def test_transcendentals_and_non_finite_constants_build_freestanding(tmp_path: Path) -> None:
+    """mote's exp, sin, log and sqrt, and a constant -inf in the weights, need only the macros of <math.h>:
+    the freestanding rv32 project carries its own (no libc on the core), on both ISAs."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", [8], "float32")
+    floor = mb.tensor("floor", [8], "float32", data=np.full(8, -np.inf, np.float32))
+    names = ["e", "s", "l", "r", "y"]
+    ts = [mb.tensor(n, [8], "float32") for n in names]
+    for op, a, y in zip(["EXP", "SIN", "LOG", "SQRT"], [x, *ts[:3]], ts[:4]):
+        mb.op(op, [a], [y])
+    mb.op("MAXIMUM", [ts[3], floor], [ts[4]])
+    model = tmp_path / "m.tflite"
+    model.write_bytes(mb.build([x], [ts[4]]))
+    for isa in ("rv32imc", "rv32imfc"):
+        assert _run(model, isa, tmp_path).bit_exact
 
 
 def test_integer_model_is_unchanged_by_the_fpu(tmp_path: Path) -> None:
