@@ -1,24 +1,32 @@
 #include "mote_box_decode_f32.h"
 
-#include <math.h>
-
 #include "mote_exp_double.h"
+
+/* The infinities by their bits: no <math.h> (a freestanding target may have none). */
+static double mote_infinity(void) {
+  const union { uint64_t bits; double value; } inf = {0x7FF0000000000000u};
+  return inf.value;
+}
+
+static float mote_infinityf(void) {
+  const union { uint32_t bits; float value; } inf = {0x7F800000u};
+  return inf.value;
+}
 
 /* e^x for any double x, as far as the decode can tell: mote_exp_double within +-700; beyond, e^+-700 gives
  * the same float result once scaled by a float anchor (an infinity, or a zero of the anchor's sign), and
- * past the C library's overflow and underflow points the exact infinity and zero. <math.h> only for
- * HUGE_VAL: nothing here calls libm. */
+ * past the C library's overflow and underflow points the exact infinity and zero. */
 static double mote_exp_wide(double x) {
   if (x != x) return x;
-  if (x > 709.782712893384) return HUGE_VAL;
+  if (x > 709.782712893384) return mote_infinity();
   if (x < -745.1332191019412) return 0.0;
   return mote_exp_double(x > 700.0 ? 700.0 : (x < -700.0 ? -700.0 : x));
 }
 
 /* A double rounded to float, to nearest even, with the overflow to an infinity that C leaves undefined. */
 static float mote_narrow(double x) {
-  if (x >= 0x1.ffffffp127) return HUGE_VALF;
-  if (x <= -0x1.ffffffp127) return -HUGE_VALF;
+  if (x >= 0x1.ffffffp127) return mote_infinityf();
+  if (x <= -0x1.ffffffp127) return -mote_infinityf();
   return (float)x;
 }
 
