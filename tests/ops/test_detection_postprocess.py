@@ -339,3 +339,11 @@ def test_runs_on_the_virtual_mcu(tmp_path: Path) -> None:
     got = firmware.run(frame).outputs
     for name, want in interpret(graph, frame).items():
         assert np.array_equal(got[name].view(np.uint32), want.view(np.uint32)), name
+
+
+def test_other_custom_operators_stay_unsupported() -> None:
+    mb = ModelBuilder()
+    x, y = mb.tensor("x", [1, 4], "float32"), mb.tensor("y", [1, 4], "float32")
+    mb.custom_op("TFLite_Detection_PostProcess_v2 */", [x], [y], flexbuffer_map({"a": 1}))
+    with pytest.raises(UnsupportedError, match="CUSTOM.*is not supported"):
+        load_tflite(mb.build([x], [y]), "custom")
