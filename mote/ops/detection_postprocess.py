@@ -73,11 +73,13 @@ def check(node: Node) -> None:
     if anchors.shape != (boxes, 4):
         raise checks.fail(node, f"the anchors are {list(anchors.shape)}; they must be [{boxes}, 4] (y, x, h, w)")
     detections = _int_attr(node, "max_detections", 1, MAX_DETECTIONS)
-    per_anchor = _int_attr(node, "max_classes_per_detection", 1, 1 << 16)
-    _int_attr(node, "detections_per_class", 1 if attr(node, "use_regular_nms") else -(1 << 31), (1 << 31) - 1)
     if not isinstance(attr(node, "use_regular_nms"), bool):
         raise checks.fail(node, f"use_regular_nms is {attr(node, 'use_regular_nms')!r}; it must be true or false")
-    if not attr(node, "use_regular_nms") and min(per_anchor, num_classes) > 1:
+    regular = attr(node, "use_regular_nms")
+    low = -(1 << 31)  # a setting the other NMS reads: any int32, as TFLite Micro takes it
+    _int_attr(node, "detections_per_class", 1 if regular else low, (1 << 31) - 1)
+    per_anchor = _int_attr(node, "max_classes_per_detection", low if regular else 1, (1 << 31) - 1)
+    if not regular and min(per_anchor, num_classes) > 1:
         raise checks.fail(node, f"max_classes_per_detection is {per_anchor}: TFLite Micro's fast NMS writes more "
                                 "than one class per detection past its outputs; set it to 1 or use regular NMS")
     _float_attr(node, "nms_score_threshold", positive=False)

@@ -347,3 +347,11 @@ def test_other_custom_operators_stay_unsupported() -> None:
     mb.custom_op("TFLite_Detection_PostProcess_v2 */", [x], [y], flexbuffer_map({"a": 1}))
     with pytest.raises(UnsupportedError, match="CUSTOM.*is not supported"):
         load_tflite(mb.build([x], [y]), "custom")
+
+
+def test_settings_of_the_other_nms_are_not_checked(tmp_path: Path) -> None:
+    """As in TFLite Micro: the regular NMS never reads max_classes_per_detection, the fast one never reads
+    detections_per_class."""
+    check(detection_model(boxes=8, classes=2, max_detections=3, regular=True, max_classes_per_detection=0),
+          tmp_path / "regular", seeds=1)
+    check(detection_model(boxes=8, classes=2, max_detections=3, detections_per_class=0), tmp_path / "fast", seeds=1)
