@@ -39,12 +39,15 @@ def _int_attr(node: Node, name: str, low: int, high: int) -> int:
 
 
 def _float_attr(node: Node, name: str, positive: bool) -> float:
+    """The attribute as the float32 TFLite Micro keeps: finite, and above 0 when `positive`."""
     value = attr(node, name)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or \
-            (positive and value <= 0):
-        want = "a finite number above 0" if positive else "a finite number"
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    with np.errstate(over="ignore"):
+        kept = float(np.float32(value)) if number else math.nan
+    if not math.isfinite(kept) or (positive and kept <= 0):
+        want = "a finite float32 above 0" if positive else "a finite float32"
         raise checks.fail(node, f"{name} is {value!r}; it must be {want}")
-    return float(np.float32(value))
+    return kept
 
 
 def _float_input(node: Node, index: int, role: str, rank: int) -> Tensor:
