@@ -12,6 +12,7 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 from mote.errors import ModelFileError, UnsupportedError
 from mote.frontend.files import check_regular_file
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
+from mote.frontend.tflite_custom import CUSTOM_KEYS, custom_attrs
 from mote.ir import DType, Graph, Node, Quant, Tensor
 from mote.ir.verify import check_tensor
 from mote.ops import registry
@@ -47,8 +48,11 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
         if builtin not in supported:
             raise UnsupportedError(f"{where}: the operator is not supported; supported operators: "
                                    f"{', '.join(sorted(supported))}")
-        check_options(op, builtin, where)
-        attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
+        if builtin in CUSTOM_KEYS:
+            attrs = custom_attrs(builtin, op.customOptions, where)
+        else:
+            check_options(op, builtin, where)
+            attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
         node = Node(supported[builtin], outputs[0].name, inputs, outputs, attrs, index)
         graph.nodes.append(node)
     validate(graph)
@@ -56,9 +60,13 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
 
 
 def _builtin_name(code: Any) -> str:
+    """The builtin's name; for a custom operator its custom code when mote reads it (CUSTOM_KEYS), else
+    CUSTOM('<code>')."""
+    builtin = _BUILTIN_NAMES.get(max(code.builtinCode, code.deprecatedBuiltinCode), "CUSTOM")
     if code.customCode:
-        return f"CUSTOM({decode_name(code.customCode, '?')!r})"
-    return _BUILTIN_NAMES.get(max(code.builtinCode, code.deprecatedBuiltinCode), "CUSTOM")
+        custom = decode_name(code.customCode, "?")
+        return custom if builtin == "CUSTOM" and custom in CUSTOM_KEYS else f"CUSTOM({custom!r})"
+    return builtin
 
 
 def load_tflite_file(path: str | Path) -> Graph:

@@ -11,6 +11,9 @@ Example::
     y = mb.tensor("y", [1, 4], "int8", scale=0.1, zero_point=0)
     mb.op("ADD", [a, b], [y])
     tflite_bytes = mb.build(inputs=[a, b], outputs=[y])
+
+A custom operator (code CUSTOM, named by its custom code) takes its options as bytes, usually a
+flexbuffer map (`flexbuffer_map`): ``mb.custom_op("TFLite_Detection_PostProcess", ins, outs, options)``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import flatbuffers
+import flatbuffers.flexbuffers as flexbuffers
 import numpy as np
 import tflite_micro.tensorflow.lite.micro.python.schema_py_generated as schema
 
@@ -80,6 +84,11 @@ class _Operator:
     outputs: list[int]
     options_type: int
     options: Any
+    custom_options: bytes | None = None
+
+
+# An operator code: the builtin's number, and the custom code for CUSTOM operators.
+_OpCode = tuple[int, str | None]
 
 
 class ModelBuilder:
@@ -88,7 +97,7 @@ class ModelBuilder:
     def __init__(self) -> None:
         self._tensors: list[_Tensor] = []
         self._operators: list[_Operator] = []
-        self._opcodes: list[int] = []
+        self._opcodes: list[_OpCode] = []
         # Buffer 0 is the empty sentinel shared by all non-constant tensors.
         self._buffers: list[bytes] = [b""]
 
@@ -131,17 +140,23 @@ class ModelBuilder:
         self._check_indices(builtin, inputs, allow_absent=True)
         self._check_indices(builtin, outputs, allow_absent=False)
         options_type, options_table = _make_options(builtin, options)
-        if code not in self._opcodes:
-            self._opcodes.append(code)
         self._operators.append(
-            _Operator(
-                self._opcodes.index(code),
-                list(inputs),
-                list(outputs),
-                options_type,
-                options_table,
-            )
+            _Operator(self._opcode_index((code, None)), list(inputs), list(outputs), options_type, options_table)
         )
+
+    def custom_op(self, custom_code: str, inputs: Sequence[int], outputs: Sequence[int], options: bytes = b"") -> None:
+        """Append a CUSTOM operator named `custom_code` with its raw (flexbuffer) options."""
+        self._check_indices(custom_code, inputs, allow_absent=True)
+        self._check_indices(custom_code, outputs, allow_absent=False)
+        index = self._opcode_index((_BUILTIN_CODES["CUSTOM"], custom_code))
+        self._operators.append(
+            _Operator(index, list(inputs), list(outputs), schema.BuiltinOptions.NONE, None, bytes(options))
+        )
+
+    def _opcode_index(self, opcode: _OpCode) -> int:
+        if opcode not in self._opcodes:
+            self._opcodes.append(opcode)
+        return self._opcodes.index(opcode)
 
     def build(self, inputs: Sequence[int], outputs: Sequence[int], description: str = "mote") -> bytes:
         """Serialize the model with the given subgraph inputs and outputs."""
@@ -284,12 +299,31 @@ def _operator_table(o: _Operator) -> schema.OperatorT:
     table.outputs = list(o.outputs)
     table.builtinOptionsType = o.options_type
     table.builtinOptions = o.options
+    if o.custom_options is not None:
+        table.customOptions = list(o.custom_options)
+        table.customOptionsFormat = schema.CustomOptionsFormat.FLEXBUFFERS
     return table
 
 
-def _opcode_table(code: int) -> schema.OperatorCodeT:
+def flexbuffer_map(values: dict[str, bool | int | float]) -> bytes:
+    """A flexbuffer map of scalars (bool, int or float by the Python type), as custom options."""
+    fbb = flexbuffers.Builder()
+    with fbb.Map():
+        for key, value in values.items():
+            if isinstance(value, bool):
+                fbb.Bool(key, value)
+            elif isinstance(value, int):
+                fbb.Int(key, value)
+            else:
+                fbb.Float(key, float(value))
+    return bytes(fbb.Finish())
+
+
+def _opcode_table(opcode: _OpCode) -> schema.OperatorCodeT:
+    code, custom_code = opcode
     table = schema.OperatorCodeT()
     table.builtinCode = code
+    table.customCode = custom_code
     # Codes above 127 do not fit the old int8 field; readers then use builtinCode.
     table.deprecatedBuiltinCode = min(code, 127)
     table.version = 1

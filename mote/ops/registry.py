@@ -121,7 +121,8 @@ class OpDef:
     # For ops an accelerator may run up to the int32 accumulator (mote.accel): the numpy accumulator,
     # bias included, before requantization: (node, params, inputs) -> int64 array, channels last.
     accumulate: Callable[[Node, Any, list[np.ndarray]], np.ndarray] | None = None
-    tflite: tuple[str, ...] = field(default_factory=tuple)  # TFLite builtin names it implements
+    # TFLite builtin names it implements, or the custom codes of custom operators (mote.frontend.tflite_custom)
+    tflite: tuple[str, ...] = field(default_factory=tuple)
     # What the kernel accepts (input counts, dtypes, ranks, attributes), checked before `shape` and
     # `prepare` run: raises a MoteError naming the node, so that those two cannot fail afterwards.
     check: Callable[[Node], None] = _no_check

@@ -353,3 +353,21 @@ def test_single_op_model_runs_in_tflite_micro(builtin: str) -> None:
         inputs.append(rng.integers(-128, 128, size=shape, dtype=np.int8))
     out = run(model, *inputs)
     assert out.shape == tuple(graph.tensors[graph.outputs[0]].shape)
+
+
+def test_custom_operator_keeps_its_code_and_flexbuffer_options() -> None:
+    import flatbuffers.flexbuffers as flexbuffers
+
+    from mote.frontend.tflite_writer import flexbuffer_map
+
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 4], "float32")
+    y = mb.tensor("y", [1, 4], "float32")
+    mb.op("RELU", [x], [y])
+    z = mb.tensor("z", [1, 4], "float32")
+    mb.custom_op("MyOp", [y], [z], flexbuffer_map({"n": 3, "f": 0.5, "b": True}))
+    m = parse(mb.build([x], [z]))
+    codes = [(c.builtinCode, c.customCode) for c in m.operatorCodes]
+    assert codes == [(schema.BuiltinOperator.RELU, None), (schema.BuiltinOperator.CUSTOM, b"MyOp")]
+    options = bytes(np.asarray(m.subgraphs[0].operators[1].customOptions, np.uint8))
+    assert flexbuffers.Loads(options) == {"n": 3, "f": 0.5, "b": True}

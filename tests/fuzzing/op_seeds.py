@@ -14,6 +14,7 @@ from tests.ops.test_add_n import add_n_model
 from tests.ops.test_batch_matmul import matmul_model
 from tests.ops.test_cast import cast_model
 from tests.ops.test_cumsum import cumsum_model
+from tests.ops.test_detection_postprocess import detection_model
 from tests.ops.test_lookup import gather_nd_model, lookup_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
@@ -91,6 +92,10 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
                          stride_h=2, stride_w=2, filter_height=2, filter_width=2),
     "ARG_MAX": _model("ARG_MAX", [("x", [3, 5], "float32")], ([3], "int32"), [([1], [1])], output_type=2),
     "ARG_MIN": _model("ARG_MIN", [("x", [3, 5], "int8")], ([5], "int32"), [([1], [0])], output_type=2),
+    # Every detection written in either NMS mode (nothing below the score threshold, no IoU above 1), so that a
+    # mutant that turns on the fast NMS leaves no entry that TFLite Micro keeps stale.
+    "TFLite_Detection_PostProcess": lambda: detection_model(boxes=8, classes=2, max_detections=4, regular=True,
+                                                            nms_score_threshold=-10.0, nms_iou_threshold=1.0),
 }
 
 
