@@ -88,3 +88,35 @@ def stateful_model(dtype: str, initial: float = 2.0) -> bytes:
     mb.op("ASSIGN_VARIABLE", [handle, start], [])
     mb.io([], [])
     return mb.build([x], [y])
+
+
+def counter_in_branch_model(dtype: str) -> bytes:
+    """The variable lives in an IF's branches: when c, acc += x and y = acc; else y = acc, unchanged. Each branch
+    names the variable with a VAR_HANDLE of its own, as the converter writes it."""
+    mb = ModelBuilder()
+    q = _q(dtype, 0.05, 3)
+    c = mb.tensor("c", [1], "bool")
+    x = mb.tensor("x", SHAPE, dtype, **q)
+    y = mb.tensor("y", SHAPE, dtype, **q)
+    mb.op("CALL_ONCE", [], [], init_subgraph_index=3)
+    mb.op("IF", [c, x], [y], then_subgraph_index=1, else_subgraph_index=2)
+    for name, adds in (("then", True), ("else", False)):
+        mb.subgraph(name)
+        a = mb.tensor("a", SHAPE, dtype, **q)
+        handle = mb.tensor("handle", [], "resource")
+        old = mb.tensor("old", SHAPE, dtype, **q)
+        mb.op("VAR_HANDLE", [], [handle], container="", shared_name="acc")
+        mb.op("READ_VARIABLE", [handle], [old])
+        if adds:
+            new = mb.tensor("new", SHAPE, dtype, **q)
+            mb.op("ADD", [old, a], [new])
+            mb.op("ASSIGN_VARIABLE", [handle, new], [])
+            mb.io([a], [new])
+        else:
+            mb.io([a], [old])
+    mb.subgraph("init")
+    handle = mb.tensor("handle", [], "resource")
+    start = mb.tensor("start", SHAPE, dtype, data=np.full(SHAPE, 1.5 if dtype == "float32" else 20), **q)
+    mb.op("VAR_HANDLE", [], [handle], container="", shared_name="acc")
+    mb.op("ASSIGN_VARIABLE", [handle, start], [])
+    return mb.build([c, x], [y])
