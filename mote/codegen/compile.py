@@ -151,7 +151,7 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
             layers.append(Layer(i, node.name, node.op, ", ".join(compiled[g].func for g in callees(node)),
                                 op.macs(node), scratch_bytes=sb.size if sb else 0))
             continue
-        if op.in_place and x is not None and x.in_arena and of_tensor.get(x) is of_tensor[node.outputs[0]]:
+        if op.in_place and x is not None and x.in_arena and of_tensor.get(x) is of_tensor.get(node.outputs[0]):
             calls.append(f"  {header}\n  /* in place: the output shares the input's bytes */")
             layers.append(Layer(i, node.name, node.op, "in place", op.macs(node)))
             continue

@@ -17,7 +17,8 @@ from mote.frontend.tflite_options import options_table
 
 MAX_OPTION_DIMS = 8  # TFLite Micro's limit for newShape and squeezeDims
 # Builtins whose options TFLite Micro reads without a default that works: missing ones are an error.
-OPTIONS_REQUIRED = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX"}
+OPTIONS_REQUIRED = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX", "IF", "WHILE",
+                    "CALL_ONCE"}
 
 
 def decode_name(raw: Any, fallback: str) -> str:

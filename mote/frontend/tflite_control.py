@@ -20,7 +20,7 @@ from typing import Any
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
 from mote.errors import ModelFileError, UnsupportedError
-from mote.frontend.tflite_checks import decode_name
+from mote.frontend.tflite_checks import check_options, decode_name
 from mote.ir import DType, Graph, Node, Tensor
 from mote.ops.subgraphs import state_of
 
@@ -78,8 +78,13 @@ def call_order(model: Any, name: str, builtin_name: BuiltinName) -> list[int]:
 
 
 def _calls_of(model: Any, index: int, name: str, builtin_name: BuiltinName) -> list[tuple[str, str, int]]:
-    return [(_where(name, index, k, builtin), role, target) for k, op, builtin in _ops(model, index, builtin_name)
-            if builtin in CALLS for role, target in _callees(op, builtin)]
+    calls = []
+    for k, op, builtin in _ops(model, index, builtin_name):
+        if builtin in CALLS:
+            where = _where(name, index, k, builtin)
+            check_options(op, builtin, where)  # the indices are read from them
+            calls += [(where, role, target) for role, target in _callees(op, builtin)]
+    return calls
 
 
 def handles(model: Any, index: int, name: str, builtin_name: BuiltinName) -> dict[int, str]:

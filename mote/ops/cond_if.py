@@ -31,6 +31,8 @@ def check(node: Node) -> None:
     if not node.inputs:
         raise checks.fail(node, "has no condition input")
     boolean_scalar(node, node.inputs[0], "condition")
+    if node.inputs[0] is not None and node.inputs[0].variable:
+        raise checks.fail(node, "has no condition input (input 0 is state)")
     n = len(then.inputs)
     for name, branch in (("then", then), ("else", other)):
         if len(node.inputs) < 1 + n:

@@ -141,3 +141,8 @@ def test_the_init_takes_no_inputs() -> None:
         m.buffers[m.subgraphs[1].tensors[op(m, 1, 1).inputs[1]].buffer].data = np.zeros(0, np.uint8)
 
     refused(edited(stateful_model("float32"), give_input), UnsupportedError, "(call_once)", "takes 1 inputs")
+
+
+def test_missing_options_name_no_subgraph() -> None:
+    refused(edited(if_model("int8"), lambda m: setattr(op(m), "builtinOptions", None)), ModelFileError,
+            "node 0 (IF)", "options", "missing")

@@ -14,7 +14,7 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.reference import interpret, reset_state
 from mote.targets.host import build_host
-from tests.ops.control_models import SHAPE, if_model, while_model
+from tests.ops.control_models import SHAPE, if_model, nested_model, while_model
 
 Frames = list[dict[str, np.ndarray]]
 
@@ -82,3 +82,15 @@ def test_generated_c_reads_as_control_flow() -> None:
     compiled = compile_graph(load_tflite(if_model("float32")))
     assert "if (((bool *)ARENA(" in compiled.sources["model.c"]
     assert compiled.layers[0].scratch_bytes > 0  # the branches' frame, lent by the IF layer
+
+
+def test_nested_control_flow_and_shared_branches(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    frames = [{"n": np.array([n], dtype=np.int32), "c": np.array([c]), "x": _values("float32", rng)}
+              for n, c in ((0, True), (1, False), (3, True), (5, True), (2, False))]
+    outputs = assert_stream(nested_model(), frames, tmp_path)
+    assert [int(o["i"][0]) for o in outputs] == [0, 1, 3, 5, 2]
+    graph = load_tflite(nested_model())
+    assert len(graph.subgraphs()) == 5  # the shared branches once each
+    model_c = compile_graph(graph).sources["model.c"]
+    assert model_c.count("static int subgraph") == 5
