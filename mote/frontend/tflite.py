@@ -1,5 +1,6 @@
 """TFLite flatbuffer -> mote Graph. Every tensor dtype TFLite Micro runs is read; each op's check then refuses,
-in one line, what its kernels cannot compute (`mote ops` lists what they can)."""
+in one line, what its kernels cannot compute (`mote ops` lists what they can). The subgraphs that control-flow
+operators call and the resource variables are read by mote.frontend.tflite_control."""
 
 from __future__ import annotations
 

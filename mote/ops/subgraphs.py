@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mote.ir import Graph, Node, Tensor
+from mote.ir import DType, Graph, Node, Tensor
 from mote.ops import checks
 from mote.ops.registry import OPS, CCall
 
@@ -73,7 +73,7 @@ def same_tensors(node: Node, mine: Sequence[Tensor | None], theirs: Sequence[Ten
 
 
 def boolean_scalar(node: Node, t: Tensor | None, role: str) -> Tensor:
-    if t is None or t.dtype.value != "bool" or t.size != 1:
+    if t is None or t.dtype is not DType.BOOL or t.size != 1:
         got = "missing" if t is None else f"{t.dtype.value} {list(t.shape)}"
         raise checks.fail(node, f"the {role} must be one bool value, got {got}")
     return t
