@@ -146,3 +146,9 @@ def test_the_init_takes_no_inputs() -> None:
 def test_missing_options_name_no_subgraph() -> None:
     refused(edited(if_model("int8"), lambda m: setattr(op(m), "builtinOptions", None)), ModelFileError,
             "node 0 (IF)", "options", "missing")
+
+
+def test_the_text_form_lists_subgraphs_before_their_callers() -> None:
+    text = load_tflite(while_model("int8"), "loop").dump()
+    assert text.index('graph "loop subgraph 1"') < text.index('graph "loop subgraph 2"') < text.index('graph "loop"')
+    assert 'body_graph=subgraph "loop subgraph 2"' in text and "%more: bool[1]" in text
