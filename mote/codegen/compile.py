@@ -96,8 +96,9 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core) -> Comp
     for k, sub in enumerate(graph.subgraphs(), start=1):  # callees first: a caller knows their frames
         func = f"subgraph{k}"
         body = _body(sub, core, pool, state, compiled, f"{func}_", "FRAME")
+        unread = {t for t in sub.inputs if body.em.of_tensor[t].end < 0}
         compiled[sub] = Subgraph(func, sub, body.plan.size,
-                                 subgraph_function(func, sub, body.em, body.plan.size, body.calls))
+                                 subgraph_function(func, sub, body.em, body.plan.size, body.calls, unread))
         compiled[sub].text = "\n".join([*body.param_blocks, compiled[sub].text])
     main = _body(graph, core, pool, state, compiled, "", "ARENA")
     plan, em = main.plan, main.em

@@ -40,9 +40,13 @@ def _parameters(graph: Graph) -> str:
     return ", ".join(["int8_t *frame", *inputs, *outputs])
 
 
-def subgraph_function(func: str, graph: Graph, em: Emitter, frame: int, calls: list[str]) -> str:
-    """The static function that runs `graph` on a frame of `frame` bytes; `calls` are its layers' C."""
-    copy_in = [f"  memcpy({em.tensor(t)}, input{k}, {t.nbytes});" for k, t in enumerate(graph.inputs)]
+def subgraph_function(func: str, graph: Graph, em: Emitter, frame: int, calls: list[str],
+                      unread: set[Tensor]) -> str:
+    """The static function that runs `graph` on a frame of `frame` bytes; `calls` are its layers' C. Inputs in
+    `unread` (no layer reads them, no output passes them on: a loop's cond often ignores most of what the loop
+    carries) are not copied."""
+    copy_in = [f"  (void)input{k}; /* not read */" if t in unread else
+               f"  memcpy({em.tensor(t)}, input{k}, {t.nbytes});" for k, t in enumerate(graph.inputs)]
     copy_out = [f"  memcpy(output{k}, {em.tensor(t)}, {t.nbytes});" for k, t in enumerate(graph.outputs)]
     return "\n".join([
         f"/* {func}: {c_quoted(graph.name)}, {len(graph.nodes)} layer{'' if len(graph.nodes) == 1 else 's'} on a frame "
