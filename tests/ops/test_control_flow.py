@@ -12,6 +12,7 @@ from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
 from mote.reference import interpret, reset_state
 from mote.targets.host import build_host
 from tests.ops.control_models import SHAPE, if_model, nested_model, while_model
@@ -94,3 +95,23 @@ def test_nested_control_flow_and_shared_branches(tmp_path: Path) -> None:
     assert len(graph.subgraphs()) == 5  # the shared branches once each
     model_c = compile_graph(graph).sources["model.c"]
     assert model_c.count("static int subgraph") == 5
+
+
+def _constant_branch_model() -> bytes:
+    """A scalar condition; the then branch passes x through, the else branch gives a constant."""
+    mb = ModelBuilder()
+    c, x, y = mb.tensor("c", [], "bool"), mb.tensor("x", [3], "int16"), mb.tensor("y", [3], "int16")
+    mb.op("IF", [c, x], [y], then_subgraph_index=1, else_subgraph_index=2)
+    mb.subgraph("then")
+    a = mb.tensor("a", [3], "int16")
+    mb.io([a], [a])
+    mb.subgraph("else")
+    a, k = mb.tensor("a", [3], "int16"), mb.tensor("k", [3], "int16", data=np.array([7, -300, 32767]))
+    mb.io([a], [k])
+    return mb.build([c, x], [y])
+
+
+def test_a_branch_may_pass_its_input_through_or_give_a_constant(tmp_path: Path) -> None:
+    frames = [{"c": np.array(c), "x": np.array([1, 2, 3], np.int16)} for c in (True, False)]
+    outputs = assert_stream(_constant_branch_model(), frames, tmp_path)
+    assert outputs[0]["y"].tolist() == [1, 2, 3] and outputs[1]["y"].tolist() == [7, -300, 32767]
