@@ -67,6 +67,8 @@ def same_tensors(node: Node, mine: Sequence[Tensor | None], theirs: Sequence[Ten
     for k, (a, b) in enumerate(zip(mine, theirs)):
         if a is None:
             raise checks.fail(node, f"{what}: tensor {k} is missing")
+        if a.variable:  # the state a node's callees touch follows its own inputs: never one of them
+            raise checks.fail(node, f"{what}: tensor {k} ({a.name!r}) is state; state is not passed to subgraphs")
         if a.dtype is not b.dtype or a.shape != b.shape:
             raise checks.fail(node, f"{what}: tensor {k} is {a.dtype.value} {list(a.shape)} against "
                                     f"{b.dtype.value} {list(b.shape)}; they must be the same")

@@ -152,3 +152,8 @@ def test_the_text_form_lists_subgraphs_before_their_callers() -> None:
     text = load_tflite(while_model("int8"), "loop").dump()
     assert text.index('graph "loop subgraph 1"') < text.index('graph "loop subgraph 2"') < text.index('graph "loop"')
     assert 'body_graph=subgraph "loop subgraph 2"' in text and "%more: bool[1]" in text
+
+
+def test_a_loop_carries_as_many_inputs_as_outputs() -> None:
+    refused(edited(while_model("int8"), lambda m: setattr(op(m), "inputs", op(m).inputs[:3])), UnsupportedError,
+            "(while)", "3 inputs for 4 outputs")

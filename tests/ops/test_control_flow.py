@@ -11,8 +11,11 @@ import pytest
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
+from mote.errors import UnsupportedError
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
+from mote.ir import Node, Tensor
+from mote.ops import OPS
 from mote.reference import interpret, reset_state
 from mote.targets.host import build_host
 from tests.ops.control_models import SHAPE, if_model, nested_model, while_model
@@ -115,3 +118,14 @@ def test_a_branch_may_pass_its_input_through_or_give_a_constant(tmp_path: Path) 
     frames = [{"c": np.array(c), "x": np.array([1, 2, 3], np.int16)} for c in (True, False)]
     outputs = assert_stream(_constant_branch_model(), frames, tmp_path)
     assert outputs[0]["y"].tolist() == [1, 2, 3] and outputs[1]["y"].tolist() == [7, -300, 32767]
+
+
+def test_state_is_never_taken_for_a_loop_carried_input() -> None:
+    """The state a loop's subgraphs touch follows its inputs; were one carried input missing, that state must
+    not stand in for it."""
+    node = load_tflite(while_model("int8")).nodes[0]
+    acc = node.inputs[3]
+    assert acc is not None
+    state = Tensor("v", acc.shape, acc.dtype, acc.quant, variable=True)
+    with pytest.raises(UnsupportedError, match="'v'.* is state"):
+        OPS["while"].check(Node("while", "w", [*node.inputs[:3], state], node.outputs, node.attrs))
