@@ -11,7 +11,9 @@ from mote.ops.registry import Core, Kernel, kernel_named
 
 
 def _why(func: str) -> str:
-    """What the scratch of kernel `func` holds, as its record says."""
+    """What the scratch of kernel `func` holds, as its record says (a control-flow layer's: its subgraphs')."""
+    if func.startswith("subgraph"):
+        return "the frame of the subgraphs it calls"
     kernel = kernel_named(func)
     return kernel.scratch_why if kernel else Kernel.scratch_why
 

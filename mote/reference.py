@@ -6,7 +6,7 @@ import numpy as np
 
 from mote.errors import MoteError
 from mote.ir import Graph, Tensor
-from mote.ops import OPS
+from mote.ops.subgraphs import run_nodes
 
 
 def reset_state(graph: Graph) -> dict[Tensor, np.ndarray]:
@@ -28,10 +28,5 @@ def interpret(graph: Graph, inputs: dict[str, np.ndarray],
         if value.size != t.size:  # mote.inputs checks shape and dtype exactly; never reshape other sizes
             raise MoteError(f"input {t.name!r}: {value.size} values given, the model input has shape {list(t.shape)}")
         values[t] = value.astype(t.dtype.np, copy=False).reshape(t.shape)
-    for node in graph.nodes:
-        op = OPS[node.op]
-        args = [None if t is None else (t.data if t.is_const else values[t]) for t in node.inputs]
-        results = op.reference(node, op.prepare(node), args)
-        for t, value in zip(node.outputs, results):
-            values[t] = np.asarray(value).astype(t.dtype.np).reshape(t.shape)
+    run_nodes(graph.nodes, values)
     return {t.name: values[t] for t in graph.outputs}

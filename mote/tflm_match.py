@@ -25,7 +25,8 @@ def ulp_bound(graph: Graph) -> int:
     """How many ULP a float output of `graph` may lie from TFLite Micro's: 0 unless a float op computes a
     transcendental function (mote.ops.float_math), then its bound times the number of such ops in the graph
     (an upper bound: errors may add up along a chain)."""
-    count = sum(1 for n in graph.nodes if n.op in TRANSCENDENTAL_OPS and n.inputs and n.inputs[0] is not None
+    nodes = [*graph.nodes, *(n for g in graph.subgraphs() for n in g.nodes)]  # a loop's body counted once
+    count = sum(1 for n in nodes if n.op in TRANSCENDENTAL_OPS and n.inputs and n.inputs[0] is not None
                 and n.inputs[0].dtype is DType.FLOAT32)
     return ULP_BOUND * count
 

@@ -75,11 +75,16 @@ class Emitter:
     """What an op's `emit` sees: places constants, names tensors (mote.ops.registry.Emitter)."""
 
     def __init__(self, pool: ConstPool, plan: ArenaPlan, of_tensor: dict[Tensor, Buffer],
-                 state: StatePlan | None = None) -> None:
+                 state: StatePlan | None = None, base: str = "ARENA") -> None:
         self.pool = pool
         self.plan = plan
         self.of_tensor = of_tensor
         self.state = state or StatePlan({}, 0)
+        self.base = base  # the macro its buffers' offsets are taken from: ARENA, or a subgraph's FRAME
+
+    def at(self, offset: int) -> str:
+        """A pointer to `offset` in the planned memory (int8_t *)."""
+        return f"{self.base}({offset})"
 
     def const(self, data: np.ndarray, hint: str) -> str:
         return self.pool.add(data, hint)
@@ -91,4 +96,4 @@ class Emitter:
         cast = "" if t.dtype.c_type == "int8_t" else f"({t.dtype.c_type} *)"
         if t.variable:
             return f"{cast}STATE({self.state.offset(t)})"
-        return f"{cast}ARENA({self.plan.offset(self.of_tensor[t])})"
+        return f"{cast}{self.at(self.plan.offset(self.of_tensor[t]))}"

@@ -1,5 +1,6 @@
 """TFLite flatbuffer -> mote Graph. Every tensor dtype TFLite Micro runs is read; each op's check then refuses,
-in one line, what its kernels cannot compute (`mote ops` lists what they can)."""
+in one line, what its kernels cannot compute (`mote ops` lists what they can). The subgraphs that control-flow
+operators call and the resource variables are read by mote.frontend.tflite_control."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import Any
 import numpy as np
 from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as schema
 
-from mote.errors import ModelFileError, UnsupportedError
+from mote.errors import ModelFileError, MoteError, UnsupportedError
 from mote.frontend.files import check_regular_file
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
+from mote.frontend.tflite_control import CONTROL, call_order, control_node, find_variables, handles, is_resource
 from mote.frontend.tflite_custom import CUSTOM_KEYS, custom_attrs
 from mote.ir import DType, Graph, Node, Quant, Tensor
 from mote.ir.verify import check_tensor
@@ -33,30 +35,74 @@ def _tflite_to_op() -> dict[str, str]:
 
 
 def load_tflite(data: bytes, name: str = "model") -> Graph:
-    """Parse a .tflite flatbuffer into a validated Graph; raise MoteError on anything damaged or unsupported."""
+    """Parse a .tflite flatbuffer into a validated Graph; raise MoteError on anything damaged or unsupported.
+    Subgraphs that control-flow operators call become Graphs their nodes hold (mote.frontend.tflite_control)."""
     model = _unpack(data, name)
     check_structure(model, name)
-    sub = model.subgraphs[0]
-    tensors = [_tensor(model, t, i, name) for i, t in enumerate(sub.tensors)]
+    order = call_order(model, name, _builtin_name)
+    variables = find_variables(model, order, name, _builtin_name,
+                               lambda sub, i: _tensor(model, model.subgraphs[sub].tensors[i], i, name))
+    graphs: dict[int, Graph] = {}
+    for index in order:  # callees first: a calling node finds its subgraphs loaded
+        graphs[index] = _subgraph(model, index, name, graphs, variables)
+    return graphs[0]
+
+
+def _subgraph(model: Any, index: int, name: str, graphs: dict[int, Graph], variables: dict[str, Tensor]) -> Graph:
+    sub = model.subgraphs[index]
+    tensors = [None if is_resource(t) else _tensor(model, t, i, name) for i, t in enumerate(sub.tensors or [])]
+    handles_here = handles(model, index, name, _builtin_name)
+    label = name if index == 0 else f"{name} subgraph {index}"
+
+    def io(indices: Any, field: str) -> list[Tensor]:
+        found = [tensors[i] for i in (indices if indices is not None else [])]
+        if any(t is None for t in found):
+            raise UnsupportedError(f"{label}: a resource handle is among the subgraph {field}; mote resolves "
+                                   "handles only within the subgraph whose VAR_HANDLE makes them")
+        return [t for t in found if t is not None]
+
     supported = _tflite_to_op()
-    graph = Graph(name, [tensors[i] for i in sub.inputs], [tensors[i] for i in sub.outputs])
-    for index, op in enumerate(sub.operators):
+    graph = Graph(label, io(sub.inputs, "inputs"), io(sub.outputs, "outputs"))
+    for k, op in enumerate(sub.operators or []):
         builtin = _builtin_name(model.operatorCodes[op.opcodeIndex])
-        inputs = [tensors[i] if i >= 0 else None for i in (op.inputs if op.inputs is not None else [])]
-        outputs = [tensors[i] for i in op.outputs]
-        where = f"{name}: node {index} ({builtin}, output {outputs[0].name!r})"
-        if builtin not in supported:
-            raise UnsupportedError(f"{where}: the operator is not supported; supported operators: "
-                                   f"{', '.join(sorted(supported))}")
-        if builtin in CUSTOM_KEYS:
-            attrs = custom_attrs(builtin, op.customOptions, where)
-        else:
+        if builtin in CONTROL:
+            where = f"{label}: node {k} ({builtin})"
             check_options(op, builtin, where)
-            attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
-        node = Node(supported[builtin], outputs[0].name, inputs, outputs, attrs, index)
-        graph.nodes.append(node)
-    validate(graph)
+            node = control_node(builtin, op, k, tensors, handles_here, graphs, variables, where)
+            if node is not None:
+                graph.nodes.append(node)
+            continue
+        graph.nodes.append(_node(op, k, builtin, tensors, label, supported))
+    if index == 0:
+        validate(graph)
+        return graph
+    try:
+        validate(graph, subgraph=True)
+    except MoteError as e:  # say which subgraph
+        raise type(e)(f"{label}: {e}") from None
     return graph
+
+
+def _node(op: Any, index: int, builtin: str, tensors: list[Tensor | None], name: str, supported: dict[str, str]
+          ) -> Node:
+    indices = list(op.inputs if op.inputs is not None else [])
+    if op.outputs is None or len(op.outputs) == 0:
+        raise ModelFileError(f"{name}: node {index} ({builtin}) has no outputs; the file is damaged")
+    if any(i >= 0 and tensors[i] is None for i in [*indices, *op.outputs]):
+        raise UnsupportedError(f"{name}: node {index} ({builtin}) takes or gives a resource handle; only the "
+                               "resource variable operators do")
+    inputs = [tensors[i] if i >= 0 else None for i in indices]
+    outputs = [t for t in (tensors[i] for i in op.outputs) if t is not None]
+    where = f"{name}: node {index} ({builtin}, output {outputs[0].name!r})"
+    if builtin not in supported:
+        raise UnsupportedError(f"{where}: the operator is not supported; supported operators: "
+                               f"{', '.join(sorted(supported))}")
+    if builtin in CUSTOM_KEYS:
+        attrs = custom_attrs(builtin, op.customOptions, where)
+    else:
+        check_options(op, builtin, where)
+        attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
+    return Node(supported[builtin], outputs[0].name, inputs, outputs, attrs, index)
 
 
 def _builtin_name(code: Any) -> str:

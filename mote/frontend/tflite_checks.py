@@ -1,8 +1,8 @@
 """Flatbuffer-level checks of a .tflite model, before any of it is trusted.
 
 A model file is untrusted input: every index it holds (into tensors, buffers, operator codes) is
-checked against the table it points into, and every count mote relies on (one subgraph, at least one
-operator and one output) is checked here, so that the loader can index without a second thought.
+checked against the table it points into, and every count mote relies on (at least one operator and one
+output in the main subgraph) is checked here, so that the loader can index without a second thought.
 Messages are one line and name the model, the node or tensor, and the field.
 """
 
@@ -17,7 +17,8 @@ from mote.frontend.tflite_options import options_table
 
 MAX_OPTION_DIMS = 8  # TFLite Micro's limit for newShape and squeezeDims
 # Builtins whose options TFLite Micro reads without a default that works: missing ones are an error.
-OPTIONS_REQUIRED = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX"}
+OPTIONS_REQUIRED = {"CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D", "SOFTMAX", "IF", "WHILE",
+                    "CALL_ONCE"}
 
 
 def decode_name(raw: Any, fallback: str) -> str:
@@ -32,17 +33,22 @@ def decode_name(raw: Any, fallback: str) -> str:
 
 
 def check_structure(model: Any, name: str) -> None:
-    """Subgraph, operator, tensor and buffer indices: every one in range, every count mote needs."""
-    if len(model.subgraphs) != 1:
-        raise UnsupportedError(f"{name}: {len(model.subgraphs)} subgraphs; mote supports single-subgraph models")
-    sub = model.subgraphs[0]
+    """Subgraph, operator, tensor and buffer indices: every one in range, every count mote needs. The first
+    subgraph is the model; the others are subgraphs control-flow operators call (mote.frontend.tflite_control),
+    which may have no operators or outputs."""
+    for index, sub in enumerate(model.subgraphs):
+        where = name if index == 0 else f"{name}: subgraph {index}"
+        _check_subgraph(model, sub, where, index == 0)
+
+
+def _check_subgraph(model: Any, sub: Any, name: str, main: bool) -> None:
     tensors = list(sub.tensors or [])
-    if not tensors:
+    if not tensors and main:
         raise ModelFileError(f"{name}: the subgraph has no tensors; the file is damaged")
     count = len(tensors)
-    if not sub.operators:
+    if not sub.operators and main:
         raise UnsupportedError(f"{name}: the model has no operators; there is nothing to compile")
-    if sub.outputs is None or len(sub.outputs) == 0:
+    if (sub.outputs is None or len(sub.outputs) == 0) and main:
         raise UnsupportedError(f"{name}: the model has no outputs; there is nothing to compute")
     for field, indices in (("inputs", sub.inputs), ("outputs", sub.outputs)):
         for i in _as_list(indices):
@@ -50,13 +56,11 @@ def check_structure(model: Any, name: str) -> None:
                 raise ModelFileError(f"{name}: subgraph {field} refers to tensor {i}, but there are {count} tensors; "
                                      "the file is damaged")
     codes = len(model.operatorCodes or [])
-    for index, op in enumerate(sub.operators):
+    for index, op in enumerate(sub.operators or []):
         if not 0 <= op.opcodeIndex < codes:
             raise ModelFileError(f"{name}: node {index}: operator code index {op.opcodeIndex} is out of range "
                                  f"(the model has {codes} operator codes); the file is damaged")
         outputs = _as_list(op.outputs)
-        if not outputs:
-            raise ModelFileError(f"{name}: node {index} has no outputs; the file is damaged")
         for field, indices, optional in (("inputs", op.inputs, True), ("outputs", outputs, False)):
             for i in _as_list(indices):
                 if not (0 <= i < count or (optional and i == -1)):

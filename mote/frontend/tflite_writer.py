@@ -1,7 +1,9 @@
 """Write small .tflite flatbuffers from Python.
 
 Used to build test models and the bundled example model without depending on
-the TensorFlow converter. Only a single subgraph is supported.
+the TensorFlow converter. A model may hold several subgraphs, as the converter writes control flow
+(IF branches, WHILE conditions and bodies, CALL_ONCE initializers): `subgraph` opens a new one and makes
+it current, `select` returns to one, `io` sets the current one's inputs and outputs.
 
 Example::
 
@@ -44,6 +46,7 @@ _DTYPES: dict[str, tuple[int, type[np.generic]]] = {
     "uint8": (schema.TensorType.UINT8, np.uint8),
     "int64": (schema.TensorType.INT64, np.int64),
     "bool": (schema.TensorType.BOOL, np.bool_),
+    "resource": (schema.TensorType.RESOURCE, np.int32),  # a VAR_HANDLE's output: never holds data
 }
 
 _BUILTIN_CODES: dict[str, int] = {
@@ -91,15 +94,52 @@ class _Operator:
 _OpCode = tuple[int, str | None]
 
 
+@dataclass
+class _Subgraph:
+    name: str
+    tensors: list[_Tensor]
+    operators: list[_Operator]
+    inputs: list[int]
+    outputs: list[int]
+
+
 class ModelBuilder:
-    """Accumulates tensors and operators of one subgraph, then serializes."""
+    """Accumulates tensors and operators of one subgraph or more (the first is the model's main one),
+    then serializes. Tensor indices are those of the current subgraph."""
 
     def __init__(self) -> None:
-        self._tensors: list[_Tensor] = []
-        self._operators: list[_Operator] = []
+        self._subgraphs: list[_Subgraph] = [_Subgraph("main", [], [], [], [])]
+        self._current = 0
         self._opcodes: list[_OpCode] = []
         # Buffer 0 is the empty sentinel shared by all non-constant tensors.
         self._buffers: list[bytes] = [b""]
+
+    @property
+    def _tensors(self) -> list[_Tensor]:
+        return self._subgraphs[self._current].tensors
+
+    @property
+    def _operators(self) -> list[_Operator]:
+        return self._subgraphs[self._current].operators
+
+    def subgraph(self, name: str) -> int:
+        """Open a new subgraph, make it current and return its index."""
+        self._subgraphs.append(_Subgraph(name, [], [], [], []))
+        self._current = len(self._subgraphs) - 1
+        return self._current
+
+    def select(self, index: int) -> None:
+        """Make subgraph `index` current (0: the main one)."""
+        if not 0 <= index < len(self._subgraphs):
+            raise IndexError(f"no subgraph with index {index}")
+        self._current = index
+
+    def io(self, inputs: Sequence[int], outputs: Sequence[int]) -> None:
+        """Set the current subgraph's inputs and outputs."""
+        self._check_indices("subgraph inputs", inputs, allow_absent=False)
+        self._check_indices("subgraph outputs", outputs, allow_absent=False)
+        sub = self._subgraphs[self._current]
+        sub.inputs, sub.outputs = [int(i) for i in inputs], [int(i) for i in outputs]
 
     def tensor(
         self,
@@ -159,21 +199,14 @@ class ModelBuilder:
         return self._opcodes.index(opcode)
 
     def build(self, inputs: Sequence[int], outputs: Sequence[int], description: str = "mote") -> bytes:
-        """Serialize the model with the given subgraph inputs and outputs."""
-        self._check_indices("subgraph inputs", inputs, allow_absent=False)
-        self._check_indices("subgraph outputs", outputs, allow_absent=False)
-        subgraph = schema.SubGraphT()
-        subgraph.tensors = [_tensor_table(t) for t in self._tensors]
-        subgraph.operators = [_operator_table(o) for o in self._operators]
-        subgraph.inputs = [int(i) for i in inputs]
-        subgraph.outputs = [int(i) for i in outputs]
-        subgraph.name = "main"
-
+        """Serialize the model with the given inputs and outputs of the main subgraph."""
+        self.select(0)
+        self.io(inputs, outputs)
         model = schema.ModelT()
         model.version = SCHEMA_VERSION
         model.description = description
         model.operatorCodes = [_opcode_table(code) for code in self._opcodes]
-        model.subgraphs = [subgraph]
+        model.subgraphs = [_subgraph_table(sub) for sub in self._subgraphs]
         model.buffers = [_AlignedBufferT(data) for data in self._buffers]
 
         builder = flatbuffers.Builder(1024)
@@ -269,6 +302,8 @@ def _make_options(builtin: str, options: dict[str, Any]) -> tuple[int, Any]:
 
 
 def _option_value(attr: str, value: Any) -> Any:
+    if isinstance(value, str) and attr not in _ENUM_FIELDS:  # a text field (VAR_HANDLE's shared name)
+        return value
     if isinstance(value, str):
         enum = _ENUM_FIELDS.get(attr)
         if enum is None or not isinstance(getattr(enum, value, None), int):
@@ -279,6 +314,16 @@ def _option_value(attr: str, value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _subgraph_table(sub: _Subgraph) -> schema.SubGraphT:
+    table = schema.SubGraphT()
+    table.tensors = [_tensor_table(t) for t in sub.tensors]
+    table.operators = [_operator_table(o) for o in sub.operators]
+    table.inputs = list(sub.inputs)
+    table.outputs = list(sub.outputs)
+    table.name = sub.name
+    return table
 
 
 def _tensor_table(t: _Tensor) -> schema.TensorT:

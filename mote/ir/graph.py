@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from mote.ir.node import Node
 from mote.ir.tensor import Tensor
 from mote.ir.text import GraphNotes, dump_graph
-from mote.ir.verify import check_io, check_order, check_tensors
+from mote.ir.verify import check_io, check_order, check_subgraph_io, check_tensors
 
 
 @dataclass(eq=False)
@@ -42,6 +42,23 @@ class Graph:
         check_io(self.name, self.inputs, self.outputs, self.nodes)
         check_order(self.inputs, self.outputs, self.nodes, each_node)
 
+    def verify_subgraph(self, each_node: Callable[[Node], None] | None = None) -> None:
+        """`verify` for a subgraph a control-flow node calls (mote.ir.verify.check_subgraph_io)."""
+        check_tensors(self.name, self.tensors)
+        check_subgraph_io(self.name, self.inputs, self.outputs)
+        check_order(self.inputs, self.outputs, self.nodes, each_node, subgraph=True)
+
     def dump(self, notes: GraphNotes | None = None) -> str:
         """The graph as text (format in mote.ir.text); `notes` adds what a compiler decided."""
-        return dump_graph(self.name, self.tensors, self.inputs, self.outputs, self.nodes, notes)
+        text = dump_graph(self.name, self.tensors, self.inputs, self.outputs, self.nodes, notes)
+        return "".join(f"{g.dump()}\n" for g in self.subgraphs()) + text
+
+    def subgraphs(self) -> list[Graph]:
+        """The subgraphs its control-flow nodes call, directly or not, each once, callees before callers."""
+        found: dict[Graph, None] = {}
+        for node in self.nodes:
+            for value in node.attrs.values():
+                if isinstance(value, Graph) and value not in found:
+                    found.update(dict.fromkeys(value.subgraphs()))
+                    found[value] = None
+        return list(found)

@@ -51,6 +51,7 @@ class Tensor:
     quant: Quant | None = None
     data: np.ndarray | None = field(default=None, repr=False)  # set for constants
     variable: bool = False  # state an op updates in place, kept across calls (TFLite's variable tensors)
+    reset_byte: int | None = None  # state that resets to another byte than `reset_value`'s rule gives
 
     @property
     def is_const(self) -> bool:
@@ -64,7 +65,9 @@ class Tensor:
     @property
     def reset_value(self) -> int:
         """The byte a variable tensor is filled with at reset: an int8 tensor's zero point, else 0
-        (TFLite Micro's ResetVariableTensors)."""
+        (TFLite Micro's ResetVariableTensors), unless `reset_byte` says otherwise."""
+        if self.reset_byte is not None:
+            return self.reset_byte
         return self.zero_point if self.dtype is DType.INT8 and self.quant is not None else 0
 
     @property

@@ -12,7 +12,7 @@
   `#3`... for a later tensor that reuses a name). Its type follows where it is defined: as a graph
   input, as a constant (listed in order of first use, before the nodes), or as a node's output;
   elsewhere it is named only. `_` is an absent optional input.
-- A type is `dtype[shape]` (i8, i16, i32, f32; `[]` for a scalar), then its quantization: `q(scale,
+- A type is `dtype[shape]` (i8, i16, i32, i64, u8, bool, f32; `[]` for a scalar), then its quantization: `q(scale,
   zero_point)` per tensor, or `q(axis A: N scales lo..hi, zp Z)` per channel (`zp lo..hi` when the
   zero points differ). Scales are printed with 6 significant digits.
 - State (variable tensors, kept across calls) is listed after the constants as `state %name: type`.
@@ -20,8 +20,9 @@
 - A node is `#index op "name" (inputs) -> outputs`, then its attributes sorted by name: integers,
   `true`/`false`, `none`, quoted strings, floats (6 digits), `[...]` for tuples and lists, `{k=v}` for
   dicts, `array dtype[shape] sha256:...` for arrays, `%name` for tensors, `op "name" {attrs}` for a
-  nested node (what an `accel` node computes), `Type{field=value, ...}` for a dataclass (an accelerator's
-  lowered job: its register values, repeats and steps) and `<Type>` for any other object.
+  nested node (what an `accel` node computes), `subgraph "name"` for a subgraph a control-flow node
+  calls (dumped before the graph that calls it, callees first), `Type{field=value, ...}` for a dataclass
+  (an accelerator's lowered job: its register values, repeats and steps) and `<Type>` for any other object.
 - What a compiler decided comes from GraphNotes: header comment lines, `arena=offset+bytes` after a
   tensor's type, and a `// ...` comment ending a node's line (placement, kernel, scratch).
 """
@@ -41,7 +42,8 @@ import numpy as np
 from mote.ir.node import Node
 from mote.ir.tensor import DType, Quant, Tensor
 
-_DTYPES = {DType.INT8: "i8", DType.INT16: "i16", DType.INT32: "i32", DType.FLOAT32: "f32"}
+_DTYPES = {DType.INT8: "i8", DType.INT16: "i16", DType.INT32: "i32", DType.FLOAT32: "f32", DType.UINT8: "u8",
+           DType.INT64: "i64", DType.BOOL: "bool"}
 _BARE_NAME = re.compile(r"[\w.:;/+-]+")  # nothing the format itself uses: spaces, commas, brackets, quotes, #
 
 
@@ -77,7 +79,8 @@ def dump_graph(name: str, tensors: list[Tensor], inputs: list[Tensor], outputs: 
         if node in notes.nodes:
             line += f"  // {notes.nodes[node]}"
         lines.append(line)
-    lines.append(f"  output {', '.join(names[t] for t in outputs)}")
+    if outputs:
+        lines.append(f"  output {', '.join(names[t] for t in outputs)}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -165,6 +168,8 @@ def _value(v: Any, names: _TensorNames) -> str:
         return f"array {v.dtype}[{','.join(str(d) for d in v.shape)}] {_checksum(v)}"
     if isinstance(v, Tensor):
         return names[v]
+    if type(v).__name__ == "Graph":  # a subgraph a control-flow node calls (mote.ir.graph imports this module)
+        return f"subgraph {_quoted(v.name)}"
     if isinstance(v, Node):
         attrs = {k: x for k, x in v.attrs.items() if not isinstance(x, Node)}  # one level: no nodes in nodes
         return f"{v.op} {_quoted(v.name)}" + (f" {_attrs(attrs, names)}" if attrs else "")

@@ -41,10 +41,12 @@ def check_tensors(graph_name: str, tensors: list[Tensor]) -> None:
 
 
 def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
-                each_node: Callable[[Node], None] | None = None) -> None:
-    """Every tensor produced once, before any node reads it; every graph output produced. `each_node`,
-    when given, runs on every node once its own tensors have been checked, in execution order."""
+                each_node: Callable[[Node], None] | None = None, subgraph: bool = False) -> None:
+    """Every tensor produced once, before any node reads it; every graph output produced (a subgraph's may
+    be a constant or one of its inputs). `each_node`, when given, runs on every node once its own tensors
+    have been checked, in execution order."""
     available: set[Tensor] = set(inputs) | {t for n in nodes for t in n.inputs if t is not None and t.variable}
+    available |= {t for t in outputs if t.is_const and subgraph}
     for node in nodes:
         if not node.outputs:
             raise GraphError(f"node {node.name!r} ({node.op}): has no outputs")
@@ -52,14 +54,17 @@ def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
             if t is not None and not t.is_const and t not in available:
                 raise GraphError(f"node {node.name!r} ({node.op}): input {t.name!r} is used before it is produced")
         for t in node.outputs:
-            if t in available or t.is_const or t.variable:
+            if t.variable:  # state a node writes (a resource variable's ASSIGN_VARIABLE): any node, any time
+                available.add(t)
+                continue
+            if t in available or t.is_const:
                 raise GraphError(f"node {node.name!r} ({node.op}): output {t.name!r} is produced twice "
-                                 "(or is a constant, state or a graph input)")
+                                 "(or is a constant or a graph input)")
             available.add(t)
         if each_node is not None:
             each_node(node)
     for t in outputs:
-        if t not in available or t.is_const:
+        if t not in available or (t.is_const and not subgraph):
             raise GraphError(f"graph output {t.name!r} is never produced by a node")
 
 
@@ -108,6 +113,18 @@ def _check_quant(t: Tensor) -> None:
         if len(q.scale) != t.shape[q.axis]:
             raise UnsupportedError(f"tensor {t.name!r}: {len(q.scale)} per-channel scales for {t.shape[q.axis]} "
                                    f"channels along axis {q.axis}")
+
+
+def check_subgraph_io(graph_name: str, inputs: list[Tensor], outputs: list[Tensor]) -> None:
+    """A called subgraph's inputs and outputs: neither state nor (inputs) constants. Unlike a model's, an output
+    may repeat or be one of its inputs, and there may be no nodes (a branch that passes its input through)."""
+    for t in [*inputs, *outputs]:
+        if t.variable:
+            raise GraphError(f"{graph_name}: subgraph input or output {t.name!r} is state (a variable tensor); "
+                             "state stays inside the model")
+    for t in inputs:
+        if t.is_const:
+            raise GraphError(f"{graph_name}: subgraph input {t.name!r} is a constant; the caller fills it")
 
 
 def check_io(graph_name: str, inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node]) -> None:

@@ -59,6 +59,8 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
                 of_tensor[t].end = max(of_tensor[t].end, i)
         x = node.inputs[0] if node.inputs else None
         for t in node.outputs:
+            if not t.in_arena:  # state a node writes lives in the state area
+                continue
             if OPS[node.op].in_place and x is not None and x.in_arena and x.nbytes == t.nbytes:
                 buf = of_tensor[x]
                 buf.tensors.append(t)
@@ -70,10 +72,13 @@ def buffers(graph: Graph, scratch: dict[int, int], overlaps: dict[int, list[tupl
             of_scratch[i] = Buffer(f"{node.name} (scratch)", scratch[i], i, i, scratch_of=node)
             result.append(of_scratch[i])
     for t in graph.outputs:
-        of_tensor[t].end = last
+        if t.in_arena:  # a subgraph's output may be a constant
+            of_tensor[t].end = last
     shares: dict[tuple[Buffer, Buffer], Overlap] = {}
     for i, pairs in (overlaps or {}).items():
         node = graph.nodes[i]
+        if not node.outputs[0].in_arena:
+            continue
         out = of_tensor[node.outputs[0]]
         for k, overlap in pairs:
             x = node.inputs[k]

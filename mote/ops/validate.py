@@ -18,10 +18,13 @@ def verify_graph(graph: Graph) -> None:
     graph.verify(_check_node)
 
 
-def validate(graph: Graph) -> None:
-    """`verify_graph`, then every node's `prepare` once: after this, compiling and interpreting the graph
-    raise nothing but MoteErrors."""
-    verify_graph(graph)
+def validate(graph: Graph, subgraph: bool = False) -> None:
+    """`verify_graph` (for a subgraph a control-flow node calls, its own structural check), then every node's
+    `prepare` once: after this, compiling and interpreting the graph raise nothing but MoteErrors."""
+    if subgraph:
+        graph.verify_subgraph(_check_node)
+    else:
+        verify_graph(graph)
     for node in graph.nodes:
         try:
             OPS[node.op].prepare(node)

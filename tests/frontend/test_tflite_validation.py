@@ -120,8 +120,9 @@ def test_buffer_size_must_match_the_shape() -> None:
     refused(edited(conv_model(), shrink), ModelFileError, "'w'", "10 bytes", "needs 54")
 
 
-def test_one_subgraph() -> None:
-    refused(edited(conv_model(), lambda m: m.subgraphs.append(sub(m))), UnsupportedError, "2 subgraphs")
+def test_a_subgraph_nothing_calls_is_left_out() -> None:
+    graph = load_tflite(edited(conv_model(), lambda m: m.subgraphs.append(sub(m))), "m")
+    assert [n.op for n in graph.nodes] == ["conv2d"] and not graph.subgraphs()
 
 
 def test_at_least_one_output() -> None:

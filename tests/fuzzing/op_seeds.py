@@ -10,6 +10,7 @@ import numpy as np
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops.math_binary import BINARY
 from mote.ops.math_unary import UNARY
+from tests.ops.control_models import bounded_while_model, if_model, stateful_model
 from tests.ops.test_add_n import add_n_model
 from tests.ops.test_batch_matmul import matmul_model
 from tests.ops.test_cast import cast_model
@@ -78,6 +79,8 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     "BROADCAST_ARGS": lambda: broadcast_args_model("int32", 3, 2, ones=True),
     "CUMSUM": lambda: cumsum_model("float32", [3, 4], 1, exclusive=True),
     "SVDF": lambda: svdf_model("int8", "int16", batches=2, rank=2),
+    "IF": lambda: if_model("int8"), "WHILE": bounded_while_model,
+    **dict.fromkeys(("CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"), lambda: stateful_model("int8")),
     **{REARRANGE[case][0]: (lambda c=REARRANGE[case]: rearrange_model(c[0], "float32", *c[1:4], **c[4]))
        for case in ("depth_to_space", "space_to_depth", "batch_to_space", "space_to_batch_unpadded", "broadcast_to",
                     "mirror_reflect", "padv2")},

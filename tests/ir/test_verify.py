@@ -106,3 +106,25 @@ def test_the_per_node_hook_runs_in_order_after_the_nodes_tensors() -> None:
     seen: list[str] = []
     graph.verify(lambda node: seen.append(node.name))
     assert seen == ["h", "y"]
+
+
+def test_state_may_be_written_by_several_nodes() -> None:
+    """A resource variable: ASSIGN_VARIABLE nodes write it (any number of them), others read it."""
+    x, v = int8("x"), Tensor("v", (1, 4), DType.INT8, Quant((0.1,), (0,)), variable=True)
+    y = int8("y")
+    Graph("g", [x], [y], [Node("assign_variable", "a", [x], [v]), Node("read_variable", "y", [v], [y]),
+                          Node("assign_variable", "b", [y], [v])]).verify()
+
+
+def test_a_subgraph_may_pass_an_input_through_or_give_a_constant() -> None:
+    x, c = int8("x"), int8("c")
+    c.data = np.zeros((1, 4), np.int8)
+    Graph("branch", [x], [x, c, x]).verify_subgraph()
+    with pytest.raises(GraphError, match="no operators"):
+        Graph("g", [x], [x]).verify()
+
+
+def test_a_subgraph_keeps_state_inside() -> None:
+    v = Tensor("v", (1, 4), DType.INT8, variable=True)
+    with pytest.raises(GraphError, match="'v' is state"):
+        Graph("branch", [v], [v]).verify_subgraph()

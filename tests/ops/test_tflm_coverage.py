@@ -28,10 +28,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
 }
 # Builtins the interpreter registers that no recipe probes yet, each with its reason.
 NOT_PROBED: dict[str, str] = {
-    **dict.fromkeys(("IF", "WHILE", "CALL_ONCE"), "control flow: needs subgraphs, which mote does not import yet"),
-    **dict.fromkeys(("VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"),
-                    "resource variables: the Python interpreter needs resource variables passed in; not implemented "
-                    "in mote yet"),
     "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
 }
 CASES = [(builtin, dtype) for builtin in sorted(RECIPES) for dtype in DTYPES]

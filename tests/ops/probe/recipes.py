@@ -192,6 +192,71 @@ def _shape_model(dtype: str) -> bytes:
     return mb.build([x], [y])
 
 
+def _values(dtype: str, shape: list[int]) -> np.ndarray:
+    return (np.arange(int(np.prod(shape))).reshape(shape) % (2 if dtype == "bool" else 5)).astype(dtype)
+
+
+def _if(dtype: str) -> bytes:
+    """then: x reversed along its last axis; else: x passed through (a branch with no operators)."""
+    mb = ModelBuilder()
+    c = mb.tensor("c", [1], "bool")
+    x = mb.tensor("x", [2, 3], dtype, **_q(dtype))
+    y = mb.tensor("y", [2, 3], dtype, **_q(dtype))
+    mb.op("IF", [c, x], [y], then_subgraph_index=1, else_subgraph_index=2)
+    mb.subgraph("then")
+    a = mb.tensor("a", [2, 3], dtype, **_q(dtype))
+    axis = mb.tensor("axis", [1], "int32", data=np.array([1]))
+    r = mb.tensor("r", [2, 3], dtype, **_q(dtype))
+    mb.op("REVERSE_V2", [a, axis], [r])
+    mb.io([a], [r])
+    mb.subgraph("else")
+    a = mb.tensor("a", [2, 3], dtype, **_q(dtype))
+    mb.io([a], [a])
+    return mb.build([c, x], [y])
+
+
+def _while(dtype: str) -> bytes:
+    """Three iterations, each reversing x; the counter starts as a constant input of the WHILE."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", [2, 3], dtype, **_q(dtype))
+    i0 = mb.tensor("i0", [1], "int32", data=np.zeros(1))
+    i, y = mb.tensor("i", [1], "int32"), mb.tensor("y", [2, 3], dtype, **_q(dtype))
+    mb.op("WHILE", [i0, x], [i, y], cond_subgraph_index=1, body_subgraph_index=2)
+    mb.subgraph("cond")
+    ci, cx = mb.tensor("i", [1], "int32"), mb.tensor("x", [2, 3], dtype, **_q(dtype))
+    limit = mb.tensor("limit", [1], "int32", data=np.array([3]))
+    more = mb.tensor("more", [1], "bool")
+    mb.op("LESS", [ci, limit], [more])
+    mb.io([ci, cx], [more])
+    mb.subgraph("body")
+    bi, bx = mb.tensor("i", [1], "int32"), mb.tensor("x", [2, 3], dtype, **_q(dtype))
+    one, axis = mb.tensor("one", [1], "int32", data=np.ones(1)), mb.tensor("axis", [1], "int32", data=np.array([1]))
+    ni, nx = mb.tensor("i_next", [1], "int32"), mb.tensor("x_next", [2, 3], dtype, **_q(dtype))
+    mb.op("ADD", [bi, one], [ni])
+    mb.op("REVERSE_V2", [bx, axis], [nx])
+    mb.io([bi, bx], [ni, nx])
+    return mb.build([x], [i, y])
+
+
+def _variable(dtype: str) -> bytes:
+    """A stateful model: CALL_ONCE's init assigns the variable a constant; each call reads it out (the first
+    call: the constant) and assigns it the input."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", [2, 3], dtype, **_q(dtype))
+    h = mb.tensor("h", [], "resource")
+    r = mb.tensor("r", [2, 3], dtype, **_q(dtype))
+    mb.op("CALL_ONCE", [], [], init_subgraph_index=1)
+    mb.op("VAR_HANDLE", [], [h], container="", shared_name="v")
+    mb.op("READ_VARIABLE", [h], [r])
+    mb.op("ASSIGN_VARIABLE", [h, x], [])
+    mb.subgraph("init")
+    h = mb.tensor("h", [], "resource")
+    start = mb.tensor("start", [2, 3], dtype, data=_values(dtype, [2, 3]), **_q(dtype))
+    mb.op("VAR_HANDLE", [], [h], container="", shared_name="v")
+    mb.op("ASSIGN_VARIABLE", [h, start], [])
+    return mb.build([x], [r])
+
+
 COMPARISONS = ("EQUAL", "NOT_EQUAL", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL")
 UNARY_SAME = ("ABS", "NEG", "CEIL", "FLOOR", "ROUND", "SQRT", "RSQRT", "SQUARE", "EXP", "LOG", "SIN", "COS", "ELU",
               "HARD_SWISH", "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "L2_NORMALIZATION", "ZEROS_LIKE",
@@ -252,5 +317,7 @@ RECIPES: dict[str, Recipe] = {
     "BROADCAST_ARGS": with_constants("BROADCAST_ARGS", [2], [([2], [1, 1], "same")], [2]),
     "CUMSUM": with_constants("CUMSUM", [2, 3], [([], 1, "int32")], [2, 3]),
     "ADD_N": with_constants("ADD_N", [2, 3], [([2, 3], np.ones((2, 3)), "same")], [2, 3]),
+    "IF": _if, "WHILE": _while,
+    **dict.fromkeys(("CALL_ONCE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"), _variable),
     "PADV2": with_constants("PADV2", [2, 3], [([2, 2], [[1, 0], [0, 2]], "int32"), ([], 1, "same")], [3, 5]),
 }
