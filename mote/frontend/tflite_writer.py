@@ -80,6 +80,7 @@ class _Operator:
     outputs: list[int]
     options_type: int
     options: Any
+    intermediates: list[int]
 
 
 class ModelBuilder:
@@ -122,14 +123,18 @@ class ModelBuilder:
         builtin: str,
         inputs: Sequence[int],
         outputs: Sequence[int],
+        *,
+        intermediates: Sequence[int] = (),
         **options: Any,
     ) -> None:
-        """Append an operator; tensor index -1 marks an absent optional input."""
+        """Append an operator; tensor index -1 marks an absent optional input. `intermediates` are the
+        tensors a converter attaches to carry internal scales (an integer LSTM's gate outputs)."""
         if builtin not in _BUILTIN_CODES:
             raise ValueError(f"unknown builtin operator {builtin!r}")
         code = _BUILTIN_CODES[builtin]
         self._check_indices(builtin, inputs, allow_absent=True)
         self._check_indices(builtin, outputs, allow_absent=False)
+        self._check_indices(builtin, intermediates, allow_absent=False)
         options_type, options_table = _make_options(builtin, options)
         if code not in self._opcodes:
             self._opcodes.append(code)
@@ -140,6 +145,7 @@ class ModelBuilder:
                 list(outputs),
                 options_type,
                 options_table,
+                list(intermediates),
             )
         )
 
@@ -284,6 +290,8 @@ def _operator_table(o: _Operator) -> schema.OperatorT:
     table.outputs = list(o.outputs)
     table.builtinOptionsType = o.options_type
     table.builtinOptions = o.options
+    if o.intermediates:
+        table.intermediates = list(o.intermediates)
     return table
 
 
