@@ -36,13 +36,14 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
     model = _unpack(data, name)
     check_structure(model, name)
     sub = model.subgraphs[0]
-    tensors = [_tensor(model, t, i, name) for i, t in enumerate(sub.tensors)]
+    used = _used_tensors(sub)
+    tensors = [_tensor(model, t, i, name) if i in used else None for i, t in enumerate(sub.tensors)]
     supported = _tflite_to_op()
-    graph = Graph(name, [tensors[i] for i in sub.inputs], [tensors[i] for i in sub.outputs])
+    graph = Graph(name, [_known(tensors, i) for i in sub.inputs], [_known(tensors, i) for i in sub.outputs])
     for index, op in enumerate(sub.operators):
         builtin = _builtin_name(model.operatorCodes[op.opcodeIndex])
-        inputs = [tensors[i] if i >= 0 else None for i in (op.inputs if op.inputs is not None else [])]
-        outputs = [tensors[i] for i in op.outputs]
+        inputs = [_known(tensors, i) if i >= 0 else None for i in (op.inputs if op.inputs is not None else [])]
+        outputs = [_known(tensors, i) for i in op.outputs]
         where = f"{name}: node {index} ({builtin}, output {outputs[0].name!r})"
         if builtin not in supported:
             raise UnsupportedError(f"{where}: the operator is not supported; supported operators: "
@@ -53,6 +54,25 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
         graph.nodes.append(node)
     validate(graph)
     return graph
+
+
+def _used_tensors(sub: Any) -> set[int]:
+    """The tensors the graph computes with: not those only listed as an operator's intermediates (the gate
+    scales an integer LSTM's converter attaches, often of shape [0]), which TFLite Micro does not read."""
+    used = {int(i) for i in _indices(sub.inputs) + _indices(sub.outputs)}
+    for op in sub.operators:
+        used.update(int(i) for i in _indices(op.inputs) + _indices(op.outputs) if i >= 0)
+    return used
+
+
+def _indices(values: Any) -> list[int]:
+    return [] if values is None else [int(v) for v in values]
+
+
+def _known(tensors: list[Tensor | None], index: int) -> Tensor:
+    tensor = tensors[index]
+    assert tensor is not None  # every index an operator or the subgraph lists was read
+    return tensor
 
 
 def _builtin_name(code: Any) -> str:

@@ -57,7 +57,8 @@ def check_structure(model: Any, name: str) -> None:
         outputs = _as_list(op.outputs)
         if not outputs:
             raise ModelFileError(f"{name}: node {index} has no outputs; the file is damaged")
-        for field, indices, optional in (("inputs", op.inputs, True), ("outputs", outputs, False)):
+        for field, indices, optional in (("inputs", op.inputs, True), ("outputs", outputs, False),
+                                         ("intermediates", op.intermediates, False)):
             for i in _as_list(indices):
                 if not (0 <= i < count or (optional and i == -1)):
                     raise ModelFileError(f"{name}: node {index} {field} refer to tensor {i}, but there are {count} "

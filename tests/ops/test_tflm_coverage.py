@@ -32,7 +32,6 @@ NOT_PROBED: dict[str, str] = {
     **dict.fromkeys(("VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"),
                     "resource variables: the Python interpreter needs resource variables passed in; not implemented "
                     "in mote yet"),
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
 }
 CASES = [(builtin, dtype) for builtin in sorted(RECIPES) for dtype in DTYPES]
 
