@@ -5,10 +5,13 @@ batch-major and time-major, one batch and several; the reference, the generated 
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
+import flatbuffers
 import numpy as np
 import pytest
+import tflite_micro.tensorflow.lite.micro.python.schema_py_generated as schema
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
@@ -31,7 +34,8 @@ FLOAT_ABSOLUTE = 4 * 2.0**-23
 
 def lstm_model(dtype: str = "float32", batches: int = 2, steps: int = 3, size: int = 5, units: int = 4,
                time_major: bool = False, cell_clip: float = 0.0, cell_scale: float = 2.0**-11,
-               seed: int = 0) -> bytes:
+               seed: int = 0, w_scales: tuple[float, ...] = (0.01,) * 8, x_q: tuple[float, int] | None = None,
+               h_q: tuple[float, int] | None = None) -> bytes:
     """A single-op model as the TFLite converter writes it: 24 inputs (absent peepholes, projection and layer
     norm as -1), variable hidden and cell state and, for integer models, the five intermediate tensors that
     carry the gate scales (which TFLite Micro does not read: it fixes the gates at 2^-12)."""
@@ -52,16 +56,15 @@ def lstm_model(dtype: str = "float32", batches: int = 2, steps: int = 3, size: i
         y = mb.tensor("y", yshape, "float32")
     else:
         wide = dtype == "int16"
-        x_scale, x_zero = 0.05, 0 if wide else 3
-        h_scale, h_zero = (2.0**-15, 0) if wide else (2.0**-7, -2)
-        w_scale = 0.01
+        x_scale, x_zero = x_q or (0.05, 0 if wide else 3)
+        h_scale, h_zero = h_q or ((2.0**-15, 0) if wide else (2.0**-7, -2))
         x = mb.tensor("x", xshape, dtype, scale=x_scale, zero_point=x_zero)
-        w = [mb.tensor(f"w_{g}", [units, size], "int8", scale=w_scale, zero_point=0,
-                       data=rng.integers(-127, 128, (units, size))) for g in GATES]
-        r = [mb.tensor(f"r_{g}", [units, units], "int8", scale=w_scale, zero_point=0,
-                       data=rng.integers(-127, 128, (units, units))) for g in GATES]
-        b = [mb.tensor(f"b_{g}", [units], "int64" if wide else "int32", scale=x_scale * w_scale, zero_point=0,
-                       data=rng.integers(-3000, 3000, units)) for g in GATES]
+        w = [mb.tensor(f"w_{g}", [units, size], "int8", scale=s, zero_point=0,
+                       data=rng.integers(-127, 128, (units, size))) for g, s in zip(GATES, w_scales[:4])]
+        r = [mb.tensor(f"r_{g}", [units, units], "int8", scale=s, zero_point=0,
+                       data=rng.integers(-127, 128, (units, units))) for g, s in zip(GATES, w_scales[4:])]
+        b = [mb.tensor(f"b_{g}", [units], "int64" if wide else "int32", scale=x_scale * s, zero_point=0,
+                       data=rng.integers(-3000, 3000, units)) for g, s in zip(GATES, w_scales[:4])]
         h = mb.tensor("h", [batches, units], dtype, scale=h_scale, zero_point=h_zero, variable=True)
         c = mb.tensor("c", [batches, units], "int16", scale=cell_scale, zero_point=0, variable=True)
         y = mb.tensor("y", yshape, dtype, scale=h_scale, zero_point=h_zero)
@@ -116,9 +119,34 @@ def test_reference_follows_tflm_over_a_stream(dtype: str, time_major: bool, batc
         assert np.mean([np.isin(o, (info.min, info.max)).mean() for o in outputs]) < 0.3, "outputs mostly saturated"
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8", "int16"])
-def test_generated_c_follows_the_stream_and_resets(dtype: str, tmp_path: Path) -> None:
-    model = lstm_model(dtype, batches=2, steps=4, time_major=dtype == "int8", cell_clip=0.5)
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_integer_quantizations_bit_exact(dtype: str, seed: int) -> None:
+    """Per-gate weight scales, zero points and cell scales the converter may write (powers of two from 2^-15,
+    whose tanh shifts right, to 2^-8; one that is no power of two, which TFLite Micro rounds to one), clips."""
+    rng = np.random.default_rng(100 + seed)
+    wide = dtype == "int16"
+    cell_scale = [2.0**-15, 2.0**-12, 2.0**-11, 2.0**-9, 2.0**-8, 0.0003][seed]
+    model = lstm_model(dtype, batches=int(rng.integers(1, 4)), steps=int(rng.integers(1, 6)),
+                       size=int(rng.integers(1, 12)), units=int(rng.integers(1, 10)), time_major=bool(seed % 2),
+                       cell_clip=[0.0, 0.01, 0.7, 3.0, 100.0, 0.2][seed], cell_scale=cell_scale, seed=seed,
+                       w_scales=tuple(float(v) for v in rng.uniform(0.002, 0.03, 8)),
+                       x_q=(float(rng.uniform(0.01, 0.1)), 0 if wide else int(rng.integers(-20, 21))),
+                       h_q=(float(rng.uniform(2.0**-16, 2.0**-13)), 0) if wide else
+                       (float(rng.uniform(0.003, 0.02)), int(rng.integers(-10, 11))))
+    graph = load_tflite(model, "lstm")
+    inputs, expected = stream(model, graph)
+    carried = reset_state(graph)
+    for k, (frame, want) in enumerate(zip(inputs, expected)):
+        np.testing.assert_array_equal(interpret(graph, frame, carried)["y"], want, err_msg=f"call {k}")
+
+
+@pytest.mark.parametrize("dtype,time_major,cell_scale", [("float32", False, 0.0), ("int8", True, 2.0**-11),
+                                                          ("int8", False, 2.0**-9), ("int16", False, 2.0**-15)])
+def test_generated_c_follows_the_stream_and_resets(dtype: str, time_major: bool, cell_scale: float,
+                                                   tmp_path: Path) -> None:
+    model = lstm_model(dtype, batches=2, steps=4, time_major=time_major, cell_clip=0.5,
+                       cell_scale=cell_scale or 2.0**-11)
     graph = load_tflite(model, "lstm")
     compiled = compile_graph(graph)
     assert "void model_reset(void);" in compiled.sources["model.h"]
@@ -164,33 +192,68 @@ int main(void) {
 """
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_single_calls_match_tflm(dtype: str, check_model: Callable[..., object]) -> None:
+    check_model(lstm_model(dtype, batches=3, steps=2, size=7, units=5, time_major=dtype == "int16"), seeds=3,
+                sanitize=True)
+
+
 def test_macs() -> None:
     graph = load_tflite(lstm_model("float32", batches=2, steps=3, size=5, units=4), "lstm")
     assert OPS["unidirectional_sequence_lstm"].macs(graph.nodes[0]) == 2 * 3 * 4 * 4 * (5 + 4)
 
 
+def _variant(what: str) -> bytes:
+    """A small LSTM changed in one way TFLite Micro's kernel does not take."""
+    units, size = 3, 4
+    quantized = what in ("per_channel", "bias64")
+    wdtype = "int8" if quantized or what == "hybrid" else "float32"
+    act = "int8" if quantized else "float32"
+    q = {"scale": 0.05, "zero_point": 0} if quantized else {}
+    wq = {"scale": [0.01, 0.02, 0.03], "zero_point": 0} if what == "per_channel" else (
+        {"scale": 0.01, "zero_point": 0} if wdtype == "int8" else {})
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 2, size], act, **q)
+    w = [mb.tensor(f"w{g}", [units, size], wdtype, data=np.ones((units, size)), **wq) for g in GATES]
+    r = [mb.tensor(f"r{g}", [units, units], wdtype, data=np.ones((units, units)), **wq) for g in GATES]
+    bdtype = ("int64" if what == "bias64" else "int32") if quantized else "float32"
+    b = [mb.tensor(f"b{g}", [units], bdtype, data=np.zeros(units), **({"scale": 0.0005} if quantized else {}))
+         for g in GATES]
+    h = mb.tensor("h", [1, units], act, variable=what != "constant_state", **q)
+    c = mb.tensor("c", [1, units], "int16" if quantized else "float32", variable=True,
+                  **({"scale": 2.0**-11, "zero_point": 0} if quantized else {}))
+    y = mb.tensor("y", [1, 2, units], act, **q)
+    inputs = [x, *w, *r, -1, -1, -1, *b, -1, -1, h, c, -1, -1, -1, -1]
+    extra = mb.tensor("extra", [units], "float32", data=np.ones(units))
+    slot = {"peephole": 10, "projection_bias": 17, "layer_norm": 21}.get(what)
+    if slot is not None:
+        inputs[slot] = extra
+    if what == "cifg":
+        inputs[1] = inputs[5] = -1
+    if what == "inputs_20":
+        inputs = inputs[:20]
+    graph_inputs = [x, h] if what == "constant_state" else [x]
+    mb.op("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y], fused_activation_function="RELU" if what == "relu" else "TANH",
+          asymmetric_quantize_inputs=what == "hybrid")
+    return mb.build(graph_inputs, [y])
+
+
 @pytest.mark.parametrize("what,match", [
-    ("peephole", "no peephole, projection or layer norm"),
-    ("hybrid", "hybrid LSTM"),
+    ("peephole", "no peephole, projection or layer norm"), ("projection_bias", "no peephole, projection"),
+    ("layer_norm", "no peephole, projection or layer norm"), ("cifg", r"input-gate weights \(input 1\) is missing"),
+    ("hybrid", "a hybrid LSTM"), ("relu", "TANH only"), ("constant_state", "must be a variable tensor"),
+    ("inputs_20", "has 20 inputs, the op takes 24"), ("per_channel", "per channel"), ("bias64", "is int64"),
 ])
 def test_what_tflite_micro_does_not_run_is_refused(what: str, match: str) -> None:
-    units, size = 4, 5
-    mb = ModelBuilder()
-    x = mb.tensor("x", [1, 2, size], "float32")
-    if what == "hybrid":
-        w = [mb.tensor(f"w{g}", [units, size], "int8", scale=0.1, zero_point=0, data=np.ones((units, size)))
-             for g in GATES]
-        r = [mb.tensor(f"r{g}", [units, units], "int8", scale=0.1, zero_point=0, data=np.ones((units, units)))
-             for g in GATES]
-    else:
-        w = [mb.tensor(f"w{g}", [units, size], "float32", data=np.ones((units, size))) for g in GATES]
-        r = [mb.tensor(f"r{g}", [units, units], "float32", data=np.ones((units, units))) for g in GATES]
-    b = [mb.tensor(f"b{g}", [units], "float32", data=np.zeros(units)) for g in GATES]
-    peephole = mb.tensor("p", [units], "float32", data=np.ones(units)) if what == "peephole" else -1
-    h = mb.tensor("h", [1, units], "float32", variable=True)
-    c = mb.tensor("c", [1, units], "float32", variable=True)
-    y = mb.tensor("y", [1, 2, units], "float32")
-    mb.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *w, *r, peephole, -1, -1, *b, -1, -1, h, c, -1, -1, -1, -1], [y],
-          fused_activation_function="TANH", asymmetric_quantize_inputs=what == "hybrid")
     with pytest.raises(MoteError, match=match):
-        load_tflite(mb.build([x], [y]), "m")
+        load_tflite(_variant(what), "m")
+
+
+def test_an_intermediate_out_of_range_is_a_damaged_file() -> None:
+    model = bytearray(lstm_model("int8"))
+    unpacked = schema.ModelT.InitFromPackedBuf(model, 0)
+    unpacked.subgraphs[0].operators[0].intermediates[0] = 999
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(unpacked.Pack(builder), file_identifier=b"TFL3")
+    with pytest.raises(MoteError, match="intermediates refer to tensor 999"):
+        load_tflite(bytes(builder.Output()), "m")
