@@ -257,3 +257,8 @@ def test_an_intermediate_out_of_range_is_a_damaged_file() -> None:
     builder.Finish(unpacked.Pack(builder), file_identifier=b"TFL3")
     with pytest.raises(MoteError, match="intermediates refer to tensor 999"):
         load_tflite(bytes(builder.Output()), "m")
+
+
+def test_text_form_lists_the_state_and_int64_biases() -> None:
+    text = load_tflite(lstm_model("int16"), "lstm").dump()
+    assert "state %h: i16[2,4]" in text and "state %c: i16[2,4]" in text and "const %b_i: i64[4]" in text
