@@ -15,6 +15,7 @@ from tests.ops.test_batch_matmul import matmul_model
 from tests.ops.test_cast import cast_model
 from tests.ops.test_cumsum import cumsum_model
 from tests.ops.test_lookup import gather_nd_model, lookup_model
+from tests.ops.test_lstm import lstm_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
 from tests.ops.test_pack import pack_model, unpack_model
@@ -91,6 +92,7 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
                          stride_h=2, stride_w=2, filter_height=2, filter_width=2),
     "ARG_MAX": _model("ARG_MAX", [("x", [3, 5], "float32")], ([3], "int32"), [([1], [1])], output_type=2),
     "ARG_MIN": _model("ARG_MIN", [("x", [3, 5], "int8")], ([5], "int32"), [([1], [0])], output_type=2),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": lambda: lstm_model("int8", batches=2, steps=3, cell_clip=0.5),
 }
 
 
