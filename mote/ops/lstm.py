@@ -18,7 +18,8 @@ float32 keeps its order: each fully connected sum from 0 in the order of the inp
 one + 0.0), each FC and each product clamped to the float range (an infinity becomes the largest float, as
 ActivationFunctionWithMinMax does), the gate sum and the cell sum not; sigmoid with TFLite's cutoffs and tanh
 from mote's own float functions (mote.ops.float_math), so results lie within a few ULP of TFLite Micro's, which
-calls the C library. The cell clip is std::max(std::min(clip, c), -clip). MACs: per step and row, 4 gates of
+calls the C library (with the C library's functions in their place, the results are TFLite Micro's bit for
+bit). The cell clip is std::max(std::min(clip, c), -clip). MACs: per step and row, 4 gates of
 units * (in + units).
 """
 

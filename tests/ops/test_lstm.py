@@ -4,6 +4,8 @@ batch-major and time-major, one batch and several; the reference, the generated 
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +22,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ir import Graph
-from mote.ops import OPS
+from mote.ops import OPS, lstm
 from mote.reference import interpret, reset_state
 from mote.targets.host import build_host, find_cc
 
@@ -117,6 +119,34 @@ def test_reference_follows_tflm_over_a_stream(dtype: str, time_major: bool, batc
     if dtype != "float32":
         info = np.iinfo(outputs[0].dtype)
         assert np.mean([np.isin(o, (info.min, info.max)).mean() for o in outputs]) < 0.3, "outputs mostly saturated"
+
+
+def _libm(name: str) -> Callable[[np.ndarray], np.ndarray]:
+    path = ctypes.util.find_library("m")
+    if path is None:
+        pytest.skip("no C math library to compare with")
+    function = getattr(ctypes.CDLL(path), name)
+    function.restype, function.argtypes = ctypes.c_float, [ctypes.c_float]
+
+    def elementwise(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, np.float32)
+        return np.array([function(float(v)) for v in x.ravel()], np.float32).reshape(x.shape)
+    return elementwise
+
+
+@pytest.mark.parametrize("time_major,cell_clip", [(False, 0.0), (True, 1.5)])
+def test_float_order_is_tflite_micros(time_major: bool, cell_clip: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the C library's tanhf and expf in place of mote's own, the float32 reference equals TFLite Micro bit
+    for bit: every other difference is the functions', none the order of operations'."""
+    monkeypatch.setattr(lstm, "tanhf", _libm("tanhf"))
+    monkeypatch.setattr(lstm, "expf", _libm("expf"))
+    model = lstm_model("float32", batches=3, steps=5, size=6, units=7, time_major=time_major, cell_clip=cell_clip)
+    graph = load_tflite(model, "lstm")
+    inputs, expected = stream(model, graph)
+    carried = reset_state(graph)
+    for k, (frame, want) in enumerate(zip(inputs, expected)):
+        got = interpret(graph, frame, carried)["y"]
+        np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32), err_msg=f"call {k}")
 
 
 @pytest.mark.parametrize("seed", range(6))
