@@ -40,6 +40,7 @@ from mote.ops.lstm_common import (
     HIDDEN,
     INPUT_WEIGHTS,
     RECURRENT_WEIGHTS,
+    SCRATCH_WHY,
     Dims,
     check_common,
     dim_fields,
@@ -50,8 +51,8 @@ from mote.ops.lstm_common import (
     state_args,
     tensors,
 )
-from mote.ops.lstm_int import ROW_S8, ROW_S16
-from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
+from mote.ops.lstm_int import KERNEL_S8, KERNEL_S16, ROW_S8, ROW_S16
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
 
 F32 = np.float32
 
@@ -141,8 +142,12 @@ _BY_DTYPE = {DType.INT8: ROW_S8, DType.INT16: ROW_S16,
              DType.FLOAT32: (check_f32, prepare_f32, reference_f32, emit_f32)}
 _check, _prepare, _reference, _emit = dtype_columns(_BY_DTYPE)
 
+_KERNEL_F32 = Kernel("mote_lstm_f32", frozenset(Core), emit_f32, scratch_bytes=scratch_bytes, scratch_why=SCRATCH_WHY,
+                     dtypes=frozenset({DType.FLOAT32}))
+
 OP = register(OpDef("unidirectional_sequence_lstm", shape, _prepare, _reference, _emit, macs=macs,
-                    scratch_bytes=scratch_bytes, tflite=("UNIDIRECTIONAL_SEQUENCE_LSTM",), check=_check,
+                    kernels=(_KERNEL_F32, KERNEL_S8, KERNEL_S16), tflite=("UNIDIRECTIONAL_SEQUENCE_LSTM",),
+                    check=_check,
                     attrs={"activation": "NONE", "time_major": False, "cell_clip": 0.0, "proj_clip": 0.0,
                            "asymmetric_quantize_inputs": False},
                     dtypes=tuple(_BY_DTYPE)))

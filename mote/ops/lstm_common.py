@@ -111,6 +111,9 @@ def state_args(node: Node, em: Emitter) -> list[str]:
     return [em.tensor(x), em.tensor(hidden), em.tensor(cell), em.tensor(node.outputs[0])]
 
 
+SCRATCH_WHY = "the four gates' outputs of one time step"
+
+
 def scratch_bytes(node: Node, params: object) -> int:
     """Four gate buffers of one step's rows, in the cell state's type (TFLite Micro's four scratch buffers)."""
     d = dims(node)

@@ -29,14 +29,16 @@ from mote.ops.lstm_common import (
     HIDDEN,
     INPUT_WEIGHTS,
     RECURRENT_WEIGHTS,
+    SCRATCH_WHY,
     Dims,
     check_common,
     dim_fields,
     dims,
+    scratch_bytes,
     state_args,
     tensors,
 )
-from mote.ops.registry import CCall, Emitter, attr
+from mote.ops.registry import CCall, Core, Emitter, Kernel, attr
 from mote.ops.sigmoid_s16 import TABLE, log2_rounded, lookup
 from mote.quant import (
     INT32_MAX,
@@ -224,3 +226,7 @@ def emit(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
 
 ROW_S8 = (check_s8, prepare, reference, emit)
 ROW_S16 = (check_s16, prepare, reference, emit)
+KERNEL_S8 = Kernel("mote_lstm_s8", frozenset(Core), emit, scratch_bytes=scratch_bytes, scratch_why=SCRATCH_WHY,
+                   dtypes=frozenset({DType.INT8}))
+KERNEL_S16 = Kernel("mote_lstm_s16", frozenset(Core), emit, scratch_bytes=scratch_bytes, scratch_why=SCRATCH_WHY,
+                    dtypes=frozenset({DType.INT16}))
