@@ -76,6 +76,15 @@ class LstmIntParams:
     recurrent_weights: np.ndarray  # int8 [4, units, units]
     bias: np.ndarray  # int32 or int64 [4, units]
 
+    @property
+    def folded(self) -> np.ndarray:
+        """The C kernel's starting sums [8, units], each FC's constant part: a gate's bias plus the input offset
+        times its weights' row sums, then the hidden offset times the recurrent rows' (the same integers in
+        another order: the sums cannot leave int32, checked)."""
+        inputs = self.bias.astype(np.int64) + self.input_offset * self.input_weights.astype(np.int64).sum(axis=2)
+        recurrent = self.hidden_offset * self.recurrent_weights.astype(np.int64).sum(axis=2)
+        return np.concatenate([inputs, recurrent]).astype(np.int64 if self.wide else np.int32)
+
 
 def _check(node: Node, activation: DType, bias: DType) -> None:
     d = check_common(node)
@@ -209,8 +218,7 @@ def reference(node: Node, p: LstmIntParams, inputs: list[np.ndarray]) -> list[np
 
 def emit(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
     fields: dict[str, int | str] = {
-        **dim_fields(p.dims), "input_offset": p.input_offset, "hidden_offset": p.hidden_offset,
-        "gate_multiplier": em.const(p.gate_multipliers, "gate_multiplier"),
+        **dim_fields(p.dims), "gate_multiplier": em.const(p.gate_multipliers, "gate_multiplier"),
         "gate_shift": em.const(p.gate_shifts, "gate_shift"),
         "forget_multiplier": p.forget_multiplier, "forget_shift": p.forget_shift,
         "update_multiplier": p.update_multiplier, "update_shift": p.update_shift,
@@ -218,7 +226,7 @@ def emit(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
         "hidden_zero_point": p.hidden_zero_point, "hidden_min": p.hidden_min, "hidden_max": p.hidden_max,
         "cell_clip": p.cell_clip, "cell_tanh_multiplier": p.cell_tanh_multiplier,
         "cell_tanh_shift": p.cell_tanh_shift, "input_weights": em.const(p.input_weights, "input_weights"),
-        "recurrent_weights": em.const(p.recurrent_weights, "recurrent_weights"), "bias": em.const(p.bias, "bias"),
+        "recurrent_weights": em.const(p.recurrent_weights, "recurrent_weights"), "folded": em.const(p.folded, "folded"),
         "sigmoid_table": em.const(TABLE, "sigmoid_table")}
     return CCall("mote_lstm_s16" if p.wide else "mote_lstm_s8", "mote_lstm_int_params", fields,
                  state_args(node, em))

@@ -11,7 +11,6 @@
 typedef struct {
   int32_t time_major;           /* input and output [steps][batches][...] (1) or [batches][steps][...] (0) */
   int32_t batches, steps, input_size, units;
-  int32_t input_offset, hidden_offset;  /* minus the zero points of the input and of the hidden state */
   const int32_t *gate_multiplier;       /* [8]: the input FCs of the gates (input, forget, cell, output), then */
   const int32_t *gate_shift;            /* the recurrent FCs: each into the gates' int16 scale 2^-12 */
   int32_t forget_multiplier, forget_shift;  /* f * c -> c */
@@ -22,28 +21,26 @@ typedef struct {
   int32_t cell_tanh_multiplier, cell_tanh_shift; /* tanh(c): c in the sigmoid table's steps */
   const int8_t *input_weights;     /* [4][units][input_size] */
   const int8_t *recurrent_weights; /* [4][units][units] */
-  const void *bias;                /* [4][units]: int32 (wide = 0) or int64 (wide = 1) */
+  const void *folded;              /* [8][units]: int32 (wide = 0) or int64 (wide = 1): each FC's constant part,
+                                      the gate's bias and the zero points times the weights' row sums */
   const uint16_t *sigmoid_table;   /* [256] (mote/ops/sigmoid_table.py) */
 } mote_lstm_int_params;
 
-static inline int32_t mote_lstm_load(const void *base, int32_t i, int wide) {
-  return wide ? ((const int16_t *)base)[i] : ((const int8_t *)base)[i];
-}
-
 static inline int32_t mote_lstm_saturate16(int32_t v) { return mote_clamp(v, -32768, 32767); }
 
-/* TFLite's integer FullyConnected of one row into the gates' int16 scale: gate k's weights, bias (if any). */
-static inline int32_t mote_lstm_fc(const mote_lstm_int_params *p, const void *row, int32_t offset, const int8_t *w,
-                                   int32_t depth, int32_t k, int32_t bias_index, int wide) {
+/* TFLite's integer FullyConnected of one row into the gates' int16 scale: FC k (gates' input FCs 0-3, their
+ * recurrent FCs 4-7) of output u, its constant part first. */
+static inline int32_t mote_lstm_fc(const mote_lstm_int_params *p, const void *row, const int8_t *w, int32_t depth,
+                                   int32_t k, int32_t u, int wide) {
   if (wide) {
-    int64_t acc = 0;
-    for (int32_t d = 0; d < depth; ++d) acc += (int64_t)(w[d] * (mote_lstm_load(row, d, 1) + offset));
-    if (bias_index >= 0) acc += ((const int64_t *)p->bias)[bias_index];
+    const int16_t *x = (const int16_t *)row;
+    int64_t acc = ((const int64_t *)p->folded)[k * p->units + u];
+    for (int32_t d = 0; d < depth; ++d) acc += w[d] * x[d];
     return mote_lstm_saturate16(mote_requantize64(acc, p->gate_multiplier[k], p->gate_shift[k]));
   }
-  int32_t acc = 0;
-  for (int32_t d = 0; d < depth; ++d) acc += w[d] * (mote_lstm_load(row, d, 0) + offset);
-  if (bias_index >= 0) acc += ((const int32_t *)p->bias)[bias_index];
+  const int8_t *x = (const int8_t *)row;
+  int32_t acc = ((const int32_t *)p->folded)[k * p->units + u];
+  for (int32_t d = 0; d < depth; ++d) acc += w[d] * x[d];
   return mote_lstm_saturate16(mote_requantize(acc, p->gate_multiplier[k], p->gate_shift[k]));
 }
 
@@ -54,10 +51,8 @@ static inline void mote_lstm_gate(const mote_lstm_int_params *p, int32_t g, int3
   for (int32_t r = 0; r < rows; ++r) {
     const void *xr = (const int8_t *)x + r * in * width, *hr = (const int8_t *)h + r * n * width;
     for (int32_t u = 0; u < n; ++u) {
-      const int32_t from_input = mote_lstm_fc(p, xr, p->input_offset, p->input_weights + (g * n + u) * in, in, g,
-                                              g * n + u, wide);
-      const int32_t from_state = mote_lstm_fc(p, hr, p->hidden_offset, p->recurrent_weights + (g * n + u) * n, n,
-                                              4 + g, -1, wide);
+      const int32_t from_input = mote_lstm_fc(p, xr, p->input_weights + (g * n + u) * in, in, g, u, wide);
+      const int32_t from_state = mote_lstm_fc(p, hr, p->recurrent_weights + (g * n + u) * n, n, 4 + g, u, wide);
       out[r * n + u] = (int16_t)mote_lstm_saturate16(from_input + from_state);
     }
   }
