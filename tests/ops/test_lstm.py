@@ -37,7 +37,7 @@ FLOAT_ABSOLUTE = 4 * 2.0**-23
 def lstm_model(dtype: str = "float32", batches: int = 2, steps: int = 3, size: int = 5, units: int = 4,
                time_major: bool = False, cell_clip: float = 0.0, cell_scale: float = 2.0**-11,
                seed: int = 0, w_scales: tuple[float, ...] = (0.01,) * 8, x_q: tuple[float, int] | None = None,
-               h_q: tuple[float, int] | None = None) -> bytes:
+               h_q: tuple[float, int] | None = None, asymmetric_quantize_inputs: bool = False) -> bytes:
     """A single-op model as the TFLite converter writes it: 24 inputs (absent peepholes, projection and layer
     norm as -1), variable hidden and cell state and, for integer models, the five intermediate tensors that
     carry the gate scales (which TFLite Micro does not read: it fixes the gates at 2^-12)."""
@@ -74,7 +74,8 @@ def lstm_model(dtype: str = "float32", batches: int = 2, steps: int = 3, size: i
         intermediates.append(mb.tensor("effective_hidden", [0], dtype, scale=0.007, zero_point=h_zero))
     inputs = [x, *w, *r, -1, -1, -1, *b, -1, -1, h, c, -1, -1, -1, -1]
     mb.op("UNIDIRECTIONAL_SEQUENCE_LSTM", inputs, [y], intermediates=intermediates,
-          fused_activation_function="TANH", cell_clip=cell_clip, time_major=time_major)
+          fused_activation_function="TANH", cell_clip=cell_clip, time_major=time_major,
+          asymmetric_quantize_inputs=asymmetric_quantize_inputs)
     return mb.build([x], [y])
 
 
@@ -226,6 +227,19 @@ int main(void) {
 def test_single_calls_match_tflm(dtype: str, check_model: Callable[..., object]) -> None:
     check_model(lstm_model(dtype, batches=3, steps=2, size=7, units=5, time_major=dtype == "int16"), seeds=3,
                 sanitize=True)
+
+
+def test_asymmetric_quantize_inputs_is_a_hybrid_option_integer_models_ignore() -> None:
+    """The option concerns hybrid models (float activations, int8 weights), which TFLite Micro does not run
+    (refused below); it leaves a fully integer model's arithmetic unchanged, in TFLite Micro and in mote."""
+    model = lstm_model("int8", asymmetric_quantize_inputs=True)
+    graph = load_tflite(model, "lstm")
+    inputs, expected = stream(model, graph)
+    plain = lstm_model("int8")
+    carried = reset_state(graph)
+    for k, (frame, want, same) in enumerate(zip(inputs, expected, stream(plain, graph)[1])):
+        np.testing.assert_array_equal(want, same, err_msg=f"call {k}: TFLite Micro")
+        np.testing.assert_array_equal(interpret(graph, frame, carried)["y"], want, err_msg=f"call {k}")
 
 
 def test_macs() -> None:
