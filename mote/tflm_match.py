@@ -15,20 +15,31 @@ from typing import Any
 
 import numpy as np
 
-from mote.ir import DType, Graph
+from mote.ir import DType, Graph, Node
 from mote.ops.float_math import TRANSCENDENTAL_OPS, ULP_BOUND
+from mote.ops.registry import attr
 
 ARENA_BYTES = 64 << 20  # the interpreter's arena: large enough for any model that fits an MCU
 
 
 def ulp_bound(graph: Graph) -> int:
     """How many ULP a float output of `graph` may lie from TFLite Micro's: 0 unless a float op computes a
-    transcendental function (mote.ops.float_math), then its bound times the number of such ops in the graph
-    (an upper bound: errors may add up along a chain)."""
-    nodes = [*graph.nodes, *(n for g in graph.subgraphs() for n in g.nodes)]  # a loop's body counted once
-    count = sum(1 for n in nodes if n.op in TRANSCENDENTAL_OPS and n.inputs and n.inputs[0] is not None
+    transcendental function (mote.ops.float_math), then its bound times the number of such functions on the
+    way (errors may add up along a chain; an LSTM counts its five a step; a loop's body counted once)."""
+    nodes = [*graph.nodes, *(n for g in graph.subgraphs() for n in g.nodes)]
+    count = sum(_chain(n) for n in nodes if n.op in TRANSCENDENTAL_OPS and n.inputs and n.inputs[0] is not None
                 and n.inputs[0].dtype is DType.FLOAT32)
     return ULP_BOUND * count
+
+
+def _chain(node: Node) -> int:
+    """The transcendental functions on the way to one output of the node: one, or for an LSTM five a time step
+    (three sigmoids and two tanh), since its recurrence carries each step's differences on to the next."""
+    if node.op != "unidirectional_sequence_lstm":
+        return 1
+    x = node.inputs[0]
+    assert x is not None
+    return 5 * x.shape[0 if attr(node, "time_major") else 1]
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,9 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
 
 def _subgraph(model: Any, index: int, name: str, graphs: dict[int, Graph], variables: dict[str, Tensor]) -> Graph:
     sub = model.subgraphs[index]
-    tensors = [None if is_resource(t) else _tensor(model, t, i, name) for i, t in enumerate(sub.tensors or [])]
+    used = _used_tensors(sub)
+    tensors = [None if is_resource(t) or i not in used else _tensor(model, t, i, name)
+               for i, t in enumerate(sub.tensors or [])]
     handles_here = handles(model, index, name, _builtin_name)
     label = name if index == 0 else f"{name} subgraph {index}"
 
@@ -103,6 +105,19 @@ def _node(op: Any, index: int, builtin: str, tensors: list[Tensor | None], name:
         check_options(op, builtin, where)
         attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
     return Node(supported[builtin], outputs[0].name, inputs, outputs, attrs, index)
+
+
+def _used_tensors(sub: Any) -> set[int]:
+    """The tensors the graph computes with: not those only listed as an operator's intermediates (the gate
+    scales an integer LSTM's converter attaches, often of shape [0]), which TFLite Micro does not read."""
+    used = {int(i) for i in _indices(sub.inputs) + _indices(sub.outputs)}
+    for op in sub.operators or []:
+        used.update(int(i) for i in _indices(op.inputs) + _indices(op.outputs) if i >= 0)
+    return used
+
+
+def _indices(values: Any) -> list[int]:
+    return [] if values is None else [int(v) for v in values]
 
 
 def _builtin_name(code: Any) -> str:

@@ -61,7 +61,8 @@ def _check_subgraph(model: Any, sub: Any, name: str, main: bool) -> None:
             raise ModelFileError(f"{name}: node {index}: operator code index {op.opcodeIndex} is out of range "
                                  f"(the model has {codes} operator codes); the file is damaged")
         outputs = _as_list(op.outputs)
-        for field, indices, optional in (("inputs", op.inputs, True), ("outputs", outputs, False)):
+        for field, indices, optional in (("inputs", op.inputs, True), ("outputs", outputs, False),
+                                         ("intermediates", op.intermediates, False)):
             for i in _as_list(indices):
                 if not (0 <= i < count or (optional and i == -1)):
                     raise ModelFileError(f"{name}: node {index} {field} refer to tensor {i}, but there are {count} "

@@ -21,7 +21,7 @@ flexbuffer map (`flexbuffer_map`): ``mb.custom_op("TFLite_Detection_PostProcess"
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import flatbuffers
@@ -87,6 +87,7 @@ class _Operator:
     outputs: list[int]
     options_type: int
     options: Any
+    intermediates: list[int] = field(default_factory=list)
     custom_options: bytes | None = None
 
 
@@ -171,17 +172,22 @@ class ModelBuilder:
         builtin: str,
         inputs: Sequence[int],
         outputs: Sequence[int],
+        *,
+        intermediates: Sequence[int] = (),
         **options: Any,
     ) -> None:
-        """Append an operator; tensor index -1 marks an absent optional input."""
+        """Append an operator; tensor index -1 marks an absent optional input. `intermediates` are the
+        tensors a converter attaches to carry internal scales (an integer LSTM's gate outputs)."""
         if builtin not in _BUILTIN_CODES:
             raise ValueError(f"unknown builtin operator {builtin!r}")
         code = _BUILTIN_CODES[builtin]
         self._check_indices(builtin, inputs, allow_absent=True)
         self._check_indices(builtin, outputs, allow_absent=False)
+        self._check_indices(builtin, intermediates, allow_absent=False)
         options_type, options_table = _make_options(builtin, options)
         self._operators.append(
-            _Operator(self._opcode_index((code, None)), list(inputs), list(outputs), options_type, options_table)
+            _Operator(self._opcode_index((code, None)), list(inputs), list(outputs), options_type, options_table,
+                      list(intermediates))
         )
 
     def custom_op(self, custom_code: str, inputs: Sequence[int], outputs: Sequence[int], options: bytes = b"") -> None:
@@ -190,7 +196,8 @@ class ModelBuilder:
         self._check_indices(custom_code, outputs, allow_absent=False)
         index = self._opcode_index((_BUILTIN_CODES["CUSTOM"], custom_code))
         self._operators.append(
-            _Operator(index, list(inputs), list(outputs), schema.BuiltinOptions.NONE, None, bytes(options))
+            _Operator(index, list(inputs), list(outputs), schema.BuiltinOptions.NONE, None,
+                      custom_options=bytes(options))
         )
 
     def _opcode_index(self, opcode: _OpCode) -> int:
@@ -347,6 +354,8 @@ def _operator_table(o: _Operator) -> schema.OperatorT:
     if o.custom_options is not None:
         table.customOptions = list(o.custom_options)
         table.customOptionsFormat = schema.CustomOptionsFormat.FLEXBUFFERS
+    if o.intermediates:
+        table.intermediates = list(o.intermediates)
     return table
 
 

@@ -28,7 +28,7 @@ class SigmoidS16Params:
     shift: int  # right shift, with rounding when > 0
 
 
-def _log2(scale: float) -> tuple[int, bool]:
+def log2_rounded(scale: float) -> tuple[int, bool]:
     """TFLite's CheckedLog2 in float32: the rounded log2 and whether the scale is a power of two."""
     value = F32(math.log(F32(scale))) * (F32(1.0) / F32(math.log(F32(2.0))))
     rounded = math.floor(abs(float(value)) + 0.5) * (1 if value >= 0 else -1)
@@ -38,7 +38,7 @@ def _log2(scale: float) -> tuple[int, bool]:
 def check(node: Node) -> None:
     checks.unary_int16(node)
     out = node.outputs[0]
-    exponent, power_of_two = _log2(out.scale)
+    exponent, power_of_two = log2_rounded(out.scale)
     if not power_of_two or exponent != -15:
         raise checks.fail(node, f"the int16 output scale {out.scale:g} is not 2^-15, which TFLite Micro requires")
 
@@ -46,7 +46,7 @@ def check(node: Node) -> None:
 def prepare(node: Node) -> SigmoidS16Params:
     x = node.inputs[0]
     assert x is not None
-    exponent, power_of_two = _log2(x.scale)
+    exponent, power_of_two = log2_rounded(x.scale)
     shift = 12 + exponent
     if power_of_two and (shift == 0 or (node.op == "tanh" and shift == 1)):
         return SigmoidS16Params(x.size, 3 << shift, 0)  # the interpreter's power-of-two case
@@ -59,24 +59,28 @@ def prepare(node: Node) -> SigmoidS16Params:
     return SigmoidS16Params(x.size, int(multiplier), shift)
 
 
-def reference(node: Node, p: SigmoidS16Params, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    x = np.asarray(inputs[0], np.int64)
-    rounding = (1 << (p.shift - 1)) if p.shift > 0 else 0
-    v = (x * p.multiplier + rounding) >> p.shift
+def lookup(x: np.ndarray, multiplier: int, shift: int, tanh: bool) -> np.ndarray:
+    """TFLite's int16 Logistic (or Tanh) of x rescaled by (multiplier, shift), as int16."""
+    rounding = (1 << (shift - 1)) if shift > 0 else 0
+    v = (np.asarray(x, np.int64) * multiplier + rounding) >> shift
     magnitude = np.abs(v)
-    bits = 9 if node.op == "logistic" else 8  # the fraction between entries
+    bits = 8 if tanh else 9  # the fraction between entries
     index = magnitude >> bits
     inside = index < 255
     i = np.where(inside, index, 0)
     low, high = TABLE[i].astype(np.int64), TABLE[np.minimum(i + 1, 255)].astype(np.int64)
     fraction = magnitude & ((1 << bits) - 1)
-    if node.op == "logistic":
+    if not tanh:
         result = np.where(inside, (low << 9) + fraction * (high - low), 0x7FFF << 10)
         result = np.where(v >= 0, result + (1 << 9), (1 << 25) - result + (1 << 9) - 1) >> 10
     else:
         result = np.where(inside, (low << 8) + fraction * (high - low), 0xFFFF << 8)
         result = np.where(v >= 0, result - (1 << 23) + (1 << 7), -result + (1 << 23) + (1 << 7) - 1) >> 8
-    return [result.astype(np.int16)]
+    return result.astype(np.int16)
+
+
+def reference(node: Node, p: SigmoidS16Params, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    return [lookup(inputs[0], p.multiplier, p.shift, node.op == "tanh")]
 
 
 def emit(node: Node, p: SigmoidS16Params, em: Emitter) -> CCall:

@@ -17,6 +17,7 @@ from tests.ops.test_cast import cast_model
 from tests.ops.test_cumsum import cumsum_model
 from tests.ops.test_detection_postprocess import detection_model
 from tests.ops.test_lookup import gather_nd_model, lookup_model
+from tests.ops.test_lstm import lstm_model
 from tests.ops.test_math_binary import binary_model
 from tests.ops.test_math_unary import model as unary_model
 from tests.ops.test_pack import pack_model, unpack_model
@@ -99,6 +100,7 @@ MODEL_SEEDS: dict[str, Callable[[], bytes]] = {
     # mutant that turns on the fast NMS leaves no entry that TFLite Micro keeps stale.
     "TFLite_Detection_PostProcess": lambda: detection_model(boxes=8, classes=2, max_detections=4, regular=True,
                                                             nms_score_threshold=-10.0, nms_iou_threshold=1.0),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": lambda: lstm_model("int8", batches=2, steps=3, cell_clip=0.5),
 }
 
 

@@ -28,7 +28,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
 }
 # Builtins the interpreter registers that no recipe probes yet, each with its reason.
 NOT_PROBED: dict[str, str] = {
-    "UNIDIRECTIONAL_SEQUENCE_LSTM": "recurrent op: not implemented yet",
 }
 CASES = [(builtin, dtype) for builtin in sorted(RECIPES) for dtype in DTYPES]
 

@@ -121,6 +121,27 @@ def _svdf(dtype: str) -> bytes:
     return mb.build([x], [y])
 
 
+def _lstm(dtype: str) -> bytes:
+    """The standard cell as the converter writes it: int8 weights, an int16 cell state and int32 (int64 for
+    int16 activations) biases when quantized; other dtypes throughout."""
+    mb = ModelBuilder()
+    quantized = dtype in ("int8", "int16", "uint8")
+    wdtype, cdtype = ("int8", "int16") if quantized else (dtype, dtype)
+    bdtype = "int64" if dtype == "int16" else ("int32" if quantized else dtype)
+    rng = np.random.default_rng(0)
+    x = mb.tensor("x", [2, 3, 4], dtype, **_q(dtype))
+    w = [mb.tensor(f"w{k}", [3, 4], wdtype, data=rng.integers(-3, 4, (3, 4)), **_weights_q(wdtype)) for k in range(4)]
+    r = [mb.tensor(f"r{k}", [3, 3], wdtype, data=rng.integers(-3, 4, (3, 3)), **_weights_q(wdtype)) for k in range(4)]
+    b = [mb.tensor(f"b{k}", [3], bdtype, data=rng.integers(-20, 20, 3), **({"scale": 0.001} if quantized else {}))
+         for k in range(4)]
+    h = mb.tensor("h", [2, 3], dtype, variable=True, **_q(dtype))
+    c = mb.tensor("c", [2, 3], cdtype, variable=True, **({"scale": 2.0**-11, "zero_point": 0} if quantized else {}))
+    y = mb.tensor("y", [2, 3, 3], dtype, **_q(dtype))
+    mb.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *w, *r, -1, -1, -1, *b, -1, -1, h, c, -1, -1, -1, -1], [y],
+          fused_activation_function="TANH")
+    return mb.build([x], [y])
+
+
 def _transpose_conv(dtype: str) -> bytes:
     mb = ModelBuilder()
     quantized = dtype in ("int8", "int16", "uint8")
@@ -270,7 +291,8 @@ RECIPES: dict[str, Recipe] = {
                               "FLOOR_MOD", "LOGICAL_AND", "LOGICAL_OR")},
     **{b: binary(b, boolean=True) for b in COMPARISONS},
     "CONV_2D": _conv("CONV_2D"), "DEPTHWISE_CONV_2D": _conv("DEPTHWISE_CONV_2D"),
-    "FULLY_CONNECTED": _fully_connected, "SVDF": _svdf, "TRANSPOSE_CONV": _transpose_conv,
+    "FULLY_CONNECTED": _fully_connected, "SVDF": _svdf, "UNIDIRECTIONAL_SEQUENCE_LSTM": _lstm,
+    "TRANSPOSE_CONV": _transpose_conv,
     "AVERAGE_POOL_2D": _pool("AVERAGE_POOL_2D"), "MAX_POOL_2D": _pool("MAX_POOL_2D"), "L2_POOL_2D": _pool("L2_POOL_2D"),
     "RESHAPE": with_constants("RESHAPE", [2, 6], [([2], [3, 4], "int32")], [3, 4]),
     "SQUEEZE": with_constants("SQUEEZE", [2, 1, 6], [], [2, 6]),
