@@ -20,7 +20,7 @@ from mote.ops import OPS
 from mote.ops.float_math import ULP_BOUND
 from mote.reference import interpret
 from mote.targets.host import build_host
-from mote.tflm_match import ulp_bound, ulp_distance
+from mote.tflm_match import tflm_match, ulp_bound, ulp_distance
 
 FRAMES = 30
 INPUTS, UNITS = 16, 12
@@ -108,6 +108,7 @@ def test_float_gru_stream(reset_after: bool, tmp_path: Path) -> None:
     of TFLite Micro at the state's scale (|h| < 1: the bound's ULP at 1). Counted in ULP of each value,
     small states can lie further apart: 1 - z cancels where z is near 1."""
     model = gru(reset_after, "float32")
+    (tmp_path / "gru.tflite").write_bytes(model)
     graph = load_tflite(model, "gru")
     inputs, expected = tflm_stream(model, graph)
     binary = build_host(compile_graph(graph), tmp_path / "project", sanitize=True)
@@ -117,4 +118,6 @@ def test_float_gru_stream(reset_after: bool, tmp_path: Path) -> None:
         reference = interpret(graph, frame)["h_new"]
         np.testing.assert_array_equal(got["h_new"], reference, err_msg=f"generated C, frame {k}")
         assert float(np.abs(reference - want).max()) <= tolerance, f"frame {k}"
+        # mote run's comparison says so too
+        assert tflm_match(tmp_path / "gru.tflite", graph, frame, {"h_new": reference}).agrees, f"frame {k}"
     assert float(np.abs(np.stack(expected)).max()) < 1.0
