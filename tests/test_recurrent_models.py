@@ -20,6 +20,7 @@ from mote.ops import OPS
 from mote.ops.float_math import ULP_BOUND
 from mote.reference import interpret
 from mote.targets.host import build_host
+from mote.targets.rv32 import Rv32Config, build_rv32
 from mote.tflm_match import tflm_match, ulp_bound, ulp_distance
 
 FRAMES = 30
@@ -72,6 +73,18 @@ def test_int8_gru_stream_is_bit_exact(reset_after: bool, tmp_path: Path) -> None
     # the stream exercises the cell: the state moves, and the gates are not stuck at a rail
     assert len({o.tobytes() for o in expected}) == FRAMES
     assert np.mean([np.isin(o, (-128, 127)).mean() for o in expected]) < 0.2
+
+
+@pytest.mark.parametrize("reset_after", CELLS)
+def test_int8_gru_on_rv32(reset_after: bool, tmp_path: Path) -> None:
+    """The firmware (scalar kernels) on the virtual platform, frame by frame of TFLite Micro's stream: the
+    model keeps no state of its own, so each frame is a run of its own."""
+    model = gru(reset_after, "int8")
+    graph = load_tflite(model, "gru")
+    inputs, expected = tflm_stream(model, graph)
+    firmware = build_rv32(compile_graph(graph), tmp_path / "fw", Rv32Config(cc="zig"))
+    for k, result in enumerate(firmware.run_stream(inputs)):
+        np.testing.assert_array_equal(result.outputs["h_new"], expected[k], err_msg=f"rv32, frame {k}")
 
 
 @pytest.mark.parametrize("reset_after", CELLS)
