@@ -10,10 +10,12 @@ Two cells:
   reset_after=False (the original GRU, TF1's GRUCell): the input and the state concatenated
       g = sigmoid(FC([x, h])) -> split r|z;  c = tanh(FC([x, r * h]));  h' = z * h + (1 - z) * c
 
-The int8 model is quantized as the converter quantizes: activations per-tensor asymmetric from the
+The integer models are quantized as the converter quantizes. int8: activations per-tensor asymmetric from the
 ranges a calibration stream takes through the float model (`calibrate`), weights per-channel symmetric,
 int32 biases at input scale * weight scale, LOGISTIC out at 1/256 zero point -128, TANH out at 1/128
-zero point 0, and the tensors CONCATENATION joins (and the state, which feeds it) sharing one scale.
+zero point 0, and the tensors CONCATENATION joins (and the state, which feeds it) sharing one scale. 16x8
+(int16 activations, int8 weights): activations symmetric at zero point 0, int64 biases, LOGISTIC and TANH
+out at 1/32768.
 """
 
 from __future__ import annotations
@@ -72,31 +74,51 @@ def asymmetric(lo: float, hi: float) -> tuple[float, int]:
     return scale, int(np.clip(round(-128 - lo / scale), -128, 127))
 
 
-class _Cell:
-    """Emits one cell into a ModelBuilder, in float32 or in int8 (with the calibrated ranges)."""
+def symmetric(lo: float, hi: float) -> tuple[float, int]:
+    """The converter's int16 parameters for a range (16x8 models): symmetric, zero point 0."""
+    bound = max(abs(lo), abs(hi))
+    return (bound / 32767.0 if bound > 0 else 1.0), 0
 
-    def __init__(self, weights: GruWeights, ranges: Ranges | None) -> None:
+
+# the fixed output parameters of LOGISTIC and TANH, per activation dtype
+FIXED = {"int8": {"sigmoid": (1.0 / 256.0, -128), "tanh": (1.0 / 128.0, 0)},
+         "int16": {"sigmoid": (1.0 / 32768.0, 0), "tanh": (1.0 / 32768.0, 0)}}
+
+
+class _Cell:
+    """Emits one cell into a ModelBuilder, in float32, int8 or int16 with int8 weights (16x8), the integer
+    ones with the calibrated ranges."""
+
+    def __init__(self, weights: GruWeights, ranges: Ranges | None, dtype: str) -> None:
         self.w = weights
         self.ranges = ranges
+        self.dtype = dtype
         self.mb = ModelBuilder()
         self.tensors: dict[str, int] = {}  # every activation tensor, in order
 
-    @property
-    def int8(self) -> bool:
-        return self.ranges is not None
+    def quant(self, name: str, fixed: str = "") -> tuple[float, int]:
+        if self.dtype == "float32":
+            return 1.0, 0
+        if fixed:
+            return FIXED[self.dtype][fixed]
+        assert self.ranges is not None
+        return (asymmetric if self.dtype == "int8" else symmetric)(*self.ranges[name])
 
-    def act(self, name: str, width: int, fixed: tuple[float, int] | None = None) -> int:
-        if not self.int8:
+    def act(self, name: str, width: int, fixed: str = "") -> int:
+        if self.dtype == "float32":
             index = self.mb.tensor(name, [1, width], "float32")
         else:
-            scale, zero = fixed or asymmetric(*self.ranges[name])
-            index = self.mb.tensor(name, [1, width], "int8", scale=scale, zero_point=zero)
+            scale, zero = self.quant(name, fixed)
+            index = self.mb.tensor(name, [1, width], self.dtype, scale=scale, zero_point=zero)
         self.tensors[name] = index
         return index
 
+    def scale(self, name: str) -> float:
+        return self.quant(name)[0]
+
     def fc(self, x: int, x_scale: float, weight: str, bias: str, out: int) -> None:
         w, b = self.w.arrays[weight], self.w.arrays[bias]
-        if not self.int8:
+        if self.dtype == "float32":
             wt = self.mb.tensor(weight, list(w.shape), "float32", data=w)
             bt = self.mb.tensor(bias, list(b.shape), "float32", data=b)
         else:
@@ -104,38 +126,34 @@ class _Cell:
             wq = np.clip(np.round(w / scales[:, None]), -127, 127).astype(np.int8)
             wt = self.mb.tensor(weight, list(w.shape), "int8", scale=list(scales), zero_point=[0] * len(scales),
                                 axis=0, data=wq)
-            bias_scales = x_scale * scales
-            bq = np.round(b / bias_scales).astype(np.int32)
-            bt = self.mb.tensor(bias, list(b.shape), "int32", scale=list(bias_scales), zero_point=[0] * len(b),
-                                axis=0, data=bq)
+            bias_scales = x_scale * scales  # 16x8: an int64 bias, as the converter writes it
+            bq = np.round(b / bias_scales).astype(np.int64)
+            bt = self.mb.tensor(bias, list(b.shape), "int32" if self.dtype == "int8" else "int64",
+                                scale=list(bias_scales), zero_point=[0] * len(b), axis=0, data=bq)
         self.mb.op("FULLY_CONNECTED", [x, wt, bt], [out], fused_activation_function="NONE")
-
-    def scale(self, name: str, fixed: tuple[float, int] | None = None) -> float:
-        if not self.int8:
-            return 1.0
-        return (fixed or asymmetric(*self.ranges[name]))[0]
 
     def binary(self, op: str, a: int, b: int, out: int) -> None:
         self.mb.op(op, [a, b], [out], fused_activation_function="NONE")
 
     def one(self) -> int:
-        """The constant 1 of `1 - z`, a scalar as the converter writes it (int8: 127 at 1/255, -128)."""
-        if not self.int8:
+        """The constant 1 of `1 - z`, a scalar as the converter writes it (int8: 127 at 1/255 zero point
+        -128; int16: 32767 at 1/32767)."""
+        if self.dtype == "float32":
             return self.mb.tensor("one", [1], "float32", data=np.ones(1, np.float32))
-        return self.mb.tensor("one", [1], "int8", scale=1.0 / 255.0, zero_point=-128, data=np.array([127]))
+        if self.dtype == "int8":
+            return self.mb.tensor("one", [1], "int8", scale=1.0 / 255.0, zero_point=-128, data=np.array([127]))
+        return self.mb.tensor("one", [1], "int16", scale=1.0 / 32767.0, zero_point=0, data=np.array([32767]))
 
 
-SIGMOID = (1.0 / 256.0, -128)
-TANH = (1.0 / 128.0, 0)
 # the tensors CONCATENATION joins share one scale (the converter's same-scale rule for it), and the state
 # feeds it: so x, h, r*h, the joined tensors and the new state take the union of their ranges
 SHARED = ("x", "h", "rh", "xh", "xrh", "h_new")
 
 
-def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False) -> bytes:
+def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False, dtype: str = "int8") -> bytes:
     """The cell as a .tflite model: inputs x and h, output h_new (with `probe`, every activation tensor
-    is an output too, to read its range); int8 when `ranges` is given."""
-    cell = _Cell(weights, ranges)
+    is an output too, to read its range); float32 without `ranges`, else `dtype` (int8, or int16 for 16x8)."""
+    cell = _Cell(weights, ranges, dtype if ranges is not None else "float32")
     if ranges is not None and not weights.reset_after:
         lo = min(ranges[n][0] for n in SHARED)
         hi = max(ranges[n][1] for n in SHARED)
@@ -157,7 +175,7 @@ def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False
         z_in, r_in = cell.act("z_in", u), cell.act("r_in", u)
         cell.binary("ADD", xz, hz, z_in)
         cell.binary("ADD", xr, hr, r_in)
-        z, r = cell.act("z", u, SIGMOID), cell.act("r", u, SIGMOID)
+        z, r = cell.act("z", u, "sigmoid"), cell.act("r", u, "sigmoid")
         mb.op("LOGISTIC", [z_in], [z])
         mb.op("LOGISTIC", [r_in], [r])
         rh = cell.act("r_hc", u)
@@ -169,9 +187,9 @@ def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False
         mb.op("CONCATENATION", [x, h], [xh], axis=1, fused_activation_function="NONE")
         g_in = cell.act("g_in", 2 * u)
         cell.fc(xh, cell.scale("xh"), "wg", "bg", g_in)
-        g = cell.act("g", 2 * u, SIGMOID)
+        g = cell.act("g", 2 * u, "sigmoid")
         mb.op("LOGISTIC", [g_in], [g])
-        r, z = cell.act("r", u, SIGMOID), cell.act("z", u, SIGMOID)
+        r, z = cell.act("r", u, "sigmoid"), cell.act("z", u, "sigmoid")
         axis = mb.tensor("axis", [], "int32", data=np.array(1))
         mb.op("SPLIT", [axis, g], [r, z], num_splits=2)
         rh = cell.act("rh", u)
@@ -180,7 +198,7 @@ def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False
         mb.op("CONCATENATION", [x, rh], [xrh], axis=1, fused_activation_function="NONE")
         c_in = cell.act("c_in", u)
         cell.fc(xrh, cell.scale("xrh"), "wc", "bc", c_in)
-    c = cell.act("c", u, TANH)
+    c = cell.act("c", u, "tanh")
     mb.op("TANH", [c_in], [c])
     zh, zc, not_z = cell.act("zh", u), cell.act("zc", u), cell.act("not_z", u)
     cell.binary("MUL", z, h, zh)
@@ -188,8 +206,8 @@ def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False
     cell.binary("MUL", not_z, c, zc)
     h_new = cell.act("h_new", u)
     cell.binary("ADD", zh, zc, h_new)
-    if cell.int8:  # the state goes round: its output must be readable as the next call's input
-        assert asymmetric(*cell.ranges["h_new"]) == asymmetric(*cell.ranges["h"])
+    # the state goes round: its output must be readable as the next call's input
+    assert cell.quant("h_new") == cell.quant("h")
     outputs = [i for i in cell.tensors.values() if i not in (x, h)] if probe else [h_new]
     return mb.build([x, h], outputs)
 
@@ -219,7 +237,8 @@ def calibrate(weights: GruWeights, frames: int = 64, seed: int = 100) -> Ranges:
 
 
 def quantize_input(x: np.ndarray, model: bytes, name: str) -> np.ndarray:
-    """A float frame as the int8 model's input `name` takes it."""
+    """A float frame as the integer model's input `name` takes it."""
     t = next(t for t in load_tflite(model, "gru").inputs if t.name == name)
-    return np.clip(np.round(x / t.scale) + t.zero_point, -128, 127).astype(np.int8)
+    info = np.iinfo(t.dtype.np)
+    return np.clip(np.round(x / t.scale) + t.zero_point, info.min, info.max).astype(t.dtype.np)
 
