@@ -139,10 +139,10 @@ class _Cell:
         """The constant 1 of `1 - z`, a scalar as the converter writes it (int8: 127 at 1/255 zero point
         -128; int16: 32767 at 1/32767)."""
         if self.dtype == "float32":
-            return self.mb.tensor("one", [1], "float32", data=np.ones(1, np.float32))
+            return self.mb.tensor("one", [], "float32", data=np.float32(1.0))
         if self.dtype == "int8":
-            return self.mb.tensor("one", [1], "int8", scale=1.0 / 255.0, zero_point=-128, data=np.array([127]))
-        return self.mb.tensor("one", [1], "int16", scale=1.0 / 32767.0, zero_point=0, data=np.array([32767]))
+            return self.mb.tensor("one", [], "int8", scale=1.0 / 255.0, zero_point=-128, data=np.array(127))
+        return self.mb.tensor("one", [], "int16", scale=1.0 / 32767.0, zero_point=0, data=np.array(32767))
 
 
 # the tensors CONCATENATION joins share one scale (the converter's same-scale rule for it), and the state
@@ -165,12 +165,13 @@ def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False
         mx, mh = cell.act("mx", 3 * u), cell.act("mh", 3 * u)
         cell.fc(x, cell.scale("x"), "wx", "bx", mx)
         cell.fc(h, cell.scale("h"), "wh", "bh", mh)
-        # the input side's gates come through SPLIT, the recurrent side's through SPLIT_V (both happen)
+        # the input side's gates come through SPLIT, the recurrent side's through SPLIT_V with the last
+        # size left to the op (-1), as Keras writes the two
         xz, xr, xc = (cell.act(n, u) for n in ("xz", "xr", "xc"))
         axis = mb.tensor("axis", [], "int32", data=np.array(1))
         mb.op("SPLIT", [axis, mx], [xz, xr, xc], num_splits=3)
         hz, hr, hc = (cell.act(n, u) for n in ("hz", "hr", "hc"))
-        sizes = mb.tensor("sizes", [3], "int32", data=np.array([u, u, u]))
+        sizes = mb.tensor("sizes", [3], "int32", data=np.array([u, u, -1]))
         mb.op("SPLIT_V", [mh, sizes, axis], [hz, hr, hc], num_splits=3)
         z_in, r_in = cell.act("z_in", u), cell.act("r_in", u)
         cell.binary("ADD", xz, hz, z_in)
