@@ -1,25 +1,30 @@
-"""GRU cells written as TFLite ops, one frame per call, the way the TFLite converter writes an unrolled Keras
-GRU: the hidden state is a model input that the caller feeds back from the model's output.
+"""Recurrent models written as TFLite ops, one frame per call, the way the TFLite converter writes an unrolled
+Keras GRU: each hidden state is a model input that the caller feeds back from a model output.
 
-Two cells:
+Two GRU cells:
 
   reset_after=True (Keras GRU v2, the default): both matrices applied first, the reset gate on the
-  recurrent part, gates split with SPLIT (input side) and SPLIT_V (recurrent side)
+  recurrent part, gates split with SPLIT (input side) and SPLIT_V (recurrent side, sizes [u, u, -1])
       mx = FC(x) -> split z|r|h;  mh = FC(h) -> split z|r|h
       z = sigmoid(xz + hz);  r = sigmoid(xr + hr);  c = tanh(xh + r * hh);  h' = z * h + (1 - z) * c
   reset_after=False (the original GRU, TF1's GRUCell): the input and the state concatenated
       g = sigmoid(FC([x, h])) -> split r|z;  c = tanh(FC([x, r * h]));  h' = z * h + (1 - z) * c
 
-The integer models are quantized as the converter quantizes. int8: activations per-tensor asymmetric from the
-ranges a calibration stream takes through the float model (`calibrate`), weights per-channel symmetric,
-int32 biases at input scale * weight scale, LOGISTIC out at 1/256 zero point -128, TANH out at 1/128
-zero point 0, and the tensors CONCATENATION joins (and the state, which feeds it) sharing one scale. 16x8
-(int16 activations, int8 weights): activations symmetric at zero point 0, int64 biases, LOGISTIC and TANH
-out at 1/32768.
+and an RNNoise-like denoiser (`rnnoise`): a dense layer, three GRUs fed by concatenations of the features
+and earlier layers, a voice-activity output and per-band gains, three states going round.
+
+The integer models are quantized as the converter quantizes, from the ranges a calibration stream takes
+through the float model (`calibrate`): int8 activations per-tensor asymmetric, weights per-channel
+symmetric, int32 biases at input scale * weight scale, LOGISTIC out at 1/256 zero point -128, TANH out at
+1/128 zero point 0; 16x8 (int16 activations) symmetric at zero point 0, int64 biases, LOGISTIC and TANH
+out at 1/32768. CONCATENATION needs its inputs at its output's scale: an input at another scale goes
+through a requantizing QUANTIZE first, as the converter writes it. A state's input and output share their
+parameters, so that the caller can feed one back as the other.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,42 +34,7 @@ from mote.frontend.tflite_writer import ModelBuilder
 from mote.reference import interpret
 
 Ranges = dict[str, tuple[float, float]]
-
-
-@dataclass(frozen=True)
-class GruWeights:
-    """Trained-looking float weights: Glorot-uniform input kernels, orthogonal recurrent kernels, small
-    biases (the gates' biases spread so that some gates sit open and some closed)."""
-
-    inputs: int
-    units: int
-    reset_after: bool
-    arrays: dict[str, np.ndarray]
-
-    @staticmethod
-    def random(inputs: int, units: int, reset_after: bool, seed: int) -> GruWeights:
-        rng = np.random.default_rng(seed)
-
-        def glorot(rows: int, cols: int) -> np.ndarray:
-            limit = np.sqrt(6.0 / (rows + cols))
-            return rng.uniform(-limit, limit, (rows, cols))
-
-        def orthogonal(n: int) -> np.ndarray:
-            q, r = np.linalg.qr(rng.normal(size=(n, n)))
-            return q * np.sign(np.diag(r))
-
-        def bias(n: int) -> np.ndarray:
-            return rng.normal(0.0, 0.3, n)
-
-        u = units
-        if reset_after:
-            arrays = {"wx": glorot(3 * u, inputs), "bx": bias(3 * u),
-                      "wh": np.concatenate([orthogonal(u) for _ in range(3)]), "bh": bias(3 * u)}
-        else:
-            arrays = {"wg": np.concatenate([glorot(2 * u, inputs), np.concatenate([orthogonal(u)] * 2)], axis=1),
-                      "bg": bias(2 * u) + 1.0,  # TF1's GRUCell starts its gates' bias at 1
-                      "wc": np.concatenate([glorot(u, inputs), orthogonal(u)], axis=1), "bc": bias(u)}
-        return GruWeights(inputs, units, reset_after, {k: v.astype(np.float32) for k, v in arrays.items()})
+Weights = dict[str, np.ndarray]
 
 
 def asymmetric(lo: float, hi: float) -> tuple[float, int]:
@@ -81,136 +51,218 @@ def symmetric(lo: float, hi: float) -> tuple[float, int]:
 
 
 # the fixed output parameters of LOGISTIC and TANH, per activation dtype
-FIXED = {"int8": {"sigmoid": (1.0 / 256.0, -128), "tanh": (1.0 / 128.0, 0)},
-         "int16": {"sigmoid": (1.0 / 32768.0, 0), "tanh": (1.0 / 32768.0, 0)}}
+FIXED = {"int8": {"LOGISTIC": (1.0 / 256.0, -128), "TANH": (1.0 / 128.0, 0)},
+         "int16": {"LOGISTIC": (1.0 / 32768.0, 0), "TANH": (1.0 / 32768.0, 0)}}
 
 
-class _Cell:
-    """Emits one cell into a ModelBuilder, in float32, int8 or int16 with int8 weights (16x8), the integer
-    ones with the calibrated ranges."""
+class Net:
+    """Emits a model into a ModelBuilder by tensor name, in float32, int8 or 16x8 (int16 activations, int8
+    weights); the integer ones take their activations' parameters from calibrated ranges."""
 
-    def __init__(self, weights: GruWeights, ranges: Ranges | None, dtype: str) -> None:
+    def __init__(self, weights: Weights, ranges: Ranges | None, dtype: str) -> None:
         self.w = weights
         self.ranges = ranges
-        self.dtype = dtype
+        self.dtype = dtype if ranges is not None else "float32"
         self.mb = ModelBuilder()
-        self.tensors: dict[str, int] = {}  # every activation tensor, in order
+        self.tensors: dict[str, int] = {}  # every activation tensor by name, in order
+        self.widths: dict[str, int] = {}
+        self.fixed: dict[str, str] = {}  # tensors whose parameters an op fixes (LOGISTIC, TANH outputs)
+        self._one: int | None = None
 
-    def quant(self, name: str, fixed: str = "") -> tuple[float, int]:
+    def quant(self, name: str) -> tuple[float, int]:
         if self.dtype == "float32":
             return 1.0, 0
-        if fixed:
-            return FIXED[self.dtype][fixed]
+        if name in self.fixed:
+            return FIXED[self.dtype][self.fixed[name]]
         assert self.ranges is not None
         return (asymmetric if self.dtype == "int8" else symmetric)(*self.ranges[name])
 
-    def act(self, name: str, width: int, fixed: str = "") -> int:
+    def act(self, name: str, width: int) -> str:
         if self.dtype == "float32":
             index = self.mb.tensor(name, [1, width], "float32")
         else:
-            scale, zero = self.quant(name, fixed)
+            scale, zero = self.quant(name)
             index = self.mb.tensor(name, [1, width], self.dtype, scale=scale, zero_point=zero)
-        self.tensors[name] = index
-        return index
+        self.tensors[name], self.widths[name] = index, width
+        return name
 
-    def scale(self, name: str) -> float:
-        return self.quant(name)[0]
-
-    def fc(self, x: int, x_scale: float, weight: str, bias: str, out: int) -> None:
-        w, b = self.w.arrays[weight], self.w.arrays[bias]
+    def fc(self, x: str, layer: str, out: str) -> str:
+        """out = x . w[layer]^T + b[layer], the weights as the converter stores them."""
+        w, b = self.w[f"{layer}.w"], self.w[f"{layer}.b"]
+        self.act(out, len(b))
         if self.dtype == "float32":
-            wt = self.mb.tensor(weight, list(w.shape), "float32", data=w)
-            bt = self.mb.tensor(bias, list(b.shape), "float32", data=b)
+            wt = self.mb.tensor(f"{layer}.w", list(w.shape), "float32", data=w)
+            bt = self.mb.tensor(f"{layer}.b", list(b.shape), "float32", data=b)
         else:
             scales = np.maximum(np.abs(w).max(axis=1), 1e-8) / 127.0
-            wq = np.clip(np.round(w / scales[:, None]), -127, 127).astype(np.int8)
-            wt = self.mb.tensor(weight, list(w.shape), "int8", scale=list(scales), zero_point=[0] * len(scales),
+            wq = np.clip(np.round(w / scales[:, None]), -127, 127)
+            wt = self.mb.tensor(f"{layer}.w", list(w.shape), "int8", scale=list(scales), zero_point=[0] * len(scales),
                                 axis=0, data=wq)
-            bias_scales = x_scale * scales  # 16x8: an int64 bias, as the converter writes it
-            bq = np.round(b / bias_scales).astype(np.int64)
-            bt = self.mb.tensor(bias, list(b.shape), "int32" if self.dtype == "int8" else "int64",
-                                scale=list(bias_scales), zero_point=[0] * len(b), axis=0, data=bq)
-        self.mb.op("FULLY_CONNECTED", [x, wt, bt], [out], fused_activation_function="NONE")
+            bias_scales = self.quant(x)[0] * scales  # 16x8: an int64 bias, as the converter writes it
+            bt = self.mb.tensor(f"{layer}.b", list(b.shape), "int32" if self.dtype == "int8" else "int64",
+                                scale=list(bias_scales), zero_point=[0] * len(b), axis=0,
+                                data=np.round(b / bias_scales).astype(np.int64))
+        self.mb.op("FULLY_CONNECTED", [self.tensors[x], wt, bt], [self.tensors[out]], fused_activation_function="NONE")
+        return out
 
-    def binary(self, op: str, a: int, b: int, out: int) -> None:
-        self.mb.op(op, [a, b], [out], fused_activation_function="NONE")
+    def unary(self, op: str, x: str, out: str) -> str:
+        self.fixed[out] = op
+        self.act(out, self.widths[x])
+        self.mb.op(op, [self.tensors[x]], [self.tensors[out]])
+        return out
+
+    def binary(self, op: str, a: str | int, b: str, out: str) -> str:
+        self.act(out, self.widths[b])
+        left = a if isinstance(a, int) else self.tensors[a]
+        self.mb.op(op, [left, self.tensors[b]], [self.tensors[out]], fused_activation_function="NONE")
+        return out
 
     def one(self) -> int:
-        """The constant 1 of `1 - z`, a scalar as the converter writes it (int8: 127 at 1/255 zero point
-        -128; int16: 32767 at 1/32767)."""
-        if self.dtype == "float32":
-            return self.mb.tensor("one", [], "float32", data=np.float32(1.0))
-        if self.dtype == "int8":
-            return self.mb.tensor("one", [], "int8", scale=1.0 / 255.0, zero_point=-128, data=np.array(127))
-        return self.mb.tensor("one", [], "int16", scale=1.0 / 32767.0, zero_point=0, data=np.array(32767))
+        """The constant 1 of `1 - z`, a rank-0 scalar as the converter writes it (int8: 127 at 1/255 zero
+        point -128; int16: 32767 at 1/32767)."""
+        if self._one is None:
+            if self.dtype == "float32":
+                self._one = self.mb.tensor("one", [], "float32", data=np.float32(1.0))
+            elif self.dtype == "int8":
+                self._one = self.mb.tensor("one", [], "int8", scale=1.0 / 255.0, zero_point=-128, data=np.array(127))
+            else:
+                self._one = self.mb.tensor("one", [], "int16", scale=1.0 / 32767.0, zero_point=0,
+                                           data=np.array(32767))
+        return self._one
+
+    def split(self, x: str, outs: list[str], sizes: list[int] | None = None) -> list[str]:
+        """SPLIT into equal parts, or SPLIT_V by `sizes` (one may be -1: the rest)."""
+        width = self.widths[x] // len(outs)
+        for name in outs:
+            self.act(name, width)
+        axis = self.mb.tensor(f"{outs[0]}.axis", [], "int32", data=np.array(1))
+        indices = [self.tensors[n] for n in outs]
+        if sizes is None:
+            self.mb.op("SPLIT", [axis, self.tensors[x]], indices, num_splits=len(outs))
+        else:
+            size_t = self.mb.tensor(f"{outs[0]}.sizes", [len(sizes)], "int32", data=np.array(sizes))
+            self.mb.op("SPLIT_V", [self.tensors[x], size_t, axis], indices, num_splits=len(outs))
+        return outs
+
+    def concat(self, parts: list[str], out: str) -> str:
+        """CONCATENATION along the features; a part at other parameters is requantized to the output's."""
+        self.act(out, sum(self.widths[p] for p in parts))
+        inputs = []
+        for p in parts:
+            if self.quant(p) != self.quant(out):
+                moved = f"{p}>{out}"
+                assert self.ranges is not None  # float parts all share (1.0, 0)
+                self.ranges = {**self.ranges, moved: self.ranges[out]}
+                self.act(moved, self.widths[p])
+                self.mb.op("QUANTIZE", [self.tensors[p]], [self.tensors[moved]])
+                p = moved
+            inputs.append(self.tensors[p])
+        self.mb.op("CONCATENATION", inputs, [self.tensors[out]], axis=1, fused_activation_function="NONE")
+        return out
 
 
-# the tensors CONCATENATION joins share one scale (the converter's same-scale rule for it), and the state
-# feeds it: so x, h, r*h, the joined tensors and the new state take the union of their ranges
-SHARED = ("x", "h", "rh", "xh", "xrh", "h_new")
-
-
-def build(weights: GruWeights, ranges: Ranges | None = None, probe: bool = False, dtype: str = "int8") -> bytes:
-    """The cell as a .tflite model: inputs x and h, output h_new (with `probe`, every activation tensor
-    is an output too, to read its range); float32 without `ranges`, else `dtype` (int8, or int16 for 16x8)."""
-    cell = _Cell(weights, ranges, dtype if ranges is not None else "float32")
-    if ranges is not None and not weights.reset_after:
-        lo = min(ranges[n][0] for n in SHARED)
-        hi = max(ranges[n][1] for n in SHARED)
-        cell.ranges = {**ranges, **{n: (lo, hi) for n in SHARED}}
-    u, mb = weights.units, cell.mb
-    x = cell.act("x", weights.inputs)
-    h = cell.act("h", u)
-    if weights.reset_after:
-        mx, mh = cell.act("mx", 3 * u), cell.act("mh", 3 * u)
-        cell.fc(x, cell.scale("x"), "wx", "bx", mx)
-        cell.fc(h, cell.scale("h"), "wh", "bh", mh)
-        # the input side's gates come through SPLIT, the recurrent side's through SPLIT_V with the last
-        # size left to the op (-1), as Keras writes the two
-        xz, xr, xc = (cell.act(n, u) for n in ("xz", "xr", "xc"))
-        axis = mb.tensor("axis", [], "int32", data=np.array(1))
-        mb.op("SPLIT", [axis, mx], [xz, xr, xc], num_splits=3)
-        hz, hr, hc = (cell.act(n, u) for n in ("hz", "hr", "hc"))
-        sizes = mb.tensor("sizes", [3], "int32", data=np.array([u, u, -1]))
-        mb.op("SPLIT_V", [mh, sizes, axis], [hz, hr, hc], num_splits=3)
-        z_in, r_in = cell.act("z_in", u), cell.act("r_in", u)
-        cell.binary("ADD", xz, hz, z_in)
-        cell.binary("ADD", xr, hr, r_in)
-        z, r = cell.act("z", u, "sigmoid"), cell.act("r", u, "sigmoid")
-        mb.op("LOGISTIC", [z_in], [z])
-        mb.op("LOGISTIC", [r_in], [r])
-        rh = cell.act("r_hc", u)
-        cell.binary("MUL", r, hc, rh)
-        c_in = cell.act("c_in", u)
-        cell.binary("ADD", xc, rh, c_in)
+def gru_cell(net: Net, x: str, h: str, reset_after: bool, p: str) -> str:
+    """One GRU step on input `x` and state `h`, its weights and tensors named with the prefix `p`; returns
+    the new state's name."""
+    if reset_after:
+        xz, xr, xc = net.split(net.fc(x, f"{p}x", f"{p}mx"), [f"{p}xz", f"{p}xr", f"{p}xc"])
+        u = net.widths[xz]
+        hz, hr, hc = net.split(net.fc(h, f"{p}h", f"{p}mh"), [f"{p}hz", f"{p}hr", f"{p}hc"], [u, u, -1])
+        z = net.unary("LOGISTIC", net.binary("ADD", xz, hz, f"{p}z_in"), f"{p}z")
+        r = net.unary("LOGISTIC", net.binary("ADD", xr, hr, f"{p}r_in"), f"{p}r")
+        c_in = net.binary("ADD", xc, net.binary("MUL", r, hc, f"{p}r_hc"), f"{p}c_in")
     else:
-        xh = cell.act("xh", weights.inputs + u)
-        mb.op("CONCATENATION", [x, h], [xh], axis=1, fused_activation_function="NONE")
-        g_in = cell.act("g_in", 2 * u)
-        cell.fc(xh, cell.scale("xh"), "wg", "bg", g_in)
-        g = cell.act("g", 2 * u, "sigmoid")
-        mb.op("LOGISTIC", [g_in], [g])
-        r, z = cell.act("r", u, "sigmoid"), cell.act("z", u, "sigmoid")
-        axis = mb.tensor("axis", [], "int32", data=np.array(1))
-        mb.op("SPLIT", [axis, g], [r, z], num_splits=2)
-        rh = cell.act("rh", u)
-        cell.binary("MUL", r, h, rh)
-        xrh = cell.act("xrh", weights.inputs + u)
-        mb.op("CONCATENATION", [x, rh], [xrh], axis=1, fused_activation_function="NONE")
-        c_in = cell.act("c_in", u)
-        cell.fc(xrh, cell.scale("xrh"), "wc", "bc", c_in)
-    c = cell.act("c", u, "tanh")
-    mb.op("TANH", [c_in], [c])
-    zh, zc, not_z = cell.act("zh", u), cell.act("zc", u), cell.act("not_z", u)
-    cell.binary("MUL", z, h, zh)
-    cell.binary("SUB", cell.one(), z, not_z)
-    cell.binary("MUL", not_z, c, zc)
-    h_new = cell.act("h_new", u)
-    cell.binary("ADD", zh, zc, h_new)
-    # the state goes round: its output must be readable as the next call's input
-    assert cell.quant("h_new") == cell.quant("h")
-    outputs = [i for i in cell.tensors.values() if i not in (x, h)] if probe else [h_new]
-    return mb.build([x, h], outputs)
+        g = net.unary("LOGISTIC", net.fc(net.concat([x, h], f"{p}xh"), f"{p}g", f"{p}g_in"), f"{p}g")
+        r, z = net.split(g, [f"{p}r", f"{p}z"])
+        rh = net.binary("MUL", r, h, f"{p}rh")
+        c_in = net.fc(net.concat([x, rh], f"{p}xrh"), f"{p}c", f"{p}c_in")
+    c = net.unary("TANH", c_in, f"{p}c")
+    zh = net.binary("MUL", z, h, f"{p}zh")
+    zc = net.binary("MUL", net.binary("SUB", net.one(), z, f"{p}not_z"), c, f"{p}zc")
+    return net.binary("ADD", zh, zc, f"{p}h_new")
+
+
+def gru_weights(rng: np.random.Generator, inputs: int, units: int, reset_after: bool, p: str = "") -> Weights:
+    """Trained-looking weights: Glorot-uniform input kernels, orthogonal recurrent kernels, small biases
+    (the gates' spread so that some sit open and some closed)."""
+    def glorot(rows: int, cols: int) -> np.ndarray:
+        limit = np.sqrt(6.0 / (rows + cols))
+        return rng.uniform(-limit, limit, (rows, cols))
+
+    def orthogonal(n: int) -> np.ndarray:
+        q, r = np.linalg.qr(rng.normal(size=(n, n)))
+        return q * np.sign(np.diag(r))
+
+    def bias(n: int) -> np.ndarray:
+        return rng.normal(0.0, 0.3, n)
+
+    u = units
+    if reset_after:
+        return {f"{p}x.w": glorot(3 * u, inputs), f"{p}x.b": bias(3 * u),
+                f"{p}h.w": np.concatenate([orthogonal(u) for _ in range(3)]), f"{p}h.b": bias(3 * u)}
+    return {f"{p}g.w": np.concatenate([glorot(2 * u, inputs), np.concatenate([orthogonal(u)] * 2)], axis=1),
+            f"{p}g.b": bias(2 * u) + 1.0,  # TF1's GRUCell starts its gates' bias at 1
+            f"{p}c.w": np.concatenate([glorot(u, inputs), orthogonal(u)], axis=1), f"{p}c.b": bias(u)}
+
+
+@dataclass(frozen=True)
+class Recurrent:
+    """A recurrent model: its float weights, the function that emits it (it names its inputs, then its
+    outputs) and its states (input name -> output name)."""
+
+    weights: Weights
+    emit: Callable[[Net], tuple[list[str], list[str]]]
+    states: dict[str, str]
+    features: int
+
+
+def gru(inputs: int, units: int, reset_after: bool, seed: int) -> Recurrent:
+    """A single GRU cell: inputs x and h, output h_new."""
+    weights = gru_weights(np.random.default_rng(seed), inputs, units, reset_after)
+
+    def emit(net: Net) -> tuple[list[str], list[str]]:
+        x, h = net.act("x", inputs), net.act("h", units)
+        return [x, h], [gru_cell(net, x, h, reset_after, "")]
+
+    return Recurrent({k: v.astype(np.float32) for k, v in weights.items()}, emit, {"h": "h_new"}, inputs)
+
+
+def rnnoise(seed: int, features: int = 42, bands: int = 22, sizes: tuple[int, int, int] = (24, 48, 96)) -> Recurrent:
+    """An RNNoise-like denoiser: dense(tanh) -> GRU 1 -> voice activity; [dense, GRU 1, x] -> GRU 2;
+    [GRU 1, GRU 2, x] -> GRU 3 -> per-band gains (sigmoid)."""
+    rng = np.random.default_rng(seed)
+    dense, u1, u2 = 24, sizes[0], sizes[1]
+    w = {"d.w": rng.uniform(-0.3, 0.3, (dense, features)), "d.b": rng.normal(0, 0.1, dense),
+         **gru_weights(rng, dense, u1, True, "g1."), **gru_weights(rng, dense + u1 + features, u2, True, "g2."),
+         **gru_weights(rng, u1 + u2 + features, sizes[2], True, "g3."),
+         "vad.w": rng.uniform(-0.4, 0.4, (1, u1)), "vad.b": rng.normal(0, 0.1, 1),
+         "gain.w": rng.uniform(-0.2, 0.2, (bands, sizes[2])), "gain.b": rng.normal(0, 0.1, bands)}
+
+    def emit(net: Net) -> tuple[list[str], list[str]]:
+        x = net.act("x", features)
+        h1, h2, h3 = (net.act(f"h{k}", n) for k, n in zip((1, 2, 3), sizes))
+        d = net.unary("TANH", net.fc(x, "d", "d_in"), "d")
+        g1 = gru_cell(net, d, h1, True, "g1.")
+        vad = net.unary("LOGISTIC", net.fc(g1, "vad", "vad_in"), "vad")
+        g2 = gru_cell(net, net.concat([d, g1, x], "in2"), h2, True, "g2.")
+        g3 = gru_cell(net, net.concat([g1, g2, x], "in3"), h3, True, "g3.")
+        gains = net.unary("LOGISTIC", net.fc(g3, "gain", "gain_in"), "gains")
+        return [x, h1, h2, h3], [gains, vad, g1, g2, g3]
+
+    states = {"h1": "g1.h_new", "h2": "g2.h_new", "h3": "g3.h_new"}
+    return Recurrent({k: v.astype(np.float32) for k, v in w.items()}, emit, states, features)
+
+
+def build(model: Recurrent, ranges: Ranges | None = None, dtype: str = "int8", probe: bool = False) -> bytes:
+    """The model as a .tflite flatbuffer: float32 without `ranges`, else `dtype` (int8, or int16 for 16x8);
+    with `probe`, every activation tensor is an output too, to read its range."""
+    net = Net(model.weights, ranges, dtype)
+    inputs, outputs = model.emit(net)
+    if probe:
+        outputs = [n for n in net.tensors if n not in inputs]
+    for h_in, h_out in model.states.items():  # the state goes round: one tensor's parameters
+        assert net.quant(h_in) == net.quant(h_out), (h_in, h_out)
+    return net.mb.build([net.tensors[n] for n in inputs], [net.tensors[n] for n in outputs])
 
 
 def features(inputs: int, frames: int, seed: int) -> np.ndarray:
@@ -221,25 +273,26 @@ def features(inputs: int, frames: int, seed: int) -> np.ndarray:
     return (bands + rng.normal(0, 0.4, (frames, inputs))).astype(np.float32)[:, None, :]
 
 
-def calibrate(weights: GruWeights, frames: int = 64, seed: int = 100) -> Ranges:
-    """Every activation's range over a calibration stream through the float cell (the state fed back);
-    the state's input and output take the union of both, as they are one tensor going round."""
-    graph = load_tflite(build(weights, probe=True), "gru_float")
+def calibrate(model: Recurrent, frames: int = 64, seed: int = 100) -> Ranges:
+    """Every activation's range over a calibration stream through the float model (the states fed back);
+    a state's input and output take the union of both, as they are one tensor going round."""
+    graph = load_tflite(build(model, probe=True), "float_probe")
     ranges: dict[str, tuple[float, float]] = {}
-    h = np.zeros((1, weights.units), np.float32)
-    for x in features(weights.inputs, frames, seed):
-        values = {"x": x, "h": h, **interpret(graph, {"x": x, "h": h})}
+    states = {t.name: np.zeros(t.shape, np.float32) for t in graph.inputs if t.name in model.states}
+    for x in features(model.features, frames, seed):
+        values = {"x": x, **states, **interpret(graph, {"x": x, **states})}
         for name, v in values.items():
             lo, hi = ranges.get(name, (np.inf, -np.inf))
             ranges[name] = (min(lo, float(v.min())), max(hi, float(v.max())))
-        h = values["h_new"]
-    ranges["h"] = ranges["h_new"] = (min(ranges["h"][0], ranges["h_new"][0]), max(ranges["h"][1], ranges["h_new"][1]))
+        states = {h_in: values[h_out] for h_in, h_out in model.states.items()}
+    for h_in, h_out in model.states.items():
+        both = (min(ranges[h_in][0], ranges[h_out][0]), max(ranges[h_in][1], ranges[h_out][1]))
+        ranges[h_in] = ranges[h_out] = both
     return ranges
 
 
 def quantize_input(x: np.ndarray, model: bytes, name: str) -> np.ndarray:
     """A float frame as the integer model's input `name` takes it."""
-    t = next(t for t in load_tflite(model, "gru").inputs if t.name == name)
+    t = next(t for t in load_tflite(model, "recurrent").inputs if t.name == name)
     info = np.iinfo(t.dtype.np)
     return np.clip(np.round(x / t.scale) + t.zero_point, info.min, info.max).astype(t.dtype.np)
-

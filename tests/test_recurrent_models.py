@@ -1,8 +1,9 @@
-"""GRU cells written as ops (tests/gru_models.py: FULLY_CONNECTED, SPLIT, SPLIT_V, ADD, LOGISTIC, TANH, MUL,
-SUB, CONCATENATION), one frame per call with the state fed back by the caller, against TFLite Micro over a
-stream of frames: int8 and 16x8 bit for bit in mote's reference and in the generated C (sanitized); float32 op by op
-on TFLite Micro's own intermediate values (identical, TANH within its stated ULP bound), and over the
-stream within that bound at the state's scale."""
+"""Recurrent models written as ops (tests/gru_models.py: GRU cells from FULLY_CONNECTED, SPLIT, SPLIT_V, ADD,
+LOGISTIC, TANH, MUL, SUB, CONCATENATION, QUANTIZE; an RNNoise-like denoiser of three of them), one frame per
+call with the states fed back by the caller, against TFLite Micro over a stream of frames: int8 and 16x8 bit
+for bit in mote's reference, in the generated C (sanitized) and on rv32; float32 op by op on TFLite Micro's
+own intermediate values (identical, TANH within its stated ULP bound), and over the stream within that bound
+at the states' scale."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gru_models import GruWeights, build, calibrate, features, quantize_input
+from gru_models import Recurrent, build, calibrate, features, gru, quantize_input, rnnoise
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
@@ -26,75 +27,97 @@ from mote.tflm_match import tflm_match, ulp_bound, ulp_distance
 FRAMES = 30
 INPUTS, UNITS = 16, 12
 CELLS = [pytest.param(True, id="reset_after"), pytest.param(False, id="reset_before_concat")]
+Frames = list[dict[str, np.ndarray]]
 
 
-def gru(reset_after: bool, dtype: str) -> bytes:
-    weights = GruWeights.random(INPUTS, UNITS, reset_after, seed=1)
-    return build(weights, None if dtype == "float32" else calibrate(weights), dtype=dtype)
+def cell(reset_after: bool) -> Recurrent:
+    return gru(INPUTS, UNITS, reset_after, seed=1)
 
 
-def tflm_stream(model: bytes, graph: Graph) -> tuple[list[dict[str, np.ndarray]], list[np.ndarray]]:
-    """Each frame's inputs (x from the feature stream, h from TFLite Micro's previous output, reset to zero
-    first) and TFLite Micro's new state for it."""
+def model_bytes(recurrent: Recurrent, dtype: str) -> bytes:
+    return build(recurrent, None if dtype == "float32" else calibrate(recurrent), dtype=dtype)
+
+
+def tflm_stream(model: bytes, graph: Graph, recurrent: Recurrent) -> tuple[Frames, Frames]:
+    """Each frame's inputs (x from the feature stream, each state from TFLite Micro's previous output, at
+    zero first) and TFLite Micro's outputs for it."""
     interp = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
-    x_t, h_t = graph.inputs
-    h = np.zeros(h_t.shape, np.float32)
-    if h_t.dtype is not DType.FLOAT32:
-        h = np.full(h_t.shape, h_t.zero_point, h_t.dtype.np)
+    x_t = graph.inputs[0]
+    states = {t.name: np.full(t.shape, 0 if t.dtype is DType.FLOAT32 else t.zero_point, t.dtype.np)
+              for t in graph.inputs[1:]}
     inputs, outputs = [], []
-    for x in features(INPUTS, FRAMES, seed=7):
-        frame = {"x": x if x_t.dtype is DType.FLOAT32 else quantize_input(x, model, "x"), "h": h}
-        interp.set_input(frame["x"], 0)
-        interp.set_input(frame["h"], 1)
+    for x in features(recurrent.features, FRAMES, seed=7):
+        frame = {"x": x if x_t.dtype is DType.FLOAT32 else quantize_input(x, model, "x"), **states}
+        for i, t in enumerate(graph.inputs):
+            interp.set_input(frame[t.name], i)
         interp.invoke()
-        h = interp.get_output(0).reshape(h_t.shape)
+        out = {t.name: interp.get_output(i).reshape(t.shape) for i, t in enumerate(graph.outputs)}
+        states = {h_in: out[h_out] for h_in, h_out in recurrent.states.items()}
         inputs.append(frame)
-        outputs.append(h)
+        outputs.append(out)
     return inputs, outputs
+
+
+def check_integer_stream(recurrent: Recurrent, dtype: str, tmp_path: Path) -> Graph:
+    """mote's reference with its own states fed back, and the generated C (sanitized) on TFLite Micro's
+    frames, bit for bit with TFLite Micro at every frame; the stream exercises the model."""
+    model = model_bytes(recurrent, dtype)
+    graph = load_tflite(model, "recurrent")
+    inputs, expected = tflm_stream(model, graph, recurrent)
+    states = {name: inputs[0][name] for name in recurrent.states}
+    for k, frame in enumerate(inputs):
+        got = interpret(graph, {"x": frame["x"], **states})
+        for name, want in expected[k].items():
+            np.testing.assert_array_equal(got[name], want, err_msg=f"reference, {name}, frame {k}")
+        states = {h_in: got[h_out] for h_in, h_out in recurrent.states.items()}
+    binary = build_host(compile_graph(graph), tmp_path / "project", sanitize=True)
+    outputs, _ = binary.run_stream(inputs)
+    for k, (got, want) in enumerate(zip(outputs, expected)):
+        for name in want:
+            np.testing.assert_array_equal(got[name], want[name], err_msg=f"generated C, {name}, frame {k}")
+    info = np.iinfo(graph.outputs[0].dtype.np)
+    for name in expected[0]:
+        assert len({o[name].tobytes() for o in expected}) > 5, f"{name} should move with the stream"
+        assert np.mean([np.isin(o[name], (info.min, info.max)).mean() for o in expected]) < 0.2, name
+    return graph
 
 
 @pytest.mark.parametrize("dtype", ["int8", pytest.param("int16", id="16x8")])
 @pytest.mark.parametrize("reset_after", CELLS)
 def test_integer_gru_stream_is_bit_exact(reset_after: bool, dtype: str, tmp_path: Path) -> None:
-    model = gru(reset_after, dtype)
-    graph = load_tflite(model, "gru")
-    assert sorted({n.op for n in graph.nodes}) == sorted(
-        {"fully_connected", "split", "add", "logistic", "tanh", "mul", "sub"}
-        | ({"split_v"} if reset_after else {"concatenation"}))
-    inputs, expected = tflm_stream(model, graph)
-    # mote's reference with its own state fed back, call after call
-    h = inputs[0]["h"]
-    for k, frame in enumerate(inputs):
-        h = interpret(graph, {"x": frame["x"], "h": h})["h_new"]
-        np.testing.assert_array_equal(h, expected[k], err_msg=f"reference, frame {k}")
-    binary = build_host(compile_graph(graph), tmp_path / "project", sanitize=True)
-    outputs, _ = binary.run_stream(inputs)
-    for k, (got, want) in enumerate(zip(outputs, expected)):
-        np.testing.assert_array_equal(got["h_new"], want, err_msg=f"generated C, frame {k}")
-    # the stream exercises the cell: the state moves, and the gates are not stuck at a rail
-    assert len({o.tobytes() for o in expected}) == FRAMES
-    info = np.iinfo(graph.outputs[0].dtype.np)
-    assert np.mean([np.isin(o, (info.min, info.max)).mean() for o in expected]) < 0.2
+    graph = check_integer_stream(cell(reset_after), dtype, tmp_path)
+    ops = {n.op for n in graph.nodes}
+    assert {"fully_connected", "split", "add", "logistic", "tanh", "mul", "sub"} <= ops
+    assert ({"split_v"} if reset_after else {"concatenation"}) <= ops
+
+
+@pytest.mark.parametrize("dtype", ["int8", pytest.param("int16", id="16x8")])
+def test_rnnoise_like_denoiser_stream_is_bit_exact(dtype: str, tmp_path: Path) -> None:
+    """Three GRUs, concatenations of differently scaled tensors (requantized first), two outputs beside the
+    three states."""
+    graph = check_integer_stream(rnnoise(seed=2), dtype, tmp_path)
+    assert [t.name for t in graph.outputs] == ["gains", "vad", "g1.h_new", "g2.h_new", "g3.h_new"]
+    assert sum(n.op == "quantize" for n in graph.nodes) >= 2
 
 
 @pytest.mark.parametrize("reset_after", CELLS)
 def test_int8_gru_on_rv32(reset_after: bool, tmp_path: Path) -> None:
     """The firmware (scalar kernels) on the virtual platform, frame by frame of TFLite Micro's stream: the
     model keeps no state of its own, so each frame is a run of its own."""
-    model = gru(reset_after, "int8")
+    recurrent = cell(reset_after)
+    model = model_bytes(recurrent, "int8")
     graph = load_tflite(model, "gru")
-    inputs, expected = tflm_stream(model, graph)
+    inputs, expected = tflm_stream(model, graph, recurrent)
     firmware = build_rv32(compile_graph(graph), tmp_path / "fw", Rv32Config(cc="zig"))
     for k, result in enumerate(firmware.run_stream(inputs)):
-        np.testing.assert_array_equal(result.outputs["h_new"], expected[k], err_msg=f"rv32, frame {k}")
+        np.testing.assert_array_equal(result.outputs["h_new"], expected[k]["h_new"], err_msg=f"rv32, frame {k}")
 
 
 @pytest.mark.parametrize("reset_after", CELLS)
 def test_float_gru_ops_match_tflm_one_by_one(reset_after: bool) -> None:
     """Every op of the cell, given TFLite Micro's own values of its inputs, gives TFLite Micro's value of
     its output: identical, except TANH (mote's tanhf, not the C library's) within the stated bound."""
-    weights = GruWeights.random(INPUTS, UNITS, reset_after, seed=1)
-    model = build(weights, probe=True)
+    model = build(cell(reset_after), probe=True)
     graph = load_tflite(model, "gru_probe")
     interp = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
     h = np.zeros((1, UNITS), np.float32)
@@ -117,22 +140,25 @@ def test_float_gru_ops_match_tflm_one_by_one(reset_after: bool) -> None:
     assert set(worst.values()) == {0}, worst
 
 
-@pytest.mark.parametrize("reset_after", CELLS)
-def test_float_gru_stream(reset_after: bool, tmp_path: Path) -> None:
+@pytest.mark.parametrize("recurrent", [pytest.param(cell(True), id="reset_after"),
+                                       pytest.param(cell(False), id="reset_before_concat"),
+                                       pytest.param(rnnoise(seed=2), id="rnnoise")])
+def test_float_stream(recurrent: Recurrent, tmp_path: Path) -> None:
     """Over the stream, the generated C gives the reference's bits, and both stay within the stated bound
-    of TFLite Micro at the state's scale (|h| < 1: the bound's ULP at 1). Counted in ULP of each value,
+    of TFLite Micro at the outputs' scale (|h| < 1: the bound's ULP at 1). Counted in ULP of each value,
     small states can lie further apart: 1 - z cancels where z is near 1."""
-    model = gru(reset_after, "float32")
-    (tmp_path / "gru.tflite").write_bytes(model)
-    graph = load_tflite(model, "gru")
-    inputs, expected = tflm_stream(model, graph)
+    model = model_bytes(recurrent, "float32")
+    (tmp_path / "model.tflite").write_bytes(model)
+    graph = load_tflite(model, "recurrent")
+    inputs, expected = tflm_stream(model, graph, recurrent)
     binary = build_host(compile_graph(graph), tmp_path / "project", sanitize=True)
     outputs, _ = binary.run_stream(inputs)
     tolerance = ulp_bound(graph) * float(np.spacing(np.float32(1.0)))
     for k, (frame, got, want) in enumerate(zip(inputs, outputs, expected)):
-        reference = interpret(graph, frame)["h_new"]
-        np.testing.assert_array_equal(got["h_new"], reference, err_msg=f"generated C, frame {k}")
-        assert float(np.abs(reference - want).max()) <= tolerance, f"frame {k}"
+        reference = interpret(graph, frame)
+        for name in want:
+            np.testing.assert_array_equal(got[name], reference[name], err_msg=f"generated C, {name}, frame {k}")
+            assert float(np.abs(reference[name] - want[name]).max()) <= tolerance, f"{name}, frame {k}"
+            assert float(np.abs(want[name]).max()) < 1.0
         # mote run's comparison says so too
-        assert tflm_match(tmp_path / "gru.tflite", graph, frame, {"h_new": reference}).agrees, f"frame {k}"
-    assert float(np.abs(np.stack(expected)).max()) < 1.0
+        assert tflm_match(tmp_path / "model.tflite", graph, frame, reference).agrees, f"frame {k}"
