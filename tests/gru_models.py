@@ -10,14 +10,15 @@ Two GRU cells:
   reset_after=False (the original GRU, TF1's GRUCell): the input and the state concatenated
       g = sigmoid(FC([x, h])) -> split r|z;  c = tanh(FC([x, r * h]));  h' = z * h + (1 - z) * c
 
-and an RNNoise-like denoiser (`rnnoise`): a dense layer, three GRUs fed by concatenations of the features
-and earlier layers, a voice-activity output and per-band gains, three states going round.
+a GRU keyword spotter (`gru_keyword`: GRU -> FULLY_CONNECTED -> SOFTMAX), and an RNNoise-like denoiser
+(`rnnoise`): a dense layer, three GRUs fed by concatenations of the features and earlier layers, a
+voice-activity output and per-band gains, three states going round.
 
 The integer models are quantized as the converter quantizes, from the ranges a calibration stream takes
 through the float model (`calibrate`): int8 activations per-tensor asymmetric, weights per-channel
-symmetric, int32 biases at input scale * weight scale, LOGISTIC out at 1/256 zero point -128, TANH out at
-1/128 zero point 0; 16x8 (int16 activations) symmetric at zero point 0, int64 biases, LOGISTIC and TANH
-out at 1/32768. CONCATENATION needs its inputs at its output's scale: an input at another scale goes
+symmetric, int32 biases at input scale * weight scale, LOGISTIC and SOFTMAX out at 1/256 zero point -128,
+TANH out at 1/128 zero point 0; 16x8 (int16 activations) symmetric at zero point 0, int64 biases, LOGISTIC,
+TANH and SOFTMAX out at 1/32768. CONCATENATION needs its inputs at its output's scale: an input at another scale goes
 through a requantizing QUANTIZE first, as the converter writes it. A state's input and output share their
 parameters, so that the caller can feed one back as the other.
 """
@@ -50,9 +51,9 @@ def symmetric(lo: float, hi: float) -> tuple[float, int]:
     return (bound / 32767.0 if bound > 0 else 1.0), 0
 
 
-# the fixed output parameters of LOGISTIC and TANH, per activation dtype
-FIXED = {"int8": {"LOGISTIC": (1.0 / 256.0, -128), "TANH": (1.0 / 128.0, 0)},
-         "int16": {"LOGISTIC": (1.0 / 32768.0, 0), "TANH": (1.0 / 32768.0, 0)}}
+# the fixed output parameters of LOGISTIC, TANH and SOFTMAX, per activation dtype
+FIXED = {"int8": {"LOGISTIC": (1.0 / 256.0, -128), "TANH": (1.0 / 128.0, 0), "SOFTMAX": (1.0 / 256.0, -128)},
+         "int16": {"LOGISTIC": (1.0 / 32768.0, 0), "TANH": (1.0 / 32768.0, 0), "SOFTMAX": (1.0 / 32768.0, 0)}}
 
 
 class Net:
@@ -105,10 +106,10 @@ class Net:
         self.mb.op("FULLY_CONNECTED", [self.tensors[x], wt, bt], [self.tensors[out]], fused_activation_function="NONE")
         return out
 
-    def unary(self, op: str, x: str, out: str) -> str:
+    def unary(self, op: str, x: str, out: str, **options: float) -> str:
         self.fixed[out] = op
         self.act(out, self.widths[x])
-        self.mb.op(op, [self.tensors[x]], [self.tensors[out]])
+        self.mb.op(op, [self.tensors[x]], [self.tensors[out]], **options)
         return out
 
     def binary(self, op: str, a: str | int, b: str, out: str) -> str:
@@ -225,6 +226,21 @@ def gru(inputs: int, units: int, reset_after: bool, seed: int) -> Recurrent:
         return [x, h], [gru_cell(net, x, h, reset_after, "")]
 
     return Recurrent({k: v.astype(np.float32) for k, v in weights.items()}, emit, {"h": "h_new"}, inputs)
+
+
+def gru_keyword(seed: int, features: int = 40, units: int = 32, keywords: int = 4) -> Recurrent:
+    """A GRU keyword spotter: one frame of features -> GRU -> FULLY_CONNECTED -> SOFTMAX, the state beside
+    the keyword probabilities."""
+    rng = np.random.default_rng(seed)
+    w = {**gru_weights(rng, features, units, True, "g."),
+         "k.w": rng.uniform(-0.5, 0.5, (keywords, units)), "k.b": rng.normal(0, 0.2, keywords)}
+
+    def emit(net: Net) -> tuple[list[str], list[str]]:
+        x, h = net.act("x", features), net.act("h", units)
+        g = gru_cell(net, x, h, True, "g.")
+        return [x, h], [net.unary("SOFTMAX", net.fc(g, "k", "logits"), "probs", beta=1.0), g]
+
+    return Recurrent({k: v.astype(np.float32) for k, v in w.items()}, emit, {"h": "g.h_new"}, features)
 
 
 def rnnoise(seed: int, features: int = 42, bands: int = 22, sizes: tuple[int, int, int] = (24, 48, 96)) -> Recurrent:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gru_models import Recurrent, build, calibrate, features, gru, quantize_input, rnnoise
+from gru_models import Recurrent, build, calibrate, features, gru, gru_keyword, quantize_input, rnnoise
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
@@ -100,17 +100,27 @@ def test_rnnoise_like_denoiser_stream_is_bit_exact(dtype: str, tmp_path: Path) -
     assert sum(n.op == "quantize" for n in graph.nodes) >= 2
 
 
-@pytest.mark.parametrize("reset_after", CELLS)
-def test_int8_gru_on_rv32(reset_after: bool, tmp_path: Path) -> None:
+@pytest.mark.parametrize("dtype", ["int8", pytest.param("int16", id="16x8")])
+def test_gru_keyword_spotter_stream_is_bit_exact(dtype: str, tmp_path: Path) -> None:
+    graph = check_integer_stream(gru_keyword(seed=4), dtype, tmp_path)
+    assert [n.op for n in graph.nodes][-2:] == ["fully_connected", "softmax"]
+
+
+RV32_MODELS = [pytest.param(cell(True), id="reset_after"), pytest.param(cell(False), id="reset_before_concat"),
+               pytest.param(gru_keyword(seed=4), id="keyword")]
+
+
+@pytest.mark.parametrize("recurrent", RV32_MODELS)
+def test_int8_on_rv32(recurrent: Recurrent, tmp_path: Path) -> None:
     """The firmware (scalar kernels) on the virtual platform, frame by frame of TFLite Micro's stream: the
     model keeps no state of its own, so each frame is a run of its own."""
-    recurrent = cell(reset_after)
     model = model_bytes(recurrent, "int8")
-    graph = load_tflite(model, "gru")
+    graph = load_tflite(model, "recurrent")
     inputs, expected = tflm_stream(model, graph, recurrent)
     firmware = build_rv32(compile_graph(graph), tmp_path / "fw", Rv32Config(cc="zig"))
     for k, result in enumerate(firmware.run_stream(inputs)):
-        np.testing.assert_array_equal(result.outputs["h_new"], expected[k]["h_new"], err_msg=f"rv32, frame {k}")
+        for name, want in expected[k].items():
+            np.testing.assert_array_equal(result.outputs[name], want, err_msg=f"rv32, {name}, frame {k}")
 
 
 @pytest.mark.parametrize("reset_after", CELLS)
