@@ -69,6 +69,7 @@ class Net:
         self.widths: dict[str, int] = {}
         self.fixed: dict[str, str] = {}  # tensors whose parameters an op fixes (LOGISTIC, TANH outputs)
         self._one: int | None = None
+        self.consts: dict[object, int] = {}  # weights shared by the steps of an unrolled sequence
 
     def quant(self, name: str) -> tuple[float, int]:
         if self.dtype == "float32":
@@ -78,31 +79,41 @@ class Net:
         assert self.ranges is not None
         return (asymmetric if self.dtype == "int8" else symmetric)(*self.ranges[name])
 
-    def act(self, name: str, width: int) -> str:
+    def act(self, name: str, width: int, shape: list[int] | None = None) -> str:
+        shape = shape or [1, width]
         if self.dtype == "float32":
-            index = self.mb.tensor(name, [1, width], "float32")
+            index = self.mb.tensor(name, shape, "float32")
         else:
             scale, zero = self.quant(name)
-            index = self.mb.tensor(name, [1, width], self.dtype, scale=scale, zero_point=zero)
+            index = self.mb.tensor(name, shape, self.dtype, scale=scale, zero_point=zero)
         self.tensors[name], self.widths[name] = index, width
         return name
 
     def fc(self, x: str, layer: str, out: str) -> str:
-        """out = x . w[layer]^T + b[layer], the weights as the converter stores them."""
+        """out = x . w[layer]^T + b[layer], the weights as the converter stores them: one tensor for every
+        use of a layer, its bias one for every input scale it meets (the scale is the input's times the
+        weights')."""
         w, b = self.w[f"{layer}.w"], self.w[f"{layer}.b"]
         self.act(out, len(b))
-        if self.dtype == "float32":
-            wt = self.mb.tensor(f"{layer}.w", list(w.shape), "float32", data=w)
-            bt = self.mb.tensor(f"{layer}.b", list(b.shape), "float32", data=b)
-        else:
-            scales = np.maximum(np.abs(w).max(axis=1), 1e-8) / 127.0
-            wq = np.clip(np.round(w / scales[:, None]), -127, 127)
-            wt = self.mb.tensor(f"{layer}.w", list(w.shape), "int8", scale=list(scales), zero_point=[0] * len(scales),
-                                axis=0, data=wq)
-            bias_scales = self.quant(x)[0] * scales  # 16x8: an int64 bias, as the converter writes it
-            bt = self.mb.tensor(f"{layer}.b", list(b.shape), "int32" if self.dtype == "int8" else "int64",
-                                scale=list(bias_scales), zero_point=[0] * len(b), axis=0,
-                                data=np.round(b / bias_scales).astype(np.int64))
+        scales = np.maximum(np.abs(w).max(axis=1), 1e-8) / 127.0
+        bias_scales = self.quant(x)[0] * scales
+        if f"{layer}.w" not in self.consts:
+            if self.dtype == "float32":
+                self.consts[f"{layer}.w"] = self.mb.tensor(f"{layer}.w", list(w.shape), "float32", data=w)
+            else:
+                self.consts[f"{layer}.w"] = self.mb.tensor(
+                    f"{layer}.w", list(w.shape), "int8", scale=list(scales), zero_point=[0] * len(scales), axis=0,
+                    data=np.clip(np.round(w / scales[:, None]), -127, 127))
+        key = (layer, tuple(bias_scales))
+        if key not in self.consts:
+            name = f"{layer}.b" if self.dtype == "float32" else f"{layer}.b@{x}"
+            if self.dtype == "float32":
+                self.consts[key] = self.mb.tensor(name, list(b.shape), "float32", data=b)
+            else:  # 16x8: an int64 bias, as the converter writes it
+                self.consts[key] = self.mb.tensor(
+                    name, list(b.shape), "int32" if self.dtype == "int8" else "int64", scale=list(bias_scales),
+                    zero_point=[0] * len(b), axis=0, data=np.round(b / bias_scales).astype(np.int64))
+        wt, bt = self.consts[f"{layer}.w"], self.consts[key]
         self.mb.op("FULLY_CONNECTED", [self.tensors[x], wt, bt], [self.tensors[out]], fused_activation_function="NONE")
         return out
 
@@ -145,9 +156,8 @@ class Net:
             self.mb.op("SPLIT_V", [self.tensors[x], size_t, axis], indices, num_splits=len(outs))
         return outs
 
-    def concat(self, parts: list[str], out: str) -> str:
-        """CONCATENATION along the features; a part at other parameters is requantized to the output's."""
-        self.act(out, sum(self.widths[p] for p in parts))
+    def _at(self, parts: list[str], out: str) -> list[int]:
+        """The parts at the output's parameters: one at others goes through a requantizing QUANTIZE."""
         inputs = []
         for p in parts:
             if self.quant(p) != self.quant(out):
@@ -158,25 +168,46 @@ class Net:
                 self.mb.op("QUANTIZE", [self.tensors[p]], [self.tensors[moved]])
                 p = moved
             inputs.append(self.tensors[p])
-        self.mb.op("CONCATENATION", inputs, [self.tensors[out]], axis=1, fused_activation_function="NONE")
+        return inputs
+
+    def concat(self, parts: list[str], out: str) -> str:
+        """CONCATENATION along the features, which needs its inputs at its output's parameters."""
+        self.act(out, sum(self.widths[p] for p in parts))
+        self.mb.op("CONCATENATION", self._at(parts, out), [self.tensors[out]], axis=1, fused_activation_function="NONE")
+        return out
+
+    def unpack(self, x: str, outs: list[str], width: int) -> list[str]:
+        """UNPACK [1, steps, width] into its steps (at the input's parameters, as the op leaves them)."""
+        for name in outs:
+            self.ranges = {**self.ranges, name: self.ranges[x]} if self.ranges else None
+            self.act(name, width)
+        self.mb.op("UNPACK", [self.tensors[x]], [self.tensors[n] for n in outs], num=len(outs), axis=1)
+        return outs
+
+    def pack(self, parts: list[str], out: str) -> str:
+        """PACK the steps into [1, steps, width], at its output's parameters."""
+        width = self.widths[parts[0]]
+        self.act(out, width, [1, len(parts), width])
+        self.mb.op("PACK", self._at(parts, out), [self.tensors[out]], values_count=len(parts), axis=1)
         return out
 
 
-def gru_cell(net: Net, x: str, h: str, reset_after: bool, p: str) -> str:
-    """One GRU step on input `x` and state `h`, its weights and tensors named with the prefix `p`; returns
-    the new state's name."""
+def gru_cell(net: Net, x: str, h: str, reset_after: bool, p: str, weights: str | None = None) -> str:
+    """One GRU step on input `x` and state `h`, its tensors named with the prefix `p`, its weights with
+    `weights` (default `p`); returns the new state's name."""
+    w = p if weights is None else weights
     if reset_after:
-        xz, xr, xc = net.split(net.fc(x, f"{p}x", f"{p}mx"), [f"{p}xz", f"{p}xr", f"{p}xc"])
+        xz, xr, xc = net.split(net.fc(x, f"{w}x", f"{p}mx"), [f"{p}xz", f"{p}xr", f"{p}xc"])
         u = net.widths[xz]
-        hz, hr, hc = net.split(net.fc(h, f"{p}h", f"{p}mh"), [f"{p}hz", f"{p}hr", f"{p}hc"], [u, u, -1])
+        hz, hr, hc = net.split(net.fc(h, f"{w}h", f"{p}mh"), [f"{p}hz", f"{p}hr", f"{p}hc"], [u, u, -1])
         z = net.unary("LOGISTIC", net.binary("ADD", xz, hz, f"{p}z_in"), f"{p}z")
         r = net.unary("LOGISTIC", net.binary("ADD", xr, hr, f"{p}r_in"), f"{p}r")
         c_in = net.binary("ADD", xc, net.binary("MUL", r, hc, f"{p}r_hc"), f"{p}c_in")
     else:
-        g = net.unary("LOGISTIC", net.fc(net.concat([x, h], f"{p}xh"), f"{p}g", f"{p}g_in"), f"{p}g")
+        g = net.unary("LOGISTIC", net.fc(net.concat([x, h], f"{p}xh"), f"{w}g", f"{p}g_in"), f"{p}g")
         r, z = net.split(g, [f"{p}r", f"{p}z"])
         rh = net.binary("MUL", r, h, f"{p}rh")
-        c_in = net.fc(net.concat([x, rh], f"{p}xrh"), f"{p}c", f"{p}c_in")
+        c_in = net.fc(net.concat([x, rh], f"{p}xrh"), f"{w}c", f"{p}c_in")
     c = net.unary("TANH", c_in, f"{p}c")
     zh = net.binary("MUL", z, h, f"{p}zh")
     zc = net.binary("MUL", net.binary("SUB", net.one(), z, f"{p}not_z"), c, f"{p}zc")
@@ -215,6 +246,7 @@ class Recurrent:
     emit: Callable[[Net], tuple[list[str], list[str]]]
     states: dict[str, str]
     features: int
+    steps: int = 1  # frames per call: x is [1, steps, features] when more than one
 
 
 def gru(inputs: int, units: int, reset_after: bool, seed: int) -> Recurrent:
@@ -226,6 +258,23 @@ def gru(inputs: int, units: int, reset_after: bool, seed: int) -> Recurrent:
         return [x, h], [gru_cell(net, x, h, reset_after, "")]
 
     return Recurrent({k: v.astype(np.float32) for k, v in weights.items()}, emit, {"h": "h_new"}, inputs)
+
+
+def gru_sequence(seed: int, steps: int = 3, inputs: int = 16, units: int = 12) -> Recurrent:
+    """An unrolled GRU over `steps` frames per call, as the converter writes a Keras GRU with
+    return_sequences and unroll: UNPACK over time, one cell per step sharing the weights, PACK of the
+    states; outputs the sequence and the last state."""
+    weights = gru_weights(np.random.default_rng(seed), inputs, units, True, "g.")
+
+    def emit(net: Net) -> tuple[list[str], list[str]]:
+        x, h = net.act("x", inputs, [1, steps, inputs]), net.act("h", units)
+        states = [h]
+        for t, frame in enumerate(net.unpack(x, [f"x{t}" for t in range(steps)], inputs)):
+            states.append(gru_cell(net, frame, states[-1], True, f"t{t}.", "g."))
+        return [x, h], [net.pack(states[1:], "y"), states[-1]]
+
+    return Recurrent({k: v.astype(np.float32) for k, v in weights.items()}, emit, {"h": f"t{steps - 1}.h_new"},
+                     inputs, steps)
 
 
 def gru_keyword(seed: int, features: int = 40, units: int = 32, keywords: int = 4) -> Recurrent:
@@ -289,13 +338,20 @@ def features(inputs: int, frames: int, seed: int) -> np.ndarray:
     return (bands + rng.normal(0, 0.4, (frames, inputs))).astype(np.float32)[:, None, :]
 
 
-def calibrate(model: Recurrent, frames: int = 64, seed: int = 100) -> Ranges:
+def frames(model: Recurrent, count: int, seed: int) -> np.ndarray:
+    """`count` calls' worth of float input x: [count, 1, features], or [count, 1, steps, features]."""
+    if model.steps == 1:
+        return features(model.features, count, seed)
+    return features(model.features, count * model.steps, seed).reshape(count, 1, model.steps, model.features)
+
+
+def calibrate(model: Recurrent, calls: int = 64, seed: int = 100) -> Ranges:
     """Every activation's range over a calibration stream through the float model (the states fed back);
     a state's input and output take the union of both, as they are one tensor going round."""
     graph = load_tflite(build(model, probe=True), "float_probe")
     ranges: dict[str, tuple[float, float]] = {}
     states = {t.name: np.zeros(t.shape, np.float32) for t in graph.inputs if t.name in model.states}
-    for x in features(model.features, frames, seed):
+    for x in frames(model, calls, seed):
         values = {"x": x, **states, **interpret(graph, {"x": x, **states})}
         for name, v in values.items():
             lo, hi = ranges.get(name, (np.inf, -np.inf))

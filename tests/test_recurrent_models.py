@@ -11,7 +11,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gru_models import Recurrent, build, calibrate, features, gru, gru_keyword, quantize_input, rnnoise
+from gru_models import (
+    Recurrent,
+    build,
+    calibrate,
+    features,
+    frames,
+    gru,
+    gru_keyword,
+    gru_sequence,
+    quantize_input,
+    rnnoise,
+)
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
@@ -46,7 +57,7 @@ def tflm_stream(model: bytes, graph: Graph, recurrent: Recurrent) -> tuple[Frame
     states = {t.name: np.full(t.shape, 0 if t.dtype is DType.FLOAT32 else t.zero_point, t.dtype.np)
               for t in graph.inputs[1:]}
     inputs, outputs = [], []
-    for x in features(recurrent.features, FRAMES, seed=7):
+    for x in frames(recurrent, FRAMES, seed=7):
         frame = {"x": x if x_t.dtype is DType.FLOAT32 else quantize_input(x, model, "x"), **states}
         for i, t in enumerate(graph.inputs):
             interp.set_input(frame[t.name], i)
@@ -106,6 +117,15 @@ def test_gru_keyword_spotter_stream_is_bit_exact(dtype: str, tmp_path: Path) -> 
     assert [n.op for n in graph.nodes][-2:] == ["fully_connected", "softmax"]
 
 
+@pytest.mark.parametrize("dtype", ["int8", pytest.param("int16", id="16x8")])
+def test_unrolled_gru_sequence_stream_is_bit_exact(dtype: str, tmp_path: Path) -> None:
+    """Three frames per call: UNPACK, three cells on one set of weights, PACK (its inputs requantized)."""
+    graph = check_integer_stream(gru_sequence(seed=5), dtype, tmp_path)
+    assert {"unpack", "pack"} <= {n.op for n in graph.nodes}
+    weights = {t for n in graph.nodes if n.op == "fully_connected" for t in n.inputs[1:2]}
+    assert len(weights) == 2, "the steps share the input and the recurrent weights"
+
+
 RV32_MODELS = [pytest.param(cell(True), id="reset_after"), pytest.param(cell(False), id="reset_before_concat"),
                pytest.param(gru_keyword(seed=4), id="keyword")]
 
@@ -152,7 +172,8 @@ def test_float_gru_ops_match_tflm_one_by_one(reset_after: bool) -> None:
 
 @pytest.mark.parametrize("recurrent", [pytest.param(cell(True), id="reset_after"),
                                        pytest.param(cell(False), id="reset_before_concat"),
-                                       pytest.param(rnnoise(seed=2), id="rnnoise")])
+                                       pytest.param(rnnoise(seed=2), id="rnnoise"),
+                                       pytest.param(gru_sequence(seed=5), id="sequence")])
 def test_float_stream(recurrent: Recurrent, tmp_path: Path) -> None:
     """Over the stream, the generated C gives the reference's bits, and both stay within the stated bound
     of TFLite Micro at the outputs' scale (|h| < 1: the bound's ULP at 1). Counted in ULP of each value,
