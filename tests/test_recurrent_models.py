@@ -126,17 +126,24 @@ def test_unrolled_gru_sequence_stream_is_bit_exact(dtype: str, tmp_path: Path) -
     assert len(weights) == 2, "the steps share the input and the recurrent weights"
 
 
-RV32_MODELS = [pytest.param(cell(True), id="reset_after"), pytest.param(cell(False), id="reset_before_concat"),
-               pytest.param(gru_keyword(seed=4), id="keyword")]
+RV32_MODELS = [pytest.param(cell(True), "int8", id="reset_after"),
+               pytest.param(cell(False), "int8", id="reset_before_concat"),
+               pytest.param(gru_keyword(seed=4), "int8", id="keyword"),
+               pytest.param(rnnoise(seed=2), "int8", id="rnnoise"),
+               pytest.param(gru_keyword(seed=4), "int16", id="keyword-16x8"),
+               pytest.param(gru_keyword(seed=4), "float32", id="keyword-float32")]
 
 
-@pytest.mark.parametrize("recurrent", RV32_MODELS)
-def test_int8_on_rv32(recurrent: Recurrent, tmp_path: Path) -> None:
-    """The firmware (scalar kernels) on the virtual platform, frame by frame of TFLite Micro's stream: the
-    model keeps no state of its own, so each frame is a run of its own."""
-    model = model_bytes(recurrent, "int8")
+@pytest.mark.parametrize("recurrent,dtype", RV32_MODELS)
+def test_on_rv32(recurrent: Recurrent, dtype: str, tmp_path: Path) -> None:
+    """The firmware (scalar kernels; soft float) on the virtual platform, frame by frame of TFLite Micro's
+    stream: integers bit for bit with TFLite Micro, float32 bit for bit with mote's reference (so within the
+    bound of TFLite Micro). The model keeps no state of its own, so each frame is a run of its own."""
+    model = model_bytes(recurrent, dtype)
     graph = load_tflite(model, "recurrent")
     inputs, expected = tflm_stream(model, graph, recurrent)
+    if dtype == "float32":
+        expected = [interpret(graph, frame) for frame in inputs]
     firmware = build_rv32(compile_graph(graph), tmp_path / "fw", Rv32Config(cc="zig"))
     for k, result in enumerate(firmware.run_stream(inputs)):
         for name, want in expected[k].items():
