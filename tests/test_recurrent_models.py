@@ -26,6 +26,7 @@ from gru_models import (
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
+from mote.errors import GraphError
 from mote.frontend.tflite import load_tflite
 from mote.ir import DType, Graph
 from mote.ops import OPS
@@ -200,3 +201,40 @@ def test_float_stream(recurrent: Recurrent, tmp_path: Path) -> None:
             assert float(np.abs(want[name]).max()) < 1.0
         # mote run's comparison says so too
         assert tflm_match(tmp_path / "model.tflite", graph, frame, reference).agrees, f"frame {k}"
+
+
+def state_in_a_variable_tensor(model: bytes) -> bytes:
+    """The GRU keyword spotter with its state kept in the model: `h` made a variable tensor that the cell's
+    last ADD writes, instead of an input fed back from an output. The converter never writes this (it marks
+    variable tensors only for SVDF's and the LSTM and RNN ops' state), but TFLite Micro runs it."""
+    import flatbuffers
+    import tflite_micro.tensorflow.lite.micro.python.schema_py_generated as schema
+
+    m = schema.ModelT.InitFromPackedBuf(model, 0)
+    sub = m.subgraphs[0]
+    index = {t.name.decode(): i for i, t in enumerate(sub.tensors)}
+    h, h_new = index["h"], index["g.h_new"]
+    sub.tensors[h].isVariable = True
+    for op in sub.operators:
+        op.inputs = [h if i == h_new else i for i in op.inputs]
+        op.outputs = [h if i == h_new else i for i in op.outputs]
+    sub.inputs = [i for i in sub.inputs if i != h]
+    sub.outputs = [i for i in sub.outputs if i != h_new]
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(m.Pack(builder), file_identifier=b"TFL3")
+    return bytes(builder.Output())
+
+
+def test_state_in_a_variable_tensor_is_refused_with_the_way_out() -> None:
+    recurrent = gru_keyword(seed=4)
+    model = model_bytes(recurrent, "float32")
+    inside = state_in_a_variable_tensor(model)
+    graph = load_tflite(model, "keyword")
+    _, expected = tflm_stream(model, graph, recurrent)
+    interp = runtime.Interpreter.from_bytes(inside, arena_size=1 << 20)
+    for k, x in enumerate(frames(recurrent, FRAMES, seed=7)):  # TFLite Micro carries the state itself
+        interp.set_input(x, 0)
+        interp.invoke()
+        np.testing.assert_array_equal(interp.get_output(0).reshape(1, -1), expected[k]["probs"], err_msg=f"frame {k}")
+    with pytest.raises(GraphError, match="writes the state 'h' .* make the state a model input and output"):
+        load_tflite(inside, "keyword")

@@ -52,9 +52,13 @@ def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
             if t is not None and not t.is_const and t not in available:
                 raise GraphError(f"node {node.name!r} ({node.op}): input {t.name!r} is used before it is produced")
         for t in node.outputs:
-            if t in available or t.is_const or t.variable:
+            if t.variable:
+                raise GraphError(f"node {node.name!r} ({node.op}): writes the state {t.name!r} (a variable tensor); "
+                                 "mote keeps state only for the ops that update it in place (SVDF): make the "
+                                 "state a model input and output that the caller feeds back")
+            if t in available or t.is_const:
                 raise GraphError(f"node {node.name!r} ({node.op}): output {t.name!r} is produced twice "
-                                 "(or is a constant, state or a graph input)")
+                                 "(or is a constant or a graph input)")
             available.add(t)
         if each_node is not None:
             each_node(node)
