@@ -28,7 +28,8 @@ STACK_FILL = 0x5AC3_5AC3  # the pattern the simulator paints the stack with, for
 
 
 class Reg(IntEnum):
-    """Device registers: byte offsets into the device page. All are write-only 32-bit words."""
+    """Device registers: byte offsets into the device page. All are 32-bit words, written by the firmware
+    except FRAME, which it reads."""
 
     EXIT = 0x00         # ends the run; the value written is the exit status
     CONSOLE = 0x04      # the low byte written is appended to the console
@@ -39,6 +40,17 @@ class Reg(IntEnum):
     IO_INDEX = 0x20     # selects model input/output i for the next INPUT or OUTPUT store
     INPUT = 0x24        # the address of input i's buffer: the simulator fills it at this store
     OUTPUT = 0x28       # the address of output i's buffer: the simulator reads it at this store
+    FRAME = 0x2C        # read: starts the next frame of a stream, see `FrameCommand`
+
+
+class FrameCommand(IntEnum):
+    """What a read of Reg.FRAME returns to the firmware of a model with state, which runs a stream of
+    frames in one run: its next INPUT stores get the next frame's inputs, its OUTPUT stores give that
+    frame's outputs."""
+
+    END = 0    # no frame is left: the stream is over
+    RUN = 1    # run the next frame, continuing the stream
+    RESET = 2  # call model_reset(), then run the next frame
 
 
 MARKS = (Reg.LAYER_BEGIN, Reg.LAYER_END, Reg.RUN_BEGIN, Reg.RUN_END)
@@ -62,6 +74,7 @@ class DeviceState:
     marks: list[Mark] = field(default_factory=list)
     io_index: int = 0
     outputs: dict[int, bytes] = field(default_factory=dict)  # model output i, as read at its OUTPUT store
+    frames: list[dict[int, bytes]] = field(default_factory=list)  # a stream's outputs, frame by frame
     open_layer: int | None = None  # the layer that began and has not ended, for fault messages
     last_layer: int | None = None
 
@@ -100,6 +113,11 @@ def c_header() -> str:
 #define MOTE_VP_RUN_END() (MOTE_VP_REG(RUN_END) = 0u)
 #define MOTE_VP_PUTC(c) (MOTE_VP_REG(CONSOLE) = (uint32_t)(unsigned char)(c))
 #define MOTE_VP_EXIT(status) (MOTE_VP_REG(EXIT) = (uint32_t)(status))
+/* A stream of frames (models with state): the next frame's command, a MOTE_VP_FRAME_* value. */
+#define MOTE_VP_NEXT_FRAME() (MOTE_VP_REG(FRAME))
+#define MOTE_VP_FRAME_END {FrameCommand.END.value}u
+#define MOTE_VP_FRAME_RUN {FrameCommand.RUN.value}u
+#define MOTE_VP_FRAME_RESET {FrameCommand.RESET.value}u
 /* Model I/O in place: the simulator writes input i into, or reads output i from, the given buffer. */
 #define MOTE_VP_INPUT(i, buffer) \\
   (MOTE_VP_REG(IO_INDEX) = (uint32_t)(i), MOTE_VP_REG(INPUT) = (uint32_t)(uintptr_t)(buffer))

@@ -34,7 +34,8 @@ class Machine(LoadedFirmware):
     def run(self, writes: dict[str, bytes] | None = None, reads: tuple[str, ...] = (),
             instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT,
             instrument: Callable[[uc_mod.Uc], None] | None = None,
-            io_inputs: tuple[bytes, ...] = (), io_output_sizes: tuple[int, ...] = ()) -> Execution:
+            io_inputs: tuple[bytes, ...] = (), io_output_sizes: tuple[int, ...] = (),
+            io_stream: tuple[tuple[bytes, ...], ...] = (), resets: frozenset[int] = frozenset()) -> Execution:
         """Load the firmware, write `writes` ({symbol: bytes}) into memory, run to the exit store and
         return the counters and the bytes of the symbols in `reads`. Raises a SimulationError.
 
@@ -42,8 +43,12 @@ class Machine(LoadedFirmware):
         `io_output_sizes[i]` bytes are read at its OUTPUT store for output i (model I/O in place).
 
         `instrument`, if given, gets the Unicorn instance before the run starts, to add hooks of its
-        own (the tests check the native counts against a per-instruction trace this way)."""
-        run = Run(self, writes or {}, instruction_limit, io_inputs, io_output_sizes)
+        own (the tests check the native counts against a per-instruction trace this way).
+
+        `io_stream` holds a stream's inputs frame by frame, in place of `io_inputs`, for firmware that
+        reads Reg.FRAME before each frame (a model with state); the frames in `resets` start with
+        model_reset(). Execution.io_frames then holds each frame's outputs."""
+        run = Run(self, writes or {}, instruction_limit, io_inputs, io_output_sizes, io_stream, resets)
         if instrument is not None:
             instrument(run.uc)
         return run.go(reads)

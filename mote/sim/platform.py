@@ -49,6 +49,7 @@ class Execution:
     seconds: float          # in the emulator
     outputs: dict[str, bytes] = field(default_factory=dict)  # the `reads` symbols' bytes
     io_outputs: dict[int, bytes] = field(default_factory=dict)  # model output i, from its OUTPUT store
+    io_frames: list[dict[int, bytes]] = field(default_factory=list)  # a stream's io_outputs, frame by frame
     exact: bool = True      # every mark's store was located (always so for mote's firmware)
     accel: AccelStats | None = None  # the accelerator's jobs and cost-model cycles, if the platform has one
 

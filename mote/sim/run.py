@@ -15,7 +15,17 @@ from mote.sim import counting
 from mote.sim.accel_device import AccelDevice
 from mote.sim.counting import ClassTally, Counter, Snapshot
 from mote.sim.decode import Insn
-from mote.sim.devices import ACCEL_BASE, DEVICE_BASE, DEVICE_BYTES, MARKS, STACK_FILL, DeviceState, Mark, Reg
+from mote.sim.devices import (
+    ACCEL_BASE,
+    DEVICE_BASE,
+    DEVICE_BYTES,
+    MARKS,
+    STACK_FILL,
+    DeviceState,
+    FrameCommand,
+    Mark,
+    Reg,
+)
 from mote.sim.faults import (
     ExitStatusError,
     IllegalInstructionError,
@@ -47,10 +57,13 @@ class Run:
     """The state of one run: the Unicorn instance, the counter, the devices, the first fault."""
 
     def __init__(self, machine: LoadedFirmware, writes: dict[str, bytes], instruction_limit: int,
-                 io_inputs: tuple[bytes, ...], io_output_sizes: tuple[int, ...]) -> None:
+                 io_inputs: tuple[bytes, ...], io_output_sizes: tuple[int, ...],
+                 io_stream: tuple[tuple[bytes, ...], ...] = (), resets: frozenset[int] = frozenset()) -> None:
         self.m = machine
-        self.io_inputs = io_inputs
+        self.io_inputs = io_stream[0] if io_stream else io_inputs
         self.io_output_sizes = io_output_sizes
+        self.io_stream = io_stream  # a stream's inputs, frame by frame (Reg.FRAME reads step through them)
+        self.resets = resets  # the frames that start with model_reset()
         mem = machine.memory
         uc = uc_mod.Uc(uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32)
         # an RV32IMAC microcontroller core, or (F extension) an RV32GC one; firmware runs in machine mode
@@ -113,7 +126,14 @@ class Run:
     # --- devices --------------------------------------------------------------------------------------
 
     def _device_read(self, uc: uc_mod.Uc, offset: int, size: int, data: object) -> int:
-        return 0
+        if offset != Reg.FRAME:
+            return 0
+        dev, frame = self.devices, len(self.devices.frames)
+        if frame >= len(self.io_stream):
+            return int(FrameCommand.END)
+        self.io_inputs = self.io_stream[frame]
+        dev.frames.append({})
+        return int(FrameCommand.RESET if frame in self.resets else FrameCommand.RUN)
 
     def _device_write(self, uc: uc_mod.Uc, offset: int, size: int, value: int, data: object) -> None:
         try:
@@ -157,6 +177,8 @@ class Run:
                 self.uc.mem_write(value, self.io_inputs[dev.io_index])
             else:
                 dev.outputs[dev.io_index] = bytes(self.uc.mem_read(value, sizes[dev.io_index]))
+                if dev.frames:
+                    dev.frames[-1][dev.io_index] = dev.outputs[dev.io_index]
         except uc_mod.UcError:
             self._fail(MemoryAccessError, f"model {reg.name.lower()} {dev.io_index} buffer at 0x{value:08x} "
                        "is not in mapped memory", None)
@@ -283,7 +305,7 @@ class Run:
             outputs[name] = bytes(self.uc.mem_read(addr, size))
         snap = self.exit_snapshot
         return Execution(status, console, snap.instructions, tally.classes(snap), marks, stack_used, seconds,
-                         outputs, dict(self.devices.outputs), self.exact,
+                         outputs, dict(self.devices.outputs), list(self.devices.frames), self.exact,
                          self.accel.stats if self.accel is not None else None)
 
     def _stack_used(self) -> int:

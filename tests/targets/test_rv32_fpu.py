@@ -55,6 +55,32 @@ def test_integer_model_is_unchanged_by_the_fpu(tmp_path: Path) -> None:
     assert hard.to_json()["class_counts"]["fpu"] == 0
 
 
+def transcendental_model() -> bytes:
+    """Every float op that calls one of mote's own math functions (mote_expf.c and its siblings, which use
+    <math.h> for its special values only), side by side on one input."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 24], "float32")
+    squashed = mb.tensor("squashed", [1, 24], "float32")
+    mb.op("LOGISTIC", [x], [squashed])
+    outputs = []
+    for op, source in [("EXP", x), ("TANH", x), ("SIN", x), ("COS", x), ("SOFTMAX", x), ("LOG", squashed),
+                       ("SQRT", squashed), ("RSQRT", squashed), ("ELU", x)]:
+        y = mb.tensor(op.lower(), [1, 24], "float32")
+        mb.op(op, [source], [y], **({"beta": 1.0} if op == "SOFTMAX" else {}))
+        outputs.append(y)
+    return mb.build([x], [squashed, *outputs])
+
+
+@pytest.mark.parametrize("isa", ["rv32imc", "rv32imfc"])
+def test_float_math_builds_freestanding_and_matches_the_reference(isa: str, tmp_path: Path) -> None:
+    """zig's freestanding target has no C library headers: the platform's include/math.h gives the kernels
+    the special values they take from <math.h>."""
+    model = tmp_path / "math.tflite"
+    model.write_bytes(transcendental_model())
+    report = _run(model, isa, tmp_path)
+    assert report.bit_exact
+
+
 @pytest.mark.parametrize("word,cls", [(0x00B57553, Cls.FPU), (0x18B57553, Cls.FDIV), (0x58057553, Cls.FDIV),
                                       (0x10B57543, Cls.FPU), (0x02B50533, Cls.MUL)])
 def test_decoder_classes_float_instructions(word: int, cls: Cls) -> None:
