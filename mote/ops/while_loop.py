@@ -2,7 +2,8 @@
 them, the body subgraph maps them to their next values. Its outputs are their last values. The cond takes
 the loop-carried tensors and gives one bool; the body takes and gives them; every one keeps its dtype and
 shape from one iteration to the next. Any dtype: the subgraphs compute, WHILE only copies. As in TFLite
-Micro there is no bound on the iterations: the cond ends the loop."""
+Micro the generated C has no bound on the iterations: the cond ends the loop. The reference interpreter
+stops at ITERATION_LIMIT, so that a hostile model or input cannot hang `mote run` (which runs it first)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from mote.errors import MoteError
 from mote.ir import DType, Graph, Node
 from mote.ops import checks
 from mote.ops.registry import REQUIRED, OpDef, attr, register
 from mote.ops.subgraphs import boolean_scalar, first_true, graph_macs, refuse_emit, run_graph, same_tensors
+
+ITERATION_LIMIT = 1 << 20  # far more than a model meant for a microcontroller loops in one call
 
 
 def _graphs(node: Node) -> tuple[Graph, Graph]:
@@ -53,8 +57,13 @@ def reference(node: Node, params: Any, inputs: list[np.ndarray]) -> list[np.ndar
     n = len(node.outputs)
     state = {t: a for t, a in zip(node.inputs[n:], inputs[n:]) if t is not None}
     carried = [np.array(a) for a in inputs[:n]]
+    iterations = 0
     while first_true(run_graph(cond, carried, state)[0]):
+        if iterations == ITERATION_LIMIT:
+            raise MoteError(f"WHILE {node.name!r}: its cond was still true after {ITERATION_LIMIT:,} iterations; "
+                            "mote's reference stops there: check the inputs that set the trip count")
         carried = run_graph(body, carried, state)
+        iterations += 1
     return carried
 
 

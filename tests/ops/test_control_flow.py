@@ -11,11 +11,11 @@ import pytest
 from tflite_micro.python.tflite_micro import runtime
 
 from mote.codegen.compile import compile_graph
-from mote.errors import UnsupportedError
+from mote.errors import MoteError, UnsupportedError
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ir import Node, Tensor
-from mote.ops import OPS
+from mote.ops import OPS, while_loop
 from mote.reference import interpret, reset_state
 from mote.targets.host import build_host
 from tests.ops.control_models import SHAPE, if_model, nested_model, while_model
@@ -129,3 +129,14 @@ def test_state_is_never_taken_for_a_loop_carried_input() -> None:
     state = Tensor("v", acc.shape, acc.dtype, acc.quant, variable=True)
     with pytest.raises(UnsupportedError, match="'v'.* is state"):
         OPS["while"].check(Node("while", "w", [*node.inputs[:3], state], node.outputs, node.attrs))
+
+
+def test_a_runaway_loop_stops_the_reference_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A trip count set by a hostile input: mote run interprets the model first, and stops there."""
+    monkeypatch.setattr(while_loop, "ITERATION_LIMIT", 50)
+    graph = load_tflite(while_model("int8"), "control")
+    frame = {"n": np.array([51], dtype=np.int32), "x": np.zeros(SHAPE, np.int8)}
+    with pytest.raises(MoteError, match="still true after 50 iterations"):
+        interpret(graph, frame)
+    frame["n"][0] = 50
+    assert int(interpret(graph, frame)["i"][0]) == 50
