@@ -173,6 +173,10 @@ def check(node: Node) -> None:
     elif (x.dtype, out.dtype) not in REQUANTIZE_PAIRS:
         raise checks.fail(node, f"{x.dtype.value} to {out.dtype.value} is not a conversion TFLite Micro's "
                                 "QUANTIZE makes")
+    elif x.quant is None:
+        raise checks.fail(node, f"the {x.dtype.value} input {x.name!r} has no quantization (scale and zero point): "
+                                "TFLite Micro would take its scale as 0 and write the output zero point everywhere; "
+                                "give the input its scale and zero point")
     else:
         checks.quantized(node, x, "input")
     checks.quantized(node, out, "output")

@@ -90,7 +90,7 @@ def test_softmax_int8_into_int16_matches_tflm(seed: int) -> None:
 
 
 @pytest.mark.parametrize("x_dtype,y_dtype", [("int16", "int8"), ("int8", "int32"), ("int32", "int16"),
-                                             ("uint8", "int8"), ("float32", "int16")])
+                                             ("int32", "int8"), ("uint8", "int8"), ("float32", "int16")])
 def test_c_matches_tflm(x_dtype: str, y_dtype: str, check_model: Callable[..., object]) -> None:
     check_model(convert_model("QUANTIZE", x_dtype, y_dtype, 300, np.random.default_rng(7)), seeds=2, sanitize=True)
 
@@ -103,3 +103,13 @@ def test_c_dequantize_and_softmax_match_tflm(check_model: Callable[..., object])
 def test_conversions_the_interpreter_refuses_are_refused() -> None:
     with pytest.raises(Exception, match="not a conversion TFLite Micro"):
         load_tflite(convert_model("QUANTIZE", "int16", "uint8", 4, np.random.default_rng(0)), "m")
+
+
+def test_an_unquantized_integer_input_is_refused() -> None:
+    """TFLite Micro takes the missing scale as 0 and writes the output zero point everywhere: mote says so."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", [4], "int32")
+    y = mb.tensor("y", [4], "int8", scale=0.1, zero_point=3)
+    mb.op("QUANTIZE", [x], [y])
+    with pytest.raises(Exception, match="has no quantization .* output zero point everywhere"):
+        load_tflite(mb.build([x], [y]), "m")

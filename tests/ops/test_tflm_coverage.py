@@ -24,7 +24,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("LOG_SOFTMAX", "int8"): QUANTIZED,
     **{(b, d): BYTES_AS_BOOL for b in ("LOGICAL_AND", "LOGICAL_OR")
        for d in ("int8", "int16", "int32", "int64", "uint8", "float32")},
-    ("QUANTIZE", "int32"): "QUANTIZE from int32 is not implemented yet",
 }
 # Builtins the interpreter registers that no recipe probes yet, each with its reason.
 NOT_PROBED: dict[str, str] = {
