@@ -4,7 +4,8 @@ outputs it computed compare with the tool the model was written for.
 Integers must be identical. Floats are identical too where mote's kernels keep TFLite Micro's operation
 order; where a transcendental function is involved, mote's own implementation may differ by a few units
 in the last place (ULP): the comparison reports the largest difference in ULP. A model TFLite Micro
-refuses (a legacy uint8 model, say) is reported as such: mote's reference is then the only check.
+refuses is reported as such, and so is a legacy uint8 model, which it no longer runs (mote.frontend.tflite_uint8):
+mote's reference is then the only check.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from mote.frontend.tflite_uint8 import NOTE
 from mote.ir import DType, Graph
 from mote.ops.float_math import TRANSCENDENTAL_OPS, ULP_BOUND
 
@@ -79,6 +81,8 @@ def tflm_match(model_path: Path, graph: Graph, inputs: dict[str, np.ndarray],
     """Run the model in TFLite Micro's interpreter on `inputs` and compare with `outputs`."""
     from tflite_micro.python.tflite_micro import runtime  # loads the interpreter's native library: only here
 
+    if any(NOTE in note for note in graph.notes):  # mote.frontend.tflite_uint8: nothing to ask the interpreter
+        return TflmMatch(False, note="it does not run legacy uint8 models")
     try:
         interpreter = runtime.Interpreter.from_bytes(Path(model_path).read_bytes(), arena_size=ARENA_BYTES)
         for i, t in enumerate(graph.inputs):

@@ -12,6 +12,7 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 from mote.errors import ModelFileError, UnsupportedError
 from mote.frontend.files import check_regular_file
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
+from mote.frontend.tflite_uint8 import convert_legacy_uint8, is_legacy_uint8
 from mote.ir import DType, Graph, Node, Quant, Tensor
 from mote.ir.verify import check_tensor
 from mote.ops import registry
@@ -51,6 +52,8 @@ def load_tflite(data: bytes, name: str = "model") -> Graph:
         attrs = {**_declared(op.builtinOptions, supported[builtin]), **_attrs(op.builtinOptions, inputs, where)}
         node = Node(supported[builtin], outputs[0].name, inputs, outputs, attrs, index)
         graph.nodes.append(node)
+    if is_legacy_uint8(graph):
+        convert_legacy_uint8(graph)
     validate(graph)
     return graph
 

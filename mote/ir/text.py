@@ -12,7 +12,7 @@
   `#3`... for a later tensor that reuses a name). Its type follows where it is defined: as a graph
   input, as a constant (listed in order of first use, before the nodes), or as a node's output;
   elsewhere it is named only. `_` is an absent optional input.
-- A type is `dtype[shape]` (i8, i16, i32, f32; `[]` for a scalar), then its quantization: `q(scale,
+- A type is `dtype[shape]` (i8, i16, i32, f32, u8, i64, bool; `[]` for a scalar), then its quantization: `q(scale,
   zero_point)` per tensor, or `q(axis A: N scales lo..hi, zp Z)` per channel (`zp lo..hi` when the
   zero points differ). Scales are printed with 6 significant digits.
 - State (variable tensors, kept across calls) is listed after the constants as `state %name: type`.
@@ -41,7 +41,8 @@ import numpy as np
 from mote.ir.node import Node
 from mote.ir.tensor import DType, Quant, Tensor
 
-_DTYPES = {DType.INT8: "i8", DType.INT16: "i16", DType.INT32: "i32", DType.FLOAT32: "f32"}
+_DTYPES = {DType.INT8: "i8", DType.INT16: "i16", DType.INT32: "i32", DType.FLOAT32: "f32", DType.UINT8: "u8",
+           DType.INT64: "i64", DType.BOOL: "bool"}
 _BARE_NAME = re.compile(r"[\w.:;/+-]+")  # nothing the format itself uses: spaces, commas, brackets, quotes, #
 
 

@@ -14,6 +14,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.quantize import REQUANTIZE_PAIRS
+from mote.ops.registry import Core, choose_kernel
 
 
 def _zero_point(rng: np.random.Generator, dtype: str) -> int:
@@ -113,3 +114,18 @@ def test_an_unquantized_integer_input_is_refused() -> None:
     mb.op("QUANTIZE", [x], [y])
     with pytest.raises(Exception, match="has no quantization .* output zero point everywhere"):
         load_tflite(mb.build([x], [y]), "m")
+
+
+@pytest.mark.parametrize("x_dtype,y_dtype,shift", [("uint8", "int8", -128), ("int8", "uint8", 128)])
+def test_the_uint8_boundary_flips_the_top_bit(x_dtype: str, y_dtype: str, shift: int,
+                                              check_model: Callable[..., object]) -> None:
+    """The same scale, zero points 128 apart: mote_quantize_flip_u8, x ^ 0x80, as the interpreter."""
+    mb = ModelBuilder()
+    zero_point = 131 if x_dtype == "uint8" else 3
+    x = mb.tensor("x", [3, 100], x_dtype, scale=0.037, zero_point=zero_point)
+    y = mb.tensor("y", [3, 100], y_dtype, scale=0.037, zero_point=zero_point + shift)
+    mb.op("QUANTIZE", [x], [y])
+    graph = check_model(mb.build([x], [y]), seeds=2, sanitize=True)
+    node = graph.nodes[0]  # type: ignore[attr-defined]
+    assert choose_kernel(OPS["quantize"], node, OPS["quantize"].prepare(node), Core.VECTOR).kernel.func == \
+        "mote_quantize_flip_u8"
