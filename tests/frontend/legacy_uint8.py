@@ -144,10 +144,10 @@ def mobilenet_uint8(seed: int = 0, size: int = 16) -> tuple[bytes, dict[str, obj
     rng = np.random.default_rng(seed)
     mb = ModelBuilder()
     c = {
-        "w1": _weights(rng, [8, 3, 3, 3], 151), "w1q": (0.0213, 151),
-        "w2": _weights(rng, [1, 3, 3, 8], 110), "w2q": (0.0317, 110),
-        "w3": _weights(rng, [12, 1, 1, 8], 97), "w3q": (0.0188, 97),
-        "w4": _weights(rng, [10, 1, 1, 12], 128), "w4q": (0.0254, 128),
+        "w1": _weights(rng, [8, 3, 3, 3], 151), "w1q": (0.00213, 151),
+        "w2": _weights(rng, [1, 3, 3, 8], 110), "w2q": (0.00617, 110),
+        "w3": _weights(rng, [12, 1, 1, 8], 97), "w3q": (0.00288, 97),
+        "w4": _weights(rng, [10, 1, 1, 12], 128), "w4q": (0.0154, 128),
     }
     for i, (prev, out_ch) in enumerate(((INPUT_Q, 8), (RELU6_Q, 8), (RELU6_Q, 12), (RELU6_Q, 10)), start=1):
         c[f"b{i}"] = rng.integers(-3000, 3000, out_ch).astype(np.int32)
@@ -193,3 +193,71 @@ def reference_outputs(c: dict[str, object], image: np.ndarray) -> dict[str, np.n
     logits = conv_uint8(pool, RELU6_Q, c["w4"], c["w4q"], c["b4"], LOGITS_Q, 1, "SAME", "NONE")  # type: ignore[arg-type]
     probs = softmax_uint8(logits.reshape(-1), *LOGITS_Q)
     return {"conv1": h1, "dw2": h2, "pw3": h3, "pool": pool, "logits": logits, "probs": probs.reshape(1, 10)}
+
+
+def add_uint8(a: np.ndarray, aq: tuple[float, int], b: np.ndarray, bq: tuple[float, int],
+              outq: tuple[float, int]) -> np.ndarray:
+    """TFLite's uint8 Add: both inputs shifted left 20 bits, scaled to twice the larger input scale, summed,
+    rescaled to the output."""
+    twice_max = 2 * max(float(np.float32(aq[0])), float(np.float32(bq[0])))
+    m1, s1 = quantize_multiplier(float(np.float32(aq[0])) / twice_max)
+    m2, s2 = quantize_multiplier(float(np.float32(bq[0])) / twice_max)
+    mo, so = quantize_multiplier(twice_max / ((1 << 20) * float(np.float32(outq[0]))))
+    out = np.zeros(a.shape, np.uint8)
+    for i, (u, v) in enumerate(zip(a.reshape(-1), b.reshape(-1))):
+        su = multiply_by_quantized_multiplier((int(u) - aq[1]) * (1 << 20), m1, s1)
+        sv = multiply_by_quantized_multiplier((int(v) - bq[1]) * (1 << 20), m2, s2)
+        out.reshape(-1)[i] = min(max(multiply_by_quantized_multiplier(su + sv, mo, so) + outq[1], 0), 255)
+    return out
+
+
+def fully_connected_uint8(x: np.ndarray, xq: tuple[float, int], w: np.ndarray, wq: tuple[float, int],
+                          bias: np.ndarray, outq: tuple[float, int], activation: str) -> np.ndarray:
+    """TFLite's uint8 FullyConnected of x [batches, depth] by w [out, depth]: sum (w - w_zp) * (x - x_zp) + bias,
+    requantized as a convolution."""
+    multiplier, shift = quantize_multiplier(float(np.float32(xq[0])) * float(np.float32(wq[0]))
+                                            / float(np.float32(outq[0])))
+    low, high = (max(0, outq[1]), 255) if activation == "RELU" else activation_range(activation, *outq)
+    acc = (x.astype(np.int64) - xq[1]) @ (w.astype(np.int64) - wq[1]).T + bias
+    flat = [min(max(multiply_by_quantized_multiplier(int(a), multiplier, shift) + outq[1], low), high)
+            for a in acc.reshape(-1)]
+    return np.array(flat, np.uint8).reshape(acc.shape)
+
+
+POOL_Q, FC_W_Q, FC_Q, SIDE_Q = (0.02, 110), (0.0011, 77), (0.05, 10), (0.07, 200)
+
+
+def head_uint8(seed: int = 0) -> tuple[bytes, dict[str, np.ndarray]]:
+    """Max pool, reshape, fully connected (weights' zero point 77, ReLU), an add of a second uint8 input,
+    a concatenation and a dequantize: two outputs, uint8 and float32."""
+    rng = np.random.default_rng(seed)
+    c = {"w": _weights(rng, [6, 64], FC_W_Q[1]), "b": rng.integers(-2000, 2000, 6).astype(np.int32)}
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 8, 8, 4], "uint8", scale=POOL_Q[0], zero_point=POOL_Q[1])
+    side = mb.tensor("side", [1, 6], "uint8", scale=SIDE_Q[0], zero_point=SIDE_Q[1])
+    pool = mb.tensor("pool", [1, 4, 4, 4], "uint8", scale=POOL_Q[0], zero_point=POOL_Q[1])
+    mb.op("MAX_POOL_2D", [x], [pool], padding="VALID", stride_h=2, stride_w=2, filter_height=2, filter_width=2)
+    shape = mb.tensor("shape", [2], "int32", data=np.array([1, 64]))
+    flat = mb.tensor("flat", [1, 64], "uint8", scale=POOL_Q[0], zero_point=POOL_Q[1])
+    mb.op("RESHAPE", [pool, shape], [flat])
+    w = mb.tensor("fc/weights", [6, 64], "uint8", scale=FC_W_Q[0], zero_point=FC_W_Q[1], data=c["w"])
+    b = mb.tensor("fc/bias", [6], "int32", scale=float(np.float32(POOL_Q[0]) * np.float32(FC_W_Q[0])), zero_point=0,
+                  data=c["b"])
+    fc = mb.tensor("fc", [1, 6], "uint8", scale=FC_Q[0], zero_point=FC_Q[1])
+    mb.op("FULLY_CONNECTED", [flat, w, b], [fc], fused_activation_function="RELU")
+    total = mb.tensor("sum", [1, 6], "uint8", scale=FC_Q[0], zero_point=FC_Q[1])
+    mb.op("ADD", [fc, side], [total])
+    cat = mb.tensor("cat", [1, 12], "uint8", scale=FC_Q[0], zero_point=FC_Q[1])
+    mb.op("CONCATENATION", [fc, total], [cat], axis=1)
+    real = mb.tensor("real", [1, 12], "float32")
+    mb.op("DEQUANTIZE", [cat], [real])
+    return mb.build([x, side], [cat, real]), c
+
+
+def head_outputs(c: dict[str, np.ndarray], x: np.ndarray, side: np.ndarray) -> dict[str, np.ndarray]:
+    pool = x[0].reshape(4, 2, 4, 2, 4).max(axis=(1, 3))
+    fc = fully_connected_uint8(pool.reshape(1, 64), POOL_Q, c["w"], FC_W_Q, c["b"], FC_Q, "RELU")
+    total = add_uint8(fc, FC_Q, side, SIDE_Q, FC_Q)
+    cat = np.concatenate([fc, total], axis=1)
+    real = (np.float64(np.float32(FC_Q[0])) * (cat.astype(np.int64) - FC_Q[1])).astype(np.float32)
+    return {"cat": cat, "real": real}

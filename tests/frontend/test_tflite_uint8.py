@@ -20,7 +20,15 @@ from mote.ir import DType
 from mote.ops import OPS
 from mote.reference import interpret
 from mote.targets.host import build_host
-from tests.frontend.legacy_uint8 import RELU6_Q, avg_pool_uint8, conv_uint8, mobilenet_uint8, reference_outputs
+from tests.frontend.legacy_uint8 import (
+    RELU6_Q,
+    avg_pool_uint8,
+    conv_uint8,
+    head_outputs,
+    head_uint8,
+    mobilenet_uint8,
+    reference_outputs,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -150,3 +158,18 @@ def test_run_says_tflite_micro_does_not_run_it(tmp_path: Path) -> None:
     assert report["bit_exact"] is True
     assert report["tflite_micro"]["ran"] is False and "legacy uint8" in report["tflite_micro"]["note"]
     assert any("legacy uint8" in note for note in report["notes"])
+
+
+def test_head_with_fully_connected_add_and_concatenation(tmp_path: Path) -> None:
+    model, constants = head_uint8(5)
+    graph = load_tflite(model, "m")
+    assert [t.dtype for t in graph.outputs] == [DType.UINT8, DType.FLOAT32]
+    binary = build_host(compile_graph(graph), tmp_path / "p", sanitize=True)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        inputs = {"x": rng.integers(0, 256, (1, 8, 8, 4)).astype(np.uint8),
+                  "side": rng.integers(0, 256, (1, 6)).astype(np.uint8)}
+        want = head_outputs(constants, inputs["x"], inputs["side"])
+        for got in (interpret(graph, inputs), binary.run(inputs)[0]):
+            for name, value in want.items():
+                np.testing.assert_array_equal(np.asarray(got[name]).reshape(value.shape), value, err_msg=name)
