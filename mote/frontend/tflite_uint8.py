@@ -10,7 +10,9 @@ moves along. Where an old kernel differs from its int8 successor, the node carri
 a QUANTIZE between uint8 and int8 at each (the same scale, zero points 128 apart) converts at the boundary.
 
 Only the ops below are imported in a legacy model, each checked exact against TensorFlow Lite's uint8
-reference kernels; any other is refused with one line naming the layer.
+reference kernels (tests/frontend/test_tflite_uint8.py); any other is refused with one line naming the layer.
+Left out: MUL and LOGISTIC, whose uint8 versions took their multipliers in float or, in TensorFlow Lite's
+default optimized kernels, from a float table, so that there is no one uint8 result to be exact with.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from mote.ir import DType, Graph, Node, Quant, Tensor
 from mote.ops import registry
 
 # Ops whose old uint8 kernel is the int8 one on shifted values, and those that need `legacy_uint8`.
-SHIFT_EXACT = {"fully_connected", "max_pool2d", "add", "sub", "mul", "concatenation", "reshape", "squeeze",
-               "softmax", "logistic", "quantize", "dequantize", "relu", "relu6", "pad"}
+SHIFT_EXACT = {"fully_connected", "max_pool2d", "add", "concatenation", "reshape", "squeeze", "pad", "softmax",
+               "quantize", "dequantize"}
 LEGACY_SEMANTICS = {"conv2d", "depthwise_conv2d", "avg_pool2d"}
 NOTE = "a legacy uint8 model: computed in int8 on its values shifted by -128 (exact), uint8 at its inputs and outputs"
 

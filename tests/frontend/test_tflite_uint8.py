@@ -173,3 +173,26 @@ def test_head_with_fully_connected_add_and_concatenation(tmp_path: Path) -> None
         for got in (interpret(graph, inputs), binary.run(inputs)[0]):
             for name, value in want.items():
                 np.testing.assert_array_equal(np.asarray(got[name]).reshape(value.shape), value, err_msg=name)
+
+
+def test_pad_and_squeeze_pad_with_the_zero_point() -> None:
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 3, 3, 2], "uint8", scale=0.1, zero_point=201)
+    pads = mb.tensor("pads", [4, 2], "int32", data=np.array([[0, 0], [1, 1], [2, 0], [0, 0]]))
+    padded = mb.tensor("padded", [1, 5, 5, 2], "uint8", scale=0.1, zero_point=201)
+    mb.op("PAD", [x, pads], [padded])
+    y = mb.tensor("y", [5, 5, 2], "uint8", scale=0.1, zero_point=201)
+    mb.op("SQUEEZE", [padded], [y], squeeze_dims=[0])
+    graph = load_tflite(mb.build([x], [y]), "m")
+    value = np.random.default_rng(2).integers(0, 256, (1, 3, 3, 2)).astype(np.uint8)
+    want = np.pad(value[0], [(1, 1), (2, 0), (0, 0)], constant_values=201)
+    np.testing.assert_array_equal(interpret(graph, {"x": value})["y"], want)
+
+
+def test_legacy_layers_stay_on_the_cpu() -> None:
+    from mote.accel.loader import find_accelerator
+    from mote.accel.partition import partition
+
+    graph = load_tflite(mobilenet_uint8()[0], "m")
+    decisions = {d.node.name: d for d in partition(graph, find_accelerator("qvanilla"))}
+    assert not decisions["conv1"].offloaded and "legacy uint8" in decisions["conv1"].why_not()
