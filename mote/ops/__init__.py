@@ -10,7 +10,7 @@ _INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks",
                    "conv2d_params", "conv2d_kernels", "weighted_16x8", "arith_s16", "abs_int", "copy_plan",
                    "sigmoid_table", "sigmoid_s16", "softmax_s16",
                    "squared_difference_int", "elu_int",
-                   "hard_swish_int", "l2_norm_int", "div_int", "filter_offset"}
+                   "hard_swish_int", "l2_norm_int", "div_int", "filter_offset", "log_softmax_int"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:
