@@ -6,13 +6,14 @@ Every quantized uint8 tensor becomes int8 with its values and zero points shifte
 uint8 kernels compute on differences x - zero_point, which the shift keeps, and clamp to ranges the shift
 moves along. Where an old kernel differs from its int8 successor, the node carries the attribute
 `legacy_uint8` and the op computes as the old kernel did: convolutions take the weights' zero point
-(mote.ops.filter_offset), average pooling rounds halves up. The model's uint8 inputs and outputs stay uint8:
-a QUANTIZE between uint8 and int8 at each (the same scale, zero points 128 apart) converts at the boundary.
+(mote.ops.filter_offset), average pooling rounds halves up, MUL takes its multiplier from float arithmetic.
+The model's uint8 inputs and outputs stay uint8: a QUANTIZE between uint8 and int8 at each (the same scale,
+zero points 128 apart) converts at the boundary.
 
 Only the ops below are imported in a legacy model, each checked exact against TensorFlow Lite's uint8
 reference kernels (tests/frontend/test_tflite_uint8.py); any other is refused with one line naming the layer.
-Left out: MUL and LOGISTIC, whose uint8 versions took their multipliers in float or, in TensorFlow Lite's
-default optimized kernels, from a float table, so that there is no one uint8 result to be exact with.
+Left out: LOGISTIC, whose uint8 result differs between TensorFlow Lite's reference kernel (fixed point) and
+its default optimized one (a table computed in float), so that there is no one uint8 result to be exact with.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from mote.ops import registry
 # Ops whose old uint8 kernel is the int8 one on shifted values, and those that need `legacy_uint8`.
 SHIFT_EXACT = {"fully_connected", "max_pool2d", "add", "concatenation", "reshape", "squeeze", "pad", "softmax",
                "quantize", "dequantize"}
-LEGACY_SEMANTICS = {"conv2d", "depthwise_conv2d", "avg_pool2d"}
+LEGACY_SEMANTICS = {"conv2d", "depthwise_conv2d", "avg_pool2d", "mul"}
 NOTE = "a legacy uint8 model: computed in int8 on its values shifted by -128 (exact), uint8 at its inputs and outputs"
 
 

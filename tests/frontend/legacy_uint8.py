@@ -261,3 +261,18 @@ def head_outputs(c: dict[str, np.ndarray], x: np.ndarray, side: np.ndarray) -> d
     cat = np.concatenate([fc, total], axis=1)
     real = (np.float64(np.float32(FC_Q[0])) * (cat.astype(np.int64) - FC_Q[1])).astype(np.float32)
     return {"cat": cat, "real": real}
+
+
+def mul_uint8(a: np.ndarray, aq: tuple[float, int], b: np.ndarray, bq: tuple[float, int],
+              outq: tuple[float, int], in_double: bool = False) -> np.ndarray:
+    """TFLite's uint8 Mul (broadcasting): (a - a_zp) * (b - b_zp) requantized with the ratio of scales taken in
+    float, as its Prepare computes `s_a * s_b / s_out` on float scales (`in_double`: as the int8 kernels do)."""
+    if in_double:
+        real = float(np.float32(aq[0])) * float(np.float32(bq[0])) / float(np.float32(outq[0]))
+    else:
+        real = float(np.float32(aq[0]) * np.float32(bq[0]) / np.float32(outq[0]))
+    multiplier, shift = quantize_multiplier(real)
+    products = (a.astype(np.int64) - aq[1]) * (b.astype(np.int64) - bq[1])
+    flat = [min(max(multiply_by_quantized_multiplier(int(v), multiplier, shift) + outq[1], 0), 255)
+            for v in products.reshape(-1)]
+    return np.array(flat, np.uint8).reshape(products.shape)

@@ -27,6 +27,7 @@ from tests.frontend.legacy_uint8 import (
     head_outputs,
     head_uint8,
     mobilenet_uint8,
+    mul_uint8,
     reference_outputs,
 )
 
@@ -196,3 +197,21 @@ def test_legacy_layers_stay_on_the_cpu() -> None:
     graph = load_tflite(mobilenet_uint8()[0], "m")
     decisions = {d.node.name: d for d in partition(graph, find_accelerator("qvanilla"))}
     assert not decisions["conv1"].offloaded and "legacy uint8" in decisions["conv1"].why_not()
+
+
+def test_mul_takes_its_multiplier_in_float(tmp_path: Path) -> None:
+    """Every pair of uint8 values, at scales where the float ratio and the double one round to different
+    multipliers (and so to different outputs for two products)."""
+    aq, bq, outq = (0.04629407078027725, 100), (0.07461854815483093, 140), (0.3687956631183624, 30)
+    mb = ModelBuilder()
+    a = mb.tensor("a", [256, 1], "uint8", scale=aq[0], zero_point=aq[1])
+    b = mb.tensor("b", [1, 256], "uint8", scale=bq[0], zero_point=bq[1])
+    y = mb.tensor("y", [256, 256], "uint8", scale=outq[0], zero_point=outq[1])
+    mb.op("MUL", [a, b], [y])
+    graph = load_tflite(mb.build([a, b], [y]), "m")
+    inputs = {"a": np.arange(256, dtype=np.uint8).reshape(256, 1), "b": np.arange(256, dtype=np.uint8).reshape(1, 256)}
+    want = mul_uint8(inputs["a"], aq, inputs["b"], bq, outq)
+    assert np.count_nonzero(want != mul_uint8(inputs["a"], aq, inputs["b"], bq, outq, in_double=True)) > 0
+    np.testing.assert_array_equal(interpret(graph, inputs)["y"], want)
+    binary = build_host(compile_graph(graph), tmp_path / "p")
+    np.testing.assert_array_equal(binary.run(inputs)[0]["y"].reshape(want.shape), want)
