@@ -215,3 +215,19 @@ def test_mul_takes_its_multiplier_in_float(tmp_path: Path) -> None:
     np.testing.assert_array_equal(interpret(graph, inputs)["y"], want)
     binary = build_host(compile_graph(graph), tmp_path / "p")
     np.testing.assert_array_equal(binary.run(inputs)[0]["y"].reshape(want.shape), want)
+
+
+def test_firmware_on_rv32_is_tflite_uint8_kernels(tmp_path: Path) -> None:
+    """The rv32 build (scalar kernels, the boundary's byte flips) on a user's uint8 input file."""
+    from mote import pipeline
+    from mote.targets.rv32 import Rv32, Rv32Config
+
+    model, constants = mobilenet_uint8(3)
+    path = tmp_path / "legacy.tflite"
+    path.write_bytes(model)
+    image = _images(3, 1)[0]
+    np.save(tmp_path / "image.npy", image)
+    report = pipeline.run(path, target=Rv32(Rv32Config(cc="zig")), input_path=tmp_path / "image.npy",
+                          check_tflm=True)
+    assert report.bit_exact and report.tflite_micro is not None and not report.tflite_micro.ran
+    np.testing.assert_array_equal(report.outputs["probs"].reshape(1, 10), reference_outputs(constants, image)["probs"])
