@@ -142,6 +142,7 @@ def test_header_keeps_uint8(tmp_path: Path) -> None:
     header = compiled.sources["model.h"]
     assert "int model_run(const uint8_t *input0, uint8_t *output0);" in header
     assert '"input", uint8 [1, 16, 16, 3]' in header and '"probs", uint8 [1, 10]' in header
+    assert "#define MODEL_INPUT0_ZERO_POINT 128" in header and "#define MODEL_OUTPUT0_ZERO_POINT 0" in header
 
 
 def _mote(*args: str) -> subprocess.CompletedProcess[str]:
