@@ -63,14 +63,14 @@ def convert_legacy_uint8(graph: Graph) -> None:
     if set(graph.inputs) & set(graph.outputs):
         raise UnsupportedError(f"{graph.name}: an input of the legacy uint8 model is also its output; mote compiles "
                                "models whose outputs are computed")
-    entry = [_boundary(graph.name, t, shifted[t], to_int8=True) for t in graph.inputs if t in shifted]
-    exit_ = [_boundary(graph.name, t, shifted[t], to_int8=False) for t in graph.outputs if t in shifted]
+    entry = [_boundary(t, shifted[t], to_int8=True) for t in graph.inputs if t in shifted]
+    exit_ = [_boundary(t, shifted[t], to_int8=False) for t in graph.outputs if t in shifted]
     graph.nodes[:0] = entry
     graph.nodes.extend(exit_)
     graph.notes.append(NOTE)
 
 
-def _boundary(model: str, outside: Tensor, inside: Tensor, to_int8: bool) -> Node:
+def _boundary(outside: Tensor, inside: Tensor, to_int8: bool) -> Node:
     """The QUANTIZE that takes the model's uint8 tensor `outside` to its int8 twin `inside`, or back. The two
     keep the model's name: the uint8 one is the API's, the int8 one gets a suffix."""
     inside.name = f"{outside.name}_int8"
