@@ -151,3 +151,56 @@ def reciprocal(x: np.ndarray, integer_bits: int) -> tuple[np.ndarray, np.ndarray
     num_bits_over_unit = integer_bits - headroom_plus_one
     shifted_minus_one = wrap32(((x << headroom_plus_one) & 0xFFFFFFFF) - (1 << 31))
     return one_over_one_plus_x_for_x_in_0_1(shifted_minus_one), num_bits_over_unit
+
+
+# Q0 constants of TFLite's log_x_for_x_greater_than_or_equal_to_1 (raw int32 values).
+LOG_2 = 1488522236  # log(2)
+SQRT_SQRT_HALF = 1805811301  # 0.5^(1/4)
+SQRT_HALF = 1518500250  # 0.5^(1/2)
+ONE_QUARTER = 536870912  # 1/4
+LOG_ALPHA_N = 117049297  # 11/240 * 2^(1/4)
+LOG_ALPHA_D = 127690142  # 1/20 * 2^(1/4)
+LOG_ALPHA_I = 1057819769  # 2 / 2^(1/4) - 2^(1/4)
+LOG_ALPHA_F = 638450708  # 1/4 * 2^(1/4)
+
+
+def _saturate32(x: np.ndarray) -> np.ndarray:
+    return np.clip(np.asarray(x, dtype=np.int64), INT32_MIN, INT32_MAX)
+
+
+def log_x_for_x_greater_than_or_equal_to_1(x: np.ndarray, input_bits: int, output_bits: int) -> np.ndarray:
+    """log(x) for x >= 1 given with `input_bits` integer bits; the result has `output_bits` (TFLite's
+    log_x_for_x_greater_than_or_equal_to_1_impl): x's power of two from its headroom, read twice (x and
+    x * sqrt(1/2)) to keep the remainder r near 2^(-1/4), then a rational approximation of log(r)."""
+    accum_bits = output_bits + 1
+    z_a = np.asarray(x, dtype=np.int64)
+    a_headroom_plus_1 = count_leading_zeros(z_a)
+    r_a_tmp = np.where(a_headroom_plus_1 > 1, _shift_left_saturating_by(z_a, a_headroom_plus_1 - 1), z_a)
+    r_a = shift_left_saturating(mul(r_a_tmp, SQRT_HALF), 1)
+    quarter = rescale(np.int64(ONE_QUARTER), 0, accum_bits)
+    z_a_pow_2_adj = _saturate32(shift_left_saturating(input_bits - a_headroom_plus_1, 31 - accum_bits) + quarter)
+    z_b = mul(z_a, SQRT_HALF)
+    b_headroom = count_leading_zeros(z_b) - 1
+    r_b = np.where(b_headroom > 0, _shift_left_saturating_by(z_a, b_headroom), z_a)
+    z_b_pow_2_adj = _saturate32(shift_left_saturating(input_bits - b_headroom, 31 - accum_bits) - quarter)
+    r = np.minimum(r_a, r_b)
+    z_pow_2_adj = np.maximum(z_a_pow_2_adj, z_b_pow_2_adj)
+    p = rounding_half_sum(r, SQRT_SQRT_HALF)
+    q = wrap32(r - SQRT_SQRT_HALF)
+    q = wrap32(q + q)
+    common_sq = mul(q, q)
+    num = wrap32(mul(q, r) + mul(mul(q, common_sq), LOG_ALPHA_N))
+    inner = wrap32(wrap32(LOG_ALPHA_I + q) + mul(LOG_ALPHA_D, common_sq))
+    denom_minus_one = wrap32(mul(p, inner) + mul(LOG_ALPHA_F, q))
+    recip_denom = one_over_one_plus_x_for_x_in_0_1(denom_minus_one)
+    num_scaled = rescale(num, 0, accum_bits)
+    return rescale(wrap32(mul(z_pow_2_adj, LOG_2) + mul(num_scaled, recip_denom)), accum_bits, output_bits)
+
+
+def _shift_left_saturating_by(x: np.ndarray, exponents: np.ndarray) -> np.ndarray:
+    """shift_left_saturating with an exponent per element (each in 1..31)."""
+    x = np.asarray(x, dtype=np.int64)
+    exponents = np.asarray(exponents, dtype=np.int64)
+    threshold = (np.int64(1) << (31 - exponents)) - 1
+    shifted = wrap32(x << exponents)
+    return np.where(x > threshold, INT32_MAX, np.where(x < -threshold, INT32_MIN, shifted))

@@ -7,7 +7,8 @@ in the last place (ULP): the comparison reports the largest difference in ULP, a
 the largest value of its output tensor ("at the output's scale"): arithmetic after the transcendental op
 can cancel (a GRU's 1 - z where z is near 1), so that a small value lies many of its own ULP away while the
 difference stays within the bound at the scale of the values around it. A model TFLite Micro
-refuses (a legacy uint8 model, say) is reported as such: mote's reference is then the only check.
+refuses is reported as such, and so is a legacy uint8 model, which it no longer runs
+(mote.frontend.tflite_uint8): mote's reference is then the only check.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from mote.frontend.tflite_uint8 import NOTE
 from mote.ir import DType, Graph, Node
 from mote.ops.float_math import TRANSCENDENTAL_OPS, ULP_BOUND
 from mote.ops.registry import attr
@@ -111,6 +113,8 @@ def tflm_match(model_path: Path, graph: Graph, inputs: dict[str, np.ndarray],
     """Run the model in TFLite Micro's interpreter on `inputs` and compare with `outputs`."""
     from tflite_micro.python.tflite_micro import runtime  # loads the interpreter's native library: only here
 
+    if any(NOTE in note for note in graph.notes):  # mote.frontend.tflite_uint8: nothing to ask the interpreter
+        return TflmMatch(False, note="it does not run legacy uint8 models")
     try:
         interpreter = runtime.Interpreter.from_bytes(Path(model_path).read_bytes(), arena_size=ARENA_BYTES)
         for i, t in enumerate(graph.inputs):

@@ -48,6 +48,10 @@ def partition(graph: Graph, accel: Accelerator) -> list[Decision]:
     decisions = []
     for node in graph.nodes:
         decision = Decision(node, None)
+        if node.attrs.get("legacy_uint8"):  # mote.frontend.tflite_uint8: semantics accelerators do not declare
+            decision.rejected["legacy uint8"] = ["weights' zero point or uint8 rounding: CPU kernels only"]
+            decisions.append(decision)
+            continue
         for p in patterns:
             if p.op != node.op:
                 continue

@@ -15,6 +15,7 @@ from mote.frontend.files import check_regular_file
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
 from mote.frontend.tflite_control import CONTROL, call_order, control_node, find_variables, handles, is_resource
 from mote.frontend.tflite_custom import CUSTOM_KEYS, custom_attrs
+from mote.frontend.tflite_uint8 import convert_legacy_uint8, is_legacy_uint8
 from mote.ir import DType, Graph, Node, Quant, Tensor
 from mote.ir.verify import check_tensor
 from mote.ops import registry
@@ -76,6 +77,8 @@ def _subgraph(model: Any, index: int, name: str, graphs: dict[int, Graph], varia
             continue
         graph.nodes.append(_node(op, k, builtin, tensors, label, supported))
     if index == 0:
+        if is_legacy_uint8(graph):
+            convert_legacy_uint8(graph)
         validate(graph)
         return graph
     try:

@@ -13,7 +13,8 @@ class DType(Enum):
     INT16 = "int16"
     INT32 = "int32"
     FLOAT32 = "float32"
-    UINT8 = "uint8"  # at a model's boundary only: legacy uint8 models compute in int8 (mote.frontend)
+    UINT8 = "uint8"  # at a model's boundary, and for ops that move bytes: legacy uint8 models compute in int8
+    # (mote.frontend.tflite_uint8)
     INT64 = "int64"
     BOOL = "bool"
 

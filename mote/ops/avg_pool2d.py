@@ -3,6 +3,9 @@
 Bit-exact with TFLite Micro's int8 and int16 AveragePool: the divisor is the number of in-bounds taps, and
 the int32 sum is divided as (sum + count / 2) / count when positive, else (sum - count / 2) / count
 (C division, truncating toward zero). Input and output must share their quantization, as TFLM requires.
+In a legacy uint8 model (attribute legacy_uint8), TensorFlow Lite's uint8 AveragePool rounded the
+non-negative uint8 sum as (sum + count / 2) / count: on the values shifted to int8, halves round up
+(mote_avg_pool_half_up_s8).
 """
 
 from __future__ import annotations
@@ -39,14 +42,17 @@ def reference(node: Node, p: PoolParams, inputs: list[np.ndarray]) -> list[np.nd
     count = win.count(axis=(3, 4))
     if np.any(count == 0):  # impossible with SAME/VALID geometry; TFLM fails the op
         raise UnsupportedError(f"node {node.name!r}: an average pooling window lies wholly outside the input")
-    mean = round_div_away(total, np.asarray(count, dtype=np.int64))
+    count = np.asarray(count, dtype=np.int64)
+    mean = (total + count // 2) // count if node.attrs.get("legacy_uint8") else round_div_away(total, count)
     return [np.clip(mean, p.act_min, p.act_max).astype(node.outputs[0].dtype.np)]
 
 
 def emit(node: Node, p: PoolParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
-    return pool_call("mote_avg_pool_s16" if x.dtype is DType.INT16 else "mote_avg_pool_s8", node, p, em)
+    if x.dtype is DType.INT16:
+        return pool_call("mote_avg_pool_s16", node, p, em)
+    return pool_call("mote_avg_pool_half_up_s8" if node.attrs.get("legacy_uint8") else "mote_avg_pool_s8", node, p, em)
 
 
 def macs(node: Node) -> int:

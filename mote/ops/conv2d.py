@@ -3,7 +3,8 @@
 Bit-exact with TFLite Micro's ConvPerChannel: each output is
     clamp(requantize(bias[oc] + sum over in-bounds taps of w * (x + input_offset)) + output_offset)
 where out-of-bounds taps (padding) contribute nothing. The filter zero point must be 0 (TFLM's
-int8 conv ignores it, so a nonzero one would silently change the meaning of the weights).
+int8 conv ignores it, so a nonzero one would silently change the meaning of the weights), except in
+legacy uint8 models, whose kernels took w - filter zero point (mote_conv_offset_s8).
 
 The kernels and how one is chosen per core: mote.ops.conv2d_kernels.
 """
@@ -15,6 +16,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import conv2d_f32, weighted_16x8
+from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv2d_kernels import KERNELS
@@ -23,8 +25,8 @@ from mote.ops.conv_common import (
     bias_array,
     const_data,
     conv_multipliers,
+    filter_offset,
     requantize,
-    require_symmetric_weights,
 )
 from mote.ops.registry import WINDOW_ATTRS, CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_conv2d
@@ -40,15 +42,16 @@ def prepare(node: Node) -> ConvParams:
     if fic == 0 or c % fic or oc % (c // fic):
         raise UnsupportedError(f"node {node.name!r}: filter input depth {fic} and output depth {oc} do not divide "
                                f"the input depth {c} into groups")
-    require_symmetric_weights(w)
+    offset = filter_offset(node, w)
     g = window_geometry(node, (h, wd), (fh, fw))
     act_min, act_max = activation_range(attr(node, "activation"), out)
     multiplier, shift = conv_multipliers(x, w, out, oc)
     bias = bias_array(node, oc)
     input_offset = -x.zero_point
-    check_accumulator_range(node, weights.reshape(oc, -1), bias, input_offset, multiplier, shift, out.zero_point)
+    check_accumulator_range(node, weights.reshape(oc, -1).astype(np.int64) + offset, bias, input_offset, multiplier,
+                            shift, out.zero_point)
     return ConvParams(n, h, wd, c, *g.out, oc, fh, fw, fic, *g.stride, *g.dilation, *g.pad, input_offset,
-                      out.zero_point, act_min, act_max, weights, bias, multiplier, shift)
+                      out.zero_point, act_min, act_max, weights, bias, multiplier, shift, offset)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -65,7 +68,7 @@ def reference(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> list[np.nd
 def accumulate(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> np.ndarray:
     """The int32 accumulators, bias included, before requantization (what an accelerator may stop at)."""
     win = layer_windows(p, inputs[0])
-    acc = grouped_conv(win, p.weights, p.groups)
+    acc = grouped_conv(win, p.weights.astype(np.int64) + p.filter_offset, p.groups)
     return acc if p.bias is None else acc + p.bias
 
 
@@ -83,7 +86,9 @@ def _emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
 BY_DTYPE = {DType.INT16: weighted_16x8.CONV, DType.INT8: (check_conv2d, prepare, reference),
             DType.FLOAT32: (conv2d_f32.check, conv2d_f32.prepare, conv2d_f32.reference)}
 
+INT8_KERNELS = offset_kernels.with_filter_offset(KERNELS, offset_kernels.CONV)
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
-                    check=_check, kernels=(weighted_16x8.CONV_KERNEL, conv2d_f32.KERNEL, *KERNELS), attrs=WINDOW_ATTRS,
+                    check=_check, kernels=(weighted_16x8.CONV_KERNEL, conv2d_f32.KERNEL,
+                                           *INT8_KERNELS), attrs=WINDOW_ATTRS,
                     dtypes=tuple(BY_DTYPE)))

@@ -38,6 +38,7 @@ class ConvParams:
     bias: np.ndarray | None  # int32 [out_ch]
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
+    filter_offset: int = 0  # -weights zero point: nonzero only in legacy uint8 models (mote_conv_offset_s8)
 
     @property
     def groups(self) -> int:

@@ -38,6 +38,17 @@ def require_symmetric_weights(w: Tensor) -> None:
                                f"(got {sorted(set(w.quant.zero_point))}); requantize the model symmetrically")
 
 
+def filter_offset(node: Node, w: Tensor) -> int:
+    """-the weights' zero point where the layer comes from a legacy uint8 model (attribute legacy_uint8, set
+    by mote.frontend.tflite_uint8: old uint8 kernels subtract it from every weight), else 0 and the weights
+    must be symmetric."""
+    assert w.quant is not None
+    if node.attrs.get("legacy_uint8") and len(w.quant.zero_point) == 1:
+        return -w.quant.zero_point[0]
+    require_symmetric_weights(w)
+    return 0
+
+
 def bias_array(node: Node, channels: int) -> np.ndarray | None:
     """The optional int32 bias input (node.inputs[2]) as a flat array, or None."""
     b = node.inputs[2] if len(node.inputs) > 2 else None

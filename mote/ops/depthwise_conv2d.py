@@ -25,17 +25,18 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import depthwise_conv2d_f32, weighted_16x8
+from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
     bias_array,
     const_data,
     conv_multipliers,
+    filter_offset,
     fits_int32,
     fold_bias,
     max_abs,
     requantize,
-    require_symmetric_weights,
 )
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
@@ -69,6 +70,7 @@ class DepthwiseParams:
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
+    filter_offset: int = 0  # -weights zero point: nonzero only in legacy uint8 models (mote_depthwise_conv_offset_s8)
 
     @property
     def out_ch(self) -> int:
@@ -85,24 +87,24 @@ def prepare(node: Node) -> DepthwiseParams:
     if one != 1 or m < 1 or oc != c * m:
         raise UnsupportedError(f"node {node.name!r}: depthwise filter shape {data.shape} does not match "
                                f"{c} input channels times depth_multiplier {m}")
-    require_symmetric_weights(w)
+    offset = filter_offset(node, w)
     g = window_geometry(node, (h, wd), (fh, fw))
     act_min, act_max = activation_range(attr(node, "activation"), out)
     multiplier, shift = conv_multipliers(x, w, out, oc)
     bias = bias_array(node, oc)
     weights = data.reshape(fh, fw, oc)
     input_offset = -x.zero_point
-    check_accumulator_range(node, weights.reshape(fh * fw, oc).T, bias, input_offset, multiplier, shift,
-                            out.zero_point)
+    check_accumulator_range(node, weights.reshape(fh * fw, oc).T.astype(np.int64) + offset, bias, input_offset,
+                            multiplier, shift, out.zero_point)
     folded = None
-    if fh == fw == 3 and m == 1 and g.dilation == (1, 1):
+    if fh == fw == 3 and m == 1 and g.dilation == (1, 1) and offset == 0:
         folded64 = fold_bias(bias, weights.reshape(9, oc).T, input_offset)
         # Interior pixels start from the folded bias and add 9 products of magnitude at most 128*128,
         # border pixels from the bias and add at most 9 terms of magnitude 255*128.
         if fits_int32(max_abs(folded64) + 9 * 128 * 128) and fits_int32(max_abs(bias) + 9 * 255 * 128):
             folded = folded64.astype(np.int32)
     return DepthwiseParams(n, h, wd, c, *g.out, m, fh, fw, *g.stride, *g.dilation, *g.pad, input_offset,
-                           out.zero_point, act_min, act_max, weights, bias, multiplier, shift, folded)
+                           out.zero_point, act_min, act_max, weights, bias, multiplier, shift, folded, offset)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -120,7 +122,7 @@ def accumulate(node: Node, p: DepthwiseParams, inputs: list[np.ndarray]) -> np.n
     """The int32 accumulators, bias included, before requantization (what an accelerator may stop at)."""
     win = layer_windows(p, inputs[0])
     per_output = win[..., np.arange(p.out_ch) // p.depth_multiplier]  # input channel of each output channel
-    acc = np.einsum("nyxijc,ijc->nyxc", per_output, p.weights.astype(np.int64))
+    acc = np.einsum("nyxijc,ijc->nyxc", per_output, p.weights.astype(np.int64) + p.filter_offset)
     return acc if p.bias is None else acc + p.bias
 
 
@@ -270,7 +272,9 @@ KERNELS = (
 BY_DTYPE = {DType.INT16: weighted_16x8.DEPTHWISE, DType.INT8: (check_depthwise_conv2d, prepare, reference),
             DType.FLOAT32: (depthwise_conv2d_f32.check, depthwise_conv2d_f32.prepare, depthwise_conv2d_f32.reference)}
 
+TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE)
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 OP = register(OpDef("depthwise_conv2d", shape, _prepare, _reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
-                    accumulate=accumulate, check=_check, kernels=KERNELS, attrs={**WINDOW_ATTRS, "depth_multiplier": 1},
+                    accumulate=accumulate, check=_check, kernels=TABLE,
+                    attrs={**WINDOW_ATTRS, "depth_multiplier": 1},
                     dtypes=tuple(BY_DTYPE)))

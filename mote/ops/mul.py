@@ -4,7 +4,8 @@ Bit-exact with TFLite Micro's int8 mul (reference_integer_ops::MulElementwise):
     out = clamp(MultiplyByQuantizedMultiplier((a - a_zp) * (b - b_zp), multiplier, shift) + out_zp,
                 act_min, act_max)
 with (multiplier, shift) = QuantizeMultiplier(double(s_a) * double(s_b) / double(s_out)); the shift
-may be positive (a left shift done in int32, which wraps only for absurd scale ratios).
+may be positive (a left shift done in int32, which wraps only for absurd scale ratios). In a legacy uint8
+model (attribute legacy_uint8), the ratio is computed as TensorFlow Lite's uint8 Mul computes it: in float.
 """
 
 from __future__ import annotations
@@ -38,7 +39,11 @@ class MulParams:
 def prepare(node: Node) -> MulParams:
     a, b = quantized_int8(node, node.inputs[0]), quantized_int8(node, node.inputs[1])
     out = quantized_int8(node, node.outputs[0])
-    multiplier, shift = quantize_multiplier(a.scale * b.scale / out.scale)
+    if node.attrs.get("legacy_uint8"):  # TensorFlow Lite's uint8 Mul: the scales multiplied in float
+        real = np.float32(a.scale) * np.float32(b.scale) / np.float32(out.scale)
+        multiplier, shift = quantize_multiplier(float(real))
+    else:
+        multiplier, shift = quantize_multiplier(a.scale * b.scale / out.scale)
     act_min, act_max = activation_range(attr(node, "activation"), out)
     return MulParams(plan_broadcast(node), -a.zero_point, -b.zero_point, out.zero_point, multiplier, shift,
                      act_min, act_max)

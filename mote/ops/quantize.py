@@ -10,7 +10,8 @@ Bit-exact with TFLite Micro's reference kernels:
     interpreter's int8 <-> uint8 shortcut, x ^ 0x80, gives the same values.)
 The C kernels use no libm: the float rounding is done by hand (mote_quantize_f32_s8.c). On a host
 with AVX-512 VNNI (Core.VNNI), the table KERNELS picks mote_quantize_f32_s8_vnni: the same steps on
-sixteen floats at a time.
+sixteen floats at a time; int8 <-> uint8 at the same scale (a model's uint8 boundary) is mote_quantize_flip_u8,
+x ^ 0x80.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import checks
-from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, register
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, Overlap, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 # Below this output scale, float inputs of ordinary magnitude (> 2^31 * scale) overflow TFLite Micro's
@@ -150,6 +151,25 @@ def _pack_requantize_int(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
     return CCall("mote_requantize_int", "mote_requantize_int_params", fields, _args(node, em))
 
 
+def _pack_flip(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_quantize_flip_u8", "mote_quantize_flip_params", {"size": p.size}, _args(node, em))
+
+
+def _accepts_flip(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
+    """int8 <-> uint8 at the same scale (TFLM's own test for it: multiplier 2^30, shift 1), zero points 128
+    apart the right way: x - in_zp + out_zp is x -/+ 128, which never clamps."""
+    if not isinstance(p, RequantizeParams) or {p.input_type, p.output_type} != {_INT8, _UINT8}:
+        return "not between int8 and uint8"
+    step = 128 if p.output_type is _UINT8 else -128
+    if (p.multiplier, p.shift) != (1 << 30, 1) or p.output_zero_point - p.input_zero_point != step:
+        return "scales differ or zero points not 128 apart"
+    return None
+
+
+def _flip_overlap(node: Node, p: QuantizeParams | RequantizeParams) -> list[tuple[int, Overlap]]:
+    return [(0, Overlap(at_most=0))]  # each byte is read before it is written, in order
+
+
 def _accepts_float_to(high: int) -> Callable[[Node, QuantizeParams | RequantizeParams], str | None]:
     def accepts(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
         if not isinstance(p, QuantizeParams):
@@ -173,6 +193,10 @@ def check(node: Node) -> None:
     elif (x.dtype, out.dtype) not in REQUANTIZE_PAIRS:
         raise checks.fail(node, f"{x.dtype.value} to {out.dtype.value} is not a conversion TFLite Micro's "
                                 "QUANTIZE makes")
+    elif x.quant is None:
+        raise checks.fail(node, f"the {x.dtype.value} input {x.name!r} has no quantization (scale and zero point): "
+                                "TFLite Micro would take its scale as 0 and write the output zero point everywhere; "
+                                "give the input its scale and zero point")
     else:
         checks.quantized(node, x, "input")
     checks.quantized(node, out, "output")
@@ -187,6 +211,7 @@ KERNELS = (
     Kernel("mote_quantize_f32_s8", frozenset(Core), _pack_float, _accepts_float_to(127)),
     Kernel("mote_quantize_f32_s16", frozenset(Core), _pack_float_s16, _accepts_float_to(32767)),
     Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize, _accepts_s8),
+    Kernel("mote_quantize_flip_u8", frozenset(Core), _pack_flip, _accepts_flip, overlap=_flip_overlap),
     Kernel("mote_requantize_int", frozenset(Core), _pack_requantize_int),
 )
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import l2_norm_int
+from mote.ops import l2_norm_int, log_softmax_int
 from mote.ops.float_common import unary_float
 from mote.ops.float_math import expf, logf
 from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
@@ -68,8 +68,11 @@ def _shape(node: Node) -> list[tuple[int, ...]]:
     return [x.shape]
 
 
-register(OpDef("log_softmax", _shape, prepare, reference, emit, tflite=("LOG_SOFTMAX",), check=unary_float,
-               dtypes=(DType.FLOAT32,)))
+# LOG_SOFTMAX also runs on int8 (mote.ops.log_softmax_int).
+_LOG = {DType.FLOAT32: (unary_float, prepare, reference, emit), DType.INT8: log_softmax_int.ROW}
+_check_log, _prepare_log, _reference_log, _emit_log = dtype_columns(_LOG)
+register(OpDef("log_softmax", _shape, _prepare_log, _reference_log, _emit_log, tflite=("LOG_SOFTMAX",),
+               check=_check_log, dtypes=tuple(_LOG)))
 # L2_NORMALIZATION also runs on int8 (mote.ops.l2_norm_int).
 _L2 = {DType.FLOAT32: (unary_float, prepare, reference, emit), DType.INT8: l2_norm_int.ROW}
 _check_l2, _prepare_l2, _reference_l2, _emit_l2 = dtype_columns(_L2)

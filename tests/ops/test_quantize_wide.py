@@ -14,6 +14,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
 from mote.ops.quantize import REQUANTIZE_PAIRS
+from mote.ops.registry import Core, choose_kernel
 
 
 def _zero_point(rng: np.random.Generator, dtype: str) -> int:
@@ -90,7 +91,7 @@ def test_softmax_int8_into_int16_matches_tflm(seed: int) -> None:
 
 
 @pytest.mark.parametrize("x_dtype,y_dtype", [("int16", "int8"), ("int8", "int32"), ("int32", "int16"),
-                                             ("uint8", "int8"), ("float32", "int16")])
+                                             ("int32", "int8"), ("uint8", "int8"), ("float32", "int16")])
 def test_c_matches_tflm(x_dtype: str, y_dtype: str, check_model: Callable[..., object]) -> None:
     check_model(convert_model("QUANTIZE", x_dtype, y_dtype, 300, np.random.default_rng(7)), seeds=2, sanitize=True)
 
@@ -103,3 +104,28 @@ def test_c_dequantize_and_softmax_match_tflm(check_model: Callable[..., object])
 def test_conversions_the_interpreter_refuses_are_refused() -> None:
     with pytest.raises(Exception, match="not a conversion TFLite Micro"):
         load_tflite(convert_model("QUANTIZE", "int16", "uint8", 4, np.random.default_rng(0)), "m")
+
+
+def test_an_unquantized_integer_input_is_refused() -> None:
+    """TFLite Micro takes the missing scale as 0 and writes the output zero point everywhere: mote says so."""
+    mb = ModelBuilder()
+    x = mb.tensor("x", [4], "int32")
+    y = mb.tensor("y", [4], "int8", scale=0.1, zero_point=3)
+    mb.op("QUANTIZE", [x], [y])
+    with pytest.raises(Exception, match="has no quantization .* output zero point everywhere"):
+        load_tflite(mb.build([x], [y]), "m")
+
+
+@pytest.mark.parametrize("x_dtype,y_dtype,shift", [("uint8", "int8", -128), ("int8", "uint8", 128)])
+def test_the_uint8_boundary_flips_the_top_bit(x_dtype: str, y_dtype: str, shift: int,
+                                              check_model: Callable[..., object]) -> None:
+    """The same scale, zero points 128 apart: mote_quantize_flip_u8, x ^ 0x80, as the interpreter."""
+    mb = ModelBuilder()
+    zero_point = 131 if x_dtype == "uint8" else 3
+    x = mb.tensor("x", [3, 100], x_dtype, scale=0.037, zero_point=zero_point)
+    y = mb.tensor("y", [3, 100], y_dtype, scale=0.037, zero_point=zero_point + shift)
+    mb.op("QUANTIZE", [x], [y])
+    graph = check_model(mb.build([x], [y]), seeds=2, sanitize=True)
+    node = graph.nodes[0]  # type: ignore[attr-defined]
+    assert choose_kernel(OPS["quantize"], node, OPS["quantize"].prepare(node), Core.VECTOR).kernel.func == \
+        "mote_quantize_flip_u8"

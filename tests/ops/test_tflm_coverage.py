@@ -21,10 +21,8 @@ BYTES_AS_BOOL = ("TFLite Micro reads the tensors' bytes as bool without checking
 KNOWN_GAPS: dict[tuple[str, str], str] = {
     ("GREATER", "int16"): "TFLite Micro sets the comparison's rescaling parameters for int8 only: its int16 results "
                           "come from parameters it never sets",
-    ("LOG_SOFTMAX", "int8"): QUANTIZED,
     **{(b, d): BYTES_AS_BOOL for b in ("LOGICAL_AND", "LOGICAL_OR")
        for d in ("int8", "int16", "int32", "int64", "uint8", "float32")},
-    ("QUANTIZE", "int32"): "QUANTIZE from int32 is not implemented yet",
 }
 # Builtins the interpreter registers that no recipe probes yet, each with its reason.
 NOT_PROBED: dict[str, str] = {

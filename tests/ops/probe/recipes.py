@@ -164,7 +164,15 @@ def _cast(dtype: str) -> bytes:
 
 
 def _quantize(dtype: str) -> bytes:
-    return unary("QUANTIZE", out_dtype="int8")(dtype)
+    if dtype != "int32":
+        return unary("QUANTIZE", out_dtype="int8")(dtype)
+    # an int32 input is requantized: it carries a scale and zero point (without them the interpreter takes its
+    # scale as 0 and writes the output zero point everywhere; mote refuses such a model)
+    mb = ModelBuilder()
+    x = mb.tensor("x", [2, 8], "int32", scale=0.05 / 16, zero_point=-7)
+    y = mb.tensor("y", [2, 8], "int8", **_q("int8"))
+    mb.op("QUANTIZE", [x], [y])
+    return mb.build([x], [y])
 
 
 def _dequantize(dtype: str) -> bytes:

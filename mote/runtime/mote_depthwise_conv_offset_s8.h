@@ -1,0 +1,19 @@
+#ifndef MOTE_DEPTHWISE_CONV_OFFSET_S8_H
+#define MOTE_DEPTHWISE_CONV_OFFSET_S8_H
+
+#include "mote_depthwise_conv_s8.h"
+#include "mote_types.h"
+
+/* A depthwise convolution whose weights have a zero point: a layer of a legacy uint8 model, computed
+ * on int8 values shifted by -128 (input, weights and zero points alike). */
+typedef struct {
+  mote_depthwise_conv_params conv;       /* as for mote_depthwise_conv_s8, but the weights' zero point is -filter_offset */
+  int32_t filter_offset;                 /* -weights zero point, in [-127, 128] */
+} mote_depthwise_conv_offset_params;
+
+/* The general depthwise convolution, each tap (w + filter_offset) * (x + input_offset): bit-exact with
+ * TensorFlow Lite's uint8 DepthwiseConv on the unshifted values. Needs no scratch. */
+mote_status mote_depthwise_conv_offset_s8(const mote_depthwise_conv_offset_params *p, const int8_t *input,
+                                          int8_t *output, mote_scratch scratch);
+
+#endif
