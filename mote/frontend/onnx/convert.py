@@ -27,6 +27,7 @@ from mote.frontend.files import check_regular_file
 from mote.frontend.onnx.check import check_model
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.dispatch import convert_node
+from mote.frontend.onnx.floats import CAST_FROM
 from mote.frontend.onnx.lower import dequantize
 from mote.frontend.onnx.values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
@@ -110,12 +111,12 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
         values: dict[str, Value] = {i.name: Const(numpy_helper.to_array(i)) for i in g.initializer}
     ctx = Context(Builder(), values, opsets, name, dialect)
     inputs, in_infos = [], []
-    spatial = _spatial_inputs(g)
+    spatial, casts = _spatial_inputs(g), _cast_inputs(g)
     for vi in g.input:
         if vi.name in values:
             continue  # an initializer listed as an input (old exporters)
         with _malformed(f"{name}: input {vi.name!r}"):
-            act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial)
+            act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial, casts.get(vi.name))
         values[vi.name] = act
         inputs.append(act.tensor)
         in_infos.append(info)
@@ -215,7 +216,7 @@ def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str, not
 # Ops that read channels-first activations: their inputs are best stored channels-last.
 _SPATIAL = {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
             "QLinearAveragePool", "QLinearGlobalAveragePool"}
-_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift"}
+_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift", "Cast"}
 
 
 def _spatial_inputs(g: Any) -> set[str]:
@@ -237,7 +238,19 @@ def _spatial_inputs(g: Any) -> set[str]:
     return {vi.name for vi in g.input if reaches(vi.name)}
 
 
-def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool) -> tuple[Act, IoInfo]:
+def _cast_inputs(g: Any) -> dict[str, Any]:
+    """Graph inputs read only by Cast nodes (exporters cast uint8 images, integer or float64 inputs to
+    float32 first): input name -> its first Cast. The compiled model takes these in their own dtype."""
+    readers: dict[str, list[Any]] = {}
+    for n in g.node:
+        for name in set(n.input):
+            readers.setdefault(name, []).append(n)
+    return {vi.name: readers[vi.name][0] for vi in g.input
+            if readers.get(vi.name) and all(n.op_type == "Cast" and not n.domain for n in readers[vi.name])}
+
+
+def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool,
+                 cast: Any = None) -> tuple[Act, IoInfo]:
     from onnx import helper
 
     shape = _static_shape(vi, given, ctx.model, ctx.notes)
@@ -245,7 +258,15 @@ def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], sp
     perm = channels_last(len(shape)) if spatial else identity(len(shape))
     offset = 0
     quant: Quant | None = None
-    if ctx.dialect == "integer":
+    if cast is not None and ctx.dialect != "integer":
+        if onnx_dtype not in CAST_FROM:
+            taken = ", ".join(np.dtype(d).name for d in CAST_FROM)
+            raise UnsupportedError(f"{ctx.model}: input {vi.name!r} is {onnx_dtype.name}, cast to float by Cast node "
+                                   f"{cast.name or cast.output[0]!r}; mote takes {taken} inputs: export the model "
+                                   "with a float32 input instead")
+        dtype = CAST_FROM[onnx_dtype]
+        quant = Quant((1.0,), (0,)) if dtype is DType.UINT8 else None  # dequantized with scale 1: exact
+    elif ctx.dialect == "integer":
         dtype = DType.INT8  # integer-valued inputs, int8 range
         quant = Quant((1.0,), (0,))
     elif onnx_dtype == np.float32:
@@ -265,6 +286,8 @@ def _graph_output(ctx: Context, vi: Any) -> tuple[Act, IoInfo]:
     where = f"{ctx.model}: output {vi.name!r}"
     if isinstance(v, Deq):
         v = dequantize(ctx.b, v.act, vi.name)
+    if isinstance(v, Pending) and v.as_float is not None:  # e.g. DequantizeLinear -> Softmax -> output, in float
+        v = v.as_float()
     if isinstance(v, Pending):
         raise UnsupportedError(f"{where} is the unquantized result of {v.op} node {v.name!r}; the model needs a "
                                "QuantizeLinear after it")
