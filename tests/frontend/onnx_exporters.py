@@ -1,5 +1,5 @@
 """Helpers for the tests of exporters' patterns: quantize float models whose inputs need not be float32,
-run a converted model in mote and onnxruntime, measure float differences in ULP."""
+run a converted model in mote and onnxruntime (float differences are measured in ULP: `ulps`)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from mote.frontend.onnx import OnnxConversion, convert
 from mote.frontend.onnx.compare import onnx_outputs
 from mote.reference import interpret
 from mote.targets.host import build_host
+from mote.tflm_match import ulp_distance as ulps  # noqa: F401 (the tests' float measure)
 from tests.frontend.onnx_util import _shape
 
 
@@ -56,14 +57,6 @@ def quantize(float_model: onnx.ModelProto, rng: np.random.Generator, fmt: str = 
 
 def ops(m: onnx.ModelProto) -> list[str]:
     return [n.op_type for n in m.graph.node]
-
-
-def ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """How many float32 values lie between a and b (0: identical)."""
-    def ordered(x: np.ndarray) -> np.ndarray:
-        i = np.asarray(x, np.float32).view(np.int32).astype(np.int64)
-        return np.where(i < 0, -(i & 0x7FFFFFFF), i)
-    return np.abs(ordered(a) - ordered(b))
 
 
 def run_both(m: onnx.ModelProto, seeds: int = 3, host: Path | None = None, sanitize: bool = False
