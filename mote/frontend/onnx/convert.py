@@ -27,7 +27,7 @@ from mote.frontend.files import check_regular_file
 from mote.frontend.onnx.check import check_model
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.dispatch import convert_node
-from mote.frontend.onnx.floats import CAST_FROM
+from mote.frontend.onnx.floats import BINARY, CAST_FROM, UNARY
 from mote.frontend.onnx.lower import dequantize
 from mote.frontend.onnx.values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
@@ -216,12 +216,14 @@ def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str, not
 # Ops that read channels-first activations: their inputs are best stored channels-last.
 _SPATIAL = {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
             "QLinearAveragePool", "QLinearGlobalAveragePool"}
-_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift", "Cast"}
+# Ops that keep the layout of their (first) input: quantization, and the elementwise float ops exporters put
+# before the first convolution (Cast, then normalization: Div, Sub, Mul, Add by constants).
+_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift", "Cast", *UNARY, *BINARY}
 
 
 def _spatial_inputs(g: Any) -> set[str]:
-    """Graph inputs that reach a convolution or pooling through quantization only: these are taken
-    channels-last (NHWC) by the compiled model, so that no transpose runs at its start."""
+    """Graph inputs that reach a convolution or pooling through quantization, Cast and elementwise ops only: these
+    are taken channels-last (NHWC) by the compiled model, so that no transpose runs at its start."""
     consumers: dict[str, list[Any]] = {}
     for n in g.node:
         for name in n.input:
@@ -231,7 +233,7 @@ def _spatial_inputs(g: Any) -> set[str]:
         for n in consumers.get(name, []):
             if n.op_type in _SPATIAL and not any(a.name == "channels_last" and a.i for a in n.attribute):
                 return True
-            if n.op_type in _PASS_THROUGH and depth < 4 and reaches(n.output[0], depth + 1):
+            if n.op_type in _PASS_THROUGH and depth < 8 and reaches(n.output[0], depth + 1):
                 return True
         return False
 
