@@ -42,6 +42,7 @@ ISLANDS = {
                                        {"two": np.array(2.0, F)}),
     "reduce_sum_unsqueeze": lambda: island([N("ReduceSum", ["a", "ax"], ["b"], keepdims=0),
                                             N("Unsqueeze", ["b", "ax"], ["z"])], {"ax": np.array([3], np.int64)}),
+    "leaky_relu": lambda: island([N("LeakyRelu", ["a"], ["z"], alpha=0.1)]),
     "neg_clamp_reciprocal": lambda: island([N("Neg", ["a"], ["b"]), N("Max", ["b", "lo"], ["c"]),
                                             N("Min", ["c", "hi"], ["d"]), N("Reciprocal", ["d"], ["z"])],
                                            {"lo": np.array(0.25, F), "hi": np.array(2.0, F)}),
@@ -127,6 +128,16 @@ def test_float_softmax_after_a_reshape() -> None:
     conv, results = run_both(q, seeds=3)
     assert conv.graph.outputs[0].shape == (24,)
     assert max(int(ulps(ours[k], theirs[k]).max()) for ours, theirs in results for k in ours) <= SOFTMAX_ULP
+
+
+@pytest.mark.parametrize("uint8", [False, True], ids=["int8", "uint8"])
+def test_qlinear_leaky_relu(uint8: bool) -> None:
+    """com.microsoft QLinearLeakyRelu (QOperator) runs in float between its scales: onnxruntime's table exactly."""
+    rng = np.random.default_rng(12)
+    q = quantize(island([N("LeakyRelu", ["a"], ["z"], alpha=0.2)]), rng, "qoperator", uint8)
+    assert "QLinearLeakyRelu" in ops(q)
+    worst, _ = lsb_diff(q, seeds=3)
+    assert worst == 0
 
 
 def test_qlinear_softmax() -> None:

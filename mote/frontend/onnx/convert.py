@@ -36,7 +36,8 @@ from mote.ops.validate import validate
 # Ops that mark a model as quantized, and as integer-dialect.
 _QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
                   "MatMulInteger", "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool",
-                  "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm"}
+                  "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm",
+                  "QLinearLeakyRelu"}
 _INTEGER_OPS = {"RequantShift"}
 
 

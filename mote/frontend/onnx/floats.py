@@ -7,8 +7,8 @@ They become DEQUANTIZE -> mote float32 ops -> QUANTIZE; the QUANTIZE rounds halv
 QuantizeLinear does (lower.quantize). Ops mote also runs quantized (Sigmoid, Softmax, Add, Mul, Relu, Clip)
 stay quantized where a QuantizeLinear follows them; only where a float op or a float graph output takes their
 result are they built in float32 (`Pending.as_float`).
-Elementwise ops without a transcendental function (Add, Sub, Mul, Div, Neg, Abs, Sqrt, Relu, Clip, Max, Min,
-Pow 2, Floor, Ceil, Round) compute what onnxruntime computes, bit for bit; exp, log, tanh, logistic, sin and
+Elementwise ops without a transcendental function (Add, Sub, Mul, Div, Neg, Abs, Sqrt, Relu, Clip, LeakyRelu, Max,
+Min, Pow 2, Floor, Ceil, Round) compute what onnxruntime computes, bit for bit; exp, log, tanh, logistic, sin and
 cos are mote's own (README, float semantics); sums (ReduceMean, ReduceSum, Softmax) add left to right.
 """
 
@@ -125,6 +125,19 @@ def unary(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 def binary(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     a, c = float_input(ctx, node, 0), float_input(ctx, node, 1)
     return [_binary(ctx, BINARY[node.op_type], a, c, node.output[0])]
+
+
+def leaky_relu(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    """LeakyRelu in float32; QOperator's com.microsoft QLinearLeakyRelu too, between a DEQUANTIZE and a
+    QUANTIZE with its scales and zero points (onnxruntime tabulates it the same way: in float, then rounded
+    half to even)."""
+    alpha, name = float(np.float32(attrs.get("alpha", 0.01))), node.output[0]
+    if node.op_type == "LeakyRelu":
+        return [_unary(ctx, "leaky_relu", _act(ctx, node, 0), name, {"alpha": alpha})]
+    x = qop.input_act(ctx, node, 0)
+    out_q, _ = qop.output_quant(ctx, node, 3)
+    y = _unary(ctx, "leaky_relu", dequantized(ctx, x), f"{name}_float", {"alpha": alpha})
+    return [lower.quantize(ctx.b, y, out_q, name)]
 
 
 def reciprocal(ctx: Context, node: Any, attrs: dict) -> list[Value]:
@@ -248,6 +261,8 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     **{("", op): (unary, set()) for op in UNARY if op not in ("Sigmoid", "Relu")},
     **{("", op): (binary, set()) for op in BINARY if op not in ("Add", "Mul")},
     ("", "Reciprocal"): (reciprocal, set()),
+    ("", "LeakyRelu"): (leaky_relu, {"alpha"}),
+    ("com.microsoft", "QLinearLeakyRelu"): (leaky_relu, {"alpha"}),
     ("", "Pow"): (power, set()),
     **{("", op): (reduce, {"axes", "keepdims", "noop_with_empty_axes"}) for op in REDUCE},
     ("", "Cast"): (cast, {"to", "saturate", "round_mode"}),
