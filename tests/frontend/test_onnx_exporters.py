@@ -12,9 +12,12 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+from mote.codegen.compile import compile_graph
 from mote.errors import UnsupportedError
 from mote.frontend.onnx import convert
 from mote.ir import DType
+from mote.reference import interpret
+from mote.targets.rv32 import Rv32Config, build_rv32
 from tests.frontend.onnx_exporters import ops, quantize, run_both
 from tests.frontend.onnx_util import model
 
@@ -94,8 +97,8 @@ def test_uint8_image_normalized_in_float(tmp_path: Path) -> None:
 def test_image_classifier_as_exported(tmp_path: Path) -> None:
     """uint8 image -> Cast -> Div(255) -> Conv -> Tanh -> GlobalAveragePool -> Gemm -> Softmax (left in float):
     the input is taken NHWC through the float preprocessing, so no data moves before the convolution; the
-    generated C is bit-exact with the reference under the sanitizers; the probabilities are onnxruntime's up to
-    the convolution's one-step differences."""
+    generated C is bit-exact with the reference under the sanitizers and on the virtual MCU; the probabilities are
+    onnxruntime's up to the convolution's one-step differences."""
     rng = np.random.default_rng(8)
     nodes = [helper.make_node("Cast", ["x"], ["xf"], to=TensorProto.FLOAT),
              helper.make_node("Div", ["xf", "k"], ["xn"]),
@@ -112,6 +115,9 @@ def test_image_classifier_as_exported(tmp_path: Path) -> None:
     for ours, theirs in results:
         for name in ours:
             assert np.abs(ours[name] - theirs[name]).max() < 0.05
+    firmware = build_rv32(compile_graph(conv.graph), tmp_path / "rv32", Rv32Config(cc="zig"))
+    x = np.random.default_rng(0).integers(0, 256, (1, 8, 8, 3)).astype(np.uint8)  # NHWC, as mote takes it
+    assert np.array_equal(firmware.run({"x": x}).outputs["y"], interpret(conv.graph, {"x": x})["y"])
 
 
 @pytest.mark.parametrize("dtype", [TensorProto.DOUBLE, TensorProto.INT64])

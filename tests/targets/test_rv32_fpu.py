@@ -47,3 +47,19 @@ def test_decoder_classes_float_instructions(word: int, cls: Cls) -> None:
 def test_an_unknown_isa_is_refused() -> None:
     with pytest.raises(MoteError, match="rv32 isa must be one of"):
         Rv32Config(isa="rv32gc").validate()
+
+
+@pytest.mark.parametrize("isa", ["rv32imc", "rv32imfc"])
+def test_float_math_builds_freestanding(isa: str, tmp_path: Path) -> None:
+    """exp, sqrt, log, sin and softmax: their kernels take HUGE_VALF and NAN from <math.h>, which a freestanding
+    build gets from the platform's include/math.h (the macros only: no libm is linked)."""
+    from mote.frontend.tflite_writer import ModelBuilder
+
+    mb = ModelBuilder()
+    names = ["x", "e", "s", "l", "n", "y"]
+    tensors = [mb.tensor(n, [2, 8], "float32") for n in names]
+    for op, a, b in zip(("EXP", "SQRT", "LOG", "SIN", "SOFTMAX"), tensors, tensors[1:]):
+        mb.op(op, [a], [b], **({"beta": 1.0} if op == "SOFTMAX" else {}))
+    path = tmp_path / "math.tflite"
+    path.write_bytes(mb.build([tensors[0]], [tensors[-1]]))
+    assert _run(path, isa, tmp_path).bit_exact

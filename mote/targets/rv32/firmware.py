@@ -87,13 +87,14 @@ class FirmwareBuild:
 
 
 def platform_files(config: Rv32Config) -> dict[str, str]:
-    """rv32/: startup.S, link.ld, mote_vp.h, mote_support.c and a freestanding include/string.h
-    ({path relative to the project: text})."""
+    """rv32/: startup.S, link.ld, mote_vp.h, mote_support.c and a freestanding include/string.h and
+    include/math.h ({path relative to the project: text})."""
     files = resources.files("mote.targets.rv32")
     return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes),
             f"{PLATFORM_DIR}/startup.S": files.joinpath("startup.S").read_text(),
             f"{PLATFORM_DIR}/mote_support.c": files.joinpath("mote_support.c").read_text(),
             f"{PLATFORM_DIR}/include/string.h": files.joinpath("string.h").read_text(),
+            f"{PLATFORM_DIR}/include/math.h": files.joinpath("math.h").read_text(),
             f"{PLATFORM_DIR}/mote_vp.h": c_header()}
 
 
