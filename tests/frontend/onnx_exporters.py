@@ -26,6 +26,8 @@ def sample(vi: Any, rng: np.random.Generator) -> np.ndarray:
     shape = _shape(vi)
     if dtype.kind == "f":
         return rng.normal(size=shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
     info = np.iinfo(dtype)
     return rng.integers(max(info.min, -1000), min(info.max, 1000) + 1, shape).astype(dtype)
 

@@ -62,7 +62,8 @@ def cast_input_model(rng: np.random.Generator, dtype: int, shape: tuple[int, ...
 
 
 @pytest.mark.parametrize("dtype, mote_dtype", [(TensorProto.UINT8, DType.UINT8), (TensorProto.INT8, DType.INT8),
-                                               (TensorProto.INT16, DType.INT16), (TensorProto.INT32, DType.INT32)])
+                                               (TensorProto.INT16, DType.INT16), (TensorProto.INT32, DType.INT32),
+                                               (TensorProto.BOOL, DType.BOOL)])
 @pytest.mark.parametrize("fmt", ["qdq", "qoperator"])
 def test_cast_after_input_keeps_the_declared_dtype(dtype: int, mote_dtype: DType, fmt: str, tmp_path: Path) -> None:
     rng = np.random.default_rng(dtype)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from onnx import helper
+from onnx import helper, numpy_helper
 
 from mote.errors import UnsupportedError
 from mote.frontend.onnx import convert
@@ -87,6 +87,12 @@ def test_resize_variants_mote_cannot_run() -> None:
     no_such = quantize(resize_model("nearest", "tf_half_pixel_for_nn", "round_prefer_ceil", sizes=[1, 6, 10, 14]),
                        rng)
     assert "no TFLite resize picks" in error(no_such)
+    huge = quantize(resize_model("nearest", "asymmetric", "floor", scales=[1, 1, 2, 2]), rng)
+    scales = next(t for t in huge.graph.initializer if t.name == "scales")
+    scales.CopyFrom(numpy_helper.from_array(np.array([1, 1, 1e5, 1e5], np.float32), "scales"))
+    del huge.graph.value_info[:]
+    huge.graph.output[0].type.tensor_type.ClearField("shape")
+    assert "over mote's limit" in error(huge)
     channels = quantize(resize_model("nearest", "asymmetric", "floor", scales=[1, 2, 2, 2]), rng)
     assert "must be 1 for N and C" in error(channels)
     int8_linear = quantize(resize_model("linear", "half_pixel", scales=[1, 1, 2, 2]), rng, "qoperator")

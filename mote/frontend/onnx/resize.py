@@ -16,12 +16,14 @@ flags cannot express are refused in one line naming the node.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.frontend.onnx import floats
+from mote.frontend.onnx.check import MAX_ELEMENTS
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.movement import view
 from mote.frontend.onnx.values import NHWC, Act, Const, Value
@@ -37,7 +39,17 @@ ATTRS = {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_
 
 def _geometry(ctx: Context, node: Any, attrs: dict, onnx_shape: tuple[int, ...]) -> tuple[tuple[int, int],
                                                                                            tuple[float, float]]:
-    """Output (height, width) and the scales onnxruntime's coordinate maps divide by."""
+    """Output (height, width) and the scales onnxruntime's coordinate maps divide by; at most MAX_ELEMENTS
+    output elements (a model is untrusted input)."""
+    out_hw, scales = _sizes_and_scales(ctx, node, attrs, onnx_shape)
+    if math.prod(onnx_shape[:2]) * math.prod(out_hw) > MAX_ELEMENTS:
+        raise UnsupportedError(f"{ctx.where(node)}: the output {[*onnx_shape[:2], *out_hw]} has more than "
+                               f"{MAX_ELEMENTS} elements, over mote's limit")
+    return out_hw, scales
+
+
+def _sizes_and_scales(ctx: Context, node: Any, attrs: dict, onnx_shape: tuple[int, ...]
+                      ) -> tuple[tuple[int, int], tuple[float, float]]:
     where = ctx.where(node)
     if ctx.opsets.get("", 13) < 11:
         raise UnsupportedError(f"{where}: Resize before opset 11 is not supported; re-export with opset 11 or later")
@@ -57,7 +69,7 @@ def _geometry(ctx: Context, node: Any, attrs: dict, onnx_shape: tuple[int, ...])
         s = [float(F32(v)) for v in scales.data.reshape(-1)]
         if len(s) != 4 or s[:2] != [1.0, 1.0] or min(s) <= 0:
             raise UnsupportedError(f"{where}: scales {s} must be 1 for N and C and positive for H and W")
-        out_hw = (int(F32(h) * F32(s[2])), int(F32(w) * F32(s[3])))  # onnxruntime truncates
+        out_hw = (int(min(F32(h) * F32(s[2]), 2.0**40)), int(min(F32(w) * F32(s[3]), 2.0**40)))  # truncated
         if min(out_hw) < 1:
             raise UnsupportedError(f"{where}: scales {s} leave no output rows or columns")
         return out_hw, (s[2], s[3])
