@@ -23,7 +23,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.frontend.onnx import lower, qdq, qop
 from mote.frontend.onnx.context import Context
-from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, identity, storage_of
+from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, identity, once, storage_of
 from mote.ir import DType
 
 F32 = DType.FLOAT32
@@ -237,16 +237,7 @@ def either(quantized: qdq.Handler, in_float: qdq.Handler, clamp: bool = False) -
             return in_float(ctx, node, attrs)
         out = quantized(ctx, node, attrs)
         if len(out) == 1 and type(out[0]) is Pending and out[0].as_float is None:  # not qop's Accumulator
-            built: list[Act] = []
-
-            def as_float() -> Act:
-                if not built:
-                    result = in_float(ctx, node, attrs)[0]
-                    assert isinstance(result, Act)
-                    built.append(result)
-                return built[0]
-
-            out[0] = replace(out[0], as_float=as_float)
+            out[0] = replace(out[0], as_float=once(lambda: in_float(ctx, node, attrs)[0]))
         return out
     return handler
 

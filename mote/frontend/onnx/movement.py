@@ -19,7 +19,7 @@ from mote.errors import UnsupportedError
 from mote.frontend.onnx import lower
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.qdq import WINDOW, Handler, act_input, pending
-from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, to_int8
+from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, once, to_int8
 from mote.ir import DType
 
 
@@ -34,11 +34,11 @@ def view(ctx: Context, node: Any, fn: Callable[[Act], Act]) -> list[Value]:
         # A float value straight into a data-movement op: quantize it with the output's parameters first.
         out = pending(ctx, node, lambda q, lo, hi, act: fn(lower.quantize(ctx.b, v, q, f"{name}_q")),
                       clampable=False)
-        return [replace(out[0], as_float=lambda: fn(v))]
+        return [replace(out[0], as_float=once(lambda: fn(v)))]
     if isinstance(v, Pending) and v.as_float is not None:  # data movement commutes with quantization
-        source = v
-        return [Pending(node.op_type, name, lambda q, lo, hi: fn(source.build(q, lo, hi)), clampable=False,
-                        as_float=lambda: fn(source.as_float()))]  # type: ignore[misc]
+        build, as_float = v.build, v.as_float
+        return [Pending(node.op_type, name, lambda q, lo, hi: fn(build(q, lo, hi)), clampable=False,
+                        as_float=once(lambda: fn(as_float())))]
     if isinstance(v, Act):
         return [fn(v)]
     act_input(ctx, node, 0)  # raises the right message

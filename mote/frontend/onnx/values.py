@@ -109,6 +109,18 @@ class Pending:
 Value = Const | QConst | Act | Deq | Pending
 
 
+def once(build: Callable[[], Act]) -> Callable[[], Act]:
+    """`build`, run at most once: every consumer of a pending value's float form reads the same nodes."""
+    built: list[Act] = []
+
+    def run() -> Act:
+        if not built:
+            built.append(build())
+        return built[0]
+
+    return run
+
+
 def int8_quant(scale: np.ndarray | float, zero_point: np.ndarray | int, dtype: np.dtype, axis: int | None = None,
                what: str = "") -> Quant:
     """A mote Quant from ONNX scale / zero point of an 8-bit type (uint8 shifted to int8)."""
