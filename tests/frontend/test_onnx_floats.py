@@ -101,8 +101,9 @@ def test_quantize_linear_rounds_halves_to_even(tmp_path: Path) -> None:
 # -- a Softmax left in float before the graph output -------------------------------------------------------------------
 
 # mote's float softmax keeps TFLite Micro's order (exp, a left-to-right sum, one division); onnxruntime's MLAS kernel
-# has its own exp approximation and multiplies by the sum's reciprocal. Measured: at most 4 ULP apart on rows of 8
-# to 16 values, 6 on the legacy opsets' flattened rows of 40.
+# has its own exp approximation, sums in another order and multiplies by the sum's reciprocal, so the difference
+# grows with the row: measured at most 4 ULP on rows of 6 to 16 values, 6 on the legacy opsets' flattened rows of
+# 120 (and 20 on rows of 1000, not tested here).
 SOFTMAX_ULP = 8
 
 
