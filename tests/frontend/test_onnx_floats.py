@@ -77,6 +77,27 @@ def test_layernorm_pieces(tmp_path: Path) -> None:
     assert worst <= 1 and differ <= 0.01, (worst, differ)
 
 
+@pytest.mark.parametrize("shape, bias", [((2, 3, 16), True), ((1, 2, 100), False)])
+def test_layer_normalization(shape: tuple[int, ...], bias: bool, tmp_path: Path) -> None:
+    """LayerNormalization (opset 17), which the quantizer wraps in DequantizeLinear / QuantizeLinear, runs as
+    mote's float ops in the order of onnxruntime's CPU kernel (variance as E[x^2] - E[x]^2). The installed
+    onnxruntime's float results are a few ULP from that order's, which once quantized left no difference."""
+    rng = np.random.default_rng(shape[-1])
+    width = shape[-1]
+    inputs = ["a", "scale", "bias"] if bias else ["a", "scale"]
+    inits = {"scale": rng.normal(size=width).astype(F), "bias": rng.normal(size=width).astype(F)}
+    if not bias:
+        del inits["bias"]
+    f = model([N("Concat", ["x", "x"], ["a"], axis=1), N("LayerNormalization", inputs, ["z"], epsilon=1e-3),
+               N("Concat", ["z", "z"], ["y"], axis=1)], {"x": shape}, ["y"], inits, opset=17)
+    q = quantize(f, rng)
+    assert "LayerNormalization" in ops(q)
+    kinds = [n.op for n in convert(q, "t").graph.nodes]
+    assert {"mean", "square", "sub", "sqrt", "div", "mul"} <= set(kinds)
+    worst, differ = lsb_diff(q, seeds=3, host=tmp_path if bias else None)
+    assert worst <= 1 and differ <= 0.01, (worst, differ)
+
+
 def test_quantize_linear_rounds_halves_to_even(tmp_path: Path) -> None:
     """Exact ties (a power-of-two scale), signed zeros, saturation: as onnxruntime, in the reference and in C."""
     nodes = [N("QuantizeLinear", ["x", "s", "zp"], ["y"])]

@@ -200,6 +200,36 @@ def reduce(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     return [Act(out, x.perm if keep else identity(len(out.shape)))]
 
 
+def layer_norm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    """LayerNormalization (opset 17) in the order of onnxruntime's CPU kernel source, in float32: mean and mean
+    of squares summed left to right, variance = E[x^2] - E[x]^2, y = (x - mean) / sqrt(var + epsilon) * scale + B.
+    (The onnxruntime release the tests run is a few ULP from that order's results; quantized, they agree.)"""
+    where, name = ctx.where(node), node.output[0]
+    if any(node.output[1:]):
+        raise UnsupportedError(f"{where}: LayerNormalization's Mean and InvStdDev outputs are not supported")
+    if int(attrs.get("stash_type", 1)) != 1:
+        raise UnsupportedError(f"{where}: LayerNormalization with stash_type other than 1 (float32) is not supported")
+    x = _act(ctx, node, 0)
+    b = ctx.b
+    first = int(attrs.get("axis", -1)) % x.rank
+    stored = np.array(sorted(x.perm.index(a) for a in range(first, x.rank)), np.int32)
+
+    def mean(v: Act, what: str) -> Act:
+        axes = b.const(f"{name}_{what}_axes", stored, DType.INT32)
+        return Act(b.node("mean", [v.tensor, axes], f"{name}_{what}", F32, None, {"keep_dims": True}), v.perm)
+
+    mu = mean(x, "mean")
+    variance = _binary(ctx, "sub", mean(_unary(ctx, "square", x, f"{name}_x2"), "mean_x2"),
+                       _unary(ctx, "square", mu, f"{name}_mean2"), f"{name}_var")
+    epsilon = np.float32(attrs.get("epsilon", 1e-5))
+    std = _unary(ctx, "sqrt", _binary(ctx, "add", variance, epsilon, f"{name}_var_eps"), f"{name}_std")
+    y = _binary(ctx, "div", _binary(ctx, "sub", x, mu, f"{name}_centered"), std, f"{name}_normalized")
+    y = _binary(ctx, "mul", y, float_input(ctx, node, 1), f"{name}_scaled" if len(node.input) > 2 else name)
+    if len(node.input) > 2 and node.input[2]:
+        y = _binary(ctx, "add", y, float_input(ctx, node, 2), name)
+    return [y]
+
+
 def cast(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     """Cast to float32 of a graph input (exporters cast uint8 images, int or float64 inputs), or the
     float tail of ConvInteger / MatMulInteger (qop.py)."""
@@ -257,4 +287,5 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     ("", "Pow"): (power, set()),
     **{("", op): (reduce, {"axes", "keepdims", "noop_with_empty_axes"}) for op in REDUCE},
     ("", "Cast"): (cast, {"to", "saturate", "round_mode"}),
+    ("", "LayerNormalization"): (layer_norm, {"axis", "epsilon", "stash_type"}),
 }
