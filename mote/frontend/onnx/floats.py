@@ -150,7 +150,8 @@ def power(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     exponent = ctx.value(node, 1)
     values = np.unique(np.asarray(exponent.data if isinstance(exponent, Const) else np.nan, np.float64))
     if values.size != 1 or values[0] not in (1.0, 2.0):
-        raise UnsupportedError(f"{ctx.where(node)}: Pow is supported with a constant exponent 1 or 2 only")
+        raise UnsupportedError(f"{ctx.where(node)}: Pow is supported with a constant exponent 1 or 2 only; write "
+                               "other powers with Mul, Sqrt or Exp and Log in the model")
     return [x if values[0] == 1.0 else _unary(ctx, "square", x, node.output[0])]
 
 
@@ -206,9 +207,11 @@ def layer_norm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     (The onnxruntime release the tests run is a few ULP from that order's results; quantized, they agree.)"""
     where, name = ctx.where(node), node.output[0]
     if any(node.output[1:]):
-        raise UnsupportedError(f"{where}: LayerNormalization's Mean and InvStdDev outputs are not supported")
+        raise UnsupportedError(f"{where}: LayerNormalization's Mean and InvStdDev outputs are not supported; export "
+                               "it for inference (output Y only)")
     if int(attrs.get("stash_type", 1)) != 1:
-        raise UnsupportedError(f"{where}: LayerNormalization with stash_type other than 1 (float32) is not supported")
+        raise UnsupportedError(f"{where}: LayerNormalization with stash_type other than 1 (float32) is not supported; "
+                               "export it with stash_type=1")
     x = _act(ctx, node, 0)
     b = ctx.b
     first = int(attrs.get("axis", -1)) % x.rank
@@ -240,7 +243,8 @@ def cast(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         return tail
     v, where, name = ctx.value(node, 0), ctx.where(node), node.output[0]
     if int(attrs.get("to", 0)) != TensorProto.FLOAT:
-        raise UnsupportedError(f"{where}: Cast of a run-time tensor to anything but float32 is not supported")
+        raise UnsupportedError(f"{where}: Cast of a run-time tensor to anything but float32 is not supported; mote "
+                               "reads Cast where exporters convert a graph input to float32")
     if isinstance(v, (Deq, Pending)):
         return [float_input(ctx, node, 0)]
     if not isinstance(v, Act):

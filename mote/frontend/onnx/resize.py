@@ -33,6 +33,8 @@ from mote.ops import OPS
 F32 = np.float32
 _LINEAR_FLAGS = {"align_corners": (True, False), "half_pixel": (False, True), "pytorch_half_pixel": (False, True),
                  "asymmetric": (False, False)}
+_EXPORT_HINT = ("export it as PyTorch's interpolate does (asymmetric coordinates, nearest_mode floor) or with the "
+                "ONNX defaults (half_pixel, round_prefer_floor)")
 ATTRS = {"mode", "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a", "exclude_outside",
          "extrapolation_value", "antialias", "axes", "keep_aspect_ratio_policy"}
 
@@ -54,7 +56,8 @@ def _sizes_and_scales(ctx: Context, node: Any, attrs: dict, onnx_shape: tuple[in
     if ctx.opsets.get("", 13) < 11:
         raise UnsupportedError(f"{where}: Resize before opset 11 is not supported; re-export with opset 11 or later")
     if len(onnx_shape) != 4 or attrs.get("axes") is not None:
-        raise UnsupportedError(f"{where}: mote resizes 4-D NCHW tensors over height and width (no axes attribute)")
+        raise UnsupportedError(f"{where}: mote resizes 4-D NCHW tensors over height and width; export the Resize "
+                               "without the axes attribute, with scales or sizes for all four axes")
     sizes = ctx.value(node, 3) if len(node.input) > 3 and node.input[3] else None
     scales = ctx.value(node, 2) if len(node.input) > 2 and node.input[2] else None
     n, c, h, w = onnx_shape
@@ -63,7 +66,8 @@ def _sizes_and_scales(ctx: Context, node: Any, attrs: dict, onnx_shape: tuple[in
         if len(out) != 4 or out[:2] != [n, c] or min(out) < 1:
             raise UnsupportedError(f"{where}: sizes {out} must keep N and C of {list(onnx_shape)}")
         if attrs.get("keep_aspect_ratio_policy", "stretch") != "stretch":
-            raise UnsupportedError(f"{where}: keep_aspect_ratio_policy other than 'stretch' is not supported")
+            raise UnsupportedError(f"{where}: keep_aspect_ratio_policy other than 'stretch' is not supported; give "
+                                   "the output sizes themselves")
         return (out[2], out[3]), (float(F32(out[2]) / F32(h)), float(F32(out[3]) / F32(w)))
     if isinstance(scales, Const) and scales.data.size:
         s = [float(F32(v)) for v in scales.data.reshape(-1)]
@@ -73,7 +77,8 @@ def _sizes_and_scales(ctx: Context, node: Any, attrs: dict, onnx_shape: tuple[in
         if min(out_hw) < 1:
             raise UnsupportedError(f"{where}: scales {s} leave no output rows or columns")
         return out_hw, (s[2], s[3])
-    raise UnsupportedError(f"{where}: Resize needs constant scales or sizes")
+    raise UnsupportedError(f"{where}: Resize needs constant scales or sizes; fold their computation into constants "
+                           "(e.g. with onnxsim)")
 
 
 def _source(in_size: int, out_size: int, scale: float, coords: str, nearest: str, where: str) -> np.ndarray:
@@ -91,7 +96,8 @@ def _source(in_size: int, out_size: int, scale: float, coords: str, nearest: str
         elif coords == "align_corners":
             x = i * F32(in_size - 1) / F32(out_size - 1) if out_size > 1 else np.zeros(out_size, F32)
         else:
-            raise UnsupportedError(f"{where}: coordinate_transformation_mode {coords!r} is not supported")
+            raise UnsupportedError(f"{where}: coordinate_transformation_mode {coords!r} is not supported; "
+                                   f"{_EXPORT_HINT}")
     x = x.astype(F32)
     trunc = np.trunc(x)
     away = np.sign(x) * np.floor(np.abs(x) + F32(0.5))  # std::round
@@ -104,7 +110,7 @@ def _source(in_size: int, out_size: int, scale: float, coords: str, nearest: str
     elif nearest == "ceil":
         index = np.ceil(x)
     else:
-        raise UnsupportedError(f"{where}: nearest_mode {nearest!r} is not supported")
+        raise UnsupportedError(f"{where}: nearest_mode {nearest!r} is not supported; {_EXPORT_HINT}")
     return np.clip(index, 0, in_size - 1).astype(np.int64)
 
 
@@ -136,7 +142,8 @@ def _nearest(ctx: Context, node: Any, attrs: dict, x: Act) -> Act:
         if np.array_equal(p.rows.low, want[0]) and np.array_equal(p.cols.low, want[1]):
             return _add(ctx, candidate, x, out_hw, name)
     raise UnsupportedError(f"{where}: nearest Resize with coordinate_transformation_mode {coords!r} and nearest_mode "
-                           f"{mode!r} from {list(in_hw)} to {list(out_hw)} picks source pixels no TFLite resize picks")
+                           f"{mode!r} from {list(in_hw)} to {list(out_hw)} picks source pixels no TFLite resize picks; "
+                           f"{_EXPORT_HINT}")
 
 
 def _linear(ctx: Context, node: Any, attrs: dict) -> Act:
@@ -161,7 +168,9 @@ def _linear_float(ctx: Context, node: Any, attrs: dict, x: Act | np.ndarray, nam
     exact_ratio = all(F32(scales[a]) == F32(out_hw[a]) / F32(in_hw[a]) for a in range(2))
     if coords not in _LINEAR_FLAGS or not exact_ratio or (coords == "pytorch_half_pixel" and min(out_hw) == 1):
         raise UnsupportedError(f"{where}: linear Resize with coordinate_transformation_mode {coords!r} and scales "
-                               f"{list(scales)} is not one TFLite's bilinear resize computes")
+                               f"{list(scales)} is not one TFLite's bilinear resize computes; export it with "
+                               "half_pixel, align_corners or asymmetric coordinates and sizes (or scales giving whole "
+                               "output sizes)")
     candidate = _resize_node(ctx.b, "resize_bilinear", x, out_hw, _LINEAR_FLAGS[coords], name)
     return _add(ctx, candidate, x, out_hw, name)
 
@@ -169,7 +178,8 @@ def _linear_float(ctx: Context, node: Any, attrs: dict, x: Act | np.ndarray, nam
 def resize(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     mode = attrs.get("mode", "nearest")
     if attrs.get("antialias", 0):
-        raise UnsupportedError(f"{ctx.where(node)}: antialiased Resize is not supported")
+        raise UnsupportedError(f"{ctx.where(node)}: antialiased Resize is not supported; export it with "
+                               "antialias=0")
     if mode == "nearest":
         return view(ctx, node, lambda x: _nearest(ctx, node, attrs, x))
     if mode == "linear":
