@@ -140,6 +140,19 @@ def leaky_relu(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     return [lower.quantize(ctx.b, y, out_q, name)]
 
 
+def hard_sigmoid(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    """HardSigmoid max(0, min(1, alpha * x + beta)), and HardSwish x * HardSigmoid(x) with alpha 1/6 and beta
+    1/2 (MobileNetV3's activations), in onnxruntime's order: a product, a sum, the clamps, the product by x."""
+    x, name = _act(ctx, node, 0), node.output[0]
+    swish = node.op_type == "HardSwish"
+    alpha = np.float32(1.0 / 6.0 if swish else attrs.get("alpha", 0.2))
+    beta = np.float32(0.5 if swish else attrs.get("beta", 0.5))
+    y = _binary(ctx, "add", _binary(ctx, "mul", x, alpha, f"{name}_scaled"), beta, f"{name}_shifted")
+    y = _binary(ctx, "maximum", _binary(ctx, "minimum", y, np.float32(1.0), f"{name}_below_one"), np.float32(0.0),
+                f"{name}_sigmoid" if swish else name)
+    return [_binary(ctx, "mul", x, y, name) if swish else y]
+
+
 def reciprocal(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     return [_binary(ctx, "div", np.float32(1.0), _act(ctx, node, 0), node.output[0])]
 
@@ -287,6 +300,8 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     **{("", op): (binary, set()) for op in BINARY if op not in ("Add", "Mul")},
     ("", "Reciprocal"): (reciprocal, set()),
     ("", "LeakyRelu"): (leaky_relu, {"alpha"}),
+    ("", "HardSigmoid"): (hard_sigmoid, {"alpha", "beta"}),
+    ("", "HardSwish"): (hard_sigmoid, set()),
     ("com.microsoft", "QLinearLeakyRelu"): (leaky_relu, {"alpha"}),
     ("", "Pow"): (power, set()),
     **{("", op): (reduce, {"axes", "keepdims", "noop_with_empty_axes"}) for op in REDUCE},
