@@ -64,6 +64,19 @@ def test_float_island_matches_onnxruntime(name: str, uint8: bool, tmp_path: Path
     assert worst == 0, (worst, differ)
 
 
+def test_ops_mote_also_runs_quantized_run_in_float_between_float_ops(tmp_path: Path) -> None:
+    """Sigmoid, Add and Mul kept out of quantization (nodes_to_exclude) between float ops: built in float32."""
+    rng = np.random.default_rng(6)
+    nodes = [N("Sigmoid", ["a"], ["s"], name="sigmoid"), N("Tanh", ["s"], ["t"]),
+             N("Add", ["t", "a"], ["u"], name="add"), N("Mul", ["u", "t"], ["v"], name="mul"),
+             N("Relu", ["v"], ["z"], name="relu")]
+    q = quantize(island(nodes), rng, exclude=["sigmoid", "add", "mul", "relu"])
+    kinds = [n.op for n in convert(q, "t").graph.nodes]
+    assert kinds[2:9] == ["dequantize", "logistic", "tanh", "add", "mul", "relu", "quantize"], kinds
+    worst, differ = lsb_diff(q, seeds=3, host=tmp_path)
+    assert worst <= 1 and differ <= 0.01, (worst, differ)
+
+
 # The largest difference from onnxruntime of a float op's result read in float (a float graph output), in ULP:
 # onnxruntime's own approximations of exp, log, tanh, the logistic function, sin, cos and (Eigen's) reciprocal;
 # measured on 24 sets of 800 normal inputs: 17 for Sigmoid (in its tail), 3 for Tanh and Log, 1 for the others.
