@@ -3,7 +3,9 @@
 Float models are not compiled directly: `mote quantize` (quantize.py) makes a QDQ model first.
 Inputs that feed convolutions or pooling are channels-last in the compiled model (ONNX's NCHW taken
 as NHWC, NCL as NLC), and so are outputs computed channels-last; everything else keeps ONNX's layout.
-uint8 tensors are int8 shifted by -128. `OnnxConversion.inputs / outputs` say how
+uint8 tensors are int8 shifted by -128, except graph inputs that only a Cast to float32 reads (exporters'
+`x.float()`): those keep their dtype. Ops left in float between DequantizeLinear and QuantizeLinear run as
+mote's float32 ops (floats.py). `OnnxConversion.inputs / outputs` say how
 ONNX arrays map to the compiled model's (`IoInfo.to_mote`, `IoInfo.to_onnx`).
 
 A model file is untrusted input: its structure is checked before conversion (check.py), constant
