@@ -181,18 +181,19 @@ def clip(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 
 def softmax(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    """Softmax over one axis (opset >= 13) or over the flattened trailing axes (legacy opsets)."""
+    """Softmax or LogSoftmax over one axis (opset >= 13) or over the flattened trailing axes (legacy opsets)."""
     b, x, name = ctx.b, _act(ctx, node, 0), node.output[0]
+    op, op_attrs = ("softmax", {"beta": 1.0}) if node.op_type == "Softmax" else ("log_softmax", None)
     legacy = ctx.opsets.get("", 13) < 13
     axis = int(attrs.get("axis", 1 if legacy else -1)) % x.rank
     if legacy and axis != x.rank - 1:
         x = b.to_layout(x, identity(x.rank))
         flat = b.reshape(x.tensor, (math.prod(x.onnx_shape[:axis]), math.prod(x.onnx_shape[axis:])), f"{name}_2d")
-        out = b.node("softmax", [flat], f"{name}_softmax", F32, None, {"beta": 1.0})
+        out = b.node(op, [flat], f"{name}_{op}", F32, None, op_attrs)
         return [Act(b.reshape(out, x.tensor.shape, name), x.perm)]
     if x.perm[-1] != axis:
         x = b.to_layout(x, tuple(p for p in x.perm if p != axis) + (axis,))
-    return [_unary(ctx, "softmax", x, name, {"beta": 1.0})]
+    return [_unary(ctx, op, x, name, op_attrs)]
 
 
 def reduce(ctx: Context, node: Any, attrs: dict) -> list[Value]:
@@ -299,6 +300,7 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     **{("", op): (unary, set()) for op in UNARY if op not in ("Sigmoid", "Relu")},
     **{("", op): (binary, set()) for op in BINARY if op not in ("Add", "Mul")},
     ("", "Reciprocal"): (reciprocal, set()),
+    ("", "LogSoftmax"): (softmax, {"axis"}),
     ("", "LeakyRelu"): (leaky_relu, {"alpha"}),
     ("", "HardSigmoid"): (hard_sigmoid, {"alpha", "beta"}),
     ("", "HardSwish"): (hard_sigmoid, set()),
