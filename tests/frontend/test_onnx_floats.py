@@ -260,3 +260,10 @@ def test_cast_to_an_integer_type() -> None:
               {"x": (1, 2, 3)}, ["y"])
     message = error(quantize(f, np.random.default_rng(3)))
     assert "'to_int'" in message and "float32" in message
+
+
+def test_constant_of_a_higher_rank() -> None:
+    f = model([N("Concat", ["x", "x"], ["a"], axis=1), N("Div", ["a", "k"], ["z"]),
+               N("Concat", ["z", "z"], ["y"], axis=1)], {"x": (2, 4)}, ["y"], {"k": np.ones((1, 1, 8), F)})
+    message = error(quantize(f, np.random.default_rng(4)))
+    assert "3-D constant against a 2-D tensor" in message and "reshape the constant" in message

@@ -110,6 +110,9 @@ def _binary(ctx: Context, op: str, a: Operand, c: Operand, name: str) -> Act:
     for i, v in enumerate((a, c)):
         if isinstance(v, Act):
             tensors.append(b.to_layout(v, like.perm if v.rank == like.rank else identity(v.rank)).tensor)
+        elif np.ndim(v) > like.rank:
+            raise UnsupportedError(f"{name}: a {np.ndim(v)}-D constant against a {like.rank}-D tensor; mote broadcasts "
+                                   "constants of at most the tensor's rank (reshape the constant in the model)")
         else:
             tensors.append(b.const(f"{name}_in{i}", storage_of(v, like.rank, like.perm), F32))
     out = b.node(op, tensors, name, F32, None)
