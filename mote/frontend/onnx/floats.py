@@ -1,15 +1,16 @@
 """Float islands in QDQ ONNX graphs: ops the quantizer left in float32 between DequantizeLinear and
-QuantizeLinear (Tanh, Exp, Div, Sub, Sqrt, ReduceMean, ... as exporters write LayerNorm, GELU-free
-activations or preprocessing), a float graph output after the last DequantizeLinear (a Softmax), and Cast
-from a graph input to float32.
+QuantizeLinear (Tanh, Exp, Div, Sub, Sqrt, ReduceMean, LayerNormalization, HardSwish, ... as exporters write
+normalization layers, activations or input preprocessing), a float graph output after the last
+DequantizeLinear (a Softmax), and Cast from a graph input to float32.
 
 They become DEQUANTIZE -> mote float32 ops -> QUANTIZE; the QUANTIZE rounds halves to even as ONNX's
 QuantizeLinear does (lower.quantize). Ops mote also runs quantized (Sigmoid, Softmax, Add, Mul, Relu, Clip)
 stay quantized where a QuantizeLinear follows them; only where a float op or a float graph output takes their
 result are they built in float32 (`Pending.as_float`).
-Elementwise ops without a transcendental function (Add, Sub, Mul, Div, Neg, Abs, Sqrt, Relu, Clip, LeakyRelu, Max,
-Min, Pow 2, Floor, Ceil, Round) compute what onnxruntime computes, bit for bit; exp, log, tanh, logistic, sin and
-cos are mote's own (README, float semantics); sums (ReduceMean, ReduceSum, Softmax) add left to right.
+Elementwise ops without a transcendental function (Add, Sub, Mul, Div, Neg, Abs, Sqrt, Relu, Clip, LeakyRelu,
+HardSigmoid, HardSwish, Max, Min, Pow 2, Floor, Ceil, Round) compute what onnxruntime computes, bit for bit;
+exp, log, tanh, logistic, sin and cos are mote's own (README, float semantics), as is 1 / x (onnxruntime's
+Reciprocal is Eigen's, an ULP off at times); sums (ReduceMean, ReduceSum, Softmax) add left to right.
 """
 
 from __future__ import annotations
