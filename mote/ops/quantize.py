@@ -5,6 +5,8 @@ Bit-exact with TFLite Micro's reference kernels:
   - float32 -> int8/int16: out = clamp(int(round(x / scale)) + zero_point), the division in float32
     and round() halves away from zero. (For |x / scale| >= 2^31 or NaN TFLite's float-to-int cast is
     undefined; mote saturates: NaN and large negatives give the type's minimum, large positives its maximum.)
+    With the attribute round_half_even (set by the ONNX frontend: QuantizeLinear as onnxruntime computes
+    it) halves go to the even neighbour instead (int8 outputs only; mote_quantize_f32_s8_even.c).
   - integer -> integer: out = clamp(MultiplyByQuantizedMultiplier(x - in_zp, multiplier, shift) + out_zp)
     to the output type, with (multiplier, shift) = QuantizeMultiplier(double(s_in) / double(s_out)). (The
     interpreter's int8 <-> uint8 shortcut, x ^ 0x80, gives the same values.)
@@ -24,7 +26,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import checks
-from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, Overlap, register
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, Overlap, attr, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
 # Below this output scale, float inputs of ordinary magnitude (> 2^31 * scale) overflow TFLite Micro's
@@ -49,6 +51,7 @@ class QuantizeParams:
     zero_point: int
     low: int = -128  # the output type's range
     high: int = 127
+    half_even: bool = False  # ONNX's QuantizeLinear: halves to even (else TFLite's: away from zero)
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ def prepare(node: Node) -> QuantizeParams | RequantizeParams:
     x, out = node.inputs[0], node.outputs[0]
     assert x is not None and out.quant is not None
     if x.dtype is DType.FLOAT32:
-        return QuantizeParams(x.size, float(np.float32(out.scale)), out.zero_point, *_range(out.dtype))
+        return QuantizeParams(x.size, float(np.float32(out.scale)), out.zero_point, *_range(out.dtype),
+                              bool(attr(node, "round_half_even")))
     if (x.dtype, out.dtype) in REQUANTIZE_PAIRS and x.quant is not None:
         multiplier, shift = quantize_multiplier(x.scale / out.scale)
         return RequantizeParams(x.size, x.zero_point, out.zero_point, multiplier, shift, x.dtype, out.dtype)
@@ -98,7 +102,8 @@ def round_half_away_f32(q: np.ndarray) -> np.ndarray:
 def quantize_f32(p: QuantizeParams, x: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         q = np.asarray(x, dtype=np.float32) / np.float32(p.scale)
-        r = round_half_away_f32(q) + p.zero_point
+        rounded = np.rint(q).astype(np.float64) if p.half_even else round_half_away_f32(q)  # rint: to even
+        r = rounded + p.zero_point
         low = ~(r > p.low)  # NaN included
     return np.where(low, p.low, np.clip(np.where(low, 0, r), p.low, p.high))
 
@@ -129,6 +134,10 @@ def _pack_vnni(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
 
 def _pack_float(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
     return CCall("mote_quantize_f32_s8", "mote_quantize_params", _float_fields(p), _args(node, em))
+
+
+def _pack_even(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_quantize_f32_s8_even", "mote_quantize_params", _float_fields(p), _args(node, em))
 
 
 def _pack_float_s16(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
@@ -170,10 +179,13 @@ def _flip_overlap(node: Node, p: QuantizeParams | RequantizeParams) -> list[tupl
     return [(0, Overlap(at_most=0))]  # each byte is read before it is written, in order
 
 
-def _accepts_float_to(high: int) -> Callable[[Node, QuantizeParams | RequantizeParams], str | None]:
+def _accepts_float_to(high: int, half_even: bool = False
+                      ) -> Callable[[Node, QuantizeParams | RequantizeParams], str | None]:
     def accepts(node: Node, p: QuantizeParams | RequantizeParams) -> str | None:
         if not isinstance(p, QuantizeParams):
             return "integer input"
+        if p.half_even != half_even:
+            return "halves round to even (ONNX)" if p.half_even else "halves round away from zero"
         return None if p.high == high else f"{node.outputs[0].dtype.value} output"
     return accepts
 
@@ -190,6 +202,8 @@ def check(node: Node) -> None:
     checks.dtype(node, x, "input", DType.FLOAT32, *TYPE_CODES)
     if x.dtype is DType.FLOAT32:
         checks.dtype(node, out, "output", _INT8, _INT16)
+        if attr(node, "round_half_even") and out.dtype is not _INT8:
+            raise checks.fail(node, "rounding halves to even is implemented for int8 outputs only")
     elif (x.dtype, out.dtype) not in REQUANTIZE_PAIRS:
         raise checks.fail(node, f"{x.dtype.value} to {out.dtype.value} is not a conversion TFLite Micro's "
                                 "QUANTIZE makes")
@@ -209,6 +223,7 @@ def check(node: Node) -> None:
 KERNELS = (
     Kernel("mote_quantize_f32_s8_vnni", frozenset({Core.VNNI}), _pack_vnni, _accepts_float_to(127)),
     Kernel("mote_quantize_f32_s8", frozenset(Core), _pack_float, _accepts_float_to(127)),
+    Kernel("mote_quantize_f32_s8_even", frozenset(Core), _pack_even, _accepts_float_to(127, half_even=True)),
     Kernel("mote_quantize_f32_s16", frozenset(Core), _pack_float_s16, _accepts_float_to(32767)),
     Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize, _accepts_s8),
     Kernel("mote_quantize_flip_u8", frozenset(Core), _pack_flip, _accepts_flip, overlap=_flip_overlap),
@@ -217,4 +232,5 @@ KERNELS = (
 
 
 OP = register(OpDef("quantize", shape, prepare, reference, _pack_requantize, tflite=("QUANTIZE",), check=check,
-                    kernels=KERNELS, dtypes=(DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.FLOAT32)))
+                    kernels=KERNELS, attrs={"round_half_even": False},
+                    dtypes=(DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.FLOAT32)))

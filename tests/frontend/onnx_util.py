@@ -62,11 +62,13 @@ def _shape(vi: Any) -> list[int]:
 
 
 def feeds_for(conv: OnnxConversion, rng: np.random.Generator, scale: float = 1.0) -> dict[str, np.ndarray]:
-    """mote-side inputs: normal floats for float inputs, the whole range for integer ones."""
+    """mote-side inputs: normal floats for float inputs, the whole range for integer (and bool) ones."""
     out = {}
     for t in conv.graph.inputs:
         if t.dtype.np == np.float32:
             out[t.name] = (rng.normal(size=t.shape) * scale).astype(np.float32)
+        elif t.dtype.np == np.bool_:
+            out[t.name] = rng.integers(0, 2, t.shape).astype(bool)
         else:
             info = np.iinfo(t.dtype.np)
             out[t.name] = rng.integers(info.min, info.max + 1, t.shape).astype(t.dtype.np)

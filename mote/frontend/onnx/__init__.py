@@ -1,8 +1,8 @@
 """The ONNX frontend: ONNX model -> mote Graph, `mote quantize`, and the comparison with onnxruntime.
 
 This is the package's one entry point; the rest of mote imports from here, never from its modules.
-Inside, imports point one way: the loader (convert) -> dispatch -> op handlers (qdq, qop, integer,
-movement, fold) -> lower -> values, window, check; every handler takes the conversion's `Context`
+Inside, imports point one way: the loader (convert) -> dispatch -> op handlers (resize, floats, qdq, qop,
+integer, movement, fold) -> lower -> values, window, check; every handler takes the conversion's `Context`
 (context.py). `run` (what `mote run model.onnx` needs), `compare` and `quantize` sit on top.
 """
 

@@ -21,6 +21,7 @@ class Context:
     model: str
     dialect: str
     notes: list[str] = field(default_factory=list)  # what the conversion assumed, for the report
+    dequantized: dict[tuple[Any, tuple[int, ...]], Any] = field(default_factory=dict)  # int8 Act -> float32 Act
 
     def where(self, node: Any) -> str:
         domain = node.domain or "ai.onnx"

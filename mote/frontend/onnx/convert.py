@@ -3,7 +3,9 @@
 Float models are not compiled directly: `mote quantize` (quantize.py) makes a QDQ model first.
 Inputs that feed convolutions or pooling are channels-last in the compiled model (ONNX's NCHW taken
 as NHWC, NCL as NLC), and so are outputs computed channels-last; everything else keeps ONNX's layout.
-uint8 tensors are int8 shifted by -128. `OnnxConversion.inputs / outputs` say how
+uint8 tensors are int8 shifted by -128, except graph inputs that only a Cast to float32 reads (exporters'
+`x.float()`): those keep their dtype. Ops left in float between DequantizeLinear and QuantizeLinear run as
+mote's float32 ops (floats.py). `OnnxConversion.inputs / outputs` say how
 ONNX arrays map to the compiled model's (`IoInfo.to_mote`, `IoInfo.to_onnx`).
 
 A model file is untrusted input: its structure is checked before conversion (check.py), constant
@@ -27,6 +29,7 @@ from mote.frontend.files import check_regular_file
 from mote.frontend.onnx.check import check_model
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.dispatch import convert_node
+from mote.frontend.onnx.floats import BINARY, CAST_FROM, UNARY
 from mote.frontend.onnx.lower import dequantize
 from mote.frontend.onnx.values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
@@ -35,7 +38,8 @@ from mote.ops.validate import validate
 # Ops that mark a model as quantized, and as integer-dialect.
 _QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
                   "MatMulInteger", "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool",
-                  "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm"}
+                  "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm",
+                  "QLinearLeakyRelu"}
 _INTEGER_OPS = {"RequantShift"}
 
 
@@ -110,12 +114,12 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
         values: dict[str, Value] = {i.name: Const(numpy_helper.to_array(i)) for i in g.initializer}
     ctx = Context(Builder(), values, opsets, name, dialect)
     inputs, in_infos = [], []
-    spatial = _spatial_inputs(g)
+    spatial, casts = _spatial_inputs(g), _cast_inputs(g)
     for vi in g.input:
         if vi.name in values:
             continue  # an initializer listed as an input (old exporters)
         with _malformed(f"{name}: input {vi.name!r}"):
-            act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial)
+            act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial, casts.get(vi.name))
         values[vi.name] = act
         inputs.append(act.tensor)
         in_infos.append(info)
@@ -215,12 +219,14 @@ def _static_shape(vi: Any, given: Mapping[str, tuple[int, ...]], model: str, not
 # Ops that read channels-first activations: their inputs are best stored channels-last.
 _SPATIAL = {"Conv", "ConvInteger", "QLinearConv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
             "QLinearAveragePool", "QLinearGlobalAveragePool"}
-_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift"}
+# Ops that keep the layout of their (first) input: quantization, and the elementwise float ops exporters put
+# before the first convolution (Cast, then normalization: Div, Sub, Mul, Add by constants).
+_PASS_THROUGH = {"QuantizeLinear", "DequantizeLinear", "Identity", "RequantShift", "Cast", *UNARY, *BINARY}
 
 
 def _spatial_inputs(g: Any) -> set[str]:
-    """Graph inputs that reach a convolution or pooling through quantization only: these are taken
-    channels-last (NHWC) by the compiled model, so that no transpose runs at its start."""
+    """Graph inputs that reach a convolution or pooling through quantization, Cast and elementwise ops only: these
+    are taken channels-last (NHWC) by the compiled model, so that no transpose runs at its start."""
     consumers: dict[str, list[Any]] = {}
     for n in g.node:
         for name in n.input:
@@ -230,14 +236,26 @@ def _spatial_inputs(g: Any) -> set[str]:
         for n in consumers.get(name, []):
             if n.op_type in _SPATIAL and not any(a.name == "channels_last" and a.i for a in n.attribute):
                 return True
-            if n.op_type in _PASS_THROUGH and depth < 4 and reaches(n.output[0], depth + 1):
+            if n.op_type in _PASS_THROUGH and depth < 8 and reaches(n.output[0], depth + 1):
                 return True
         return False
 
     return {vi.name for vi in g.input if reaches(vi.name)}
 
 
-def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool) -> tuple[Act, IoInfo]:
+def _cast_inputs(g: Any) -> dict[str, Any]:
+    """Graph inputs read only by Cast nodes (exporters cast uint8 images, integer or float64 inputs to
+    float32 first): input name -> its first Cast. The compiled model takes these in their own dtype."""
+    readers: dict[str, list[Any]] = {}
+    for n in g.node:
+        for name in set(n.input):
+            readers.setdefault(name, []).append(n)
+    return {vi.name: readers[vi.name][0] for vi in g.input
+            if readers.get(vi.name) and all(n.op_type == "Cast" and not n.domain for n in readers[vi.name])}
+
+
+def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool,
+                 cast: Any = None) -> tuple[Act, IoInfo]:
     from onnx import helper
 
     shape = _static_shape(vi, given, ctx.model, ctx.notes)
@@ -245,7 +263,15 @@ def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], sp
     perm = channels_last(len(shape)) if spatial else identity(len(shape))
     offset = 0
     quant: Quant | None = None
-    if ctx.dialect == "integer":
+    if cast is not None and ctx.dialect != "integer":
+        if onnx_dtype not in CAST_FROM:
+            taken = ", ".join(np.dtype(d).name for d in CAST_FROM)
+            raise UnsupportedError(f"{ctx.model}: input {vi.name!r} is {onnx_dtype.name}, cast to float by Cast node "
+                                   f"{cast.name or cast.output[0]!r}; mote takes {taken} inputs: export the model "
+                                   "with a float32 input instead")
+        dtype = CAST_FROM[onnx_dtype]
+        quant = Quant((1.0,), (0,)) if dtype is DType.UINT8 else None  # dequantized with scale 1: exact
+    elif ctx.dialect == "integer":
         dtype = DType.INT8  # integer-valued inputs, int8 range
         quant = Quant((1.0,), (0,))
     elif onnx_dtype == np.float32:
@@ -265,6 +291,8 @@ def _graph_output(ctx: Context, vi: Any) -> tuple[Act, IoInfo]:
     where = f"{ctx.model}: output {vi.name!r}"
     if isinstance(v, Deq):
         v = dequantize(ctx.b, v.act, vi.name)
+    if isinstance(v, Pending) and v.as_float is not None:  # e.g. DequantizeLinear -> Softmax -> output, in float
+        v = v.as_float()
     if isinstance(v, Pending):
         raise UnsupportedError(f"{where} is the unquantized result of {v.op} node {v.name!r}; the model needs a "
                                "QuantizeLinear after it")

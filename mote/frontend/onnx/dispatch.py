@@ -1,11 +1,12 @@
-"""One ONNX node -> its handler (QDQ, QOperator or integer dialect), constant folding (fold.py), and the errors."""
+"""One ONNX node -> its handler (QDQ, QOperator, float islands or integer dialect), constant folding (fold.py),
+and the errors."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import integer, movement, qdq, qop
+from mote.frontend.onnx import floats, integer, movement, qdq, qop, resize
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.fold import fold, foldable
 from mote.frontend.onnx.values import Value
@@ -16,6 +17,8 @@ _DOMAINS = {"": "", "ai.onnx": "", "com.microsoft": "com.microsoft"}
 def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]:
     tables = {("", op): h for op, h in {**movement.HANDLERS, **qdq.HANDLERS}.items()}
     tables.update(qop.HANDLERS)
+    tables.update(floats.HANDLERS)
+    tables.update(resize.HANDLERS)
     if dialect == "integer":
         tables.update(integer.HANDLERS)
     return tables

@@ -213,8 +213,8 @@ def requantize(b: Builder, x: Act, quant: Quant, name: str) -> Act:
 
 
 def quantize(b: Builder, x: Act, quant: Quant, name: str) -> Act:
-    """float32 -> int8."""
-    return Act(b.node("quantize", [x.tensor], name, DType.INT8, quant), x.perm)
+    """float32 -> int8 as ONNX's QuantizeLinear: halves round to even (onnxruntime's rounding)."""
+    return Act(b.node("quantize", [x.tensor], name, DType.INT8, quant, {"round_half_even": True}), x.perm)
 
 
 def dequantize(b: Builder, x: Act, name: str) -> Act:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,20 +19,26 @@ from mote.errors import UnsupportedError
 from mote.frontend.onnx import lower
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.qdq import WINDOW, Handler, act_input, pending
-from mote.frontend.onnx.values import Act, Const, Deq, QConst, Value, to_int8
+from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, once, to_int8
 from mote.ir import DType
 
 
 def view(ctx: Context, node: Any, fn: Callable[[Act], Act]) -> list[Value]:
-    """Apply a data-movement function to an activation, a dequantized view, or (float island) a float input."""
+    """Apply a data-movement function to an activation, a dequantized view, or a float value: quantized with
+    the parameters of the QuantizeLinear after it, moved in float32 where a float op takes it (floats.py)."""
     v = ctx.value(node, 0)
     name = node.output[0]
     if isinstance(v, Deq):
         return [Deq(fn(v.act))]
     if isinstance(v, Act) and v.tensor.dtype is DType.FLOAT32:
-        # A float graph input straight into a data-movement op: quantize it with the output's parameters first.
-        return pending(ctx, node, lambda q, lo, hi, act: fn(lower.quantize(ctx.b, v, q, f"{name}_q")),
-                        clampable=False)
+        # A float value straight into a data-movement op: quantize it with the output's parameters first.
+        out = pending(ctx, node, lambda q, lo, hi, act: fn(lower.quantize(ctx.b, v, q, f"{name}_q")),
+                      clampable=False)
+        return [replace(out[0], as_float=once(lambda: fn(v)))]
+    if isinstance(v, Pending) and v.as_float is not None:  # data movement commutes with quantization
+        build, as_float = v.build, v.as_float
+        return [Pending(node.op_type, name, lambda q, lo, hi: fn(build(q, lo, hi)), clampable=False,
+                        as_float=once(lambda: fn(as_float())))]
     if isinstance(v, Act):
         return [fn(v)]
     act_input(ctx, node, 0)  # raises the right message

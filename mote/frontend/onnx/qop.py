@@ -22,6 +22,16 @@ from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, i
 from mote.ir import DType, Quant
 
 
+def output_quant(ctx: Context, node: Any, i: int) -> tuple[Quant, np.dtype]:
+    """A QLinear op's output quantization, from its inputs i (scale) and i + 1 (zero point)."""
+    return _quant(ctx, node, i, "output")
+
+
+def input_act(ctx: Context, node: Any, i: int) -> Act:
+    """A QLinear op's int8/uint8 input i, read with the scale and zero point of inputs i + 1, i + 2."""
+    return _act(ctx, node, i)
+
+
 def _quant(ctx: Context, node: Any, i: int, what: str) -> tuple[Quant, np.dtype]:
     scale = ctx.const(node, i, f"{what} scale")
     if ctx.value(node, i + 1) is None:  # ONNX's default, 0 of the activation's type: int8 and uint8 differ

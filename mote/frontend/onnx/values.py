@@ -6,7 +6,8 @@ An ONNX value is one of:
   Act      a run-time mote tensor, with the permutation that maps the ONNX layout to mote's storage;
   Deq      DequantizeLinear of an int8 activation: a float view that mote never materializes;
   Pending  a float op on dequantized inputs (QDQ), built once its QuantizeLinear gives the output
-           quantization (and any Relu/Clip in between a clamp).
+           quantization (and any Relu/Clip in between a clamp); or, where a float op or a float graph
+           output takes it instead, in float32 (`as_float`, floats.py).
 
 Layout: an Act stores `onnx_array.transpose(perm)`. Convolutions and pools want NCHW activations
 stored NHWC (perm (0, 2, 3, 1)); ONNX Transpose only relabels perm; reshapes need ONNX element order.
@@ -102,9 +103,22 @@ class Pending:
     lo: float = -np.inf  # fused Relu / Clip, in real values
     hi: float = np.inf
     clampable: bool = True  # whether the mote op takes a fused activation
+    as_float: Callable[[], Act] | None = None  # the op in float32, when mote has it so (built once)
 
 
 Value = Const | QConst | Act | Deq | Pending
+
+
+def once(build: Callable[[], Act]) -> Callable[[], Act]:
+    """`build`, run at most once: every consumer of a pending value's float form reads the same nodes."""
+    built: list[Act] = []
+
+    def run() -> Act:
+        if not built:
+            built.append(build())
+        return built[0]
+
+    return run
 
 
 def int8_quant(scale: np.ndarray | float, zero_point: np.ndarray | int, dtype: np.dtype, axis: int | None = None,
