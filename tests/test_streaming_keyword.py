@@ -6,7 +6,6 @@ firmware on the virtual platform; model_reset() between two passes of the stream
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +17,9 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.reference import interpret, reset_state
-from mote.targets.host import build_host, find_cc
+from mote.targets.host import build_host
 from mote.targets.rv32 import Rv32Config, build_rv32
+from tests.reset_driver import run_twice
 
 FRAMES = 30
 FEATURES = 40
@@ -154,14 +154,8 @@ def test_reference_and_host_c_follow_tflm_call_by_call(model: bytes, stream: tup
     for k, (got, want) in enumerate(zip(outputs, expected)):
         np.testing.assert_array_equal(got["probs"], want, err_msg=f"generated C, frame {k}")
     # model_reset() between two passes replays the first pass
-    project = tmp_path / "project"
-    (project / "twice.c").write_text(_TWICE.replace("FRAMES", str(FRAMES)))
-    kernels = sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))
-    sources = ["twice.c", "model.c", "weights.c", *kernels]
-    subprocess.run([find_cc(), *binary.flags, "-Imote", "-o", "twice", *sources], cwd=project, check=True)
-    run = subprocess.run([str(project / "twice")], input=b"".join(f["x"].tobytes() for f in frames),
-                         capture_output=True, check=True)
-    assert run.stdout == 2 * b"".join(o.tobytes() for o in expected)
+    frames_x = [f["x"] for f in frames]
+    assert run_twice(binary, tmp_path / "project", frames_x) == 2 * b"".join(o.tobytes() for o in expected)
 
 
 def test_rv32_firmware_runs_the_stream_and_resets(model: bytes, stream: tuple[list, list[np.ndarray]],
@@ -184,24 +178,3 @@ def test_rv32_firmware_runs_the_stream_and_resets(model: bytes, stream: tuple[li
     assert any(r.outputs["probs"].tobytes() != o.tobytes() for r, o in zip(carried[FRAMES:], expected))
     # one frame alone is the first frame of a stream
     np.testing.assert_array_equal(firmware.run(frames[0]).outputs["probs"], expected[0])
-
-
-_TWICE = """\
-#include <stdio.h>
-
-#include "model.h"
-
-static int8_t frames[FRAMES][MODEL_INPUT0_SIZE];
-
-int main(void) {
-  if (fread(frames, MODEL_INPUT0_BYTES, FRAMES, stdin) != FRAMES) return 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    model_reset();
-    for (int k = 0; k < FRAMES; ++k) {
-      if (model_run(frames[k], model_output0_buffer()) != 0) return 1;
-      fwrite(model_output0_buffer(), 1, MODEL_OUTPUT0_BYTES, stdout);
-    }
-  }
-  return 0;
-}
-"""

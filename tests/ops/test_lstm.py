@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +23,8 @@ from mote.inputs import random_inputs
 from mote.ir import Graph
 from mote.ops import OPS, lstm
 from mote.reference import interpret, reset_state
-from mote.targets.host import build_host, find_cc
+from mote.targets.host import build_host
+from tests.reset_driver import run_twice, split_passes
 
 CALLS = 6
 GATES = "ifco"  # TFLite's order: input, forget, cell, output
@@ -190,37 +190,8 @@ def test_generated_c_follows_the_stream_and_resets(dtype: str, time_major: bool,
         np.testing.assert_array_equal(got["y"], ref, err_msg=f"call {k}: the C against the reference")
         assert_close(got["y"], want, f"call {k}")
     # a driver that runs the stream twice with model_reset() between gets the same outputs twice
-    project = tmp_path / "project"
-    (project / "twice.c").write_text(_TWICE.replace("CALLS", str(CALLS)))
-    sources = ["twice.c", "model.c", "weights.c",
-               *sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))]
-    subprocess.run([find_cc(), *binary.flags, "-Imote", "-o", "twice", *sources], cwd=project, check=True)
-    data = b"".join(np.ascontiguousarray(f["x"]).tobytes() for f in inputs)
-    run = subprocess.run([str(project / "twice")], input=data, capture_output=True, check=True)
-    first, second = run.stdout[:len(run.stdout) // 2], run.stdout[len(run.stdout) // 2:]
+    first, second = split_passes(run_twice(binary, tmp_path / "project", [f["x"] for f in inputs]))
     assert first == second == b"".join(o["y"].tobytes() for o in outputs)
-
-
-_TWICE = """\
-#include <stdio.h>
-#include <string.h>
-
-#include "model.h"
-
-static unsigned char frames[CALLS][MODEL_INPUT0_BYTES];
-
-int main(void) {
-  if (fread(frames, MODEL_INPUT0_BYTES, CALLS, stdin) != CALLS) return 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    model_reset();
-    for (int k = 0; k < CALLS; ++k) {
-      model_run((void *)frames[k], model_output0_buffer());
-      fwrite(model_output0_buffer(), 1, MODEL_OUTPUT0_BYTES, stdout);
-    }
-  }
-  return 0;
-}
-"""
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16"])

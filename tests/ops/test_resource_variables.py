@@ -4,7 +4,6 @@ generated C (sanitized) identical with the interpreter, and model_reset() back t
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +13,10 @@ from tflite_micro.python.tflite_micro import runtime
 from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.reference import interpret, reset_state
-from mote.targets.host import build_host, find_cc
+from mote.targets.host import build_host
 from tests.ops.control_models import SHAPE, counter_in_branch_model, stateful_model
 from tests.ops.test_control_flow import assert_stream
+from tests.reset_driver import run_twice
 
 FRAMES = 6
 
@@ -65,13 +65,7 @@ def test_model_reset_starts_over(tmp_path: Path) -> None:
     assert "void model_reset(void);" in compiled.sources["model.h"]
     project = tmp_path / "project"
     binary = build_host(compiled, project, sanitize=True)
-    (project / "twice.c").write_text(_TWICE.replace("FRAMES", str(FRAMES)))
-    library = sorted(str(p.relative_to(project)) for p in project.glob("mote/*.c"))
-    sources = ["twice.c", "model.c", "weights.c", *library]
-    subprocess.run([find_cc(), *binary.flags, "-Imote", "-o", "twice", *sources], cwd=project, check=True)
-    data = b"".join(np.ascontiguousarray(f["x"]).tobytes() for f in frames)
-    run = subprocess.run([str(project / "twice")], input=data, capture_output=True, check=True)
-    assert run.stdout == 2 * b"".join(y.tobytes() for y in first)
+    assert run_twice(binary, project, [f["x"] for f in frames]) == 2 * b"".join(y.tobytes() for y in first)
 
 
 def test_tflite_micros_reset_zeroes_the_variable_but_never_reruns_the_init() -> None:
@@ -87,24 +81,3 @@ def test_tflite_micros_reset_zeroes_the_variable_but_never_reruns_the_init() -> 
     interp.set_input(x, 0)
     interp.invoke()
     assert np.all(interp.get_output(0) == 5)  # the zero point 3 plus x's 2: no init
-
-
-_TWICE = """\
-#include <stdio.h>
-
-#include "model.h"
-
-static unsigned char frames[FRAMES][MODEL_INPUT0_BYTES];
-
-int main(void) {
-  if (fread(frames, MODEL_INPUT0_BYTES, FRAMES, stdin) != FRAMES) return 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    model_reset();
-    for (int k = 0; k < FRAMES; ++k) {
-      if (model_run((void *)frames[k], model_output0_buffer()) != 0) return 1;
-      fwrite(model_output0_buffer(), 1, MODEL_OUTPUT0_BYTES, stdout);
-    }
-  }
-  return 0;
-}
-"""

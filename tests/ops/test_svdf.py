@@ -3,7 +3,6 @@ activation; the state carried across calls in the reference, in the generated C,
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +15,8 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.reference import interpret, reset_state
-from mote.targets.host import build_host, find_cc
+from mote.targets.host import build_host
+from tests.reset_driver import run_twice, split_passes
 
 FRAMES = 12
 
@@ -98,38 +98,8 @@ def test_generated_c_follows_the_stream_and_resets(dtype: str, state: str, tmp_p
     for k, (got, want) in enumerate(zip(outputs, expected)):
         np.testing.assert_array_equal(got["y"], want, err_msg=f"frame {k}")
     # a driver that runs the stream twice with model_reset() between gets the same outputs twice
-    driver = tmp_path / "project" / "twice.c"
-    driver.write_text(_TWICE.replace("FRAMES", str(FRAMES)))
-    project = tmp_path / "project"
-    sources = ["twice.c", "model.c", "weights.c",
-               *sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))]
-    subprocess.run([find_cc(), *binary.flags, "-Imote", "-o", "twice", *sources], cwd=project, check=True)
-    data = b"".join(np.ascontiguousarray(f["x"]).tobytes() for f in inputs)
-    run = subprocess.run([str(project / "twice")], input=data, capture_output=True, check=True)
-    first, second = run.stdout[:len(run.stdout) // 2], run.stdout[len(run.stdout) // 2:]
+    first, second = split_passes(run_twice(binary, tmp_path / "project", [f["x"] for f in inputs]))
     assert first == second == b"".join(o["y"].tobytes() for o in outputs)
-
-
-_TWICE = """\
-#include <stdio.h>
-#include <string.h>
-
-#include "model.h"
-
-static unsigned char frames[FRAMES][MODEL_INPUT0_BYTES];
-
-int main(void) {
-  if (fread(frames, MODEL_INPUT0_BYTES, FRAMES, stdin) != FRAMES) return 1;
-  for (int pass = 0; pass < 2; ++pass) {
-    model_reset();
-    for (int k = 0; k < FRAMES; ++k) {
-      model_run((void *)frames[k], model_output0_buffer());
-      fwrite(model_output0_buffer(), 1, MODEL_OUTPUT0_BYTES, stdout);
-    }
-  }
-  return 0;
-}
-"""
 
 
 def test_single_calls_match_tflm(check_model: Callable[..., object]) -> None:
