@@ -28,6 +28,7 @@ from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
 from mote.outputs import atomic_path, check_output_file, check_output_root
 from mote.passes.accel_check import check_accelerator
 from mote.sim.cycles import CoreModel
+from mote.stream import MAX_CALLS, run_stream
 from mote.targets import TARGETS, Target, find_target
 from mote.targets.rv32 import Rv32, Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
@@ -99,7 +100,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="compile, build, run on a target and check against the reference")
     _add_run_arguments(p)
     p.add_argument("--save-outputs", type=Path, metavar="OUT.npz",
-                   help="write the outputs the target computed (a regular file in an existing directory)")
+                   help="write the outputs the target computed (a regular file in an existing directory; with "
+                        "--calls each output has the call as its leading axis)")
+    p.add_argument("--calls", type=bounded_int(1, MAX_CALLS), metavar="N",
+                   help="run a stream of N calls in one build (a model with state carries it from call to call) and "
+                        "compare every call with the reference and TFLite Micro: N random frames (frame k seeded by "
+                        "--seed + k), or the frames of --input, whose every array has N frames along a leading axis "
+                        "([N, *input shape]); .tflite models")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("profile", help="per-layer instructions and cycles on the virtual platform")
@@ -210,7 +217,11 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     if getattr(args, "save_outputs", None) is not None:
         check_output_file(args.save_outputs, "--save-outputs")
     accelerator = find_accelerator(args.accel) if args.accel else None
-    return pipeline.run(args.model or pipeline.default_model(), target=_target(args, config), input_path=args.input,
+    model = args.model or pipeline.default_model()
+    if getattr(args, "calls", None) is not None:
+        return run_stream(model, calls=args.calls, target=_target(args, config), input_path=args.input,
+                          seed=args.seed, work_dir=args.keep, accelerator=accelerator, check_tflm=True)
+    return pipeline.run(model, target=_target(args, config), input_path=args.input,
                         seed=args.seed, work_dir=args.keep, accelerator=accelerator, calib=args.calib,
                         calib_method=args.calib_method, input_shapes=parse_input_shapes(args.input_shape),
                         check_tflm=True)

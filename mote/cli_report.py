@@ -11,6 +11,7 @@ from rich.table import Table
 
 from mote.arena_notes import describe
 from mote.pipeline import RunReport
+from mote.stream import StreamReport
 from mote.targets.host import HostFigures
 from mote.targets.rv32 import SimFigures
 from mote.terminal import console, markup
@@ -57,9 +58,13 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
     print_ = out.print
     for note in data["notes"]:
         print_(f"note: {markup(note)}")
-    print_(f"outputs vs reference interpreter: {verdict}")
-    if report.tflite_micro is not None:
-        print_(f"outputs vs TFLite Micro: {markup(report.tflite_micro.describe())}")
+    if isinstance(report, StreamReport):
+        for line in stream_verdicts(report):
+            print_(line)
+    else:
+        print_(f"outputs vs reference interpreter: {verdict}")
+        if report.tflite_micro is not None:
+            print_(f"outputs vs TFLite Micro: {markup(report.tflite_micro.describe())}")
     state = f", state {data['state_bytes']:,} B kept across calls" if data["state_bytes"] else ""
     print_(f"arena {data['arena_bytes']:,} B (disjoint-buffer bound {data['arena_lower_bound_bytes']:,} B){state}, "
            f"weights {data['weights_bytes']:,} B, {data['macs']:,} MACs")
@@ -67,6 +72,13 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
     figures = report.figures
     if isinstance(figures, HostFigures):
         print_(f"{figures.us_per_inference or 0.0:.1f} µs per inference on the host ({markup(figures.cc)})")
+    elif isinstance(figures, SimFigures) and isinstance(report, StreamReport):
+        sim, per_call = figures.sim, report.figure_summary()
+        ins, cyc = per_call["instructions"], per_call["cycles"]
+        print_(markup(f"instructions per call: first {ins['first']:,}, median {ins['median']:,.0f} "
+                      f"(min {ins['min']:,}, max {ins['max']:,}); cycles per call: first {cyc['first']:,}, "
+                      f"median {cyc['median']:,.0f} ({sim.core}); ROM {sim.rom_bytes:,} B, RAM {sim.ram_bytes:,} B "
+                      f"+ stack {sim.stack_bytes:,} B used; built with {sim.cc} {sim.cflags}"))
     elif isinstance(figures, SimFigures):
         sim = figures.sim
         per_mac = f", {figures.instructions_per_mac:.2f} per MAC" if figures.instructions_per_mac else ""
@@ -74,3 +86,34 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
                       f"ROM {sim.rom_bytes:,} B, RAM {sim.ram_bytes:,} B + stack {sim.stack_bytes:,} B "
                       f"used; simulated in {sim.sim_seconds:.2f} s ({sim.sim_mips:.0f} MIPS); built with "
                       f"{sim.cc} {sim.cflags}"))
+
+
+def stream_verdicts(report: StreamReport) -> list[str]:
+    """Two lines: every call against the reference, and against TFLite Micro (calls counted from 0)."""
+    calls = report.calls
+    n = len(calls)
+    head = f"{n} call{'' if n == 1 else 's'}"
+    k = report.first_mismatch
+    if k is None:
+        lines = [f"{head}: outputs vs reference interpreter [green]bit-exact on every call[/green]"]
+    else:
+        bad = sum(c.mismatches > 0 for c in calls)
+        lines = [f"{head}: outputs vs reference interpreter [red]differ first on call {k}[/red] ({calls[k].mismatches} "
+                 f"values there; {bad} of {n} calls differ, {report.mismatches} values in all)"]
+    summary = report.tflite_micro
+    if summary is None:
+        return lines
+    k = report.first_tflm_difference
+    if not summary.ran:
+        lines.append(f"{head}: outputs vs TFLite Micro: {markup(summary.describe())}")
+    elif k is None:
+        lines.append(f"{head}: outputs vs TFLite Micro [green]identical on every call[/green]")
+    else:
+        matches = [c.tflite_micro for c in calls if c.tflite_micro is not None]
+        differ = sum(not m.identical for m in matches)
+        agree = "all within the bound" if all(m.agrees for m in matches) else "[red]not all within the bound[/red]"
+        first = calls[k].tflite_micro
+        assert first is not None
+        lines.append(f"{head}: outputs vs TFLite Micro [yellow]first differ on call {k}[/yellow]: "
+                     f"{markup(first.describe())}; {differ} of {n} calls differ, {agree}")
+    return lines

@@ -2,7 +2,8 @@
 
 A file's arrays must match the model's inputs exactly: the same dtype (nothing is cast: a cast would
 truncate floats or wrap 300 to 44) and the same shape, or the shape without a leading batch
-dimension of 1 (a transposed array of the same size is refused)."""
+dimension of 1 (a transposed array of the same size is refused). A stream of calls (`mote run --calls N`)
+puts the call first: each array is [N, *shape] (or [N, *shape without its leading 1])."""
 
 from __future__ import annotations
 
@@ -30,8 +31,20 @@ def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
     return out
 
 
-def load_inputs(graph: Graph, path: Path) -> dict[str, np.ndarray]:
-    """A .npy for a single-input model, or a .npz keyed by input name, matched exactly to the inputs."""
+def random_stream(graph: Graph, seed: int, calls: int) -> list[dict[str, np.ndarray]]:
+    """`calls` frames of random inputs, frame k seeded by seed + k (the first is random_inputs(graph, seed))."""
+    return [random_inputs(graph, seed + k) for k in range(calls)]
+
+
+def load_stream(graph: Graph, path: Path, calls: int) -> list[dict[str, np.ndarray]]:
+    """The frames of a stream of `calls` calls: each array of the file has the call as its leading axis."""
+    stacked = load_inputs(graph, path, calls)
+    return [{name: a[k] for name, a in stacked.items()} for k in range(calls)]
+
+
+def load_inputs(graph: Graph, path: Path, calls: int | None = None) -> dict[str, np.ndarray]:
+    """A .npy for a single-input model, or a .npz keyed by input name, matched exactly to the inputs.
+    With `calls`, each array holds that many frames along a leading axis (returned as [calls, *shape])."""
     loaded = read_arrays(path)
     names = [t.name for t in graph.inputs]
     if isinstance(loaded, np.ndarray):
@@ -47,13 +60,15 @@ def load_inputs(graph: Graph, path: Path) -> dict[str, np.ndarray]:
         if extra:
             raise MoteError(f"{path}: array {extra[0]!r} is not an input of the model; its inputs are "
                             f"{_listing(names)}")
-    return {t.name: _matched(path, t, arrays) for t in graph.inputs}
+    return {t.name: _matched(path, t, arrays, calls) for t in graph.inputs}
 
 
-def _matched(path: Path, t: Tensor, arrays: dict[str, np.ndarray]) -> np.ndarray:
+def _matched(path: Path, t: Tensor, arrays: dict[str, np.ndarray], calls: int | None) -> np.ndarray:
     if t.name not in arrays:
         raise MoteError(f"{path}: no array named {t.name!r}; the .npz has {_listing(list(arrays))}")
     a = arrays[t.name]
+    if calls is not None:
+        return _frames(path, t, a, calls)
     wants = f"the model wants {t.dtype.value} {list(t.shape)}"
     if a.dtype != t.dtype.np:
         raise MoteError(f"{path}: input {t.name!r}: got {a.dtype} {list(a.shape)}, {wants} (mote does not cast: "
@@ -64,6 +79,22 @@ def _matched(path: Path, t: Tensor, arrays: dict[str, np.ndarray]) -> np.ndarray
     if t.dtype is DType.FLOAT32 and not np.all(np.isfinite(a)):
         raise MoteError(f"{path}: input {t.name!r} holds NaN or infinite values; give finite numbers")
     return np.ascontiguousarray(a).reshape(t.shape)
+
+
+def _frames(path: Path, t: Tensor, a: np.ndarray, calls: int) -> np.ndarray:
+    """`a` as [calls, *t.shape]: a leading axis of one frame per call, then the input's shape."""
+    wants = f"--calls {calls} wants {t.dtype.value} {[calls, *t.shape]}"
+    if t.shape[:1] == (1,):
+        wants += f" or {[calls, *t.shape[1:]]}"
+    got = f"{path}: input {t.name!r}: got {a.dtype} {list(a.shape)}, {wants} (one frame per call along the first axis)"
+    if a.dtype != t.dtype.np:
+        raise MoteError(f"{got}; mote does not cast: convert it with .astype(np.{t.dtype.value})")
+    frame = tuple(a.shape[1:])
+    if a.ndim == 0 or a.shape[0] != calls or (frame != t.shape and not (t.shape[:1] == (1,) and frame == t.shape[1:])):
+        raise MoteError(got)
+    if t.dtype is DType.FLOAT32 and not np.all(np.isfinite(a)):
+        raise MoteError(f"{path}: input {t.name!r} holds NaN or infinite values; give finite numbers")
+    return np.ascontiguousarray(a).reshape(calls, *t.shape)
 
 
 def _listing(names: list[str]) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -15,8 +17,9 @@ from mote.accel.interface import Accelerator
 from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
 from mote.frontend import load
-from mote.frontend.onnx import is_onnx, load_onnx_model
+from mote.frontend.onnx import OnnxModel, is_onnx, load_onnx_model
 from mote.inputs import load_inputs, random_inputs
+from mote.ir import Graph
 from mote.ops.registry import Core
 from mote.outputs import check_output_root, check_project_dir, safe_file_name
 from mote.reference import interpret
@@ -92,27 +95,42 @@ def run(model_path: Path, *, target: str | Target = "host", input_path: Path | N
     interpreter (which runs the original graph: offloading must not change a single bit). `check_tflm`:
     a .tflite model also runs in TFLite Micro's interpreter on the same inputs (mote.tflm_match)."""
     chosen = find_target(target) if isinstance(target, str) else target
-    chosen.check_accelerator(accelerator)
-    onnx_model = None
-    if is_onnx(model_path):  # ONNX: maybe quantized first; inputs in its own layout; compared with onnxruntime
-        onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)
-        original = onnx_model.graph
-    else:
-        original = load(model_path)
-    compiled = compile_graph(original, accelerator, chosen.core())
+    original, compiled, onnx_model = prepare(model_path, chosen, accelerator, calib, calib_method, input_shapes)
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:
         inputs = load_inputs(original, input_path) if input_path else random_inputs(original, seed)
     expected = interpret(original, inputs)
-    if work_dir is not None:  # --keep DIR: the project goes to DIR/<model name>, which must not escape DIR
-        check_output_root(work_dir, "--keep")
-        check_project_dir(Path(work_dir) / safe_file_name(compiled.graph.name), "--keep")
-    with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
-        project = (work_dir or Path(tmp)) / safe_file_name(compiled.graph.name)
+    with project_dir(compiled, work_dir) as project:
         outcome = chosen.run(compiled, project, inputs)
     mismatches = sum(int(np.count_nonzero(outcome.outputs[k] != v)) for k, v in expected.items())
     onnxruntime = onnx_model.report(inputs, outcome.outputs) if onnx_model is not None else {}
     tflm = tflm_match(model_path, original, inputs, outcome.outputs) if check_tflm and onnx_model is None else None
     return RunReport(str(model_path), chosen.name, compiled, outcome.outputs, mismatches, outcome.figures,
                      onnxruntime, tflm)
+
+
+def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, calib: Path | None = None,
+            calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None
+            ) -> tuple[Graph, CompiledModel, OnnxModel | None]:
+    """The model as loaded (an ONNX one maybe quantized first), compiled for `target`, and the ONNX model
+    when it is one (its inputs in its own layout; compared with onnxruntime)."""
+    target.check_accelerator(accelerator)
+    onnx_model = None
+    if is_onnx(model_path):
+        onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)
+        original = onnx_model.graph
+    else:
+        original = load(model_path)
+    return original, compile_graph(original, accelerator, target.core()), onnx_model
+
+
+@contextlib.contextmanager
+def project_dir(compiled: CompiledModel, work_dir: Path | None) -> Iterator[Path]:
+    """Where to build: `--keep DIR`'s DIR/<model name> (which must not escape DIR), else a temporary
+    directory removed afterwards."""
+    if work_dir is not None:
+        check_output_root(work_dir, "--keep")
+        check_project_dir(Path(work_dir) / safe_file_name(compiled.graph.name), "--keep")
+    with tempfile.TemporaryDirectory(prefix="mote-") as tmp:
+        yield (work_dir or Path(tmp)) / safe_file_name(compiled.graph.name)

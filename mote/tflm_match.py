@@ -111,19 +111,36 @@ def ulp_distance_at_scale(a: np.ndarray, b: np.ndarray) -> int:
 def tflm_match(model_path: Path, graph: Graph, inputs: dict[str, np.ndarray],
                outputs: dict[str, np.ndarray]) -> TflmMatch:
     """Run the model in TFLite Micro's interpreter on `inputs` and compare with `outputs`."""
+    return tflm_stream_match(model_path, graph, [inputs], [outputs])[0]
+
+
+def tflm_stream_match(model_path: Path, graph: Graph, frames: list[dict[str, np.ndarray]],
+                      outputs: list[dict[str, np.ndarray]]) -> list[TflmMatch]:
+    """Run the frames in order on one TFLite Micro interpreter (a model with state carries it from call to
+    call, as a device would) and compare each call's outputs with `outputs`: one TflmMatch per call (all
+    not run when the interpreter refuses the model or fails on a call)."""
     from tflite_micro.python.tflite_micro import runtime  # loads the interpreter's native library: only here
 
     if any(NOTE in note for note in graph.notes):  # mote.frontend.tflite_uint8: nothing to ask the interpreter
-        return TflmMatch(False, note="it does not run legacy uint8 models")
+        return [TflmMatch(False, note="it does not run legacy uint8 models")] * len(frames)
+    bound = ulp_bound(graph)
+    matches = []
     try:
         interpreter = runtime.Interpreter.from_bytes(Path(model_path).read_bytes(), arena_size=ARENA_BYTES)
-        for i, t in enumerate(graph.inputs):
-            interpreter.set_input(np.ascontiguousarray(inputs[t.name]).reshape(t.shape), i)
-        interpreter.invoke()
-        expected = {t.name: np.asarray(interpreter.get_output(i)).reshape(t.shape) for i, t in enumerate(graph.outputs)}
+        for inputs, got in zip(frames, outputs):
+            for i, t in enumerate(graph.inputs):
+                interpreter.set_input(np.ascontiguousarray(inputs[t.name]).reshape(t.shape), i)
+            interpreter.invoke()
+            expected = {t.name: np.asarray(interpreter.get_output(i)).reshape(t.shape)
+                        for i, t in enumerate(graph.outputs)}
+            matches.append(_compare(expected, got, bound))
     except Exception as e:  # the interpreter raises RuntimeError or ValueError with its own message
         reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-        return TflmMatch(False, note=f"it refused the model: {reason[:120]}")
+        return [TflmMatch(False, note=f"it refused the model: {reason[:120]}")] * len(frames)
+    return matches
+
+
+def _compare(expected: dict[str, np.ndarray], outputs: dict[str, np.ndarray], bound: int) -> TflmMatch:
     mismatches, max_ulp, at_scale = 0, 0, 0
     for name, want in expected.items():
         got = outputs[name]
@@ -134,4 +151,4 @@ def tflm_match(model_path: Path, graph: Graph, inputs: dict[str, np.ndarray],
             at_scale = max(at_scale, ulp_distance_at_scale(np.asarray(got, np.float32), want))
         else:
             mismatches += int(np.count_nonzero(got != want))
-    return TflmMatch(True, mismatches, max_ulp, bound=ulp_bound(graph), max_ulp_at_scale=at_scale)
+    return TflmMatch(True, mismatches, max_ulp, bound=bound, max_ulp_at_scale=at_scale)

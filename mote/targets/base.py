@@ -52,6 +52,11 @@ class TargetFigures(ABC):
         """The target's keys of layer `index` in the JSON (none by default)."""
         return {}
 
+    def call_json(self) -> dict[str, Any]:
+        """The figures that vary from call to call of a stream (`mote run --calls`), numbers only (none by
+        default)."""
+        return {}
+
 
 @dataclass
 class TargetRun:
@@ -98,6 +103,12 @@ class Target(ABC):
     @abstractmethod
     def run(self, model: CompiledModel, project_dir: Path, inputs: dict[str, np.ndarray]) -> TargetRun:
         """Build the project in `project_dir` and run one inference on `inputs`. Raises MoteError."""
+
+    def run_stream(self, model: CompiledModel, project_dir: Path, frames: list[dict[str, np.ndarray]]
+                   ) -> list[TargetRun]:
+        """Build the project once and run the frames in order, as calls of one program (a model with state
+        carries it from call to call): one TargetRun per call. Raises MoteError."""
+        raise MoteError(f"the {self.name} target does not run streams of calls; run one call at a time")
 
     def check_accelerator(self, accelerator: Accelerator | None) -> None:
         """Refuse an accelerator the target cannot attach, before any work."""

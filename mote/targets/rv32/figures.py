@@ -69,6 +69,10 @@ class SimFigures(TargetFigures):
                        cpu_layers=self.offload.cpu_layers)
         return out
 
+    def call_json(self) -> dict[str, Any]:
+        return {"instructions": self.sim.instructions, "cycles": self.sim.cycles,
+                "total_cycles": self.sim.total_cycles}
+
     def layer_json(self, index: int) -> dict[str, Any]:
         layer = self.layers.get(index)
         return layer.to_json() if layer is not None else {}

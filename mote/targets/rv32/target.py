@@ -8,10 +8,14 @@ import numpy as np
 
 from mote.codegen.compile import CompiledModel
 from mote.ops.registry import Core
+from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
 from mote.targets.base import Compiler, MemorySizes, Target, TargetRun
 from mote.targets.rv32.figures import SimFigures
 from mote.targets.rv32.firmware import Rv32Config, Rv32Firmware, build_rv32, project_files
+from mote.targets.rv32.firmware_main import keeps_state
 from mote.targets.rv32.toolchain import find_toolchain
+
+MAX_INSTRUCTION_LIMIT = 1 << 62  # the largest --instruction-limit, and a stream's whole limit at most
 
 
 class Rv32(Target):
@@ -54,3 +58,14 @@ class Rv32(Target):
         limit = {"instruction_limit": self.instruction_limit} if self.instruction_limit else {}
         result = firmware.run(inputs, **limit)
         return TargetRun(result.outputs, SimFigures.of(result, model))
+
+    def run_stream(self, model: CompiledModel, project_dir: Path, frames: list[dict[str, np.ndarray]]
+                   ) -> list[TargetRun]:
+        """A model with state runs the whole stream in one run of the firmware, so the instruction limit (one
+        call's) is multiplied by the number of calls; a model without state runs each call on its own."""
+        firmware = self.build(model, project_dir)
+        limit = self.instruction_limit or DEFAULT_INSTRUCTION_LIMIT
+        if keeps_state(model.graph):
+            limit = min(limit * len(frames), MAX_INSTRUCTION_LIMIT)
+        return [TargetRun(r.outputs, SimFigures.of(r, model))
+                for r in firmware.run_stream(frames, instruction_limit=limit)]
