@@ -188,7 +188,8 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
                       help="offload to an accelerator: a built-in (qvanilla) or module:Class, with settings")
     rv32.add_argument("--instruction-limit", type=bounded_int(1, 1 << 62),
-                      help="stop runaway firmware after this many instructions")
+                      help="stop runaway firmware after this many instructions (with --calls: of each call; a "
+                           "model with state runs the stream at once, stopped after N times the limit)")
     rv32.add_argument("--core", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
                            "mulh, div, branch_taken, branch_not_taken, jump, fpu, fdiv)")
