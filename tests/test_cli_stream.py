@@ -133,3 +133,15 @@ def test_the_api_reports_the_first_call_that_differs(kws: Path) -> None:
     lines = stream_verdicts(report)
     assert lines[1].startswith("4 calls: outputs vs TFLite Micro") and "first differ on call 2" in lines[1]
     assert "3 values differ" in lines[1] and "1 of 4 calls differ" in lines[1]
+
+
+def test_the_api_reports_the_first_call_that_differs_from_the_reference(kws: Path) -> None:
+    report = run_stream(kws, calls=3)
+    calls = report.calls
+    calls[1] = type(calls[1])(calls[1].outputs, 5, calls[1].figures, None)
+    report.mismatches = 5
+    data = report.to_json()
+    assert data["bit_exact"] is False and data["first_mismatch_call"] == 1 and "tflite_micro" not in data
+    assert [c["bit_exact"] for c in data["per_call"]] == [True, False, True]
+    lines = stream_verdicts(report)
+    assert len(lines) == 1 and "differ first on call 1" in lines[0] and "(5 values there; 1 of 3 calls" in lines[0]
