@@ -26,9 +26,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ints import round_up
 from mote.ir import DType, Node
-from mote.ops import depthwise_conv2d_f32, weighted_16x8
+from mote.ops import depthwise_conv2d_f32, depthwise_plane, weighted_16x8
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -257,55 +256,12 @@ def _channels_scratch(node: Node, p: DepthwiseParams) -> int:
     return 4 * p.in_ch
 
 
-def plane_shape(p: DepthwiseParams) -> tuple[int, int]:
-    """mote_depthwise_conv_plane_s8's plane, rows by columns: the input with its top and left padding, and
-    every tap of every window of a row's last block of four pixels."""
-    last_x = round_up(p.out_w, 4) - 1
-    return (max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1),
-            max(p.pad_left + p.in_w, last_x * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1))
-
-
-def _plane_folded(p: DepthwiseParams) -> np.ndarray:
-    return fold_bias(p.bias, p.weights.reshape(p.filter_h * p.filter_w, p.out_ch).T, p.input_offset)
-
-
-def _accepts_plane(node: Node, p: DepthwiseParams) -> str | None:
-    # Every window complete: the folded bias plus taps products of raw int8 values, each at most 2^14.
-    if not fits_int32(max_abs(_plane_folded(p)) + p.filter_h * p.filter_w * 128 * 128):
-        return "accumulator may exceed int32"
-    return None
-
-
-def _pack_plane(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
-    args = _args(node, em)
-    lanes = 2 if p.depth_multiplier % 2 == 0 else 1
-    taps, m = p.filter_h * p.filter_w, p.depth_multiplier
-    # [taps][in_ch][m / lanes][lanes] -> [in_ch][m / lanes][taps][lanes]
-    weights = p.weights.reshape(taps, p.in_ch, m // lanes, lanes).transpose(1, 2, 0, 3)
-    plane_h, plane_w = plane_shape(p)
-    return CCall("mote_depthwise_conv_plane_s8", "mote_depthwise_conv_plane_params", {
-        **{name: getattr(p, name) for name in (
-            "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "depth_multiplier")}, "lanes": lanes,
-        **{name: getattr(p, name) for name in (
-            "filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")},
-        "plane_h": plane_h, "plane_w": plane_w, "zero_point": -p.input_offset, "output_offset": p.output_offset,
-        "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(weights), "weights"),
-        "folded_bias": em.const(_plane_folded(p).astype(np.int32), "folded_bias"),
-        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
-
-
-def _plane_scratch(node: Node, p: DepthwiseParams) -> int:
-    plane_h, plane_w = plane_shape(p)
-    return plane_h * plane_w
-
-
 ALL_CORES = frozenset(Core)
 KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
-    Kernel("mote_depthwise_conv_plane_s8", frozenset({Core.SCALAR}), _pack_plane, _accepts_plane, _plane_scratch,
-           scratch_why="one input channel's plane, its padding the zero point"),
+    depthwise_plane.KERNEL,
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
     Kernel("mote_depthwise_conv_channels_s8", ALL_CORES, _pack_channels, _accepts_channels, _channels_scratch,
            scratch_why="one pixel's int32 accumulators"),

@@ -4,21 +4,29 @@
 
 #include "mote_output_stage.h"
 
+/* The block and row bodies below are instantiated with constants by each row function: they must be
+ * inlined there, whatever a compiler's size heuristics say. */
+#if defined(__GNUC__)
+#define MOTE_PLANE_INLINE static inline __attribute__((always_inline))
+#else
+#define MOTE_PLANE_INLINE static inline
+#endif
+
 /* Input channel c of one image into the plane at (pad_top, pad_left); the border keeps the zero point. */
 static void fill_plane(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int8_t *plane) {
-  const int32_t ch = p->in_ch;
-  for (int32_t iy = 0; iy < p->in_h; ++iy) {
-    const int8_t *src = image + iy * p->in_w * ch + c;
-    int8_t *dst = plane + (iy + p->pad_top) * p->plane_w + p->pad_left;
-    for (int32_t ix = 0; ix < p->in_w; ++ix, src += ch) dst[ix] = *src;
+  const int32_t ch = p->in_ch, in_h = p->in_h, in_w = p->in_w, plane_w = p->plane_w;
+  const int8_t *src = image + c;
+  int8_t *dst = plane + p->pad_top * plane_w + p->pad_left;
+  for (int32_t iy = 0; iy < in_h; ++iy, dst += plane_w) {
+    for (int32_t ix = 0; ix < in_w; ++ix, src += ch) dst[ix] = *src;
   }
 }
 
 /* Four windows at stride 1, dilation 1 across, one lane: a filter row meets the input bytes x[0 .. fw + 2],
  * each loaded once and kept in one of four registers that rotate through the unrolled steps. */
-static inline void slide4(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step,
-                          int32_t *acc) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+MOTE_PLANE_INLINE void slide4(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step,
+                          const int32_t *bias, int32_t *acc) {
+  int32_t a0 = bias[0], a1 = bias[0], a2 = bias[0], a3 = bias[0];
   for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
     const int8_t *xi = x;
     int32_t x0 = xi[0], x1 = xi[1], x2 = xi[2], x3, k;
@@ -43,9 +51,9 @@ static inline void slide4(const int8_t *x, const int8_t *w, int32_t fh, int32_t 
 }
 
 /* Four windows `stride` bytes apart, one lane; taps `dx` bytes apart across, rows `row_step` apart. */
-static inline void block4x1(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
-                            int32_t stride, int32_t *acc) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+MOTE_PLANE_INLINE void block4x1(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
+                            int32_t stride, const int32_t *bias, int32_t *acc) {
+  int32_t a0 = bias[0], a1 = bias[0], a2 = bias[0], a3 = bias[0];
   for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
     const int8_t *xi = x, *end = w + fw;
     for (; w < end; ++w, xi += dx) {
@@ -58,9 +66,10 @@ static inline void block4x1(const int8_t *x, const int8_t *w, int32_t fh, int32_
 
 /* Four windows `stride` bytes apart by two lanes (output channels of one input channel): each input
  * byte is loaded once for both. acc[2 * pixel + lane]. */
-static inline void block4x2(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
-                            int32_t stride, int32_t *acc) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], a4 = acc[4], a5 = acc[5], a6 = acc[6], a7 = acc[7];
+MOTE_PLANE_INLINE void block4x2(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
+                            int32_t stride, const int32_t *bias, int32_t *acc) {
+  const int32_t b0 = bias[0], b1 = bias[1];
+  int32_t a0 = b0, a1 = b1, a2 = b0, a3 = b1, a4 = b0, a5 = b1, a6 = b0, a7 = b1;
   for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
     const int8_t *xi = x, *end = w + 2 * fw;
     for (; w < end; w += 2, xi += dx) {
@@ -73,61 +82,125 @@ static inline void block4x2(const int8_t *x, const int8_t *w, int32_t fh, int32_
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
 }
 
-/* The accumulators of the block of four pixels whose first window starts at x: strides 1 and 2 as
- * constants, so that the loads take fixed offsets. */
-static void block(const mote_depthwise_conv_plane_params *p, const int8_t *x, const int8_t *w, int32_t *acc) {
-  const int32_t fh = p->filter_h, fw = p->filter_w, row_step = p->dilation_h * p->plane_w, dx = p->dilation_w;
-  const int32_t stride = p->stride_w;
-  if (p->lanes == 2) {
-    if (stride == 1) {
-      block4x2(x, w, fh, fw, row_step, dx, 1, acc);
-    } else if (stride == 2) {
-      block4x2(x, w, fh, fw, row_step, dx, 2, acc);
-    } else {
-      block4x2(x, w, fh, fw, row_step, dx, stride, acc);
+/* Four windows `stride` bytes apart by four lanes: each input byte is loaded once for the four, each
+ * weight once for the four pixels. acc[4 * pixel + lane]. */
+MOTE_PLANE_INLINE void block4x4(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
+                            int32_t stride, const int32_t *bias, int32_t *acc) {
+  const int32_t b0 = bias[0], b1 = bias[1], b2 = bias[2], b3 = bias[3];
+  int32_t a0 = b0, a1 = b1, a2 = b2, a3 = b3, a4 = b0, a5 = b1, a6 = b2, a7 = b3;
+  int32_t a8 = b0, a9 = b1, a10 = b2, a11 = b3, a12 = b0, a13 = b1, a14 = b2, a15 = b3;
+  for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
+    const int8_t *xi = x, *end = w + 4 * fw;
+    for (; w < end; w += 4, xi += dx) {
+      const int32_t v0 = xi[0], v1 = xi[stride], v2 = xi[2 * stride], v3 = xi[3 * stride];
+      int32_t k = w[0];
+      a0 += k * v0, a4 += k * v1, a8 += k * v2, a12 += k * v3;
+      k = w[1];
+      a1 += k * v0, a5 += k * v1, a9 += k * v2, a13 += k * v3;
+      k = w[2];
+      a2 += k * v0, a6 += k * v1, a10 += k * v2, a14 += k * v3;
+      k = w[3];
+      a3 += k * v0, a7 += k * v1, a11 += k * v2, a15 += k * v3;
     }
-  } else if (stride == 1 && dx == 1) {
-    slide4(x, w, fh, fw, row_step, acc);
-  } else if (stride == 1) {
-    block4x1(x, w, fh, fw, row_step, dx, 1, acc);
-  } else if (stride == 2) {
-    block4x1(x, w, fh, fw, row_step, dx, 2, acc);
-  } else {
-    block4x1(x, w, fh, fw, row_step, dx, stride, acc);
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+  acc[8] = a8, acc[9] = a9, acc[10] = a10, acc[11] = a11, acc[12] = a12, acc[13] = a13, acc[14] = a14;
+  acc[15] = a15;
+}
+
+/* A channel group's walk over the plane and its outputs, read from the params once. */
+typedef struct {
+  int32_t fh, fw, row_step, dx, stride, lanes;
+  int32_t out_w, out_step;               /* outputs per row; bytes between an output pixel and the next */
+  int32_t bias[4];                       /* the group's folded biases */
+  mote_output_channel stage[4];          /* the group's output stages */
+} plane_walk;
+
+/* One lane of a block: n outputs `step` bytes apart from accumulators `lanes` apart. */
+MOTE_PLANE_INLINE void store_lane(const int32_t *acc, int32_t n, int32_t lanes, const mote_output_channel *s,
+                              int8_t *out, int32_t step) {
+  const mote_output_channel stage = *s;
+  for (int32_t i = 0; i < n; ++i, acc += lanes, out += step) *out = mote_output_of(*acc, &stage);
+}
+
+/* A row of outputs in blocks of four pixels, the block's shape given as constants by the callers below
+ * (slide: slide4, else block4x<lanes>), so that each caller's inner loops take fixed offsets. */
+MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
+                              int32_t stride, int32_t fw, int32_t slide) {
+  const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
+  for (int32_t ox = 0; ox < out_w; ox += 4, x += 4 * stride, out += 4 * step) {
+    int32_t acc[16];
+    if (lanes == 4) {
+      block4x4(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
+    } else if (lanes == 2) {
+      block4x2(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
+    } else if (slide) {
+      slide4(x, w, fh, fw, row_step, k->bias, acc);
+    } else {
+      block4x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
+    }
+    const int32_t n = out_w - ox < 4 ? out_w - ox : 4;
+    for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, n, lanes, &k->stage[j], out + j, step);
   }
 }
 
-/* Output channels o0 .. o0 + lanes - 1 (of input channel c) over the plane. */
+typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
+
+/* The row functions: lanes, stride (0: any) and, for slide4, the filter width (0: any) fixed. */
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE)                                         \
+  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {       \
+    row_blocks(k, x, w, out, LANES, (STRIDE) ? (STRIDE) : k->stride, (FW) ? (FW) : k->fw, SLIDE); \
+  }
+MOTE_PLANE_ROW(row4_s1, 4, 1, 0, 0)
+MOTE_PLANE_ROW(row4_s2, 4, 2, 0, 0)
+MOTE_PLANE_ROW(row4, 4, 0, 0, 0)
+MOTE_PLANE_ROW(row2_s1, 2, 1, 0, 0)
+MOTE_PLANE_ROW(row2_s2, 2, 2, 0, 0)
+MOTE_PLANE_ROW(row2, 2, 0, 0, 0)
+MOTE_PLANE_ROW(row1_s1, 1, 1, 0, 0)
+MOTE_PLANE_ROW(row1_s2, 1, 2, 0, 0)
+MOTE_PLANE_ROW(row1, 1, 0, 0, 0)
+MOTE_PLANE_ROW(slide_w2, 1, 1, 2, 1)
+MOTE_PLANE_ROW(slide_w3, 1, 1, 3, 1)
+MOTE_PLANE_ROW(slide_w4, 1, 1, 4, 1)
+MOTE_PLANE_ROW(slide_w5, 1, 1, 5, 1)
+MOTE_PLANE_ROW(slide_w6, 1, 1, 6, 1)
+MOTE_PLANE_ROW(slide_w7, 1, 1, 7, 1)
+MOTE_PLANE_ROW(slide_w8, 1, 1, 8, 1)
+MOTE_PLANE_ROW(slide_any, 1, 1, 0, 1)
+#undef MOTE_PLANE_ROW
+
+/* The row function for the walk: at stride 1 with one lane and no dilation across, slide4 with its
+ * filter width fixed (2 to 8). */
+static plane_row choose_row(const plane_walk *k) {
+  static const plane_row by_stride[3][3] = {{row1, row1_s1, row1_s2}, {row2, row2_s1, row2_s2},
+                                            {row4, row4_s1, row4_s2}};
+  static const plane_row slides[9] = {slide_any, slide_any, slide_w2, slide_w3, slide_w4, slide_w5, slide_w6,
+                                      slide_w7, slide_w8};
+  if (k->lanes == 1 && k->stride == 1 && k->dx == 1) return slides[k->fw <= 8 ? k->fw : 0];
+  return by_stride[k->lanes == 4 ? 2 : k->lanes - 1][k->stride <= 2 ? k->stride : 0];
+}
+
+/* Output channels o0 .. o0 + lanes - 1 (of one input channel) over the plane. */
 static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_t *plane, const int8_t *w,
                           int32_t o0, int8_t *out_image) {
-  const int32_t lanes = p->lanes, oc = p->in_ch * p->depth_multiplier;
-  const mote_output_channel s0 = mote_output_channel_at(p->output_stage, o0, p->output_offset, p->act_min,
-                                                        p->act_max);
-  const mote_output_channel s1 = mote_output_channel_at(p->output_stage, o0 + lanes - 1, p->output_offset,
-                                                        p->act_min, p->act_max);
-  const int32_t b0 = p->folded_bias[o0], b1 = p->folded_bias[o0 + lanes - 1];
-  for (int32_t oy = 0; oy < p->out_h; ++oy) {
-    const int8_t *row = plane + oy * p->stride_h * p->plane_w;
-    int8_t *out_row = out_image + oy * p->out_w * oc + o0;
-    for (int32_t ox = 0; ox < p->out_w; ox += 4) {
-      int32_t acc[8] = {b0, b1, b0, b1, b0, b1, b0, b1};
-      if (lanes == 1) acc[1] = acc[2] = acc[3] = b0;
-      block(p, row + ox * p->stride_w, w, acc);
-      const int32_t n = p->out_w - ox < 4 ? p->out_w - ox : 4;
-      int8_t *out = out_row + ox * oc;
-      for (int32_t i = 0; i < n; ++i, out += oc) {
-        out[0] = mote_output_of(acc[i * lanes], &s0);
-        if (lanes == 2) out[1] = mote_output_of(acc[2 * i + 1], &s1);
-      }
-    }
+  plane_walk k = {p->filter_h, p->filter_w, p->dilation_h * p->plane_w, p->dilation_w, p->stride_w, p->lanes,
+                  p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
+  for (int32_t j = 0; j < k.lanes; ++j) {
+    k.stage[j] = mote_output_channel_at(p->output_stage, o0 + j, p->output_offset, p->act_min, p->act_max);
+    k.bias[j] = p->folded_bias[o0 + j];
   }
+  const plane_row row = choose_row(&k);
+  const int32_t in_row = p->stride_h * p->plane_w, out_row = p->out_w * k.out_step;
+  int8_t *out = out_image + o0;
+  for (int32_t oy = 0; oy < p->out_h; ++oy, plane += in_row, out += out_row) row(&k, plane, w, out);
 }
 
 mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params *p, const int8_t *input,
                                          int8_t *output, mote_scratch scratch) {
   const int32_t m = p->depth_multiplier, lanes = p->lanes, ch = p->in_ch, taps = p->filter_h * p->filter_w;
   const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w;
-  if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2) || m % lanes != 0) return MOTE_ERROR;
+  if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2 && lanes != 4) || m % lanes != 0) return MOTE_ERROR;
   int8_t *plane = scratch.buf;
   memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */
   for (int32_t b = 0; b < p->batches; ++b) {
