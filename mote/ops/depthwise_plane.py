@@ -5,7 +5,8 @@ input, which is a depthwise convolution whose multiplier is its output channels)
 Each input channel is copied into a plane in scratch bordered with the input zero point, so every window
 is complete: its padding taps give w * (zp + input_offset) = 0, and it starts from the folded bias, bias +
 input_offset * the sum of its filter, then adds products of raw int8 values. Blocks of four pixels of a
-row by one output channel, or two when the multiplier is even, keep their sums in registers.
+row (eight where one lane slides at stride 1) by four, two or one output channels keep their sums in
+registers.
 """
 
 from __future__ import annotations
@@ -27,10 +28,17 @@ GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "depth_multipl
 WINDOW = ("filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
 
 
+def pixels(p: DepthwiseParams) -> int:
+    """Pixels per block: eight where one lane slides at stride 1 over a filter 2 to 8 wide and the row is
+    longer than four, else four."""
+    slides = lanes(p) == 1 and p.stride_w == 1 and p.dilation_w == 1 and 2 <= p.filter_w <= 8
+    return 8 if slides and p.out_w > 4 else 4
+
+
 def plane_shape(p: DepthwiseParams) -> tuple[int, int]:
     """The plane, rows by columns: the input with its top and left padding, and every tap of every window
-    of a row's last block of four pixels."""
-    last_x = round_up(p.out_w, 4) - 1
+    of a row's last block of pixels."""
+    last_x = round_up(p.out_w, pixels(p)) - 1
     return (max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1),
             max(p.pad_left + p.in_w, last_x * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1))
 
@@ -61,7 +69,8 @@ def pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     weights = p.weights.reshape(taps, p.in_ch, m // n, n).transpose(1, 2, 0, 3)
     plane_h, plane_w = plane_shape(p)
     return CCall("mote_depthwise_conv_plane_s8", "mote_depthwise_conv_plane_params", {
-        **{name: getattr(p, name) for name in GEOMETRY}, "lanes": n, **{name: getattr(p, name) for name in WINDOW},
+        **{name: getattr(p, name) for name in GEOMETRY}, "lanes": n, "pixels": pixels(p),
+        **{name: getattr(p, name) for name in WINDOW},
         "plane_h": plane_h, "plane_w": plane_w, "zero_point": -p.input_offset, "output_offset": p.output_offset,
         "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(weights), "weights"),
         "folded_bias": em.const(folded_bias(p).astype(np.int32), "folded_bias"),

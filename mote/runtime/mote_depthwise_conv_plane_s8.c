@@ -50,6 +50,25 @@ MOTE_PLANE_INLINE void slide4(const int8_t *x, const int8_t *w, int32_t fh, int3
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
+/* Eight windows at stride 1, dilation 1 across, one lane, for a constant filter width (2 to 8): each
+ * input byte of a filter row is loaded once for the eight, and the unrolled steps rename the window's
+ * registers instead of moving them. */
+MOTE_PLANE_INLINE void slide8(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step,
+                              const int32_t *bias, int32_t *acc) {
+  const int32_t b = bias[0];
+  int32_t a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+  for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
+    int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6];
+    for (int32_t fx = 0; fx < fw; ++fx, ++w) {
+      const int32_t x7 = x[fx + 7], k = *w;
+      a0 += k * x0, a1 += k * x1, a2 += k * x2, a3 += k * x3;
+      a4 += k * x4, a5 += k * x5, a6 += k * x6, a7 += k * x7;
+      x0 = x1, x1 = x2, x2 = x3, x3 = x4, x4 = x5, x5 = x6, x6 = x7;
+    }
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+}
+
 /* Four windows `stride` bytes apart, one lane; taps `dx` bytes apart across, rows `row_step` apart. */
 MOTE_PLANE_INLINE void block4x1(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
                             int32_t stride, const int32_t *bias, int32_t *acc) {
@@ -110,7 +129,7 @@ MOTE_PLANE_INLINE void block4x4(const int8_t *x, const int8_t *w, int32_t fh, in
 
 /* A channel group's walk over the plane and its outputs, read from the params once. */
 typedef struct {
-  int32_t fh, fw, row_step, dx, stride, lanes;
+  int32_t fh, fw, row_step, dx, stride, lanes, pixels;
   int32_t out_w, out_step;               /* outputs per row; bytes between an output pixel and the next */
   int32_t bias[4];                       /* the group's folded biases */
   mote_output_channel stage[4];          /* the group's output stages */
@@ -123,14 +142,17 @@ MOTE_PLANE_INLINE void store_lane(const int32_t *acc, int32_t n, int32_t lanes, 
   for (int32_t i = 0; i < n; ++i, acc += lanes, out += step) *out = mote_output_of(*acc, &stage);
 }
 
-/* A row of outputs in blocks of four pixels, the block's shape given as constants by the callers below
- * (slide: slide4, else block4x<lanes>), so that each caller's inner loops take fixed offsets. */
+/* A row of outputs in blocks of `pixels` pixels, the block's shape given as constants by the callers
+ * below (slide: slide4 or slide8, else block4x<lanes>), so that each caller's inner loops take fixed
+ * offsets. */
 MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
-                              int32_t stride, int32_t fw, int32_t slide) {
+                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
   const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
-  for (int32_t ox = 0; ox < out_w; ox += 4, x += 4 * stride, out += 4 * step) {
+  for (int32_t ox = 0; ox < out_w; ox += pixels, x += pixels * stride, out += pixels * step) {
     int32_t acc[16];
-    if (lanes == 4) {
+    if (pixels == 8) {
+      slide8(x, w, fh, fw, row_step, k->bias, acc);
+    } else if (lanes == 4) {
       block4x4(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     } else if (lanes == 2) {
       block4x2(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
@@ -139,45 +161,48 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
     } else {
       block4x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     }
-    const int32_t n = out_w - ox < 4 ? out_w - ox : 4;
+    const int32_t n = out_w - ox < pixels ? out_w - ox : pixels;
     for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, n, lanes, &k->stage[j], out + j, step);
   }
 }
 
 typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
 
-/* The row functions: lanes, stride (0: any) and, for slide4, the filter width (0: any) fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE)                                         \
-  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {       \
-    row_blocks(k, x, w, out, LANES, (STRIDE) ? (STRIDE) : k->stride, (FW) ? (FW) : k->fw, SLIDE); \
+/* The row functions: lanes, stride (0: any), for slide4 and slide8 the filter width (0: any), and the
+ * pixels of a block fixed. */
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                                           \
+  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {                 \
+    row_blocks(k, x, w, out, LANES, (STRIDE) ? (STRIDE) : k->stride, (FW) ? (FW) : k->fw, SLIDE, PIXELS); \
   }
-MOTE_PLANE_ROW(row4_s1, 4, 1, 0, 0)
-MOTE_PLANE_ROW(row4_s2, 4, 2, 0, 0)
-MOTE_PLANE_ROW(row4, 4, 0, 0, 0)
-MOTE_PLANE_ROW(row2_s1, 2, 1, 0, 0)
-MOTE_PLANE_ROW(row2_s2, 2, 2, 0, 0)
-MOTE_PLANE_ROW(row2, 2, 0, 0, 0)
-MOTE_PLANE_ROW(row1_s1, 1, 1, 0, 0)
-MOTE_PLANE_ROW(row1_s2, 1, 2, 0, 0)
-MOTE_PLANE_ROW(row1, 1, 0, 0, 0)
-MOTE_PLANE_ROW(slide_w2, 1, 1, 2, 1)
-MOTE_PLANE_ROW(slide_w3, 1, 1, 3, 1)
-MOTE_PLANE_ROW(slide_w4, 1, 1, 4, 1)
-MOTE_PLANE_ROW(slide_w5, 1, 1, 5, 1)
-MOTE_PLANE_ROW(slide_w6, 1, 1, 6, 1)
-MOTE_PLANE_ROW(slide_w7, 1, 1, 7, 1)
-MOTE_PLANE_ROW(slide_w8, 1, 1, 8, 1)
-MOTE_PLANE_ROW(slide_any, 1, 1, 0, 1)
+MOTE_PLANE_ROW(row4_s1, 4, 1, 0, 0, 4)
+MOTE_PLANE_ROW(row4_s2, 4, 2, 0, 0, 4)
+MOTE_PLANE_ROW(row4, 4, 0, 0, 0, 4)
+MOTE_PLANE_ROW(row2_s1, 2, 1, 0, 0, 4)
+MOTE_PLANE_ROW(row2_s2, 2, 2, 0, 0, 4)
+MOTE_PLANE_ROW(row2, 2, 0, 0, 0, 4)
+MOTE_PLANE_ROW(row1_s1, 1, 1, 0, 0, 4)
+MOTE_PLANE_ROW(row1_s2, 1, 2, 0, 0, 4)
+MOTE_PLANE_ROW(row1, 1, 0, 0, 0, 4)
+MOTE_PLANE_ROW(slide, 1, 1, 0, 1, 4)
+MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8)
+MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8)
+MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8)
+MOTE_PLANE_ROW(slide8_w5, 1, 1, 5, 1, 8)
+MOTE_PLANE_ROW(slide8_w6, 1, 1, 6, 1, 8)
+MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8)
+MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
 #undef MOTE_PLANE_ROW
 
-/* The row function for the walk: at stride 1 with one lane and no dilation across, slide4 with its
- * filter width fixed (2 to 8). */
+/* The row function for the walk: blocks of eight (slide8, its filter width fixed) where the params say,
+ * else of four; at stride 1 with one lane and no dilation across, slide4. NULL: pixels 8 for a walk that
+ * slide8 cannot take. */
 static plane_row choose_row(const plane_walk *k) {
   static const plane_row by_stride[3][3] = {{row1, row1_s1, row1_s2}, {row2, row2_s1, row2_s2},
                                             {row4, row4_s1, row4_s2}};
-  static const plane_row slides[9] = {slide_any, slide_any, slide_w2, slide_w3, slide_w4, slide_w5, slide_w6,
-                                      slide_w7, slide_w8};
-  if (k->lanes == 1 && k->stride == 1 && k->dx == 1) return slides[k->fw <= 8 ? k->fw : 0];
+  static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
+  const int32_t slides = k->lanes == 1 && k->stride == 1 && k->dx == 1;
+  if (k->pixels == 8) return slides && k->fw >= 2 && k->fw <= 8 ? slides8[k->fw - 2] : NULL;
+  if (slides) return slide;
   return by_stride[k->lanes == 4 ? 2 : k->lanes - 1][k->stride <= 2 ? k->stride : 0];
 }
 
@@ -185,12 +210,12 @@ static plane_row choose_row(const plane_walk *k) {
 static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_t *plane, const int8_t *w,
                           int32_t o0, int8_t *out_image) {
   plane_walk k = {p->filter_h, p->filter_w, p->dilation_h * p->plane_w, p->dilation_w, p->stride_w, p->lanes,
-                  p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
+                  p->pixels, p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
   for (int32_t j = 0; j < k.lanes; ++j) {
     k.stage[j] = mote_output_channel_at(p->output_stage, o0 + j, p->output_offset, p->act_min, p->act_max);
     k.bias[j] = p->folded_bias[o0 + j];
   }
-  const plane_row row = choose_row(&k);
+  const plane_row row = choose_row(&k); /* not NULL: checked by the caller */
   const int32_t in_row = p->stride_h * p->plane_w, out_row = p->out_w * k.out_step;
   int8_t *out = out_image + o0;
   for (int32_t oy = 0; oy < p->out_h; ++oy, plane += in_row, out += out_row) row(&k, plane, w, out);
@@ -201,6 +226,9 @@ mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params 
   const int32_t m = p->depth_multiplier, lanes = p->lanes, ch = p->in_ch, taps = p->filter_h * p->filter_w;
   const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w;
   if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2 && lanes != 4) || m % lanes != 0) return MOTE_ERROR;
+  const plane_walk shape = {p->filter_h, p->filter_w, 0, p->dilation_w, p->stride_w, lanes, p->pixels, 0, 0,
+                            {0, 0, 0, 0}, {{0}}};
+  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) return MOTE_ERROR;
   int8_t *plane = scratch.buf;
   memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */
   for (int32_t b = 0; b < p->batches; ++b) {

@@ -228,6 +228,8 @@ def test_depthwise_conv2d_multiplier_sanitized(case: Case, core: Core, check_mod
 PLANE_CASES = [
     *[Case(1, (6, 4 + fw), 3, 1, (2, fw), (1, 1), (1, 1), "SAME", "RELU", True, True) for fw in range(1, 10)],
     Case(2, (9, 11), 4, 1, (5, 5), (1, 1), (1, 1), "VALID", "NONE", True, True),  # sliding rows, two images
+    Case(1, (7, 4), 2, 1, (2, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),  # rows of four: blocks of four
+    Case(1, (8, 21), 3, 1, (7, 7), (1, 1), (1, 1), "SAME", "RELU6", True, True),  # blocks of eight, a short one
     Case(1, (9, 13), 3, 1, (4, 4), (2, 2), (1, 1), "SAME", "RELU6", False, True),  # stride 2, even filter
     Case(1, (10, 14), 2, 1, (3, 5), (3, 3), (1, 1), "SAME", "NONE", True, False),  # stride 3
     Case(1, (9, 12), 3, 1, (3, 3), (1, 1), (2, 2), "SAME", "RELU", True, True),  # dilated 3x3
@@ -241,7 +243,7 @@ PLANE_CASES = [
 @pytest.mark.parametrize("case", PLANE_CASES, ids=[f"case{i}" for i in range(len(PLANE_CASES))])
 def test_depthwise_conv2d_plane_matches_tflm(case: Case, check_model: Callable[..., object]) -> None:
     """The scalar core's plane kernel (sanitized on the host): every filter width from 1 to 9 at stride 1 (the
-    sliding rows and their remainders), strides 2 and 3, dilation, one and two lanes, partial blocks of four."""
+    sliding rows, blocks of eight and four, partial ones), strides 2 and 3, dilation, one, two and four lanes."""
     rng = np.random.default_rng(case.in_hw[1] * 7 + case.multiplier)
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
     assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_plane_s8"
