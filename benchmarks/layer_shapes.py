@@ -45,6 +45,8 @@ LAYERS = (
     Layer("conv 4x4, stride 2", "conv", (32, 32, 8), 16, (4, 4), (2, 2)),
     Layer("depthwise 5x5", "depthwise", (24, 24, 32), 1, (5, 5)),
     Layer("depthwise 7x7", "depthwise", (16, 16, 32), 1, (7, 7)),
+    Layer("depthwise 5x5, stride 2", "depthwise", (28, 28, 40), 1, (5, 5), (2, 2)),
+    Layer("depthwise 3x3, multiplier 2", "depthwise", (24, 24, 16), 2, (3, 3)),
     Layer("fully connected 250 -> 13", "fc", (1, 1, 250), 13),
     Layer("fully connected 1000 -> 3", "fc", (1, 1, 1000), 3),
 )
