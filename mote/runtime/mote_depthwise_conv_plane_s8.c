@@ -161,8 +161,11 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
     } else {
       block4x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     }
-    const int32_t n = out_w - ox < pixels ? out_w - ox : pixels;
-    for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, n, lanes, &k->stage[j], out + j, step);
+    if (out_w - ox >= pixels) { /* a whole block: its stores unrolled, the sums straight from registers */
+      for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, pixels, lanes, &k->stage[j], out + j, step);
+    } else {
+      for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, out_w - ox, lanes, &k->stage[j], out + j, step);
+    }
   }
 }
 
