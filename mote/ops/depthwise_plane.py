@@ -5,8 +5,7 @@ input, which is a depthwise convolution whose multiplier is its output channels)
 Each input channel is copied into a plane in scratch bordered with the input zero point, so every window
 is complete: its padding taps give w * (zp + input_offset) = 0, and it starts from the folded bias, bias +
 input_offset * the sum of its filter, then adds products of raw int8 values. Blocks of four pixels of a
-row (eight where one lane slides at stride 1) by four, two or one output channels keep their sums in
-registers.
+row (eight with one lane) by four, two or one output channels keep their sums in registers.
 """
 
 from __future__ import annotations
@@ -29,10 +28,8 @@ WINDOW = ("filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilatio
 
 
 def pixels(p: DepthwiseParams) -> int:
-    """Pixels per block: eight where one lane slides at stride 1 over a filter 2 to 8 wide and the row is
-    longer than four, else four."""
-    slides = lanes(p) == 1 and p.stride_w == 1 and p.dilation_w == 1 and 2 <= p.filter_w <= 8
-    return 8 if slides and p.out_w > 4 else 4
+    """Pixels per block: eight with one lane on rows longer than four, else four."""
+    return 8 if lanes(p) == 1 and p.out_w > 4 else 4
 
 
 def plane_shape(p: DepthwiseParams) -> tuple[int, int]:

@@ -83,6 +83,22 @@ MOTE_PLANE_INLINE void block4x1(const int8_t *x, const int8_t *w, int32_t fh, in
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
+/* Eight windows `stride` bytes apart, one lane; taps `dx` bytes apart across, rows `row_step` apart. */
+MOTE_PLANE_INLINE void block8x1(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step,
+                                int32_t dx, int32_t stride, const int32_t *bias, int32_t *acc) {
+  const int32_t b = bias[0];
+  int32_t a0 = b, a1 = b, a2 = b, a3 = b, a4 = b, a5 = b, a6 = b, a7 = b;
+  for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
+    const int8_t *xi = x, *end = w + fw;
+    for (; w < end; ++w, xi += dx) {
+      const int32_t k = *w;
+      a0 += k * xi[0], a1 += k * xi[stride], a2 += k * xi[2 * stride], a3 += k * xi[3 * stride];
+      a4 += k * xi[4 * stride], a5 += k * xi[5 * stride], a6 += k * xi[6 * stride], a7 += k * xi[7 * stride];
+    }
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+}
+
 /* Four windows `stride` bytes apart by two lanes (output channels of one input channel): each input
  * byte is loaded once for both. acc[2 * pixel + lane]. */
 MOTE_PLANE_INLINE void block4x2(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
@@ -150,8 +166,10 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
   const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
   for (int32_t ox = 0; ox < out_w; ox += pixels, x += pixels * stride, out += pixels * step) {
     int32_t acc[16];
-    if (pixels == 8) {
+    if (pixels == 8 && slide) {
       slide8(x, w, fh, fw, row_step, k->bias, acc);
+    } else if (pixels == 8) {
+      block8x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     } else if (lanes == 4) {
       block4x4(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     } else if (lanes == 2) {
@@ -187,6 +205,9 @@ MOTE_PLANE_ROW(row1_s1, 1, 1, 0, 0, 4)
 MOTE_PLANE_ROW(row1_s2, 1, 2, 0, 0, 4)
 MOTE_PLANE_ROW(row1, 1, 0, 0, 0, 4)
 MOTE_PLANE_ROW(slide, 1, 1, 0, 1, 4)
+MOTE_PLANE_ROW(row1x8_s1, 1, 1, 0, 0, 8)
+MOTE_PLANE_ROW(row1x8_s2, 1, 2, 0, 0, 8)
+MOTE_PLANE_ROW(row1x8, 1, 0, 0, 0, 8)
 MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8)
 MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8)
 MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8)
@@ -196,15 +217,18 @@ MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8)
 MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
 #undef MOTE_PLANE_ROW
 
-/* The row function for the walk: blocks of eight (slide8, its filter width fixed) where the params say,
- * else of four; at stride 1 with one lane and no dilation across, slide4. NULL: pixels 8 for a walk that
- * slide8 cannot take. */
+/* The row function for the walk: blocks of eight where the params say (one lane: slide8 with its filter
+ * width fixed where it slides, else block8x1), else of four (at stride 1 with one lane and no dilation
+ * across, slide4). NULL: pixels 8 with more than one lane. */
 static plane_row choose_row(const plane_walk *k) {
   static const plane_row by_stride[3][3] = {{row1, row1_s1, row1_s2}, {row2, row2_s1, row2_s2},
                                             {row4, row4_s1, row4_s2}};
   static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
   const int32_t slides = k->lanes == 1 && k->stride == 1 && k->dx == 1;
-  if (k->pixels == 8) return slides && k->fw >= 2 && k->fw <= 8 ? slides8[k->fw - 2] : NULL;
+  static const plane_row by_stride8[3] = {row1x8, row1x8_s1, row1x8_s2};
+  if (k->pixels == 8 && k->lanes != 1) return NULL;
+  if (k->pixels == 8 && slides && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
+  if (k->pixels == 8) return by_stride8[k->stride <= 2 ? k->stride : 0];
   if (slides) return slide;
   return by_stride[k->lanes == 4 ? 2 : k->lanes - 1][k->stride <= 2 ? k->stride : 0];
 }
