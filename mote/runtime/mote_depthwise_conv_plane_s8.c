@@ -8,8 +8,10 @@
  * inlined there, whatever a compiler's size heuristics say. */
 #if defined(__GNUC__)
 #define MOTE_PLANE_INLINE static inline __attribute__((always_inline))
+#define MOTE_PLANE_OUTLINE static __attribute__((noinline))
 #else
 #define MOTE_PLANE_INLINE static inline
+#define MOTE_PLANE_OUTLINE static
 #endif
 
 /* Input channel c of one image into the plane at (pad_top, pad_left); the border keeps the zero point. */
@@ -20,34 +22,6 @@ static void fill_plane(const mote_depthwise_conv_plane_params *p, const int8_t *
   for (int32_t iy = 0; iy < in_h; ++iy, dst += plane_w) {
     for (int32_t ix = 0; ix < in_w; ++ix, src += ch) dst[ix] = *src;
   }
-}
-
-/* Four windows at stride 1, dilation 1 across, one lane: a filter row meets the input bytes x[0 .. fw + 2],
- * each loaded once and kept in one of four registers that rotate through the unrolled steps. */
-MOTE_PLANE_INLINE void slide4(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step,
-                          const int32_t *bias, int32_t *acc) {
-  int32_t a0 = bias[0], a1 = bias[0], a2 = bias[0], a3 = bias[0];
-  for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
-    const int8_t *xi = x;
-    int32_t x0 = xi[0], x1 = xi[1], x2 = xi[2], x3, k;
-    int32_t fx = 0;
-    for (; fx + 4 <= fw; fx += 4, xi += 4, w += 4) {
-      x3 = xi[3], k = w[0];
-      a0 += k * x0, a1 += k * x1, a2 += k * x2, a3 += k * x3;
-      x0 = xi[4], k = w[1];
-      a0 += k * x1, a1 += k * x2, a2 += k * x3, a3 += k * x0;
-      x1 = xi[5], k = w[2];
-      a0 += k * x2, a1 += k * x3, a2 += k * x0, a3 += k * x1;
-      x2 = xi[6], k = w[3];
-      a0 += k * x3, a1 += k * x0, a2 += k * x1, a3 += k * x2;
-    }
-    for (; fx < fw; ++fx, ++xi, ++w) {
-      x3 = xi[3], k = *w;
-      a0 += k * x0, a1 += k * x1, a2 += k * x2, a3 += k * x3;
-      x0 = x1, x1 = x2, x2 = x3;
-    }
-  }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
 }
 
 /* Eight windows at stride 1, dilation 1 across, one lane, for a constant filter width (2 to 8): each
@@ -151,15 +125,36 @@ typedef struct {
   mote_output_channel stage[4];          /* the group's output stages */
 } plane_walk;
 
-/* One lane of a block: n outputs `step` bytes apart from accumulators `lanes` apart. */
-MOTE_PLANE_INLINE void store_lane(const int32_t *acc, int32_t n, int32_t lanes, const mote_output_channel *s,
-                              int8_t *out, int32_t step) {
-  const mote_output_channel stage = *s;
-  for (int32_t i = 0; i < n; ++i, acc += lanes, out += step) *out = mote_output_of(*acc, &stage);
+/* A block's outputs, n pixels `step` bytes apart by `lanes` lanes, from acc[lanes * pixel + lane], the stage
+ * of a lane in registers for its pixels. */
+MOTE_PLANE_INLINE void store_n(const plane_walk *k, const int32_t *acc, int32_t n, int32_t lanes, int8_t *out) {
+  const int32_t step = k->out_step;
+  for (int32_t j = 0; j < lanes; ++j) {
+    const mote_output_channel stage = k->stage[j];
+    const int32_t *a = acc + j;
+    int8_t *o = out + j;
+    for (int32_t i = 0; i < n; ++i, a += lanes, o += step) *o = mote_output_of(*a, &stage);
+  }
+}
+
+/* The stores out of line: inlined into every row function, the output stage would multiply the code by
+ * their number. The whole blocks of the two shapes the widest layers take (four pixels by four lanes,
+ * eight pixels by one) unrolled, any other block's pixels unrolled. */
+MOTE_PLANE_OUTLINE void store_4x4(const plane_walk *k, const int32_t *acc, int8_t *out) {
+  store_n(k, acc, 4, 4, out);
+}
+MOTE_PLANE_OUTLINE void store_8x1(const plane_walk *k, const int32_t *acc, int8_t *out) {
+  store_n(k, acc, 8, 1, out);
+}
+MOTE_PLANE_OUTLINE void store_4(const plane_walk *k, const int32_t *acc, int8_t *out) {
+  store_n(k, acc, 4, k->lanes, out);
+}
+MOTE_PLANE_OUTLINE void store_part(const plane_walk *k, const int32_t *acc, int32_t n, int8_t *out) {
+  store_n(k, acc, n, k->lanes, out);
 }
 
 /* A row of outputs in blocks of `pixels` pixels, the block's shape given as constants by the callers
- * below (slide: slide4 or slide8, else block4x<lanes>), so that each caller's inner loops take fixed
+ * below (slide8 where `slide`, else block<pixels>x<lanes>), so that each caller's inner loops take fixed
  * offsets. */
 MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
                                   int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
@@ -174,40 +169,34 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
       block4x4(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     } else if (lanes == 2) {
       block4x2(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
-    } else if (slide) {
-      slide4(x, w, fh, fw, row_step, k->bias, acc);
     } else {
       block4x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
     }
-    if (out_w - ox >= pixels) { /* a whole block: its stores unrolled, the sums straight from registers */
-      for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, pixels, lanes, &k->stage[j], out + j, step);
+    if (out_w - ox < pixels) {
+      store_part(k, acc, out_w - ox, out);
+    } else if (pixels == 8) {
+      store_8x1(k, acc, out);
+    } else if (lanes == 4) {
+      store_4x4(k, acc, out);
     } else {
-      for (int32_t j = 0; j < lanes; ++j) store_lane(acc + j, out_w - ox, lanes, &k->stage[j], out + j, step);
+      store_4(k, acc, out);
     }
   }
 }
 
 typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
 
-/* The row functions: lanes, stride (0: any), for slide4 and slide8 the filter width (0: any), and the
- * pixels of a block fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                                           \
-  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {                 \
-    row_blocks(k, x, w, out, LANES, (STRIDE) ? (STRIDE) : k->stride, (FW) ? (FW) : k->fw, SLIDE, PIXELS); \
+/* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                  \
+  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
+    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                     \
   }
-MOTE_PLANE_ROW(row4_s1, 4, 1, 0, 0, 4)
-MOTE_PLANE_ROW(row4_s2, 4, 2, 0, 0, 4)
-MOTE_PLANE_ROW(row4, 4, 0, 0, 0, 4)
-MOTE_PLANE_ROW(row2_s1, 2, 1, 0, 0, 4)
-MOTE_PLANE_ROW(row2_s2, 2, 2, 0, 0, 4)
-MOTE_PLANE_ROW(row2, 2, 0, 0, 0, 4)
-MOTE_PLANE_ROW(row1_s1, 1, 1, 0, 0, 4)
-MOTE_PLANE_ROW(row1_s2, 1, 2, 0, 0, 4)
-MOTE_PLANE_ROW(row1, 1, 0, 0, 0, 4)
-MOTE_PLANE_ROW(slide, 1, 1, 0, 1, 4)
-MOTE_PLANE_ROW(row1x8_s1, 1, 1, 0, 0, 8)
-MOTE_PLANE_ROW(row1x8_s2, 1, 2, 0, 0, 8)
-MOTE_PLANE_ROW(row1x8, 1, 0, 0, 0, 8)
+MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
+MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4)
+MOTE_PLANE_ROW(row2_s1, 2, 1, k->fw, 0, 4)
+MOTE_PLANE_ROW(row2_s2, 2, 2, k->fw, 0, 4)
+MOTE_PLANE_ROW(row8_s1, 1, 1, k->fw, 0, 8)
+MOTE_PLANE_ROW(row8_s2, 1, 2, k->fw, 0, 8)
 MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8)
 MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8)
 MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8)
@@ -215,22 +204,18 @@ MOTE_PLANE_ROW(slide8_w5, 1, 1, 5, 1, 8)
 MOTE_PLANE_ROW(slide8_w6, 1, 1, 6, 1, 8)
 MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8)
 MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
+MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare shapes: nothing fixed */
 #undef MOTE_PLANE_ROW
 
-/* The row function for the walk: blocks of eight where the params say (one lane: slide8 with its filter
- * width fixed where it slides, else block8x1), else of four (at stride 1 with one lane and no dilation
- * across, slide4). NULL: pixels 8 with more than one lane. */
+/* The row function for the walk: strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
+ * across) the filter width too; row_any for the others. NULL: pixels 8 with more than one lane. */
 static plane_row choose_row(const plane_walk *k) {
-  static const plane_row by_stride[3][3] = {{row1, row1_s1, row1_s2}, {row2, row2_s1, row2_s2},
-                                            {row4, row4_s1, row4_s2}};
   static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
-  const int32_t slides = k->lanes == 1 && k->stride == 1 && k->dx == 1;
-  static const plane_row by_stride8[3] = {row1x8, row1x8_s1, row1x8_s2};
+  static const plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
   if (k->pixels == 8 && k->lanes != 1) return NULL;
-  if (k->pixels == 8 && slides && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
-  if (k->pixels == 8) return by_stride8[k->stride <= 2 ? k->stride : 0];
-  if (slides) return slide;
-  return by_stride[k->lanes == 4 ? 2 : k->lanes - 1][k->stride <= 2 ? k->stride : 0];
+  if (k->pixels == 8 && k->stride == 1 && k->dx == 1 && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
+  if ((k->pixels == 8) != (k->lanes == 1) || k->stride > 2) return row_any;
+  return by_lanes[k->lanes / 2][k->stride - 1];
 }
 
 /* Output channels o0 .. o0 + lanes - 1 (of one input channel) over the plane. */
