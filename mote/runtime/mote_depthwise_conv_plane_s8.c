@@ -45,7 +45,7 @@ MOTE_PLANE_INLINE void slide8(const int8_t *x, const int8_t *w, int32_t fh, int3
 
 /* Four windows `stride` bytes apart, one lane; taps `dx` bytes apart across, rows `row_step` apart. */
 MOTE_PLANE_INLINE void block4x1(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
-                            int32_t stride, const int32_t *bias, int32_t *acc) {
+                                int32_t stride, const int32_t *bias, int32_t *acc) {
   int32_t a0 = bias[0], a1 = bias[0], a2 = bias[0], a3 = bias[0];
   for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
     const int8_t *xi = x, *end = w + fw;
@@ -76,7 +76,7 @@ MOTE_PLANE_INLINE void block8x1(const int8_t *x, const int8_t *w, int32_t fh, in
 /* Four windows `stride` bytes apart by two lanes (output channels of one input channel): each input
  * byte is loaded once for both. acc[2 * pixel + lane]. */
 MOTE_PLANE_INLINE void block4x2(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
-                            int32_t stride, const int32_t *bias, int32_t *acc) {
+                                int32_t stride, const int32_t *bias, int32_t *acc) {
   const int32_t b0 = bias[0], b1 = bias[1];
   int32_t a0 = b0, a1 = b1, a2 = b0, a3 = b1, a4 = b0, a5 = b1, a6 = b0, a7 = b1;
   for (int32_t fy = 0; fy < fh; ++fy, x += row_step) {
@@ -94,7 +94,7 @@ MOTE_PLANE_INLINE void block4x2(const int8_t *x, const int8_t *w, int32_t fh, in
 /* Four windows `stride` bytes apart by four lanes: each input byte is loaded once for the four, each
  * weight once for the four pixels. acc[4 * pixel + lane]. */
 MOTE_PLANE_INLINE void block4x4(const int8_t *x, const int8_t *w, int32_t fh, int32_t fw, int32_t row_step, int32_t dx,
-                            int32_t stride, const int32_t *bias, int32_t *acc) {
+                                int32_t stride, const int32_t *bias, int32_t *acc) {
   const int32_t b0 = bias[0], b1 = bias[1], b2 = bias[2], b3 = bias[3];
   int32_t a0 = b0, a1 = b1, a2 = b2, a3 = b3, a4 = b0, a5 = b1, a6 = b2, a7 = b3;
   int32_t a8 = b0, a9 = b1, a10 = b2, a11 = b3, a12 = b0, a13 = b1, a14 = b2, a15 = b3;
@@ -187,9 +187,9 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
 typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
 
 /* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                  \
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                             \
   static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
-    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                     \
+    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                          \
   }
 MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
 MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4)
