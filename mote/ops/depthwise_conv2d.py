@@ -14,9 +14,10 @@ kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth mul
 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
 runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
 its nine weights and output stage in registers; any other depthwise convolution there runs as
-mote_depthwise_conv_plane_s8: each input channel copied into a plane bordered with the zero point
-(scratch), so that every window is complete and starts from a folded bias, then blocks of four pixels
-by one or two output channels in registers.
+mote_depthwise_conv_plane_s8 (mote.ops.depthwise_plane) when its accumulator bound holds: each input
+channel copied into a plane bordered with the zero point (scratch), so that every window is complete and
+starts from a folded bias, then blocks of four pixels by four, two or one output channels, or of eight
+pixels by one, in registers.
 """
 
 from __future__ import annotations
