@@ -17,8 +17,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from dla import dla_report  # benchmarks/dla.py, host_timing.py and onnx_cnns.py, beside this script
+from dla import dla_report  # benchmarks/dla.py, host_timing.py, layer_shapes.py and onnx_cnns.py, beside this script
 from host_timing import host_cores, host_us
+from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
 from tflite_micro.python.tflite_micro import runtime
@@ -260,6 +261,8 @@ def main() -> int:
                 qvanilla.append(measure_qvanilla(label, file, Path(tmp)))
         print("measuring the float32 models ...", file=sys.stderr)
         operator_set = operator_set_report(Path(tmp))
+        print("measuring real-model layer shapes on rv32 ...", file=sys.stderr)
+        layers = layer_shapes_report(Path(tmp))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -267,7 +270,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *kept_fuzz_section()])
+        *onnx_report(), *operator_set, *layers, *kept_fuzz_section()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

@@ -16,14 +16,14 @@ from mote.ops.registry import Core
 
 
 def test_scalar_and_vector_arenas_are_explained(tmp_path: Path) -> None:
-    """The digits CNN: the scalar kernels take scratch (blocked and ring convolutions), the vector ones none."""
+    """The digits CNN: the scalar kernels take scratch (plane and ring convolutions), the vector ones none."""
     vector = json.loads(mote("compile", pipeline.default_model(), "-o", tmp_path / "v", "--json").stdout)
     scalar = json.loads(mote("compile", pipeline.default_model(), "-o", tmp_path / "s", "--json",
                              "--kernels", "scalar").stdout)
     assert vector["kernels"] == "vector" and vector["arena"]["scratch"] == [] and "baseline" not in vector["arena"]
     notes = scalar["arena"]
     assert notes["kernels"] == "scalar" and notes["arena_bytes"] == scalar["arena_bytes"] != vector["arena_bytes"]
-    assert {s["kernel"] for s in notes["scratch"]} == {"mote_conv_blocked_s8", "mote_conv_ring_s8"}
+    assert {s["kernel"] for s in notes["scratch"]} == {"mote_conv_plane_s8", "mote_conv_ring_s8"}
     assert notes["scratch_bytes"] == sum(s["bytes"] for s in notes["scratch"]) > 0
     assert all(s["why"] for s in notes["scratch"])
     assert notes["baseline"] == {"kernels": "vector", "arena_bytes": vector["arena_bytes"]}

@@ -18,17 +18,17 @@ def test_explain_json_lists_each_layer_and_the_declined_kernels(tmp_path: Path) 
     proc = mote("compile", DIGITS, "-o", tmp_path / "p", "--kernels", "scalar", "--explain", "--json")
     assert proc.returncode == 0, proc.stderr
     explain = {layer["name"]: layer for layer in json.loads(proc.stdout)["explain"]}
-    assert explain["conv1"]["kernel"] == "mote_conv_blocked_s8"  # three input channels: no pairs for the ring
-    assert explain["conv1"]["declined"] == [{"kernel": "mote_conv_ring_s8", "reason": "odd input channels"}]
-    assert explain["conv2"] == {**explain["conv2"], "kernel": "mote_conv_ring_s8", "declined": []}
+    assert explain["conv1"] == {**explain["conv1"], "kernel": "mote_conv_plane_s8", "declined": []}  # one channel in
+    assert explain["conv2"]["kernel"] == "mote_conv_ring_s8"
+    assert explain["conv2"]["declined"] == [{"kernel": "mote_conv_plane_s8", "reason": "input channels != 1"}]
 
 
 def test_explain_text(tmp_path: Path) -> None:
     proc = mote("compile", DIGITS, "-o", tmp_path / "p", "--kernels", "scalar", "--explain")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if "'conv1': mote_conv_blocked_s8" in line)
-    assert lines[at + 1].strip() == "not mote_conv_ring_s8: odd input channels"
+    at = next(i for i, line in enumerate(lines) if "'conv2': mote_conv_ring_s8" in line)
+    assert lines[at + 1].strip() == "not mote_conv_plane_s8: input channels != 1"
 
 
 def test_without_explain_no_explanation(tmp_path: Path) -> None:

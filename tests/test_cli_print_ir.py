@@ -25,7 +25,7 @@ def test_print_ir_follows_the_summary(tmp_path: Path) -> None:
         CHECK-NEXT: // arena 968 B
         CHECK-SAME: kernels for scalar cores
         CHECK: #1 conv2d "conv1"
-        CHECK-SAME: // cpu mote_conv_blocked_s8 scratch=
+        CHECK-SAME: // cpu mote_conv_plane_s8 scratch=
         CHECK: output %output
         CHECK-NEXT: }
     """)

@@ -1,7 +1,9 @@
 """CONV_2D's kernel table (mote.ops.registry.Kernel), fastest first; each kernel is bit-exact with
 the generic one, mote_conv_s8.
 
-On a scalar core (Core.SCALAR: rv32imc), a convolution with complete windows (one of the three
+On a scalar core (Core.SCALAR: rv32imc), a convolution of a one-channel input into fewer than 32 channels
+runs as the depthwise convolution it is (mote_conv_plane_s8, mote.ops.depthwise_plane: blocks of four
+pixels by up to four output channels, each input byte loaded once for them); one with complete windows (one of the three
 vector kernels below would take it) and weights in [-127, 127] runs register-blocked:
   mote_conv_ring_s8    three filter columns at stride 1 or 2 across, channels in pairs: windows read
                        in place from a ring of the input rows they need, packed two channels a word;
@@ -23,13 +25,17 @@ an output stage that vectorizes (mote_output_stage.h), hence the accumulator bou
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from mote.c_text import c_struct
 from mote.ints import ceil_div, round_up
 from mote.ir import Node
+from mote.ops import depthwise_plane
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
+from mote.ops.depthwise_conv2d import DepthwiseParams
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.pair_groups import pair_runs, ring_kinds
 from mote.ops.registry import CCall, Core, Emitter, Kernel, Overlap
@@ -104,6 +110,26 @@ def _accepts_ring(node: Node, p: ConvParams) -> str | None:
     return _accepts_blocked(node, p) or ring_fits(p)
 
 
+def as_depthwise(p: ConvParams) -> DepthwiseParams:
+    """A convolution of a one-channel input as the depthwise convolution it is: depth multiplier out_ch,
+    the filter [out_ch][fh][fw][1] as [fh][fw][out_ch]."""
+    weights = np.ascontiguousarray(p.weights[..., 0].transpose(1, 2, 0))
+    return DepthwiseParams(p.batches, p.in_h, p.in_w, 1, p.out_h, p.out_w, p.out_ch, p.filter_h, p.filter_w,
+                           p.stride_h, p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left, p.input_offset,
+                           p.output_offset, p.act_min, p.act_max, weights, p.bias, p.multiplier, p.shift, None)
+
+
+PLANE_MAX_OUT_CH = 31  # from 32 output channels on, the blocked kernel's paired products are as fast or faster
+
+
+def _accepts_plane(node: Node, p: ConvParams) -> str | None:
+    if p.in_ch != 1 or p.groups != 1:
+        return "input channels != 1"
+    if p.out_ch > PLANE_MAX_OUT_CH:
+        return f"over {PLANE_MAX_OUT_CH} output channels"
+    return depthwise_plane.accepts(node, as_depthwise(p))
+
+
 def _unsigned_bias(p: ConvParams) -> np.ndarray:
     return fold_bias(p.bias, p.weights, p.input_offset - 128)  # windows gathered as x + 128
 
@@ -152,6 +178,10 @@ def _pack_blocked(node: Node, p: ConvParams, em: Emitter) -> CCall:
         "bias": em.const(to_quads(p.folded.astype(np.int32)), "folded_bias"),
         "output_stage": quad_output_stage(em, p), "runs": em.const(runs, "pair_runs"),
         "run_start": em.const(run_start, "run_start"), "reverse": int(p.pointwise and p.out_ch > p.in_ch)}, args)
+
+
+def _pack_plane(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    return replace(depthwise_plane.pack(node, as_depthwise(p), em), func="mote_conv_plane_s8")
 
 
 def _pack_ring(node: Node, p: ConvParams, em: Emitter) -> CCall:
@@ -281,6 +311,10 @@ def _blocked_scratch(node: Node, p: ConvParams) -> int:
     return 16 * p.tap_pairs
 
 
+def _plane_scratch(node: Node, p: ConvParams) -> int:
+    return depthwise_plane.scratch(node, as_depthwise(p))
+
+
 def _ring_overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
     """The ring kernel writes a row of outputs once the input rows its windows need are packed: the
     earlier ones are free."""
@@ -305,6 +339,8 @@ def _blocked_overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
 
 SCALAR = frozenset({Core.SCALAR})
 KERNELS = (
+    Kernel("mote_conv_plane_s8", SCALAR, _pack_plane, _accepts_plane, _plane_scratch,
+           scratch_why=depthwise_plane.SCRATCH_WHY),
     Kernel("mote_conv_ring_s8", SCALAR, _pack_ring, _accepts_ring, _ring_scratch, _ring_overlap,
            twins=("mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8"),
            scratch_why="a ring of the last input rows, packed as channel pairs"),

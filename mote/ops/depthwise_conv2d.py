@@ -13,7 +13,11 @@ kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth mul
 (an input pixel read once per tap into up to eight register accumulators); mote_depthwise_conv_s8
 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
 runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
-its nine weights and output stage in registers.
+its nine weights and output stage in registers; any other depthwise convolution there runs as
+mote_depthwise_conv_plane_s8 (mote.ops.depthwise_plane) when its accumulator bound holds: each input
+channel copied into a plane bordered with the zero point (scratch), so that every window is complete and
+starts from a folded bias, then blocks of four pixels by four, two or one output channels, or of eight
+pixels by one, in registers.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import depthwise_conv2d_f32, weighted_16x8
+from mote.ops import depthwise_conv2d_f32, depthwise_plane, weighted_16x8
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -260,6 +264,7 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
+    depthwise_plane.KERNEL,
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
     Kernel("mote_depthwise_conv_channels_s8", ALL_CORES, _pack_channels, _accepts_channels, _channels_scratch,
            scratch_why="one pixel's int32 accumulators"),

@@ -8,8 +8,8 @@ The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
 
 Kernels (the table KERNELS): mote_fully_connected_s8 (vectorizing dot products, four weight rows at
 a time); on a scalar core (Core.SCALAR), mote_fully_connected_blocked_s8 (sixteen weight rows
-interleaved at compile time, their accumulators in registers) once there are at least eight output
-rows: with fewer, most of the sixteen would be padding.
+interleaved at compile time, their accumulators in registers; the rows left over, out_depth % 16, as
+blocks of 8, 4 and 1 to 3, no padding rows).
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.ints import ceil_div
 from mote.ir import DType, Node, Tensor
 from mote.ops import fully_connected_f32, weighted_16x8
 from mote.ops.accumulator_range import check_accumulator_range
@@ -113,15 +112,20 @@ def reference(node: Node, p: FullyConnectedParams, inputs: list[np.ndarray]) -> 
     return [result.reshape(node.outputs[0].shape)]
 
 
+def block_widths(out_depth: int) -> list[int]:
+    """mote_fully_connected_blocked_s8's blocks of rows: sixteen, then the rest as 8, 4 and the last 1 to 3."""
+    widths: list[int] = []
+    while (left := out_depth - sum(widths)) > 0:
+        widths.append(next((w for w in (16, 8, 4) if left >= w), left))
+    return widths
+
+
 def _pack_blocked(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
-    """Sixteen rows per block, interleaved [block][depth][row], zero rows past out_depth."""
-    blocks = ceil_div(p.out_depth, 16)
-    padded = np.zeros((blocks * 16, p.accum_depth), np.int8)
-    padded[:p.out_depth] = p.weights
-    weights = np.ascontiguousarray(padded.reshape(blocks, 16, p.accum_depth).transpose(0, 2, 1))
-    bias = np.zeros(blocks * 16, np.int32)
-    bias[:p.out_depth] = p.folded_bias
-    return _call("mote_fully_connected_blocked_s8", node, p, weights, bias, em)
+    """Each block of rows interleaved [depth][row] (block_widths)."""
+    starts = np.cumsum([0, *block_widths(p.out_depth)])
+    blocks = [p.weights[o:end].T.reshape(-1) for o, end in zip(starts[:-1], starts[1:])]
+    weights = np.concatenate(blocks).astype(np.int8)
+    return _call("mote_fully_connected_blocked_s8", node, p, weights, p.folded_bias, em)
 
 
 def _pack(node: Node, p: FullyConnectedParams, em: Emitter) -> CCall:
@@ -149,14 +153,10 @@ def macs(node: Node) -> int:
     return node.outputs[0].size * w.shape[1]
 
 
-def _accepts_blocked(node: Node, p: FullyConnectedParams) -> str | None:
-    return "fewer than 8 output rows" if p.out_depth < 8 else None
-
-
 KERNELS = (
     weighted_16x8.FULLY_CONNECTED_KERNEL,
     fully_connected_f32.KERNEL,
-    Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked, _accepts_blocked),
+    Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
 )
 

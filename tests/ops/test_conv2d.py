@@ -231,11 +231,13 @@ CORES = [Core.SCALAR, pytest.param(Core.VNNI, marks=needs_vnni)]
 
 
 def core_kernel(case: Case, core: Core) -> str:
-    """The kernel each core's ungrouped convolutions take: on a scalar core the ring of packed rows for
-    three filter columns at stride 1 or 2 over channel pairs, else register-blocked windows; VNNI on
-    a host with it."""
+    """The kernel each core's ungrouped convolutions take: on a scalar core the depthwise plane for a
+    one-channel input into fewer than 32 channels, the ring of packed rows for three filter columns at
+    stride 1 or 2 over channel pairs, else register-blocked windows; VNNI on a host with it."""
     if core is Core.VNNI:
         return "mote_conv_vnni_s8"
+    if case.in_ch == 1 and case.out_ch < 32:  # a depthwise convolution in disguise
+        return "mote_conv_plane_s8"
     ring = case.filt[1] == 3 and case.stride[1] in (1, 2) and case.dilation == (1, 1) and case.in_ch % 2 == 0
     return "mote_conv_ring_s8" if ring else "mote_conv_blocked_s8"
 
@@ -308,6 +310,41 @@ def test_conv2d_scalar_weights_at_minus_128_fall_back(check_model: Callable[...,
     node = graph.nodes[0]
     assert int(OPS["conv2d"].prepare(node).weights.min()) == -128
     assert chosen(node, Core.SCALAR) == expected_kernel(case)
+
+
+ONE_CHANNEL = [
+    Case(1, (12, 11), 1, 8, (3, 3), 1, (1, 1), (1, 1), "SAME", "RELU", True, True),  # four lanes
+    Case(2, (13, 12), 1, 8, (5, 5), 1, (2, 2), (1, 1), "SAME", "RELU6", True, True),  # four lanes, stride 2
+    Case(1, (11, 14), 1, 6, (4, 4), 1, (2, 2), (1, 1), "SAME", "NONE", False, True),  # two lanes, even filter
+    Case(1, (9, 15), 1, 5, (1, 7), 1, (1, 1), (1, 1), "SAME", "RELU", True, False),  # one lane: sliding rows
+    Case(1, (10, 9), 1, 3, (3, 1), 1, (1, 3), (2, 1), "VALID", "RELU_N1_TO_1", True, True),  # stride 3, dilated
+    Case(1, (14, 13), 1, 12, (2, 3), 1, (3, 1), (1, 2), "SAME", "NONE", True, True),  # dilated across
+]
+
+
+@pytest.mark.parametrize("case", ONE_CHANNEL, ids=[f"case{i}" for i in range(len(ONE_CHANNEL))])
+def test_conv2d_one_channel_plane_matches_tflm(case: Case, check_model: Callable[..., object]) -> None:
+    """A one-channel input on a scalar core runs as a depthwise convolution (mote_conv_plane_s8): blocks of
+    one, two and four output channels, strides 1 to 3, dilation, partial blocks of four pixels (sanitized)."""
+    rng = np.random.default_rng(case.out_ch * 31 + case.filt[0])
+    graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_conv_plane_s8"
+
+
+def test_conv2d_one_channel_into_32_channels_stays_blocked() -> None:
+    """From 32 output channels on, the blocked kernel's paired products are as fast (KWS's first layer: faster)."""
+    rng = np.random.default_rng(28)
+    case = Case(1, (12, 10), 1, 32, (3, 3), 1, (1, 1), (1, 1), "SAME", "RELU", True, True)
+    node = load_tflite(conv_model(case, rng), "m").nodes[0]
+    assert chosen(node, Core.SCALAR) == "mote_conv_blocked_s8"
+
+
+def test_conv2d_one_channel_plane_left_shift_and_minus_128(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(27)
+    case = Case(1, (9, 10), 1, 4, (3, 5), 1, (1, 1), (1, 1), "SAME", "NONE", True, True)
+    graph = check_model(conv_model(case, rng, gain=float(rng.uniform(1.5, 6.0)), weight_min=-128), seeds=2,
+                        core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_conv_plane_s8"
 
 
 @needs_vnni

@@ -206,7 +206,8 @@ def test_depthwise_conv2d_channels_sanitized(core: Core, check_model: Callable[.
     rng = np.random.default_rng(11)
     case = Case(2, (9, 10), 21, 1, (5, 3), (2, 1), (2, 1), "SAME", "RELU", True, True)
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=core)
-    assert chosen(graph.nodes[0], core) == "mote_depthwise_conv_channels_s8"
+    assert chosen(graph.nodes[0], core) == ("mote_depthwise_conv_channels_s8" if core is Core.VECTOR
+                                            else "mote_depthwise_conv_plane_s8")
 
 
 @pytest.mark.parametrize("case", [
@@ -216,10 +217,43 @@ def test_depthwise_conv2d_channels_sanitized(core: Core, check_model: Callable[.
 ], ids=["micro_speech", "eleven_dilated", "two_valid"])
 @pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR], ids=lambda c: c.value)
 def test_depthwise_conv2d_multiplier_sanitized(case: Case, core: Core, check_model: Callable[..., object]) -> None:
-    """Depth multipliers above 1: the multiplier kernel, blocks of eight outputs and a remainder."""
+    """Depth multipliers above 1: the multiplier kernel, blocks of eight outputs and a remainder (the plane
+    kernel on a scalar core)."""
     rng = np.random.default_rng(case.multiplier)
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=core)
-    assert chosen(graph.nodes[0], core) == "mote_depthwise_conv_multiplier_s8"
+    assert chosen(graph.nodes[0], core) == ("mote_depthwise_conv_multiplier_s8" if core is Core.VECTOR
+                                            else "mote_depthwise_conv_plane_s8")
+
+
+PLANE_CASES = [
+    *[Case(1, (6, 4 + fw), 3, 1, (2, fw), (1, 1), (1, 1), "SAME", "RELU", True, True) for fw in range(1, 10)],
+    Case(2, (9, 11), 4, 1, (5, 5), (1, 1), (1, 1), "VALID", "NONE", True, True),  # sliding rows, two images
+    Case(1, (7, 4), 2, 1, (2, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),  # rows of four: blocks of four
+    Case(1, (8, 21), 3, 1, (7, 7), (1, 1), (1, 1), "SAME", "RELU6", True, True),  # blocks of eight, a short one
+    Case(1, (9, 13), 3, 1, (4, 4), (2, 2), (1, 1), "SAME", "RELU6", False, True),  # stride 2, even filter
+    Case(1, (10, 14), 2, 1, (3, 5), (3, 3), (1, 1), "SAME", "NONE", True, False),  # stride 3
+    Case(1, (9, 12), 3, 1, (3, 3), (1, 1), (2, 2), "SAME", "RELU", True, True),  # dilated 3x3
+    Case(1, (12, 10), 1, 4, (7, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),  # two lanes, stride 1
+    Case(2, (12, 11), 2, 6, (4, 4), (2, 2), (1, 2), "SAME", "NONE", True, True),  # two lanes, stride 2, dilated
+    Case(1, (11, 13), 2, 2, (2, 3), (3, 3), (1, 1), "VALID", "RELU6", False, True),  # two lanes, stride 3
+    Case(1, (8, 9), 2, 3, (3, 3), (1, 2), (1, 1), "SAME", "RELU_N1_TO_1", True, True),  # three: one lane
+]
+
+
+@pytest.mark.parametrize("case", PLANE_CASES, ids=[f"case{i}" for i in range(len(PLANE_CASES))])
+def test_depthwise_conv2d_plane_matches_tflm(case: Case, check_model: Callable[..., object]) -> None:
+    """The scalar core's plane kernel (sanitized on the host): every filter width from 1 to 9 at stride 1 (the
+    sliding rows, blocks of eight and four, partial ones), strides 2 and 3, dilation, one, two and four lanes."""
+    rng = np.random.default_rng(case.in_hw[1] * 7 + case.multiplier)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_plane_s8"
+
+
+def test_depthwise_conv2d_plane_left_shift(check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(17)
+    case = Case(1, (7, 9), 3, 2, (5, 4), (1, 1), (1, 1), "SAME", "NONE", True, True)
+    graph = check_model(depthwise_model(case, rng, gain=float(rng.uniform(1.5, 6.0))), seeds=2, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_plane_s8"
 
 
 def test_depthwise_conv2d_macs() -> None:

@@ -127,9 +127,18 @@ def test_fully_connected_blocked_matches_tflm(seed: int, check_model: Callable[.
     rng = np.random.default_rng(3200 + seed)
     case = wide_case(rng) if seed % 2 else random_case(rng)
     graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
-    node = graph.nodes[0]
-    blocked = OPS["fully_connected"].prepare(node).out_depth >= 8
-    assert chosen(node, Core.SCALAR) == ("mote_fully_connected_blocked_s8" if blocked else "mote_fully_connected_s8")
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_blocked_s8"
+
+
+@pytest.mark.parametrize("out_depth", [1, 3, 5, 8, 13, 16, 17, 30, 47, 50])
+def test_fully_connected_blocked_every_block_width(out_depth: int, check_model: Callable[..., object]) -> None:
+    """Blocks of sixteen rows, then of 8, 4 and the last 1 to 3 (each width a loop of its own; these take all
+    six), odd and even depths (sanitized)."""
+    rng = np.random.default_rng(3300 + out_depth)
+    depth = 30 + out_depth % 2  # odd depths for odd widths: the loop's single-input tail
+    graph = check_model(fc_model(Case((2, depth), depth, out_depth, False, "RELU", out_depth % 3 == 0, 0, True), rng),
+                        seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_blocked_s8"
 
 
 def test_fully_connected_blocked_filter_zero_point_and_left_shift(check_model: Callable[..., object]) -> None:

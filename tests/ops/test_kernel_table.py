@@ -65,6 +65,8 @@ def former_choice(p: ConvParams, core: Core) -> str:
             vector = "mote_conv_im2col_s8"
         elif fits_int32(max_abs(p.bias) + p.taps * 2 * 128 * 128):
             vector = "mote_conv_rows_s8"
+    if core is Core.SCALAR and p.in_ch == 1 and p.out_ch < 32 and complete:
+        return "mote_conv_plane_s8"
     if core is Core.SCALAR and vector != "mote_conv_s8" and int(p.weights.min(initial=0)) >= -127:
         ring = (p.filter_w == 3 and p.stride_w in (1, 2) and p.dilation_h == p.dilation_w == 1 and p.in_ch % 2 == 0)
         return "mote_conv_ring_s8" if ring else "mote_conv_blocked_s8"
@@ -99,5 +101,6 @@ def test_declined_kernels_say_why() -> None:
     assert choice.declined == (("mote_conv_1x1_s8", "not 1x1 at stride 1"), ("mote_conv_im2col_s8", "groups != 1"),
                                ("mote_conv_rows_s8", "groups != 1"))
     scalar = choose_kernel(op, node, op.prepare(node), Core.SCALAR)
-    assert [func for func, _ in scalar.declined[:2]] == ["mote_conv_ring_s8", "mote_conv_blocked_s8"]
+    assert [func for func, _ in scalar.declined[:3]] == ["mote_conv_plane_s8", "mote_conv_ring_s8",
+                                                         "mote_conv_blocked_s8"]
     assert "mote_conv_vnni_s8" not in dict(scalar.declined)  # it does not serve a scalar core

@@ -1,0 +1,54 @@
+"""The scalar kernels for real-model layer shapes on the rv32 virtual platform against TFLite Micro: the depthwise
+plane (micro_speech's layer, sliding blocks of eight, two lanes at stride 2), a one-channel convolution as a
+depthwise one, and fully connected layers whose rows are not a multiple of sixteen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import assert_same, tflm_outputs
+
+from mote.codegen.compile import compile_graph
+from mote.frontend.tflite import load_tflite
+from mote.inputs import random_inputs
+from mote.ops.registry import Core
+from mote.targets.rv32 import Rv32Config, build_rv32
+from tests.ops.kernel_util import chosen
+from tests.ops.test_conv2d import Case as ConvCase
+from tests.ops.test_conv2d import conv_model
+from tests.ops.test_depthwise_conv2d import Case as DepthwiseCase
+from tests.ops.test_depthwise_conv2d import depthwise_model
+from tests.ops.test_fully_connected import Case as FcCase
+from tests.ops.test_fully_connected import fc_model
+
+MODELS = {
+    "micro_speech": (lambda rng: depthwise_model(DepthwiseCase(1, (49, 40), 1, 8, (10, 8), (2, 2), (1, 1), "SAME",
+                                                               "RELU", True, True), rng),
+                     "mote_depthwise_conv_plane_s8"),
+    "slide8": (lambda rng: depthwise_model(DepthwiseCase(1, (11, 19), 5, 1, (5, 5), (1, 1), (1, 1), "SAME",
+                                                         "RELU6", True, True), rng), "mote_depthwise_conv_plane_s8"),
+    "two_lanes_stride2": (lambda rng: depthwise_model(DepthwiseCase(1, (13, 14), 3, 2, (4, 3), (2, 2), (1, 1), "SAME",
+                                                                    "NONE", True, True), rng),
+                          "mote_depthwise_conv_plane_s8"),
+    "one_channel_conv": (lambda rng: conv_model(ConvCase(1, (15, 17), 1, 8, (3, 3), 1, (1, 1), (1, 1), "SAME",
+                                                         "RELU", True, True), rng), "mote_conv_plane_s8"),
+    "fc_13_rows": (lambda rng: fc_model(FcCase((1, 251), 251, 13, False, "RELU", True, 0, True), rng),
+                   "mote_fully_connected_blocked_s8"),
+    "fc_3_rows": (lambda rng: fc_model(FcCase((2, 100), 100, 3, False, "NONE", False, -3, True), rng),
+                  "mote_fully_connected_blocked_s8"),
+}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_scalar_kernels_match_tflm_on_rv32(name: str, tmp_path: Path) -> None:
+    build, kernel = MODELS[name]
+    data = build(np.random.default_rng(len(name)))
+    compiled = compile_graph(load_tflite(data, name), core=Core.SCALAR)
+    assert chosen(compiled.graph.nodes[0], Core.SCALAR) == kernel
+    firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
+    for seed in range(2):
+        inputs = random_inputs(compiled.graph, seed)
+        assert_same(firmware.run(inputs).outputs, tflm_outputs(data, compiled.graph, inputs),
+                    f"rv32 firmware, seed {seed}")
