@@ -1,0 +1,98 @@
+"""The 16x8 kernels register-blocked for scalar cores (Core.SCALAR: rv32imc), records that lead the 16x8
+rows of the conv2d and fully_connected tables (mote.ops.weighted_16x8 has the layers' parameters):
+
+  mote_conv_blocked_s16            an ungrouped convolution: four pixels' windows gathered, zero padded,
+                                   against four filters, sixteen accumulators in registers;
+  mote_fully_connected_blocked_s16 zero input and filter offsets: four weight rows at a time.
+
+Both take layers whose partial sums fit int32 (`narrow`) with an int64 bias or none, and requantize
+through one table row per channel (mote.ops.stage_16x8): the same integers as TFLite Micro's int64
+requantization, most clamped outputs without a multiply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.c_text import c_struct
+from mote.ints import ceil_div
+from mote.ir import DType, Node
+from mote.ops.conv2d_params import GEOMETRY
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+from mote.ops.stage_16x8 import stage_table, sum_bounds
+from mote.ops.weighted_16x8 import Wide
+
+
+def _stage(w: Wide, weights: np.ndarray, offset: int, channels: int) -> np.ndarray | None:
+    p = w.layer
+    return stage_table(p.multiplier, p.shift, p.bias, sum_bounds(weights), offset, p.act_min, p.act_max, channels)
+
+
+def _common(w: Wide) -> str | None:
+    if not w.narrow:
+        return "a partial sum may leave int32"
+    return None if w.acc64 else "int32 bias: the int32 requantization"
+
+
+def _accepts_conv(node: Node, w: Wide) -> str | None:
+    p = w.layer
+    if node.op != "conv2d" or p.groups != 1:
+        return "groups != 1"
+    if reason := _common(w):
+        return reason
+    return None if _stage(w, p.weights, 0, p.out_ch) is not None else "requantization out of the stage's range"
+
+
+def _pack_conv(node: Node, w: Wide, em: Emitter) -> CCall:
+    p = w.layer
+    quads = ceil_div(p.out_ch, 4)
+    padded = np.zeros((quads * 4, p.taps), np.int8)
+    padded[:p.out_ch] = p.weights.reshape(p.out_ch, -1)
+    weights = np.ascontiguousarray(padded.reshape(quads, 4, p.taps).transpose(0, 2, 1))  # [quad][tap][4]
+    stage = _stage(w, p.weights, 0, p.out_ch)
+    assert stage is not None
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_conv_blocked_s16", "mote_conv_blocked_s16_params", {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "taps": p.taps,
+        "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(weights, "weights"),
+        "stage": em.const(stage, "output_stage")}, [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _conv_scratch(node: Node, w: Wide) -> int:
+    return 8 * w.layer.taps
+
+
+def _accepts_fully_connected(node: Node, w: Wide) -> str | None:
+    p = w.layer
+    if p.input_offset or p.filter_offset:
+        return "input or filter zero point"
+    if reason := _common(w):
+        return reason
+    return None if _stage(w, p.weights, p.output_offset, p.out_depth) is not None else \
+        "requantization out of the stage's range"
+
+
+def _pack_fully_connected(node: Node, w: Wide, em: Emitter) -> CCall:
+    p = w.layer
+    quads = ceil_div(p.out_depth, 4)
+    padded = np.zeros((quads * 4, p.accum_depth), np.int8)
+    padded[:p.out_depth] = p.weights
+    weights = np.ascontiguousarray(padded.reshape(quads, 4, p.accum_depth).transpose(0, 2, 1))  # [quad][d][4]
+    stage = _stage(w, p.weights, p.output_offset, p.out_depth)
+    assert stage is not None
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_fully_connected_blocked_s16", "mote_fully_connected_blocked_s16_params", {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(weights, "weights"), "stage": em.const(stage, "output_stage")},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+_SCALAR = frozenset({Core.SCALAR})
+_INT16 = frozenset({DType.INT16})
+CONV_KERNEL = Kernel("mote_conv_blocked_s16", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_INT16,
+                     scratch_why="the gathered windows of a block of four pixels")
+FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_s16", _SCALAR, _pack_fully_connected,
+                                _accepts_fully_connected, dtypes=_INT16)

@@ -1,0 +1,71 @@
+#include "mote_conv_blocked_s16.h"
+
+#include "mote_stage_s16.h"
+
+/* The window of output pixel (oy, ox) to dst[4 * tap] (one pixel of the interleaved block). */
+static void gather(const mote_conv_geometry *g, const int16_t *image, int32_t oy, int32_t ox, int16_t *dst) {
+  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left, c = g->in_ch;
+  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    for (int32_t fx = 0; fx < g->filter_w; ++fx, dst += 4 * c) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
+        for (int32_t k = 0; k < c; ++k) dst[4 * k] = 0;
+      } else {
+        const int16_t *src = image + (iy * g->in_w + ix) * c;
+        for (int32_t k = 0; k < c; ++k) dst[4 * k] = src[k];
+      }
+    }
+  }
+}
+
+/* acc[4i + j] = sum over taps of window i's tap times filter j's: x [tap][4], w [tap][4]. */
+static void dot_4x4(const int16_t *x, const int8_t *w, int32_t taps, int32_t acc[16]) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+  int32_t a8 = 0, a9 = 0, a10 = 0, a11 = 0, a12 = 0, a13 = 0, a14 = 0, a15 = 0;
+  for (const int16_t *end = x + 4 * taps; x < end; x += 4, w += 4) {
+    const int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
+    int32_t v = w[0];
+    a0 += u0 * v, a4 += u1 * v, a8 += u2 * v, a12 += u3 * v;
+    v = w[1];
+    a1 += u0 * v, a5 += u1 * v, a9 += u2 * v, a13 += u3 * v;
+    v = w[2];
+    a2 += u0 * v, a6 += u1 * v, a10 += u2 * v, a14 += u3 * v;
+    v = w[3];
+    a3 += u0 * v, a7 += u1 * v, a11 += u2 * v, a15 += u3 * v;
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
+  acc[8] = a8, acc[9] = a9, acc[10] = a10, acc[11] = a11, acc[12] = a12, acc[13] = a13, acc[14] = a14;
+  acc[15] = a15;
+}
+
+mote_status mote_conv_blocked_s16(const mote_conv_blocked_s16_params *p, const int16_t *input, int16_t *output,
+                                  mote_scratch scratch) {
+  const mote_conv_geometry *g = &p->geometry;
+  if (scratch.size < (size_t)p->taps * 4 * sizeof(int16_t)) return MOTE_ERROR;
+  int16_t *windows = (int16_t *)(void *)scratch.buf;
+  const int32_t pixels = g->out_h * g->out_w;
+  for (int32_t b = 0; b < g->batches; ++b) {
+    const int16_t *image = input + b * g->in_h * g->in_w * g->in_ch;
+    int16_t *out_image = output + b * pixels * g->out_ch;
+    for (int32_t p0 = 0; p0 < pixels; p0 += 4) {
+      const int32_t count = pixels - p0 < 4 ? pixels - p0 : 4;
+      for (int32_t i = 0; i < 4; ++i) {  /* a block's missing pixels repeat its last one */
+        const int32_t at = p0 + (i < count ? i : count - 1);
+        gather(g, image, at / g->out_w, at % g->out_w, windows + i);
+      }
+      for (int32_t oc = 0; oc < g->out_ch; oc += 4) {
+        int32_t acc[16];
+        dot_4x4(windows, p->weights + oc * p->taps, p->taps, acc);
+        const int32_t channels = g->out_ch - oc < 4 ? g->out_ch - oc : 4;
+        for (int32_t j = 0; j < channels; ++j) {
+          const int32_t *row = p->stage + (oc + j) * MOTE_STAGE_S16_ROW;
+          int16_t *out = out_image + p0 * g->out_ch + oc + j;
+          for (int32_t i = 0; i < count; ++i) out[i * g->out_ch] = mote_stage_s16(acc[4 * i + j], row, 0, p->act_min,
+                                                                                   p->act_max);
+        }
+      }
+    }
+  }
+  return MOTE_OK;
+}
