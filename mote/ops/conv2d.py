@@ -14,7 +14,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import blocked_16x8, conv2d_f32, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, conv2d_f32, weighted_16x8
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv2d_kernels import KERNELS
@@ -84,7 +84,7 @@ BY_DTYPE = {DType.INT16: weighted_16x8.CONV, DType.INT8: (check_conv2d, prepare,
             DType.FLOAT32: (conv2d_f32.check, conv2d_f32.prepare, conv2d_f32.reference)}
 
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
-TABLE = (blocked_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, conv2d_f32.KERNEL, *KERNELS)
+TABLE = (blocked_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, blocked_f32.CONV_KERNEL, conv2d_f32.KERNEL, *KERNELS)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
                     check=_check, kernels=TABLE, attrs=WINDOW_ATTRS,
                     dtypes=tuple(BY_DTYPE)))

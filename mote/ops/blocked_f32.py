@@ -1,0 +1,75 @@
+"""The float32 kernels register-blocked for scalar cores (Core.SCALAR), records that lead the float rows of
+the conv2d and fully_connected tables (mote.ops.conv2d_f32 and mote.ops.fully_connected_f32 have the
+layers' parameters and TFLite Micro's order):
+
+  mote_conv_blocked_f32            an ungrouped convolution with finite weights: four pixels' windows
+                                   gathered (0.0f outside the input) against four filters, sixteen
+                                   accumulators in registers;
+  mote_fully_connected_blocked_f32 four weight rows at a time.
+
+Blocking only chooses which outputs are summed together: each output adds its own products from 0 in
+the reference order, then its bias, then clamps (-ffp-contract=off everywhere), so the bits are TFLite
+Micro's. A padding tap adds 0 * w, which is +-0 for a finite w and leaves the sum as it was (a sum that
+starts at +0 is never -0); a non-finite weight would make it NaN, so such layers keep mote_conv_f32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.ints import ceil_div
+from mote.ir import DType, Node
+from mote.ops.conv2d_f32 import FloatWindowParams, geometry_fields
+from mote.ops.float_common import c_float
+from mote.ops.fully_connected_f32 import FullyConnectedF32Params
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+
+
+def _quads(rows: np.ndarray) -> np.ndarray:
+    """Rows [n, depth] as [ceil(n / 4)][depth][4], zero rows appended."""
+    n, depth = rows.shape
+    padded = np.zeros((ceil_div(n, 4) * 4, depth), np.float32)
+    padded[:n] = rows
+    return np.ascontiguousarray(padded.reshape(-1, 4, depth).transpose(0, 2, 1))
+
+
+def _args(node: Node, em: Emitter) -> list[str]:
+    x = node.inputs[0]
+    assert x is not None
+    return [em.tensor(x), em.tensor(node.outputs[0])]
+
+
+def _taps(p: FloatWindowParams) -> int:
+    return p.filter_h * p.filter_w * p.filter_in_ch
+
+
+def _accepts_conv(node: Node, p: FloatWindowParams) -> str | None:
+    if p.filter_in_ch != p.in_ch:
+        return "groups != 1"
+    return None if bool(np.isfinite(p.weights).all()) else "a weight is not finite"
+
+
+def _pack_conv(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
+    weights = _quads(np.asarray(p.weights, np.float32).reshape(p.out_ch, -1))  # OHWI rows: [quad][tap][4]
+    return CCall("mote_conv_blocked_f32", "mote_conv_blocked_f32_params", {
+        **geometry_fields(p), "taps": _taps(p), "weights": em.const(weights, "weights"),
+        "bias": em.const(p.bias, "bias")}, _args(node, em))
+
+
+def _conv_scratch(node: Node, p: FloatWindowParams) -> int:
+    return 16 * _taps(p)
+
+
+def _pack_fully_connected(node: Node, p: FullyConnectedF32Params, em: Emitter) -> CCall:
+    return CCall("mote_fully_connected_blocked_f32", "mote_fully_connected_blocked_f32_params", {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+        "act_min": c_float(p.act_min), "act_max": c_float(p.act_max),
+        "weights": em.const(_quads(np.asarray(p.weights, np.float32)), "weights"), "bias": em.const(p.bias, "bias")},
+        _args(node, em))
+
+
+_SCALAR = frozenset({Core.SCALAR})
+_FLOAT32 = frozenset({DType.FLOAT32})
+CONV_KERNEL = Kernel("mote_conv_blocked_f32", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_FLOAT32,
+                     scratch_why="the gathered windows of a block of four pixels")
+FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_f32", _SCALAR, _pack_fully_connected, dtypes=_FLOAT32)
