@@ -4,13 +4,19 @@ TFLite Micro: int64, int32 and absent biases, per-channel and per-tensor weights
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
 
+from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
+from mote.ir import Graph
+from mote.ops.registry import Core
+from mote.ops.stage_16x8 import stage_row
+from mote.quant import multiply_by_quantized_multiplier_64
 from mote.reference import interpret
 from tests.conftest import tflm_outputs
 
@@ -116,3 +122,71 @@ def test_c_matches_tflm(check_model: Callable[..., object]) -> None:
 def test_depthwise_int32_bias_is_refused() -> None:
     with pytest.raises(Exception, match="reads an int64 bias"):
         load_tflite(conv_model("DEPTHWISE_CONV_2D", np.random.default_rng(0), bias="int32"), "m")
+
+
+BLOCKED_CONV_CASES = [dict(), dict(bias="none"), dict(per_channel=False, activation="RELU"),
+                      dict(stride=2, padding="VALID"), dict(dilation=2, activation="RELU")]
+
+
+@pytest.mark.parametrize("case", BLOCKED_CONV_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "-")
+def test_blocked_conv_matches_tflm(case: dict[str, object], check_model: Callable[..., Graph]) -> None:
+    """mote_conv_blocked_s16 on the scalar core: six filters (a set of four and a part), SAME borders, strides,
+    dilation, under the sanitizers."""
+    model = conv_model("CONV_2D", np.random.default_rng(len(str(case)) + 40), **case)  # type: ignore[arg-type]
+    check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
+    assert _kernels(model) == ["mote_conv_blocked_s16"]
+
+
+@pytest.mark.parametrize("case", [dict(), dict(per_channel=True, activation="RELU")], ids=["plain", "per-channel-relu"])
+def test_blocked_fully_connected_matches_tflm(case: dict[str, object], check_model: Callable[..., Graph]) -> None:
+    model = fc_model(np.random.default_rng(21), **case)  # type: ignore[arg-type]
+    check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
+    assert _kernels(model) == ["mote_fully_connected_blocked_s16"]
+
+
+@pytest.mark.parametrize("model,kernel", [
+    (lambda rng: conv_model("CONV_2D", rng, bias="int32"), "mote_conv_s16"),
+    (lambda rng: conv_model("CONV_2D", rng, groups=2), "mote_conv_s16"),
+    (lambda rng: fc_model(rng, zero_points=True), "mote_fully_connected_s16"),
+    (lambda rng: fc_model(rng, bias="int32"), "mote_fully_connected_s16")], ids=["int32-bias", "groups", "zero-points",
+                                                                                "fc-int32-bias"])
+def test_blocked_kernels_decline(model: Callable[[np.random.Generator], bytes], kernel: str,
+                                 check_model: Callable[..., Graph]) -> None:
+    """int32 biases (the int32 requantization), groups and zero points keep the plain 16x8 kernels."""
+    data = model(np.random.default_rng(8))
+    assert _kernels(data) == [kernel]
+    check_model(data, seeds=1, core=Core.SCALAR)
+
+
+def _kernels(model: bytes) -> list[str]:
+    compiled = compile_graph(load_tflite(model, "m"), core=Core.SCALAR)
+    return [layer.kernel for layer in compiled.layers]
+
+
+def test_stage_rows_match_the_int64_requantization() -> None:
+    """The blocked kernels' output stage (its thresholds and its one multiply) against TFLite's int64
+    MultiplyByQuantizedMultiplier of sum + bias, offset and clamp, over sums up to the bound."""
+    rng = np.random.default_rng(3)
+    thresholds = 0
+    for case in range(300):
+        multiplier, shift = int(rng.integers(1 << 30, 1 << 31)), int(rng.integers(-20, 3))
+        wide = 40 if case % 3 == 0 else 24  # a third whose requantized values may leave int32
+        bias, bound = int(rng.integers(-(1 << wide), 1 << wide)), int(rng.integers(1, 1 << 30))
+        offset, lo, hi = int(rng.integers(-100, 100)), *sorted(int(v) for v in rng.integers(-32768, 32768, 2))
+        row = stage_row(multiplier, shift, bias, bound, offset, lo, hi)
+        assert row is not None
+        below, above, reduced, total, c_lo, c_hi = row
+        thresholds += below != -(2**31)
+        sums = np.concatenate([rng.integers(-bound, bound + 1, 500), [-bound, bound, below, below - 1, above,
+                                                                           above + 1]]).clip(-bound, bound)
+        want = np.clip(_wrap(multiply_by_quantized_multiplier_64(sums + bias, multiplier, shift) + offset), lo, hi)
+        c = (c_hi << 32) | (c_lo & 0xFFFFFFFF)
+        scaled = (sums.astype(object) * reduced + c) >> total  # the C's int64 arithmetic, then its int32 wraps
+        got = [lo if s < below else hi if s > above else min(max(_wrap(_wrap(int(v)) + offset), lo), hi)
+               for s, v in zip(sums, scaled)]
+        np.testing.assert_array_equal(got, want)
+    assert thresholds > 150
+
+
+def _wrap(v: Any) -> Any:
+    return (v + 2**31) % 2**32 - 2**31
