@@ -2,18 +2,31 @@
 
 #include "mote_stage_s16.h"
 
-/* The window of output pixel (oy, ox) to dst[4 * tap] (one pixel of the interleaved block). */
+/* n values from src to dst[4 * k] (one pixel of the interleaved block), or zeros when src is NULL. */
+static void put(const int16_t *src, int32_t n, int16_t *dst) {
+  if (src) {
+    for (const int16_t *last = src + n; src < last; ++src, dst += 4) *dst = *src;
+  } else {
+    for (int16_t *last = dst + 4 * n; dst < last; dst += 4) *dst = 0;
+  }
+}
+
+/* The window of output pixel (oy, ox) to dst[4 * tap]: filter rows inside the input copied as one run
+ * where all their columns are inside too, tap by tap otherwise. */
 static void gather(const mote_conv_geometry *g, const int16_t *image, int32_t oy, int32_t ox, int16_t *dst) {
   const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left, c = g->in_ch;
-  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+  const int32_t run = g->filter_w * c;
+  const int columns_inside = g->dilation_w == 1 && x0 >= 0 && x0 + g->filter_w <= g->in_w;
+  for (int32_t fy = 0; fy < g->filter_h; ++fy, dst += 4 * run) {
     const int32_t iy = y0 + fy * g->dilation_h;
-    for (int32_t fx = 0; fx < g->filter_w; ++fx, dst += 4 * c) {
-      const int32_t ix = x0 + fx * g->dilation_w;
-      if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
-        for (int32_t k = 0; k < c; ++k) dst[4 * k] = 0;
-      } else {
-        const int16_t *src = image + (iy * g->in_w + ix) * c;
-        for (int32_t k = 0; k < c; ++k) dst[4 * k] = src[k];
+    if (iy < 0 || iy >= g->in_h) {
+      put(NULL, run, dst);
+    } else if (columns_inside) {
+      put(image + (iy * g->in_w + x0) * c, run, dst);
+    } else {
+      for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+        const int32_t ix = x0 + fx * g->dilation_w;
+        put(ix < 0 || ix >= g->in_w ? NULL : image + (iy * g->in_w + ix) * c, c, dst + 4 * fx * c);
       }
     }
   }
@@ -31,17 +44,25 @@ static void gather(const mote_conv_geometry *g, const int16_t *image, int32_t oy
 static OUT_OF_LINE void dot_4x4(const int16_t *x, const int8_t *w, int32_t taps, int32_t acc[16]) {
   int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
   int32_t a8 = 0, a9 = 0, a10 = 0, a11 = 0, a12 = 0, a13 = 0, a14 = 0, a15 = 0;
-  for (const int16_t *end = x + 4 * taps; x < end; x += 4, w += 4) {
-    const int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
-    int32_t v = w[0];
-    a0 += u0 * v, a4 += u1 * v, a8 += u2 * v, a12 += u3 * v;
-    v = w[1];
-    a1 += u0 * v, a5 += u1 * v, a9 += u2 * v, a13 += u3 * v;
-    v = w[2];
-    a2 += u0 * v, a6 += u1 * v, a10 += u2 * v, a14 += u3 * v;
-    v = w[3];
-    a3 += u0 * v, a7 += u1 * v, a11 += u2 * v, a15 += u3 * v;
+/* One tap k of the four windows against the four filters. */
+#define TAP(k)                                                                                  \
+  do {                                                                                          \
+    const int32_t u0 = x[4 * (k)], u1 = x[4 * (k) + 1], u2 = x[4 * (k) + 2], u3 = x[4 * (k) + 3]; \
+    int32_t v = w[4 * (k)];                                                                     \
+    a0 += u0 * v, a4 += u1 * v, a8 += u2 * v, a12 += u3 * v;                                    \
+    v = w[4 * (k) + 1];                                                                         \
+    a1 += u0 * v, a5 += u1 * v, a9 += u2 * v, a13 += u3 * v;                                    \
+    v = w[4 * (k) + 2];                                                                         \
+    a2 += u0 * v, a6 += u1 * v, a10 += u2 * v, a14 += u3 * v;                                   \
+    v = w[4 * (k) + 3];                                                                         \
+    a3 += u0 * v, a7 += u1 * v, a11 += u2 * v, a15 += u3 * v;                                   \
+  } while (0)
+  for (const int16_t *end = x + 4 * (taps & ~1); x < end; x += 8, w += 8) {  /* two taps a step */
+    TAP(0);
+    TAP(1);
   }
+  if (taps & 1) TAP(0);
+#undef TAP
   acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
   acc[8] = a8, acc[9] = a9, acc[10] = a10, acc[11] = a11, acc[12] = a12, acc[13] = a13, acc[14] = a14;
   acc[15] = a15;
