@@ -2,13 +2,16 @@
 computed at compile time, that turns a layer's int32 sum s (no bias; every partial sum fits int32) into
 the int16 output TFLite Micro gives for the int64 accumulator s + bias:
 
-  row = [below, above, reduced multiplier, total shift, C low word, C high word]
+  row = [below, above, M, C low word, C high word, shift]
 
-with C = bias * reduced + 2^(total shift - 1), so that (s * reduced + C) >> total shift is TFLite's
-int64 MultiplyByQuantizedMultiplier of s + bias, the same integers. Where that function of s cannot
-leave int32 over the sums the weights allow, it rises with s, and the outputs clamp below `below` and
-above `above` without a multiply (the thresholds found by bisection on the exact function); elsewhere
-the two are INT32_MIN and INT32_MAX and every sum takes the multiply.
+TFLite's int64 MultiplyByQuantizedMultiplier of s + bias is (s * reduced + B) >> total, with the
+multiplier reduced to 15 bits and B = bias * reduced + 2^(total - 1). The row scales both up by
+2^(32 - total) where total < 32 (M = reduced * 2^(32 - total) < 2^32, C = B * 2^(32 - total)), so that
+the kernels take the high word of the 64-bit s * M + C, shifted right by total - 32 where total > 32: one
+multiply to the high word and no 64-bit shift. The row is only made where that value stays within int64
+and int32 for every sum the weights allow (|s| <= bound); the value then rises with s, and the outputs clamp
+below `below` and above `above` without a multiply (the thresholds found by bisection on the exact
+function).
 """
 
 from __future__ import annotations
@@ -45,22 +48,24 @@ def stage_row(multiplier: int, shift: int, bias: int, bound: int, offset: int, a
     total = 15 - shift
     if reduced < 0 or not 1 <= total <= 62 or bound > INT32_MAX - 1 or abs(bias) + bound >= 2**47:
         return None  # TFLite bounds its int64 accumulator to 2^47
-    c = bias * reduced + (1 << (total - 1))
-    if abs(c) >= 2**62:
+    up = max(0, 32 - total)
+    m, c = reduced << up, (bias * reduced + (1 << (total - 1))) << up
+    if m >= 2**32 or bound * m + abs(c) >= 2**63:
         return None
 
     def scaled(s: int) -> int:
-        return (s * reduced + c) >> total
+        return (s * reduced + (bias * reduced + (1 << (total - 1)))) >> total
 
-    below, above = INT32_MIN, INT32_MAX
     low, high = scaled(-bound), scaled(bound)
-    if INT32_MIN <= low + offset and high + offset <= INT32_MAX and INT32_MIN <= low and high <= INT32_MAX:
-        def output(s: int) -> int:
-            return min(max(_wrap32(scaled(s) + offset), act_min), act_max)
+    if not (INT32_MIN <= low + offset and high + offset <= INT32_MAX and INT32_MIN <= low and high <= INT32_MAX):
+        return None
 
-        below = _first(-bound, bound, lambda s: output(s) > act_min)
-        above = _first(-bound, bound, lambda s: output(s) >= act_max) - 1
-    return [below, above, reduced, total, _wrap32(c & 0xFFFFFFFF), _wrap32(c >> 32)]
+    def output(s: int) -> int:
+        return min(max(scaled(s) + offset, act_min), act_max)
+
+    below = _first(-bound, bound, lambda s: output(s) > act_min)
+    above = _first(-bound, bound, lambda s: output(s) >= act_max) - 1
+    return [below, above, _wrap32(m), _wrap32(c & 0xFFFFFFFF), _wrap32(c >> 32), max(0, total - 32)]
 
 
 def stage_table(multiplier: np.ndarray, shift: np.ndarray, bias: np.ndarray | None, bounds: np.ndarray,
