@@ -3,7 +3,8 @@ rows of the conv2d and fully_connected tables (mote.ops.weighted_16x8 has the la
 
   mote_conv_blocked_s16            an ungrouped convolution: four pixels' windows gathered, zero padded,
                                    against four filters, sixteen accumulators in registers;
-  mote_fully_connected_blocked_s16 zero input and filter offsets: four weight rows at a time.
+  mote_fully_connected_blocked_s16 zero input and filter offsets: eight weight rows at a time (a last four
+                                   alone).
 
 Both take layers whose partial sums fit int32 (`narrow`) with an int64 bias or none, and requantize
 through one table row per channel (mote.ops.stage_16x8): the same integers as TFLite Micro's int64
@@ -17,6 +18,7 @@ import numpy as np
 from mote.c_text import c_struct
 from mote.ints import ceil_div
 from mote.ir import DType, Node
+from mote.ops.blocked_f32 import interleave
 from mote.ops.conv2d_params import GEOMETRY
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 from mote.ops.stage_16x8 import stage_table, sum_bounds
@@ -75,10 +77,7 @@ def _accepts_fully_connected(node: Node, w: Wide) -> str | None:
 
 def _pack_fully_connected(node: Node, w: Wide, em: Emitter) -> CCall:
     p = w.layer
-    quads = ceil_div(p.out_depth, 4)
-    padded = np.zeros((quads * 4, p.accum_depth), np.int8)
-    padded[:p.out_depth] = p.weights
-    weights = np.ascontiguousarray(padded.reshape(quads, 4, p.accum_depth).transpose(0, 2, 1))  # [quad][d][4]
+    weights = interleave(p.weights.astype(np.int8), 8)
     stage = _stage(w, p.weights, p.output_offset, p.out_depth)
     assert stage is not None
     x = node.inputs[0]

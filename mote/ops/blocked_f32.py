@@ -5,7 +5,7 @@ layers' parameters and TFLite Micro's order):
   mote_conv_blocked_f32            an ungrouped convolution with finite weights: four pixels' windows
                                    gathered (0.0f outside the input) against four filters, sixteen
                                    accumulators in registers;
-  mote_fully_connected_blocked_f32 four weight rows at a time.
+  mote_fully_connected_blocked_f32 eight weight rows at a time (a last four alone).
 
 Blocking only chooses which outputs are summed together: each output adds its own products from 0 in
 the reference order, then its bias, then clamps (-ffp-contract=off everywhere), so the bits are TFLite
@@ -27,10 +27,21 @@ from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 def _quads(rows: np.ndarray) -> np.ndarray:
     """Rows [n, depth] as [ceil(n / 4)][depth][4], zero rows appended."""
+    return interleave(rows.astype(np.float32), 4)
+
+
+def interleave(rows: np.ndarray, block: int) -> np.ndarray:
+    """Rows [n, depth] rounded up to a multiple of four with zero rows, in blocks of `block` rows
+    [depth][block], a last block of four where `block` (8) does not divide them: flat, in that order."""
     n, depth = rows.shape
-    padded = np.zeros((ceil_div(n, 4) * 4, depth), np.float32)
+    padded = np.zeros((ceil_div(n, 4) * 4, depth), rows.dtype)
     padded[:n] = rows
-    return np.ascontiguousarray(padded.reshape(-1, 4, depth).transpose(0, 2, 1))
+    blocks, start = [], 0
+    while start < len(padded):
+        size = block if len(padded) - start >= block else 4
+        blocks.append(padded[start:start + size].T.reshape(-1))
+        start += size
+    return np.concatenate(blocks)
 
 
 def _args(node: Node, em: Emitter) -> list[str]:
@@ -64,8 +75,8 @@ def _pack_fully_connected(node: Node, p: FullyConnectedF32Params, em: Emitter) -
     return CCall("mote_fully_connected_blocked_f32", "mote_fully_connected_blocked_f32_params", {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "act_min": c_float(p.act_min), "act_max": c_float(p.act_max),
-        "weights": em.const(_quads(np.asarray(p.weights, np.float32)), "weights"), "bias": em.const(p.bias, "bias")},
-        _args(node, em))
+        "weights": em.const(interleave(np.asarray(p.weights, np.float32), 8), "weights"),
+        "bias": em.const(p.bias, "bias")}, _args(node, em))
 
 
 _SCALAR = frozenset({Core.SCALAR})

@@ -55,8 +55,8 @@ def conv_model(builtin: str, rng: np.random.Generator, bias: str = "int64", per_
 
 
 def fc_model(rng: np.random.Generator, bias: str = "int64", per_channel: bool = False, zero_points: bool = False,
-             activation: str = "NONE") -> bytes:
-    depth, out = 20, 7
+             activation: str = "NONE", out: int = 7) -> bytes:
+    depth = 20
     s_in, s_out = 0.01, float(rng.uniform(0.05, 0.3))
     w_scales = _scales(rng, out if per_channel else 1)
     zp = (lambda: int(rng.integers(-50, 50))) if zero_points else (lambda: 0)
@@ -137,7 +137,8 @@ def test_blocked_conv_matches_tflm(case: dict[str, object], check_model: Callabl
     assert _kernels(model) == ["mote_conv_blocked_s16"]
 
 
-@pytest.mark.parametrize("case", [dict(), dict(per_channel=True, activation="RELU")], ids=["plain", "per-channel-relu"])
+@pytest.mark.parametrize("case", [dict(), dict(per_channel=True, activation="RELU", out=11), dict(out=13)],
+                         ids=["plain", "per-channel-relu-8+4", "8+8"])
 def test_blocked_fully_connected_matches_tflm(case: dict[str, object], check_model: Callable[..., Graph]) -> None:
     model = fc_model(np.random.default_rng(21), **case)  # type: ignore[arg-type]
     check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
