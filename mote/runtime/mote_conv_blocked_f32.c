@@ -11,13 +11,14 @@ static void put(const float *src, int32_t n, float *dst) {
   }
 }
 
-/* The window of output pixel (oy, ox) to dst[4 * tap]: filter rows inside the input copied as one run
- * where all their columns are inside too, tap by tap otherwise. */
-static void gather(const mote_conv_geometry *g, const float *image, int32_t oy, int32_t ox, float *dst) {
+/* Filter rows [rows[0], rows[1]) of the window of output pixel (oy, ox) to dst[4 * tap]: rows inside the
+ * input copied as one run where all their columns are inside too, tap by tap otherwise. */
+static void gather(const mote_conv_geometry *g, const float *image, int32_t oy, int32_t ox, const int32_t rows[2],
+                   float *dst) {
   const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left, c = g->in_ch;
   const int32_t run = g->filter_w * c;
   const int columns_inside = g->dilation_w == 1 && x0 >= 0 && x0 + g->filter_w <= g->in_w;
-  for (int32_t fy = 0; fy < g->filter_h; ++fy, dst += 4 * run) {
+  for (int32_t fy = rows[0]; fy < rows[1]; ++fy, dst += 4 * run) {
     const int32_t iy = y0 + fy * g->dilation_h;
     if (iy < 0 || iy >= g->in_h) {
       put(NULL, run, dst);
@@ -68,6 +69,25 @@ static OUT_OF_LINE void dot_4x4(const float *x, const float *w, int32_t taps, fl
   acc[15] = a15;
 }
 
+/* The output pixels of the block from p0 (its missing ones repeating its last), and filter rows
+ * [rows[0], rows[1]) that hold every row inside the input for any of them: the rows inside for the first
+ * pixel end last, those for the last pixel start first. The others would only add zero taps, which TFLite
+ * Micro skips. */
+static void block_rows(const mote_conv_geometry *g, int32_t p0, int32_t count, int32_t oy[4], int32_t ox[4],
+                       int32_t rows[2]) {
+  int32_t y = p0 / g->out_w, x = p0 % g->out_w;
+  for (int32_t i = 0; i < 4; ++i) {
+    oy[i] = y, ox[i] = x;
+    if (i + 1 < count && ++x == g->out_w) x = 0, ++y;
+  }
+  const int32_t top = oy[0] * g->stride_h - g->pad_top, bottom = oy[3] * g->stride_h - g->pad_top;
+  int32_t lo = 0, hi = g->filter_h;
+  while (lo < g->filter_h && bottom + lo * g->dilation_h < 0) ++lo;
+  while (hi > 0 && top + (hi - 1) * g->dilation_h >= g->in_h) --hi;
+  rows[0] = lo < hi ? lo : 0;
+  rows[1] = lo < hi ? hi : 0;
+}
+
 mote_status mote_conv_blocked_f32(const mote_conv_blocked_f32_params *p, const float *input, float *output,
                                   mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
@@ -79,13 +99,13 @@ mote_status mote_conv_blocked_f32(const mote_conv_blocked_f32_params *p, const f
     float *out_image = output + b * pixels * g->out_ch;
     for (int32_t p0 = 0; p0 < pixels; p0 += 4) {
       const int32_t count = pixels - p0 < 4 ? pixels - p0 : 4;
-      for (int32_t i = 0; i < 4; ++i) {  /* a block's missing pixels repeat its last one */
-        const int32_t at = p0 + (i < count ? i : count - 1);
-        gather(g, image, at / g->out_w, at % g->out_w, windows + i);
-      }
+      int32_t oy[4], ox[4], rows[2];
+      block_rows(g, p0, count, oy, ox, rows);
+      for (int32_t i = 0; i < 4; ++i) gather(g, image, oy[i], ox[i], rows, windows + i);
+      const int32_t first = rows[0] * g->filter_w * g->in_ch, taps = rows[1] * g->filter_w * g->in_ch - first;
       for (int32_t oc = 0; oc < g->out_ch; oc += 4) {
         float acc[16];
-        dot_4x4(windows, p->weights + oc * p->taps, p->taps, acc);
+        dot_4x4(windows, p->weights + oc * p->taps + 4 * first, taps, acc);
         const int32_t channels = g->out_ch - oc < 4 ? g->out_ch - oc : 4;
         for (int32_t j = 0; j < channels; ++j) {
           const float bias = p->bias[oc + j];
