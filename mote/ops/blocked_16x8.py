@@ -3,10 +3,12 @@ rows of the conv2d and fully_connected tables (mote.ops.weighted_16x8 has the la
 
   mote_conv_blocked_s16            an ungrouped convolution: four pixels' windows gathered, zero padded,
                                    against four filters, sixteen accumulators in registers;
+  mote_depthwise_conv_blocked_s16  depth multiplier 1: four pixels of a row by four channels, read in place
+                                   where the windows lie inside the input across;
   mote_fully_connected_blocked_s16 zero input and filter offsets: eight weight rows at a time (a last four
                                    alone).
 
-Both take layers whose partial sums fit int32 (`narrow`) with an int64 bias or none, and requantize
+All take layers whose partial sums fit int32 (`narrow`) with an int64 bias or none, and requantize
 through one table row per channel (mote.ops.stage_16x8): the same integers as TFLite Micro's int64
 requantization, most clamped outputs without a multiply.
 """
@@ -65,6 +67,28 @@ def _conv_scratch(node: Node, w: Wide) -> int:
     return 8 * w.layer.taps
 
 
+def _accepts_depthwise(node: Node, w: Wide) -> str | None:
+    p = w.layer
+    if p.out_ch != p.in_ch:
+        return "depth multiplier != 1"
+    if reason := _common(w):
+        return reason
+    return None if _stage(w, p.weights, 0, p.out_ch) is not None else "requantization out of the stage's range"
+
+
+def _pack_depthwise(node: Node, w: Wide, em: Emitter) -> CCall:
+    p = w.layer
+    weights = np.ascontiguousarray(p.weights[..., 0].transpose(1, 2, 0))  # [fh][fw][out]
+    stage = _stage(w, p.weights, 0, p.out_ch)
+    assert stage is not None
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_depthwise_conv_blocked_s16", "mote_depthwise_conv_blocked_s16_params", {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "act_min": p.act_min,
+        "act_max": p.act_max, "weights": em.const(weights, "weights"), "stage": em.const(stage, "output_stage")},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
 def _accepts_fully_connected(node: Node, w: Wide) -> str | None:
     p = w.layer
     if p.input_offset or p.filter_offset:
@@ -93,5 +117,7 @@ _SCALAR = frozenset({Core.SCALAR})
 _INT16 = frozenset({DType.INT16})
 CONV_KERNEL = Kernel("mote_conv_blocked_s16", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_INT16,
                      scratch_why="the gathered windows of a block of four pixels")
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_s16", _SCALAR, _pack_depthwise, _accepts_depthwise,
+                          dtypes=_INT16)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_s16", _SCALAR, _pack_fully_connected,
                                 _accepts_fully_connected, dtypes=_INT16)

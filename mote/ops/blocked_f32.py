@@ -5,6 +5,8 @@ layers' parameters and TFLite Micro's order):
   mote_conv_blocked_f32            an ungrouped convolution with finite weights: four pixels' windows
                                    gathered (0.0f outside the input) against four filters, sixteen
                                    accumulators in registers;
+  mote_depthwise_conv_blocked_f32  depth multiplier 1: four pixels of a row by four channels, read in place
+                                   where the windows lie inside the input across;
   mote_fully_connected_blocked_f32 eight weight rows at a time (a last four alone).
 
 Blocking only chooses which outputs are summed together: each output adds its own products from 0 in
@@ -79,8 +81,21 @@ def _pack_fully_connected(node: Node, p: FullyConnectedF32Params, em: Emitter) -
         "bias": em.const(p.bias, "bias")}, _args(node, em))
 
 
+def _accepts_depthwise(node: Node, p: FloatWindowParams) -> str | None:
+    return None if p.depth_multiplier == 1 else "depth multiplier != 1"
+
+
+def _pack_depthwise(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
+    weights = np.ascontiguousarray(np.asarray(p.weights, np.float32).reshape(p.filter_h, p.filter_w, p.out_ch))
+    return CCall("mote_depthwise_conv_blocked_f32", "mote_depthwise_conv_blocked_f32_params", {
+        **geometry_fields(p), "weights": em.const(weights, "weights"), "bias": em.const(p.bias, "bias")},
+        _args(node, em))
+
+
 _SCALAR = frozenset({Core.SCALAR})
 _FLOAT32 = frozenset({DType.FLOAT32})
 CONV_KERNEL = Kernel("mote_conv_blocked_f32", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_FLOAT32,
                      scratch_why="the gathered windows of a block of four pixels")
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_f32", _SCALAR, _pack_depthwise, _accepts_depthwise,
+                          dtypes=_FLOAT32)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_f32", _SCALAR, _pack_fully_connected, dtypes=_FLOAT32)

@@ -24,7 +24,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import depthwise_conv2d_f32, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, depthwise_conv2d_f32, weighted_16x8
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -255,7 +255,9 @@ def _channels_scratch(node: Node, p: DepthwiseParams) -> int:
 
 ALL_CORES = frozenset(Core)
 KERNELS = (
+    blocked_16x8.DEPTHWISE_KERNEL,
     weighted_16x8.DEPTHWISE_KERNEL,
+    blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),

@@ -81,6 +81,23 @@ def test_blocked_float_conv_matches_tflm(scale: float, check_model: Callable[...
     assert _kernels(model) == ["mote_conv_f32" if case[8] > 1 else "mote_conv_blocked_f32" for case in CONV_CASES]
 
 
+BLOCKED_DEPTHWISE_CASES = [
+    (1, (6, 7), 11, 1, (3, 3), (1, 1), (1, 1), "SAME", 1, True),
+    (1, (9, 12), 8, 1, (3, 3), (2, 2), (1, 1), "SAME", 1, True),
+    (2, (8, 10), 4, 1, (2, 3), (1, 1), (2, 1), "VALID", 1, True),
+    (1, (11, 10), 5, 1, (5, 4), (1, 2), (1, 1), "SAME", 1, True),
+    (1, (5, 6), 5, 2, (3, 1), (1, 3), (2, 1), "SAME", 1, True),
+]
+
+
+def test_blocked_float_depthwise_matches_tflm(check_model: Callable[..., Graph]) -> None:
+    """mote_depthwise_conv_blocked_f32 on the scalar core: blocks of four pixels inside the input, border pixels
+    one at a time, channels past a set of four, under the sanitizers; a depth multiplier keeps the plain kernel."""
+    model = window_model("DEPTHWISE_CONV_2D", BLOCKED_DEPTHWISE_CASES, np.random.default_rng(5), 2.0)
+    check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
+    assert _kernels(model) == ["mote_depthwise_conv_blocked_f32"] * 4 + ["mote_depthwise_conv_f32"]
+
+
 def test_blocked_float_conv_declines_non_finite_weights(check_model: Callable[..., Graph]) -> None:
     """A padding tap would add 0 * inf = NaN where TFLite Micro adds nothing: such a layer keeps mote_conv_f32."""
     mb = ModelBuilder()

@@ -27,8 +27,8 @@ def _scales(rng: np.random.Generator, n: int) -> list[float]:
 
 def conv_model(builtin: str, rng: np.random.Generator, bias: str = "int64", per_channel: bool = True,
                groups: int = 1, multiplier: int = 1, stride: int = 1, padding: str = "SAME", dilation: int = 1,
-               activation: str = "NONE") -> bytes:
-    h, w, c = 7, 6, 4
+               activation: str = "NONE", channels: int = 4) -> bytes:
+    h, w, c = 7, 6, channels
     oc = {"CONV_2D": 6 * groups, "DEPTHWISE_CONV_2D": c * multiplier}[builtin]
     fic = c // groups
     wshape = [oc, 3, 2, fic] if builtin == "CONV_2D" else [1, 3, 2, oc]
@@ -137,6 +137,19 @@ def test_blocked_conv_matches_tflm(case: dict[str, object], check_model: Callabl
     assert _kernels(model) == ["mote_conv_blocked_s16"]
 
 
+BLOCKED_DW_CASES = [dict(), dict(channels=6, bias="none"), dict(stride=2, padding="VALID", activation="RELU"),
+                    dict(dilation=2, channels=9)]
+
+
+@pytest.mark.parametrize("case", BLOCKED_DW_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "-")
+def test_blocked_depthwise_matches_tflm(case: dict[str, object], check_model: Callable[..., Graph]) -> None:
+    """mote_depthwise_conv_blocked_s16 on the scalar core: blocks of four pixels inside the input, pixels at its
+    borders one at a time, channels past a set of four, under the sanitizers."""
+    model = conv_model("DEPTHWISE_CONV_2D", np.random.default_rng(len(str(case)) + 60), **case)  # type: ignore[arg-type]
+    check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
+    assert _kernels(model) == ["mote_depthwise_conv_blocked_s16"]
+
+
 @pytest.mark.parametrize("case", [dict(), dict(per_channel=True, activation="RELU", out=11), dict(out=13)],
                          ids=["plain", "per-channel-relu-8+4", "8+8"])
 def test_blocked_fully_connected_matches_tflm(case: dict[str, object], check_model: Callable[..., Graph]) -> None:
@@ -148,12 +161,14 @@ def test_blocked_fully_connected_matches_tflm(case: dict[str, object], check_mod
 @pytest.mark.parametrize("model,kernel", [
     (lambda rng: conv_model("CONV_2D", rng, bias="int32"), "mote_conv_s16"),
     (lambda rng: conv_model("CONV_2D", rng, groups=2), "mote_conv_s16"),
+    (lambda rng: conv_model("DEPTHWISE_CONV_2D", rng, multiplier=2), "mote_depthwise_conv_s16"),
     (lambda rng: fc_model(rng, zero_points=True), "mote_fully_connected_s16"),
-    (lambda rng: fc_model(rng, bias="int32"), "mote_fully_connected_s16")], ids=["int32-bias", "groups", "zero-points",
-                                                                                "fc-int32-bias"])
+    (lambda rng: fc_model(rng, bias="int32"), "mote_fully_connected_s16")], ids=["int32-bias", "groups", "multiplier",
+                                                                                "zero-points", "fc-int32-bias"])
 def test_blocked_kernels_decline(model: Callable[[np.random.Generator], bytes], kernel: str,
                                  check_model: Callable[..., Graph]) -> None:
-    """int32 biases (the int32 requantization), groups and zero points keep the plain 16x8 kernels."""
+    """int32 biases (the int32 requantization), groups, depth multipliers and zero points keep the plain 16x8
+    kernels."""
     data = model(np.random.default_rng(8))
     assert _kernels(data) == [kernel]
     check_model(data, seeds=1, core=Core.SCALAR)
