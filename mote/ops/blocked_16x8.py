@@ -23,7 +23,7 @@ from mote.ir import DType, Node
 from mote.ops.blocked_f32 import interleave
 from mote.ops.conv2d_params import GEOMETRY
 from mote.ops.registry import CCall, Core, Emitter, Kernel
-from mote.ops.stage_16x8 import stage_table, sum_bounds
+from mote.ops.stage_16x8 import padded_plane, stage_table, sum_bounds
 from mote.ops.weighted_16x8 import Wide
 
 
@@ -59,12 +59,15 @@ def _pack_conv(node: Node, w: Wide, em: Emitter) -> CCall:
     assert x is not None
     return CCall("mote_conv_blocked_s16", "mote_conv_blocked_s16_params", {
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "taps": p.taps,
-        "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(weights, "weights"),
+        "plane_h": padded_plane(p)[0], "plane_w": padded_plane(p)[1], "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(weights, "weights"),
         "stage": em.const(stage, "output_stage")}, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 def _conv_scratch(node: Node, w: Wide) -> int:
-    return 8 * w.layer.taps
+    p = w.layer
+    plane_h, plane_w = padded_plane(p)
+    return 2 * (plane_h * plane_w * p.in_ch + 4 * p.taps)
 
 
 def _accepts_depthwise(node: Node, w: Wide) -> str | None:
@@ -116,7 +119,7 @@ def _pack_fully_connected(node: Node, w: Wide, em: Emitter) -> CCall:
 _SCALAR = frozenset({Core.SCALAR})
 _INT16 = frozenset({DType.INT16})
 CONV_KERNEL = Kernel("mote_conv_blocked_s16", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_INT16,
-                     scratch_why="the gathered windows of a block of four pixels")
+                     scratch_why="the input zero-padded and the gathered windows of a block of four pixels")
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_s16", _SCALAR, _pack_depthwise, _accepts_depthwise,
                           dtypes=_INT16)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_s16", _SCALAR, _pack_fully_connected,

@@ -3,7 +3,7 @@ the conv2d and fully_connected tables (mote.ops.conv2d_f32 and mote.ops.fully_co
 layers' parameters and TFLite Micro's order):
 
   mote_conv_blocked_f32            an ungrouped convolution with finite weights: four pixels' windows
-                                   gathered (0.0f outside the input) against four filters, sixteen
+                                   gathered from the input zero-padded against four filters, sixteen
                                    accumulators in registers;
   mote_depthwise_conv_blocked_f32  depth multiplier 1: four pixels of a row by four channels, read in place
                                    where the windows lie inside the input across;
@@ -25,6 +25,7 @@ from mote.ops.conv2d_f32 import FloatWindowParams, geometry_fields
 from mote.ops.float_common import c_float
 from mote.ops.fully_connected_f32 import FullyConnectedF32Params
 from mote.ops.registry import CCall, Core, Emitter, Kernel
+from mote.ops.stage_16x8 import padded_plane
 
 
 def _quads(rows: np.ndarray) -> np.ndarray:
@@ -65,12 +66,14 @@ def _accepts_conv(node: Node, p: FloatWindowParams) -> str | None:
 def _pack_conv(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
     weights = _quads(np.asarray(p.weights, np.float32).reshape(p.out_ch, -1))  # OHWI rows: [quad][tap][4]
     return CCall("mote_conv_blocked_f32", "mote_conv_blocked_f32_params", {
-        **geometry_fields(p), "taps": _taps(p), "weights": em.const(weights, "weights"),
+        **geometry_fields(p), "taps": _taps(p), "plane_h": padded_plane(p)[0], "plane_w": padded_plane(p)[1],
+        "weights": em.const(weights, "weights"),
         "bias": em.const(p.bias, "bias")}, _args(node, em))
 
 
 def _conv_scratch(node: Node, p: FloatWindowParams) -> int:
-    return 16 * _taps(p)
+    plane_h, plane_w = padded_plane(p)
+    return 4 * (plane_h * plane_w * p.in_ch + 4 * _taps(p))
 
 
 def _pack_fully_connected(node: Node, p: FullyConnectedF32Params, em: Emitter) -> CCall:
@@ -95,7 +98,7 @@ def _pack_depthwise(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
 _SCALAR = frozenset({Core.SCALAR})
 _FLOAT32 = frozenset({DType.FLOAT32})
 CONV_KERNEL = Kernel("mote_conv_blocked_f32", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_FLOAT32,
-                     scratch_why="the gathered windows of a block of four pixels")
+                     scratch_why="the input zero-padded and the gathered windows of a block of four pixels")
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_f32", _SCALAR, _pack_depthwise, _accepts_depthwise,
                           dtypes=_FLOAT32)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_f32", _SCALAR, _pack_fully_connected, dtypes=_FLOAT32)

@@ -17,6 +17,7 @@ function).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -84,3 +85,16 @@ def stage_table(multiplier: np.ndarray, shift: np.ndarray, bias: np.ndarray | No
 def sum_bounds(weights: np.ndarray, largest_input: int = 1 << 15) -> np.ndarray:
     """Per output channel (axis 0), the largest |sum| of its products: sum |w| * the largest |input|."""
     return np.abs(weights.astype(np.int64)).reshape(weights.shape[0], -1).sum(axis=1) * largest_input
+
+
+SHORT_ROW = 8  # filter rows of fewer taps (filter_w * in_ch) are gathered from a zero-padded copy
+
+
+def padded_plane(p: Any) -> tuple[int, int]:
+    """The blocked convolutions' zero-padded image, rows by columns: the input at (pad_top, pad_left) and
+    every window inside it; (0, 0) where filter rows are long enough to gather from the image itself (the
+    copy costs about what it saves, in arena bytes as large as the input)."""
+    if p.filter_w * p.in_ch >= SHORT_ROW:
+        return 0, 0
+    return (max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1),
+            max(p.pad_left + p.in_w, (p.out_w - 1) * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1))

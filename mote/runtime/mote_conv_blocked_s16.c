@@ -33,6 +33,43 @@ static void gather(const mote_conv_geometry *g, const int16_t *image, int32_t oy
   }
 }
 
+/* The image zero-padded into the plane: plane_h x plane_w pixels, the image's top left at (pad_top,
+ * pad_left), so that every window lies inside it. */
+static void pad_image(const mote_conv_blocked_s16_params *p, const int16_t *image, int16_t *plane) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, left = g->pad_left * c, right = (p->plane_w - g->pad_left - g->in_w) * c;
+  int16_t *dst = plane;
+  for (int16_t *end = plane + g->pad_top * p->plane_w * c; dst < end; ++dst) *dst = 0;
+  for (int32_t y = 0; y < g->in_h; ++y) {
+    for (int32_t k = 0; k < left; ++k) *dst++ = 0;
+    const int16_t *src = image + y * g->in_w * c;
+    for (int32_t k = 0; k < g->in_w * c; ++k) *dst++ = src[k];
+    for (int32_t k = 0; k < right; ++k) *dst++ = 0;
+  }
+  for (int16_t *end = plane + p->plane_h * p->plane_w * c; dst < end; ++dst) *dst = 0;
+}
+
+/* Filter rows [rows[0], rows[1]) of the block's four windows, from the padded plane, to dst[4 * tap + i]. */
+static void gather_plane(const mote_conv_blocked_s16_params *p, const int16_t *plane, const int32_t oy[4], const int32_t ox[4],
+                   const int32_t rows[2], int16_t *dst) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, run = g->filter_w * c, row_step = g->dilation_h * p->plane_w * c;
+  const int16_t *s0 = plane + ((oy[0] * g->stride_h + rows[0] * g->dilation_h) * p->plane_w + ox[0] * g->stride_w) * c;
+  const int16_t *s1 = plane + ((oy[1] * g->stride_h + rows[0] * g->dilation_h) * p->plane_w + ox[1] * g->stride_w) * c;
+  const int16_t *s2 = plane + ((oy[2] * g->stride_h + rows[0] * g->dilation_h) * p->plane_w + ox[2] * g->stride_w) * c;
+  const int16_t *s3 = plane + ((oy[3] * g->stride_h + rows[0] * g->dilation_h) * p->plane_w + ox[3] * g->stride_w) * c;
+  for (int32_t fy = rows[0]; fy < rows[1]; ++fy, s0 += row_step, s1 += row_step, s2 += row_step, s3 += row_step) {
+    if (g->dilation_w == 1) {
+      for (int32_t k = 0; k < run; ++k, dst += 4) dst[0] = s0[k], dst[1] = s1[k], dst[2] = s2[k], dst[3] = s3[k];
+      continue;
+    }
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t at = fx * g->dilation_w * c;
+      for (int32_t k = at; k < at + c; ++k, dst += 4) dst[0] = s0[k], dst[1] = s1[k], dst[2] = s2[k], dst[3] = s3[k];
+    }
+  }
+}
+
 /* Kept out of line where the compiler allows, so that its sixteen accumulators, four inputs and three
  * pointers have the core's registers to themselves. */
 #if defined(__GNUC__)
@@ -91,17 +128,23 @@ static void block_rows(const mote_conv_geometry *g, int32_t p0, int32_t count, i
 mote_status mote_conv_blocked_s16(const mote_conv_blocked_s16_params *p, const int16_t *input, int16_t *output,
                                   mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
-  if (scratch.size < (size_t)p->taps * 4 * sizeof(int16_t)) return MOTE_ERROR;
-  int16_t *windows = (int16_t *)(void *)scratch.buf;
+  const size_t plane = (size_t)p->plane_h * p->plane_w * g->in_ch;  /* 0: windows gathered from the image */
+  if (scratch.size < (plane + (size_t)p->taps * 4) * sizeof(int16_t)) return MOTE_ERROR;
+  int16_t *padded = (int16_t *)(void *)scratch.buf, *windows = padded + plane;
   const int32_t pixels = g->out_h * g->out_w;
   for (int32_t b = 0; b < g->batches; ++b) {
     const int16_t *image = input + b * g->in_h * g->in_w * g->in_ch;
+    if (plane) pad_image(p, image, padded);
     int16_t *out_image = output + b * pixels * g->out_ch;
     for (int32_t p0 = 0; p0 < pixels; p0 += 4) {
       const int32_t count = pixels - p0 < 4 ? pixels - p0 : 4;
       int32_t oy[4], ox[4], rows[2];
       block_rows(g, p0, count, oy, ox, rows);
-      for (int32_t i = 0; i < 4; ++i) gather(g, image, oy[i], ox[i], rows, windows + i);
+      if (plane) {
+        gather_plane(p, padded, oy, ox, rows, windows);
+      } else {
+        for (int32_t i = 0; i < 4; ++i) gather(g, image, oy[i], ox[i], rows, windows + i);
+      }
       const int32_t first = rows[0] * g->filter_w * g->in_ch, taps = rows[1] * g->filter_w * g->in_ch - first;
       for (int32_t oc = 0; oc < g->out_ch; oc += 4) {
         int32_t acc[16];

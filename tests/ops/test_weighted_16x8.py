@@ -125,13 +125,14 @@ def test_depthwise_int32_bias_is_refused() -> None:
 
 
 BLOCKED_CONV_CASES = [dict(), dict(bias="none"), dict(per_channel=False, activation="RELU"),
-                      dict(stride=2, padding="VALID"), dict(dilation=2, activation="RELU")]
+                      dict(stride=2, padding="VALID"), dict(dilation=2, activation="RELU"), dict(channels=1),
+                      dict(channels=2, stride=2, dilation=2, activation="RELU")]
 
 
 @pytest.mark.parametrize("case", BLOCKED_CONV_CASES, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()) or "-")
 def test_blocked_conv_matches_tflm(case: dict[str, object], check_model: Callable[..., Graph]) -> None:
     """mote_conv_blocked_s16 on the scalar core: six filters (a set of four and a part), SAME borders, strides,
-    dilation, under the sanitizers."""
+    dilation, short filter rows (gathered from a zero-padded copy), under the sanitizers."""
     model = conv_model("CONV_2D", np.random.default_rng(len(str(case)) + 40), **case)  # type: ignore[arg-type]
     check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
     assert _kernels(model) == ["mote_conv_blocked_s16"]
