@@ -4,6 +4,7 @@ TFLite Micro: int64, int32 and absent biases, per-channel and per-tensor weights
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ir import Graph
 from mote.ops.registry import Core
-from mote.ops.stage_16x8 import stage_row
+from mote.ops.stage_16x8 import padded_plane, stage_row
 from mote.quant import multiply_by_quantized_multiplier_64
 from mote.reference import interpret
 from tests.conftest import tflm_outputs
@@ -210,3 +211,18 @@ def test_stage_rows_match_the_int64_requantization() -> None:
 
 def _wrap(v: Any) -> Any:
     return (v + 2**31) % 2**32 - 2**31
+
+
+def test_padded_plane_only_for_short_rows_and_modest_padding() -> None:
+    """Short filter rows gather from a zero-padded copy of the input; long rows, or padding far larger than the
+    input (a large dilation), gather from the input itself."""
+    def layer(in_ch: int, dilation: int) -> Any:
+        h, fh = 6, 3
+        out = h  # SAME at stride 1
+        pad = ((out - 1) + (fh - 1) * dilation + 1 - h) // 2
+        return SimpleNamespace(in_h=h, in_w=h, in_ch=in_ch, out_h=out, out_w=out, filter_h=fh, filter_w=fh,
+                               stride_h=1, stride_w=1, dilation_h=dilation, dilation_w=dilation, pad_top=pad,
+                               pad_left=pad)
+    assert padded_plane(layer(1, 1)) == (8, 8)
+    assert padded_plane(layer(4, 1)) == (0, 0)
+    assert padded_plane(layer(1, 100)) == (0, 0)
