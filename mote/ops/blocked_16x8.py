@@ -20,10 +20,10 @@ import numpy as np
 from mote.c_text import c_struct
 from mote.ints import ceil_div
 from mote.ir import DType, Node
-from mote.ops.blocked_f32 import interleave
+from mote.ops.blocked_f32 import interleave, padded_plane
 from mote.ops.conv2d_params import GEOMETRY
 from mote.ops.registry import CCall, Core, Emitter, Kernel
-from mote.ops.stage_16x8 import padded_plane, stage_table, sum_bounds
+from mote.ops.stage_16x8 import stage_table, sum_bounds
 from mote.ops.weighted_16x8 import Wide
 
 

@@ -17,6 +17,8 @@ starts at +0 is never -0); a non-finite weight would make it NaN, so such layers
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from mote.ints import ceil_div
@@ -25,7 +27,20 @@ from mote.ops.conv2d_f32 import FloatWindowParams, geometry_fields
 from mote.ops.float_common import c_float
 from mote.ops.fully_connected_f32 import FullyConnectedF32Params
 from mote.ops.registry import CCall, Core, Emitter, Kernel
-from mote.ops.stage_16x8 import padded_plane
+
+SHORT_ROW = 8  # filter rows of fewer taps (filter_w * in_ch) are gathered from a zero-padded copy
+
+
+def padded_plane(p: Any) -> tuple[int, int]:
+    """The blocked convolutions' zero-padded image, rows by columns: the input at (pad_top, pad_left) and
+    every window inside it; (0, 0) where filter rows are long enough to gather from the image itself (the
+    copy costs about what it saves, in arena bytes as large as the input) or the padding is too large."""
+    if p.filter_w * p.in_ch >= SHORT_ROW:
+        return 0, 0
+    h = max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1)
+    w = max(p.pad_left + p.in_w, (p.out_w - 1) * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1)
+    # Not where the padding dwarfs the input (a large dilation or stride): that arena is not worth it.
+    return (h, w) if h * w <= 4 * p.in_h * p.in_w + 256 else (0, 0)
 
 
 def _quads(rows: np.ndarray) -> np.ndarray:

@@ -17,7 +17,6 @@ function).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -86,17 +85,3 @@ def sum_bounds(weights: np.ndarray, largest_input: int = 1 << 15) -> np.ndarray:
     """Per output channel (axis 0), the largest |sum| of its products: sum |w| * the largest |input|."""
     return np.abs(weights.astype(np.int64)).reshape(weights.shape[0], -1).sum(axis=1) * largest_input
 
-
-SHORT_ROW = 8  # filter rows of fewer taps (filter_w * in_ch) are gathered from a zero-padded copy
-
-
-def padded_plane(p: Any) -> tuple[int, int]:
-    """The blocked convolutions' zero-padded image, rows by columns: the input at (pad_top, pad_left) and
-    every window inside it; (0, 0) where filter rows are long enough to gather from the image itself (the
-    copy costs about what it saves, in arena bytes as large as the input) or the padding is too large."""
-    if p.filter_w * p.in_ch >= SHORT_ROW:
-        return 0, 0
-    h = max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1)
-    w = max(p.pad_left + p.in_w, (p.out_w - 1) * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1)
-    # Not where the padding dwarfs the input (a large dilation or stride): that arena is not worth it.
-    return (h, w) if h * w <= 4 * p.in_h * p.in_w + 256 else (0, 0)

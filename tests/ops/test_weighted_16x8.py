@@ -15,8 +15,9 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ir import Graph
+from mote.ops.blocked_f32 import padded_plane
 from mote.ops.registry import Core
-from mote.ops.stage_16x8 import padded_plane, stage_row
+from mote.ops.stage_16x8 import stage_row
 from mote.quant import multiply_by_quantized_multiplier_64
 from mote.reference import interpret
 from tests.conftest import tflm_outputs
