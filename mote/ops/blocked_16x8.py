@@ -119,7 +119,7 @@ def _pack_fully_connected(node: Node, w: Wide, em: Emitter) -> CCall:
 _SCALAR = frozenset({Core.SCALAR})
 _INT16 = frozenset({DType.INT16})
 CONV_KERNEL = Kernel("mote_conv_blocked_s16", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_INT16,
-                     scratch_why="the input zero-padded and the gathered windows of a block of four pixels")
+                     scratch_why="a block of four pixels' windows (for short filter rows, the input zero-padded too)")
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_s16", _SCALAR, _pack_depthwise, _accepts_depthwise,
                           dtypes=_INT16)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_s16", _SCALAR, _pack_fully_connected,

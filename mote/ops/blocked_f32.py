@@ -113,7 +113,7 @@ def _pack_depthwise(node: Node, p: FloatWindowParams, em: Emitter) -> CCall:
 _SCALAR = frozenset({Core.SCALAR})
 _FLOAT32 = frozenset({DType.FLOAT32})
 CONV_KERNEL = Kernel("mote_conv_blocked_f32", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_FLOAT32,
-                     scratch_why="the input zero-padded and the gathered windows of a block of four pixels")
+                     scratch_why="a block of four pixels' windows (for short filter rows, the input zero-padded too)")
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_f32", _SCALAR, _pack_depthwise, _accepts_depthwise,
                           dtypes=_FLOAT32)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_blocked_f32", _SCALAR, _pack_fully_connected, dtypes=_FLOAT32)

@@ -5,6 +5,7 @@
 /* n values from src to dst[4 * k] (one pixel of the interleaved block), or zeros when src is NULL. */
 static void put(const float *src, int32_t n, float *dst) {
   if (src) {
+    for (; n >= 4; n -= 4, src += 4, dst += 16) dst[0] = src[0], dst[4] = src[1], dst[8] = src[2], dst[12] = src[3];
     for (const float *last = src + n; src < last; ++src, dst += 4) *dst = *src;
   } else {
     for (float *last = dst + 4 * n; dst < last; dst += 4) *dst = 0.0f;

@@ -5,6 +5,7 @@
 /* n values from src to dst[4 * k] (one pixel of the interleaved block), or zeros when src is NULL. */
 static void put(const int16_t *src, int32_t n, int16_t *dst) {
   if (src) {
+    for (; n >= 4; n -= 4, src += 4, dst += 16) dst[0] = src[0], dst[4] = src[1], dst[8] = src[2], dst[12] = src[3];
     for (const int16_t *last = src + n; src < last; ++src, dst += 4) *dst = *src;
   } else {
     for (int16_t *last = dst + 4 * n; dst < last; dst += 4) *dst = 0;
