@@ -5,7 +5,9 @@
 /* n values from src to dst[4 * k] (one pixel of the interleaved block), or zeros when src is NULL. */
 static void put(const float *src, int32_t n, float *dst) {
   if (src) {
-    for (; n >= 4; n -= 4, src += 4, dst += 16) dst[0] = src[0], dst[4] = src[1], dst[8] = src[2], dst[12] = src[3];
+    for (; n >= 4; n -= 4, src += 4, dst += 16) {
+      dst[0] = src[0], dst[4] = src[1], dst[8] = src[2], dst[12] = src[3];
+    }
     for (const float *last = src + n; src < last; ++src, dst += 4) *dst = *src;
   } else {
     for (float *last = dst + 4 * n; dst < last; dst += 4) *dst = 0.0f;
@@ -51,8 +53,8 @@ static void pad_image(const mote_conv_blocked_f32_params *p, const float *image,
 }
 
 /* Filter rows [rows[0], rows[1]) of the block's four windows, from the padded plane, to dst[4 * tap + i]. */
-static void gather_plane(const mote_conv_blocked_f32_params *p, const float *plane, const int32_t oy[4], const int32_t ox[4],
-                   const int32_t rows[2], float *dst) {
+static void gather_plane(const mote_conv_blocked_f32_params *p, const float *plane, const int32_t oy[4],
+                         const int32_t ox[4], const int32_t rows[2], float *dst) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch, run = g->filter_w * c, row_step = g->dilation_h * p->plane_w * c;
   const float *s0 = plane + ((oy[0] * g->stride_h + rows[0] * g->dilation_h) * p->plane_w + ox[0] * g->stride_w) * c;

@@ -62,8 +62,8 @@ static void taps_1x4(const block_taps *t, int32_t acc[4]) {
 }
 
 /* One output's sum: channel c of the window at (y0, x0), filter rows [fy0, fy1) inside the input. */
-static int32_t one_sum(const mote_depthwise_conv_blocked_s16_params *p, const int16_t *image, int32_t y0, int32_t x0,
-                     int32_t fy0, int32_t fy1, int32_t c) {
+static int32_t one_sum(const mote_depthwise_conv_blocked_s16_params *p, const int16_t *image, int32_t y0,
+                       int32_t x0, int32_t fy0, int32_t fy1, int32_t c) {
   const mote_conv_geometry *g = &p->geometry;
   int32_t sum = 0;
   for (int32_t fy = fy0; fy < fy1; ++fy) {
@@ -111,8 +111,8 @@ mote_status mote_depthwise_conv_blocked_s16(const mote_depthwise_conv_blocked_s1
           }
           for (int32_t i = 0; i < n; ++i) {
             for (int32_t j = 0; j < 4; ++j) {
-              out[i * ch + c + j] = mote_stage_s16(acc[4 * i + j], p->stage + (c + j) * MOTE_STAGE_S16_ROW, 0, p->act_min,
-                                                   p->act_max);
+              const int32_t *row = p->stage + (c + j) * MOTE_STAGE_S16_ROW;
+              out[i * ch + c + j] = mote_stage_s16(acc[4 * i + j], row, 0, p->act_min, p->act_max);
             }
           }
         }
