@@ -93,8 +93,10 @@ def operator_set_report(work: Path) -> list[str]:
         "## Float32 and int16 models (issue 16)", "",
         "Host: one inference, median of 5, mote's generated C (gcc -O2, -ffp-contract=off) against TFLite Micro's "
         "interpreter (the `tflite-micro` package) in the same run. rv32: one inference on the virtual platform, "
-        "float in software through zig's compiler runtime (rv32imc) and in hardware (rv32imfc, `--isa rv32imfc`); "
-        "both runs' outputs compared with TFLite Micro's.", "",
+        "float in software through zig's compiler runtime (rv32imc) and in hardware (rv32imfc, `--isa rv32imfc`), "
+        "with the scalar core's register-blocked 16x8 and float32 convolutions, depthwise convolutions and fully "
+        "connected layers (`mote/ops/blocked_16x8.py`, `mote/ops/blocked_f32.py`); both runs' outputs compared with "
+        "TFLite Micro's.", "",
         "| model | MACs | compile s | " + " | ".join(f"mote {c} µs" for c in cores)
         + " | TFLM µs | " + " | ".join(f"speed-up {c}" for c in cores)
         + " | rv32imc instructions | per MAC | rv32imfc instructions | per MAC | rv32 outputs vs TFLM |",

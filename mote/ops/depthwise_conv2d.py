@@ -28,7 +28,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import depthwise_conv2d_f32, depthwise_plane, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -261,7 +261,9 @@ def _channels_scratch(node: Node, p: DepthwiseParams) -> int:
 
 ALL_CORES = frozenset(Core)
 KERNELS = (
+    blocked_16x8.DEPTHWISE_KERNEL,
     weighted_16x8.DEPTHWISE_KERNEL,
+    blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,

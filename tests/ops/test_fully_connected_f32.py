@@ -13,8 +13,11 @@ import numpy as np
 import pytest
 import tflite_micro
 
+from mote.codegen.compile import compile_graph
+from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ir import Graph
+from mote.ops.registry import Core
 from tests.ops.float_util import ACTIVATIONS, const, tensor, values
 
 SINE_FLOAT = Path(tflite_micro.__file__).parent / "python" / "tflite_micro" / "sine_float.tflite"
@@ -45,6 +48,14 @@ def fc_model(rng: np.random.Generator, scale: float) -> bytes:
 def test_fully_connected_f32_matches_tflm(scale: float, check_model: Callable[..., Graph]) -> None:
     graph = check_model(fc_model(np.random.default_rng(int(scale)), scale), seeds=2, sanitize=scale == 1.0)
     assert graph.outputs[1].shape == (3, 2, 5)
+
+
+def test_blocked_fully_connected_f32_matches_tflm(check_model: Callable[..., Graph]) -> None:
+    """mote_fully_connected_blocked_f32 on the scalar core: rows past a set of four, batches, under the sanitizers."""
+    model = fc_model(np.random.default_rng(7), 2.0)
+    check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
+    kernels = {layer.kernel for layer in compile_graph(load_tflite(model, "m"), core=Core.SCALAR).layers}
+    assert kernels == {"mote_fully_connected_blocked_f32"}
 
 
 def test_float_sine_model_from_the_tflite_micro_package(check_model: Callable[..., Graph]) -> None:

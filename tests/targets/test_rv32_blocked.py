@@ -1,0 +1,43 @@
+"""The blocked 16x8 and float32 kernels of the scalar core (mote.ops.blocked_16x8, mote.ops.blocked_f32) on the
+virtual MCU: padded windows, strides, dilation, border pixels and channels or rows past a set of four, bit-exact
+with the reference (float32 with the F extension)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mote import pipeline
+from mote.targets.rv32 import Rv32, Rv32Config
+from tests.ops import test_conv2d_f32 as conv_f32
+from tests.ops import test_fully_connected_f32 as fc_f32
+from tests.ops import test_weighted_16x8 as wide
+
+MODELS: dict[str, tuple[Callable[[], bytes], str, str]] = {
+    "conv_s16": (lambda: wide.conv_model("CONV_2D", np.random.default_rng(1), dilation=2, activation="RELU"),
+                 "rv32imc", "mote_conv_blocked_s16"),
+    "depthwise_s16": (lambda: wide.conv_model("DEPTHWISE_CONV_2D", np.random.default_rng(2), channels=9),
+                      "rv32imc", "mote_depthwise_conv_blocked_s16"),
+    "fully_connected_s16": (lambda: wide.fc_model(np.random.default_rng(3), out=11), "rv32imc",
+                            "mote_fully_connected_blocked_s16"),
+    "conv_f32": (lambda: conv_f32.window_model("CONV_2D", conv_f32.CONV_CASES[:1] + conv_f32.CONV_CASES[4:],
+                                               np.random.default_rng(4), 1.0), "rv32imfc", "mote_conv_blocked_f32"),
+    "depthwise_f32": (lambda: conv_f32.window_model("DEPTHWISE_CONV_2D", conv_f32.BLOCKED_DEPTHWISE_CASES[:4],
+                                                    np.random.default_rng(5), 1.0), "rv32imfc",
+                      "mote_depthwise_conv_blocked_f32"),
+    "fully_connected_f32": (lambda: fc_f32.fc_model(np.random.default_rng(6), 1.0), "rv32imfc",
+                            "mote_fully_connected_blocked_f32"),
+}
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_blocked_kernels_on_rv32(name: str, tmp_path: Path) -> None:
+    build, isa, kernel = MODELS[name]
+    model = tmp_path / f"{name}.tflite"
+    model.write_bytes(build())
+    report = pipeline.run(model, target=Rv32(Rv32Config(cc="zig", isa=isa)), work_dir=tmp_path / "fw").to_json()
+    assert report["bit_exact"]
+    assert {layer["kernel"] for layer in report["layers"]} == {kernel}
