@@ -1,0 +1,55 @@
+"""The int8 UNIDIRECTIONAL_SEQUENCE_LSTM on scalar cores (mote_lstm_blocked_s8): mote_lstm_s8's arithmetic
+(mote.ops.lstm_int) with the gates' fully connected products computed as mote's blocked fully connected
+kernel computes its own. The four gates' weight rows (4 * units of them, TFLite's gate order) are taken
+16 at a time, then 8 and 4 (4 * units is a multiple of 4), each block stored [depth][rows] so that the
+kernel reads the rows' weights of two inputs at fixed offsets and keeps the rows' sums in registers; each
+sum starts from the FC's constant part (the bias plus the zero points times the weights' row sums, folded
+at compile time: the input and hidden state are never padded). A sum cannot leave int32 (checked by
+mote.ops.lstm_int), so the order of the products does not matter: the result is the same integers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.ir import DType, Node
+from mote.ops.lstm_common import dims, state_args
+from mote.ops.lstm_int import LstmIntParams, stage_fields
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+
+
+def block_widths(rows: int) -> list[int]:
+    """The kernel's blocks of rows, in order (as its C chooses them)."""
+    widths = []
+    while rows > 0:
+        widths.append(16 if rows >= 16 else 8 if rows >= 8 else 4)
+        rows -= widths[-1]
+    return widths
+
+
+def blocked(weights: np.ndarray) -> np.ndarray:
+    """int8 [gates, units, depth] as the kernel reads them: the 4 * units rows block by block, each
+    [depth][block rows]."""
+    rows = weights.reshape(-1, weights.shape[-1])
+    assert rows.shape[0] % 4 == 0
+    parts, start = [], 0
+    for width in block_widths(rows.shape[0]):
+        parts.append(rows[start:start + width].T.reshape(-1))
+        start += width
+    return np.ascontiguousarray(np.concatenate(parts).astype(np.int8))
+
+
+def pack(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
+    fields = {**stage_fields(p, em), "input_weights": em.const(blocked(p.input_weights), "input_weights"),
+              "recurrent_weights": em.const(blocked(p.recurrent_weights), "recurrent_weights"),
+              "folded": em.const(p.folded, "folded")}
+    return CCall("mote_lstm_blocked_s8", "mote_lstm_int_params", fields, state_args(node, em))
+
+
+def scratch_bytes(node: Node, params: object) -> int:
+    """The four int16 gates of one row."""
+    return 4 * dims(node).units * 2
+
+
+KERNEL = Kernel("mote_lstm_blocked_s8", frozenset({Core.SCALAR}), pack, scratch_bytes=scratch_bytes,
+                scratch_why="the four gates of one batch row", dtypes=frozenset({DType.INT8}))
