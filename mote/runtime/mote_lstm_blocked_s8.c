@@ -6,13 +6,14 @@
 #define LSTM_BLOCK_INLINE static inline
 #endif
 
-/* acc[j] += sum_d x[d] * w[width * d + j] for j < width, two inputs per step. Each caller passes a constant
- * width, so the loops over j unroll and the sums stay in registers. No sum leaves int32: each is at most the
- * FC's constant part plus 128 times the row's absolute weights (checked at compile time). */
-LSTM_BLOCK_INLINE void dot_block(const int8_t *x, const int8_t *w, int32_t depth, int32_t width, int32_t *acc) {
+/* acc[j] = start[j] + sum_d x[d] * w[width * d + j] for j < width, two inputs per step. Each caller passes a
+ * constant width, so the loops over j unroll and the sums stay in registers. No sum leaves int32: each is at
+ * most the FC's constant part plus 128 times the row's absolute weights (checked at compile time). */
+LSTM_BLOCK_INLINE void dot_block(const int8_t *x, const int8_t *w, int32_t depth, int32_t width, const int32_t *start,
+                                 int32_t *acc) {
   int32_t a[16];
 #pragma GCC unroll 16
-  for (int32_t j = 0; j < width; ++j) a[j] = acc[j];
+  for (int32_t j = 0; j < width; ++j) a[j] = start[j];
   for (const int8_t *end = x + (depth & ~1); x != end; x += 2, w += 2 * width) {
     const int32_t u = x[0], v = x[1];
 #pragma GCC unroll 16
@@ -27,34 +28,60 @@ LSTM_BLOCK_INLINE void dot_block(const int8_t *x, const int8_t *w, int32_t depth
   for (int32_t j = 0; j < width; ++j) acc[j] = a[j];
 }
 
-/* One of the two fully connected products of all four gates on the row x of `depth` values: the input's
- * (k = 0, written to gates) or the recurrent one (k = 4, added to gates, saturating), each of the 4 * units
- * sums rescaled to the gates' int16 scale by its gate's multiplier. */
-static void gates_fc(const mote_lstm_int_params *p, const int8_t *x, const int8_t *w, const int32_t *folded,
-                     int32_t depth, int32_t k, int16_t *gates) {
-  const int32_t n = p->units, rows = 4 * n;
-  int32_t gate = k, gate_end = n;
-  uint32_t m = (uint32_t)p->gate_multiplier[k], left = (uint32_t)p->gate_left_mul[k];
-  uint32_t right = (uint32_t)p->gate_right_mul[k];
-  for (int32_t o = 0, width; o < rows; o += width, w += width * depth) {
+/* dot_block for a block of 16, 8 or 4 rows, its width a constant in each case. */
+static void dot_any(const int8_t *x, const int8_t *w, int32_t depth, int32_t width, const int32_t *start,
+                    int32_t *acc) {
+  if (width == 16) {
+    dot_block(x, w, depth, 16, start, acc);
+  } else if (width == 8) {
+    dot_block(x, w, depth, 8, start, acc);
+  } else {
+    dot_block(x, w, depth, 4, start, acc);
+  }
+}
+
+/* mote_conv_scale (mote_output_stage.h) with the products' factors derived once per gate. */
+typedef struct {
+  uint32_t left, m2, r2, negative; /* 2^left shift, 2 * multiplier, the right shift's factor, its sign fix */
+} lstm_stage;
+
+static inline lstm_stage lstm_stage_at(const mote_lstm_int_params *p, int32_t k) {
+  const uint32_t right = (uint32_t)p->gate_right_mul[k];
+  const lstm_stage s = {(uint32_t)p->gate_left_mul[k], (uint32_t)p->gate_multiplier[k] << 1,
+                        (right << 1) - (right >> 31), right <= 0x40000000u ? 1u : 0u};
+  return s;
+}
+
+static inline int32_t lstm_scale16(int32_t acc, const lstm_stage *s) {
+  const uint32_t x = (uint32_t)acc * s->left;
+  const int64_t xm = (int64_t)(int32_t)x * (int64_t)s->m2;
+  const int32_t v = (int32_t)((uint32_t)((uint64_t)xm >> 32) + ((uint32_t)xm >> 31));
+  const int32_t y = (int32_t)((uint32_t)v - (((uint32_t)v >> 31) & s->negative));
+  const int64_t yr = (int64_t)y * (int64_t)s->r2;
+  return mote_lstm_saturate16((int32_t)((uint32_t)((uint64_t)yr >> 32) + ((uint32_t)yr >> 31)));
+}
+
+/* The four gates' pre-activations of one batch row into gates [4 units]: for each of the 4 * units weight
+ * rows, block by block, its input FC on x and its recurrent FC on h, each rescaled to the gates' int16
+ * scale by its gate's multiplier and saturated, then their saturated sum. */
+static void gates_of_row(const mote_lstm_int_params *p, const int8_t *x, const int8_t *h, int16_t *gates) {
+  const int32_t n = p->units, in = p->input_size, rows = 4 * n;
+  const int32_t *folded = (const int32_t *)p->folded;
+  const int8_t *wx = p->input_weights, *wh = p->recurrent_weights;
+  int32_t gate = 0, gate_end = n;
+  lstm_stage from_input = lstm_stage_at(p, 0), from_state = lstm_stage_at(p, 4);
+  for (int32_t o = 0, width; o < rows; o += width, wx += width * in, wh += width * n) {
     width = rows - o >= 16 ? 16 : rows - o >= 8 ? 8 : 4;
-    int32_t acc[16];
-    for (int32_t j = 0; j < width; ++j) acc[j] = folded[o + j];
-    if (width == 16) {
-      dot_block(x, w, depth, 16, acc);
-    } else if (width == 8) {
-      dot_block(x, w, depth, 8, acc);
-    } else {
-      dot_block(x, w, depth, 4, acc);
-    }
+    int32_t acc_x[16], acc_h[16];
+    dot_any(x, wx, in, width, folded + o, acc_x);
+    dot_any(h, wh, n, width, folded + rows + o, acc_h);
     for (int32_t j = 0; j < width; ++j) {
       if (o + j == gate_end) { /* the next gate's rows */
         ++gate, gate_end += n;
-        m = (uint32_t)p->gate_multiplier[gate], left = (uint32_t)p->gate_left_mul[gate];
-        right = (uint32_t)p->gate_right_mul[gate];
+        from_input = lstm_stage_at(p, gate), from_state = lstm_stage_at(p, 4 + gate);
       }
-      const int32_t v = mote_lstm_saturate16(mote_conv_scale(acc[j], m, left, right, 0u));
-      gates[o + j] = (int16_t)(k == 0 ? v : mote_lstm_saturate16(gates[o + j] + v));
+      gates[o + j] = (int16_t)mote_lstm_saturate16(lstm_scale16(acc_x[j], &from_input) +
+                                                   lstm_scale16(acc_h[j], &from_state));
     }
   }
 }
@@ -64,11 +91,9 @@ static void step(const mote_lstm_int_params *p, int32_t rows, const void *x, voi
                  int16_t *gates, int wide) {
   (void)wide;
   const int32_t n = p->units, in = p->input_size;
-  const int32_t *folded = (const int32_t *)p->folded;
   for (int32_t r = 0; r < rows; ++r) {
     int8_t *hr = (int8_t *)h + r * n;
-    gates_fc(p, (const int8_t *)x + r * in, p->input_weights, folded, in, 0, gates);
-    gates_fc(p, hr, p->recurrent_weights, folded + 4 * n, n, 4, gates); /* h before this step's update */
+    gates_of_row(p, (const int8_t *)x + r * in, hr, gates); /* h before this step's update */
     mote_lstm_cell(p, n, gates, hr, c + r * n, (int8_t *)y + r * n, 0);
   }
 }
