@@ -28,15 +28,18 @@ def block_widths(rows: int) -> list[int]:
 
 
 def blocked(weights: np.ndarray) -> np.ndarray:
-    """int8 [gates, units, depth] as the kernel reads them: the 4 * units rows block by block, each
-    [depth][block rows]."""
-    rows = weights.reshape(-1, weights.shape[-1])
+    """int8 [gates, units, depth] as the kernel reads them: int32 words w[2k] + w[2k + 1] * 2^16 (a zero
+    after an odd depth), the 4 * units rows block by block, each block [pairs][block rows]."""
+    rows = weights.reshape(-1, weights.shape[-1]).astype(np.int64)
     assert rows.shape[0] % 4 == 0
+    if rows.shape[1] % 2:
+        rows = np.concatenate([rows, np.zeros((rows.shape[0], 1), np.int64)], axis=1)
+    words = rows[:, 0::2] + rows[:, 1::2] * 65536
     parts, start = [], 0
-    for width in block_widths(rows.shape[0]):
-        parts.append(rows[start:start + width].T.reshape(-1))
+    for width in block_widths(words.shape[0]):
+        parts.append(words[start:start + width].T.reshape(-1))
         start += width
-    return np.ascontiguousarray(np.concatenate(parts).astype(np.int8))
+    return np.ascontiguousarray(np.concatenate(parts).astype(np.int32))
 
 
 def pack(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
@@ -47,9 +50,17 @@ def pack(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
 
 
 def scratch_bytes(node: Node, params: object) -> int:
-    """The four int16 gates of one row."""
-    return 4 * dims(node).units * 2
+    """One row's input and hidden state in pairs (int32 words), then its four int16 gates."""
+    d = dims(node)
+    return 4 * ((d.input_size + 1) // 2 + (d.units + 1) // 2) + 4 * d.units * 2
 
 
-KERNEL = Kernel("mote_lstm_blocked_s8", frozenset({Core.SCALAR}), pack, scratch_bytes=scratch_bytes,
-                scratch_why="the four gates of one batch row", dtypes=frozenset({DType.INT8}))
+def accepts(node: Node, p: LstmIntParams) -> str | None:
+    """The paired products take weights in [-127, 127] (what the converter writes)."""
+    low = min(int(p.input_weights.min()), int(p.recurrent_weights.min()))
+    return "a weight of -128 (the paired products take [-127, 127])" if low < -127 else None
+
+
+KERNEL = Kernel("mote_lstm_blocked_s8", frozenset({Core.SCALAR}), pack, accepts, scratch_bytes=scratch_bytes,
+                scratch_why="one batch row's input and hidden state in pairs and its four gates",
+                dtypes=frozenset({DType.INT8}))

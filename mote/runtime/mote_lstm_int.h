@@ -23,8 +23,8 @@ typedef struct {
   int32_t hidden_zero_point, hidden_min, hidden_max;
   int32_t cell_clip;                        /* -1: none */
   int32_t cell_tanh_multiplier, cell_tanh_shift; /* tanh(c): c in the sigmoid table's steps */
-  const int8_t *input_weights;     /* [4][units][input_size]; mote_lstm_blocked_s8: in blocks of rows */
-  const int8_t *recurrent_weights; /* [4][units][units]; likewise */
+  const void *input_weights;       /* int8 [4][units][input_size]; mote_lstm_blocked_s8: its own order */
+  const void *recurrent_weights;   /* int8 [4][units][units]; likewise */
   const void *folded;              /* [8][units]: int32 (wide = 0) or int64 (wide = 1): each FC's constant part,
                                       the gate's bias and the zero points times the weights' row sums */
   const uint16_t *sigmoid_table;   /* [256] (mote/ops/sigmoid_table.py) */
@@ -63,11 +63,12 @@ static inline int32_t mote_lstm_fc(const mote_lstm_int_params *p, const void *ro
 static inline void mote_lstm_gate(const mote_lstm_int_params *p, int32_t g, int32_t rows, const void *x,
                                   const void *h, int16_t *out, int wide) {
   const int32_t n = p->units, in = p->input_size, width = wide ? 2 : 1;
+  const int8_t *wx = (const int8_t *)p->input_weights, *wh = (const int8_t *)p->recurrent_weights;
   for (int32_t r = 0; r < rows; ++r) {
     const void *xr = (const int8_t *)x + r * in * width, *hr = (const int8_t *)h + r * n * width;
     for (int32_t u = 0; u < n; ++u) {
-      const int32_t from_input = mote_lstm_fc(p, xr, p->input_weights + (g * n + u) * in, in, g, u, wide);
-      const int32_t from_state = mote_lstm_fc(p, hr, p->recurrent_weights + (g * n + u) * n, n, 4 + g, u, wide);
+      const int32_t from_input = mote_lstm_fc(p, xr, wx + (g * n + u) * in, in, g, u, wide);
+      const int32_t from_state = mote_lstm_fc(p, hr, wh + (g * n + u) * n, n, 4 + g, u, wide);
       out[r * n + u] = (int16_t)mote_lstm_saturate16(from_input + from_state);
     }
   }

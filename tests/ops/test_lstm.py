@@ -225,6 +225,25 @@ def test_blocked_kernel_follows_the_stream_sanitized(case: int, tmp_path: Path) 
     assert first == second == b"".join(o["y"].tobytes() for o in outputs)
 
 
+def test_a_weight_of_minus_128_takes_the_generic_kernel(tmp_path: Path) -> None:
+    """The paired products hold |w| <= 127 (what the converter writes); -128 goes to mote_lstm_s8, as exact."""
+    model = bytearray(lstm_model("int8", **BLOCKED[1]))  # type: ignore[arg-type]
+    unpacked = schema.ModelT.InitFromPackedBuf(model, 0)
+    weights = next(t for t in unpacked.subgraphs[0].tensors if t.name == b"r_o")
+    data = unpacked.buffers[weights.buffer].data
+    data[3] = np.uint8(128)  # int8 -128
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(unpacked.Pack(builder), file_identifier=b"TFL3")
+    edited = bytes(builder.Output())
+    graph = load_tflite(edited, "lstm")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    assert compiled.layers[0].kernel == "mote_lstm_s8"
+    binary = build_host(compiled, tmp_path / "project", sanitize=True)
+    inputs, expected = stream(edited, graph)
+    for k, (got, want) in enumerate(zip(binary.run_stream(inputs)[0], expected)):
+        np.testing.assert_array_equal(got["y"], want, err_msg=f"call {k}")
+
+
 @pytest.mark.parametrize("dtype,case", [("int8", 0), ("int8", 1), ("int16", 1), ("float32", 1)])
 def test_on_rv32_over_a_stream(dtype: str, case: int, tmp_path: Path) -> None:
     """The firmware (scalar kernels, soft float) carries the state across a stream and starts again after
