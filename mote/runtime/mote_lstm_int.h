@@ -6,9 +6,8 @@
 #define MOTE_LSTM_INT_H
 
 #include "mote_fixedpoint.h"
-#include "mote_logistic_s16.h"
 #include "mote_output_stage.h"
-#include "mote_tanh_s16.h"
+#include "mote_sigmoid_s16.h"
 
 typedef struct {
   int32_t time_major;           /* input and output [steps][batches][...] (1) or [batches][steps][...] (0) */
@@ -75,36 +74,36 @@ static inline void mote_lstm_gate(const mote_lstm_int_params *p, int32_t g, int3
 }
 
 /* The rest of a time step once the gates' pre-activations are in `gates` (input, forget, cell and output gate,
- * `size` values each, the same rows as h, c and y): their sigmoids and tanh in place, then the cell state c
- * and the hidden state h, copied to the output y. */
-static inline void mote_lstm_cell(const mote_lstm_int_params *p, int32_t size, int16_t *gates, void *h, int16_t *c,
-                                  void *y, int wide) {
-  const mote_sigmoid_s16_params gate = {size, 3, 0, p->sigmoid_table};
+ * `size` values each, the same rows as h, c and y), value by value in TFLite Micro's arithmetic: the gates'
+ * sigmoids and tanh (their input at 2^-12, 3 x in the table's steps), the cell state c, then the hidden state
+ * h, copied to the output y. */
+static inline void mote_lstm_cell(const mote_lstm_int_params *p, int32_t size, const int16_t *gates, void *h,
+                                  int16_t *c, void *y, int wide) {
+  /* every constant read before the loop: its int8 stores could otherwise alias them */
   const mote_sigmoid_s16_params cell_tanh = {size, p->cell_tanh_multiplier, p->cell_tanh_shift, p->sigmoid_table};
-  int16_t *in = gates, *forget = gates + size, *cell = gates + 2 * size, *out = gates + 3 * size;
-  const int32_t *m = p->cell_multiplier, *left = p->cell_left_mul, *right = p->cell_right_mul;
-  mote_logistic_s16(&gate, forget, forget, MOTE_NO_SCRATCH);
-  mote_logistic_s16(&gate, in, in, MOTE_NO_SCRATCH);
-  mote_tanh_s16(&gate, cell, cell, MOTE_NO_SCRATCH);
-  mote_logistic_s16(&gate, out, out, MOTE_NO_SCRATCH);
+  const uint16_t *table = p->sigmoid_table;
+  const int16_t *in = gates, *forget = gates + size, *cell = gates + 2 * size, *out = gates + 3 * size;
+  const int32_t m[3] = {p->cell_multiplier[0], p->cell_multiplier[1], p->cell_multiplier[2]};
+  const int32_t left[3] = {p->cell_left_mul[0], p->cell_left_mul[1], p->cell_left_mul[2]};
+  const int32_t right[3] = {p->cell_right_mul[0], p->cell_right_mul[1], p->cell_right_mul[2]};
+  const int32_t clip = p->cell_clip, zero_point = p->hidden_zero_point, lo = p->hidden_min, hi = p->hidden_max;
   for (int32_t i = 0; i < size; ++i) {
-    const int32_t kept = mote_lstm_saturate16(mote_lstm_scale(forget[i] * c[i], m, left, right, 0));
-    const int32_t added = mote_lstm_saturate16(mote_lstm_scale(in[i] * cell[i], m, left, right, 1));
+    const int32_t f = mote_logistic_s16_of(3 * forget[i], table), g = mote_tanh_s16_of(3 * cell[i], table);
+    const int32_t kept = mote_lstm_saturate16(mote_lstm_scale(f * c[i], m, left, right, 0));
+    const int32_t added = mote_lstm_saturate16(mote_lstm_scale(mote_logistic_s16_of(3 * in[i], table) * g, m, left,
+                                                               right, 1));
     int32_t v = mote_lstm_saturate16(kept + added);
-    if (p->cell_clip >= 0) v = mote_clamp(v, -p->cell_clip, p->cell_clip);
+    if (clip >= 0) v = mote_clamp(v, -clip, clip);
     c[i] = (int16_t)v;
-  }
-  mote_tanh_s16(&cell_tanh, c, forget, MOTE_NO_SCRATCH); /* the forget gate's buffer is free again */
-  for (int32_t i = 0; i < size; ++i) {
-    const int32_t v = mote_clamp(mote_add_wrap(p->hidden_zero_point, mote_lstm_scale(forget[i] * out[i], m, left,
-                                                                                    right, 2)),
-                                 p->hidden_min, p->hidden_max);
+    const int32_t squashed = mote_tanh_s16_of(mote_sigmoid_s16_input(&cell_tanh, v), table);
+    const int32_t o = mote_logistic_s16_of(3 * out[i], table);
+    const int32_t q = mote_clamp(mote_add_wrap(zero_point, mote_lstm_scale(squashed * o, m, left, right, 2)), lo, hi);
     if (wide) {
-      ((int16_t *)h)[i] = (int16_t)v;
-      ((int16_t *)y)[i] = (int16_t)v;
+      ((int16_t *)h)[i] = (int16_t)q;
+      ((int16_t *)y)[i] = (int16_t)q;
     } else {
-      ((int8_t *)h)[i] = (int8_t)v;
-      ((int8_t *)y)[i] = (int8_t)v;
+      ((int8_t *)h)[i] = (int8_t)q;
+      ((int8_t *)y)[i] = (int8_t)q;
     }
   }
 }
