@@ -46,7 +46,8 @@ static void pack_pairs(const int8_t *v, int32_t n, int32_t *pairs) {
   if (k < n) *pairs = (int32_t)((uint32_t)v[k] << 16);
 }
 
-/* mote_conv_scale (mote_output_stage.h) with the products' factors derived once per gate. */
+/* mote_conv_scale (mote_output_stage.h) with the products' factors derived once per gate, and its rounding
+ * shift skipped where there is none (the gates' 2^-12 often takes a left shift). */
 typedef struct {
   uint32_t left, m2, r2, negative; /* 2^left shift, 2 * multiplier, the right shift's factor, its sign fix */
 } lstm_stage;
@@ -62,6 +63,7 @@ static inline int32_t lstm_scale16(int32_t acc, const lstm_stage *s) {
   const uint32_t x = (uint32_t)acc * s->left;
   const int64_t xm = (int64_t)(int32_t)x * (int64_t)s->m2;
   const int32_t v = (int32_t)((uint32_t)((uint64_t)xm >> 32) + ((uint32_t)xm >> 31));
+  if (s->r2 == 0xFFFFFFFFu) return mote_lstm_saturate16(v); /* no right shift: mote_conv_scale's last step is v */
   const int32_t y = (int32_t)((uint32_t)v - (((uint32_t)v >> 31) & s->negative));
   const int64_t yr = (int64_t)y * (int64_t)s->r2;
   return mote_lstm_saturate16((int32_t)((uint32_t)((uint64_t)yr >> 32) + ((uint32_t)yr >> 31)));
