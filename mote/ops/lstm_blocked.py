@@ -16,6 +16,7 @@ from mote.ir import DType, Node
 from mote.ops.lstm_common import dims, state_args
 from mote.ops.lstm_int import LstmIntParams, stage_fields
 from mote.ops.registry import CCall, Core, Emitter, Kernel
+from mote.quant import INT32_MAX
 
 
 def block_widths(rows: int) -> list[int]:
@@ -25,6 +26,17 @@ def block_widths(rows: int) -> list[int]:
         widths.append(16 if rows >= 16 else 8 if rows >= 8 else 4)
         rows -= widths[-1]
     return widths
+
+
+def blocked_rows(weights: np.ndarray) -> np.ndarray:
+    """int8 [gates, units, depth] as the 16x8 kernel reads them: the 4 * units rows block by block, each block
+    [depth][block rows]."""
+    rows = weights.reshape(-1, weights.shape[-1])
+    parts, start = [], 0
+    for width in block_widths(rows.shape[0]):
+        parts.append(rows[start:start + width].T.reshape(-1))
+        start += width
+    return np.ascontiguousarray(np.concatenate(parts).astype(np.int8))
 
 
 def blocked(weights: np.ndarray) -> np.ndarray:
@@ -61,6 +73,33 @@ def accepts(node: Node, p: LstmIntParams) -> str | None:
     return "a weight of -128 (the paired products take [-127, 127])" if low < -127 else None
 
 
+def _worst_s16(p: LstmIntParams) -> int:
+    """The largest magnitude a 16x8 int32 sum can reach: its constant part plus 32768 times the row's absolute
+    weights (int16 inputs with zero point 0)."""
+    rows = np.concatenate([np.abs(p.input_weights.astype(np.int64)).sum(axis=2),
+                           np.abs(p.recurrent_weights.astype(np.int64)).sum(axis=2)])
+    return int((np.abs(p.folded.astype(np.int64)) + 32768 * rows).max())
+
+
+def accepts_s16(node: Node, p: LstmIntParams) -> str | None:
+    return None if _worst_s16(p) <= INT32_MAX else "sums that may leave int32 (TFLite Micro's are int64)"
+
+
+def pack_s16(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
+    fields = {**stage_fields(p, em), "input_weights": em.const(blocked_rows(p.input_weights), "input_weights"),
+              "recurrent_weights": em.const(blocked_rows(p.recurrent_weights), "recurrent_weights"),
+              "folded": em.const(p.folded.astype(np.int32), "folded")}
+    return CCall("mote_lstm_blocked_s16", "mote_lstm_int_params", fields, state_args(node, em))
+
+
+def scratch_bytes_s16(node: Node, params: object) -> int:
+    """The four int16 gates of one row."""
+    return 4 * dims(node).units * 2
+
+
+KERNEL_S16 = Kernel("mote_lstm_blocked_s16", frozenset({Core.SCALAR}), pack_s16, accepts_s16,
+                    scratch_bytes=scratch_bytes_s16, scratch_why="the four gates of one batch row",
+                    dtypes=frozenset({DType.INT16}))
 KERNEL = Kernel("mote_lstm_blocked_s8", frozenset({Core.SCALAR}), pack, accepts, scratch_bytes=scratch_bytes,
                 scratch_why="one batch row's input and hidden state in pairs and its four gates",
                 dtypes=frozenset({DType.INT8}))
