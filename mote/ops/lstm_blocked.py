@@ -1,11 +1,18 @@
-"""The int8 UNIDIRECTIONAL_SEQUENCE_LSTM on scalar cores (mote_lstm_blocked_s8): mote_lstm_s8's arithmetic
+"""The integer UNIDIRECTIONAL_SEQUENCE_LSTM on scalar cores: mote_lstm_s8's and mote_lstm_s16's arithmetic
 (mote.ops.lstm_int) with the gates' fully connected products computed as mote's blocked fully connected
 kernel computes its own. The four gates' weight rows (4 * units of them, TFLite's gate order) are taken
 16 at a time, then 8 and 4 (4 * units is a multiple of 4), each block stored [depth][rows] so that the
-kernel reads the rows' weights of two inputs at fixed offsets and keeps the rows' sums in registers; each
-sum starts from the FC's constant part (the bias plus the zero points times the weights' row sums, folded
-at compile time: the input and hidden state are never padded). A sum cannot leave int32 (checked by
-mote.ops.lstm_int), so the order of the products does not matter: the result is the same integers.
+kernel reads the rows' weights at fixed offsets and keeps the rows' sums in registers; each sum starts from
+the FC's constant part (the bias plus the zero points times the weights' row sums, folded at compile time:
+the input and hidden state are never padded). The gates' four sums of a row, its cell and hidden state are
+computed row by row (the rows of a time-major step share nothing), in the scratch of one row.
+
+mote_lstm_blocked_s8 (int8): two products per multiply (mote_pair_dot: inputs packed in pairs each step,
+weights in pairs at compile time), which takes weights in [-127, 127]. Its int32 sums cannot overflow
+(checked by mote.ops.lstm_int), so the order of the products does not matter: the same integers.
+mote_lstm_blocked_s16 (16x8): int16 inputs times int8 weights, two inputs per step, in int32 sums where
+TFLite Micro's are int64: taken when no sum can leave int32 (its constant part plus 32768 times the row's
+absolute weights), which holds unless the biases are near the int32 range.
 """
 
 from __future__ import annotations
