@@ -29,6 +29,13 @@ typedef struct {
   const uint16_t *sigmoid_table;   /* [256] (mote/ops/sigmoid_table.py) */
 } mote_lstm_int_params;
 
+/* The gates' loops out of line, one copy per kernel: inlined into the step, compilers schedule them worse. */
+#if defined(__GNUC__)
+#define MOTE_LSTM_NOINLINE static __attribute__((noinline, unused))
+#else
+#define MOTE_LSTM_NOINLINE static
+#endif
+
 static inline int32_t mote_lstm_saturate16(int32_t v) { return mote_clamp(v, -32768, 32767); }
 
 /* TFLite's MultiplyByQuantizedMultiplier of an int32 value by stage k of `multiplier` and its shifts. */
@@ -55,11 +62,11 @@ static inline int32_t mote_lstm_fc(const mote_lstm_int_params *p, const void *ro
   const int8_t *x = (const int8_t *)row;
   int32_t acc = ((const int32_t *)p->folded)[k * p->units + u];
   for (int32_t d = 0; d < depth; ++d) acc += w[d] * x[d];
-  return mote_lstm_gate_scale(p, acc, k);
+  return mote_lstm_saturate16(mote_requantize(acc, p->gate_multiplier[k], p->gate_shift[k]));
 }
 
 /* Gate g's pre-activation for `rows` rows, into out [rows][units]. */
-static inline void mote_lstm_gate(const mote_lstm_int_params *p, int32_t g, int32_t rows, const void *x,
+MOTE_LSTM_NOINLINE void mote_lstm_gate(const mote_lstm_int_params *p, int32_t g, int32_t rows, const void *x,
                                   const void *h, int16_t *out, int wide) {
   const int32_t n = p->units, in = p->input_size, width = wide ? 2 : 1;
   const int8_t *wx = (const int8_t *)p->input_weights, *wh = (const int8_t *)p->recurrent_weights;
@@ -112,7 +119,10 @@ static inline void mote_lstm_cell(const mote_lstm_int_params *p, int32_t size, c
 static inline void mote_lstm_step(const mote_lstm_int_params *p, int32_t rows, const void *x, void *h, int16_t *c,
                                   void *y, int16_t *buffers, int wide) {
   const int32_t size = rows * p->units;
-  for (int32_t g = 0; g < 4; ++g) mote_lstm_gate(p, g, rows, x, h, buffers + g * size, wide); /* h before */
+  mote_lstm_gate(p, 0, rows, x, h, buffers, wide); /* every gate reads h before this step's update */
+  mote_lstm_gate(p, 1, rows, x, h, buffers + size, wide);
+  mote_lstm_gate(p, 2, rows, x, h, buffers + 2 * size, wide);
+  mote_lstm_gate(p, 3, rows, x, h, buffers + 3 * size, wide);
   mote_lstm_cell(p, size, buffers, h, c, y, wide);
 }
 
