@@ -34,6 +34,8 @@ from mote.ops import checks
 from mote.ops.activation_f32 import LOGISTIC_LOWER, LOGISTIC_UPPER
 from mote.ops.float_common import F32_MAX, accumulate_taps, c_float, clamp, float_data
 from mote.ops.float_math import expf, tanhf
+from mote.ops.lstm_blocked import KERNEL as KERNEL_BLOCKED_S8
+from mote.ops.lstm_blocked import KERNEL_S16 as KERNEL_BLOCKED_S16
 from mote.ops.lstm_common import (
     BIASES,
     CELL,
@@ -146,7 +148,8 @@ _KERNEL_F32 = Kernel("mote_lstm_f32", frozenset(Core), emit_f32, scratch_bytes=s
                      dtypes=frozenset({DType.FLOAT32}))
 
 OP = register(OpDef("unidirectional_sequence_lstm", shape, _prepare, _reference, _emit, macs=macs,
-                    kernels=(_KERNEL_F32, KERNEL_S8, KERNEL_S16), tflite=("UNIDIRECTIONAL_SEQUENCE_LSTM",),
+                    kernels=(_KERNEL_F32, KERNEL_BLOCKED_S8, KERNEL_BLOCKED_S16, KERNEL_S8, KERNEL_S16),
+                    tflite=("UNIDIRECTIONAL_SEQUENCE_LSTM",),
                     check=_check,
                     attrs={"activation": "NONE", "time_major": False, "cell_clip": 0.0, "proj_clip": 0.0,
                            "asymmetric_quantize_inputs": False},

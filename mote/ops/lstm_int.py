@@ -38,6 +38,7 @@ from mote.ops.lstm_common import (
     state_args,
     tensors,
 )
+from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import CCall, Core, Emitter, Kernel, attr
 from mote.ops.sigmoid_s16 import TABLE, log2_rounded, lookup
 from mote.quant import (
@@ -216,18 +217,27 @@ def reference(node: Node, p: LstmIntParams, inputs: list[np.ndarray]) -> list[np
     return [out.swapaxes(0, 1) if d.time_major else out]
 
 
-def emit(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
-    fields: dict[str, int | str] = {
+def stage_fields(p: LstmIntParams, em: Emitter) -> dict[str, int | str]:
+    """The C params of both integer kernels but the weights and the constant sums (in each kernel's order)."""
+    gate_left, gate_right = output_multipliers(p.gate_shifts)
+    cell_shifts = np.array([p.forget_shift, p.update_shift, p.hidden_shift], np.int32)
+    cell_left, cell_right = output_multipliers(cell_shifts)
+    cell_multipliers = np.array([p.forget_multiplier, p.update_multiplier, p.hidden_multiplier], np.int32)
+    return {
         **dim_fields(p.dims), "gate_multiplier": em.const(p.gate_multipliers, "gate_multiplier"),
-        "gate_shift": em.const(p.gate_shifts, "gate_shift"),
-        "forget_multiplier": p.forget_multiplier, "forget_shift": p.forget_shift,
-        "update_multiplier": p.update_multiplier, "update_shift": p.update_shift,
-        "hidden_multiplier": p.hidden_multiplier, "hidden_shift": p.hidden_shift,
+        "gate_shift": em.const(p.gate_shifts, "gate_shift"), "gate_left_mul": em.const(gate_left, "gate_left_mul"),
+        "gate_right_mul": em.const(gate_right, "gate_right_mul"),
+        "cell_multiplier": em.const(cell_multipliers, "cell_multiplier"),
+        "cell_left_mul": em.const(cell_left, "cell_left_mul"), "cell_right_mul": em.const(cell_right, "cell_right_mul"),
         "hidden_zero_point": p.hidden_zero_point, "hidden_min": p.hidden_min, "hidden_max": p.hidden_max,
         "cell_clip": p.cell_clip, "cell_tanh_multiplier": p.cell_tanh_multiplier,
-        "cell_tanh_shift": p.cell_tanh_shift, "input_weights": em.const(p.input_weights, "input_weights"),
-        "recurrent_weights": em.const(p.recurrent_weights, "recurrent_weights"), "folded": em.const(p.folded, "folded"),
-        "sigmoid_table": em.const(TABLE, "sigmoid_table")}
+        "cell_tanh_shift": p.cell_tanh_shift, "sigmoid_table": em.const(TABLE, "sigmoid_table")}
+
+
+def emit(node: Node, p: LstmIntParams, em: Emitter) -> CCall:
+    fields = {**stage_fields(p, em), "input_weights": em.const(p.input_weights, "input_weights"),
+              "recurrent_weights": em.const(p.recurrent_weights, "recurrent_weights"),
+              "folded": em.const(p.folded, "folded")}
     return CCall("mote_lstm_s16" if p.wide else "mote_lstm_s8", "mote_lstm_int_params", fields,
                  state_args(node, em))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import flatbuffers
@@ -21,9 +22,12 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ir import Graph
-from mote.ops import OPS, lstm
+from mote.ops import OPS, lstm, lstm_blocked
+from mote.ops.lstm_blocked import block_widths
+from mote.ops.registry import Core
 from mote.reference import interpret, reset_state
 from mote.targets.host import build_host
+from mote.targets.rv32 import Rv32Config, build_rv32
 from tests.reset_driver import run_twice, split_passes
 
 CALLS = 6
@@ -192,6 +196,82 @@ def test_generated_c_follows_the_stream_and_resets(dtype: str, time_major: bool,
     # a driver that runs the stream twice with model_reset() between gets the same outputs twice
     first, second = split_passes(run_twice(binary, tmp_path / "project", [f["x"] for f in inputs]))
     assert first == second == b"".join(o["y"].tobytes() for o in outputs)
+
+
+# The scalar cores' int8 and 16x8 kernels (blocks of 16, 8 and 4 gate rows): every block width, odd and even
+# depths (the input's and the recurrent one, units), several batch rows at once (time_major), clips, cell scales.
+BLOCKED = [dict(batches=1, steps=5, size=28, units=20, time_major=False, cell_clip=0.0, cell_scale=2.0**-11),
+           dict(batches=3, steps=3, size=7, units=7, time_major=True, cell_clip=0.5, cell_scale=2.0**-9),
+           dict(batches=2, steps=4, size=4, units=1, time_major=False, cell_clip=0.0, cell_scale=2.0**-15),
+           dict(batches=1, steps=2, size=1, units=9, time_major=True, cell_clip=2.0, cell_scale=2.0**-12)]
+
+
+def test_blocked_cases_take_every_block_width() -> None:
+    widths = {w for case in BLOCKED for w in block_widths(4 * int(case["units"]))}  # type: ignore[call-overload]
+    assert widths == {16, 8, 4}
+
+
+@pytest.mark.parametrize("case", range(len(BLOCKED)))
+@pytest.mark.parametrize("dtype", ["int8", "int16"])
+def test_blocked_kernels_follow_the_stream_sanitized(dtype: str, case: int, tmp_path: Path) -> None:
+    quantization = {"x_q": (0.04, -5 + case), "h_q": (0.008, 3 - case)} if dtype == "int8" else {}
+    model = lstm_model(dtype, seed=case, **quantization, **BLOCKED[case])  # type: ignore[arg-type]
+    graph = load_tflite(model, "lstm")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    assert compiled.layers[0].kernel == f"mote_lstm_blocked_s{8 if dtype == 'int8' else 16}"
+    binary = build_host(compiled, tmp_path / "project", sanitize=True)
+    inputs, expected = stream(model, graph)
+    outputs, _ = binary.run_stream(inputs)
+    for k, (got, want) in enumerate(zip(outputs, expected)):
+        np.testing.assert_array_equal(got["y"], want, err_msg=f"call {k}")
+    first, second = split_passes(run_twice(binary, tmp_path / "project", [f["x"] for f in inputs]))
+    assert first == second == b"".join(o["y"].tobytes() for o in outputs)
+
+
+def test_16x8_sums_that_may_leave_int32_take_the_generic_kernel() -> None:
+    graph = load_tflite(lstm_model("int16", **BLOCKED[1]), "lstm")  # type: ignore[arg-type]
+    node = graph.nodes[0]
+    params = OPS["unidirectional_sequence_lstm"].prepare(node)
+    assert lstm_blocked.accepts_s16(node, params) is None
+    bias = params.bias.copy()
+    bias[2, 0] = 2**31 - 1000  # within int64, as TFLite Micro's sums are
+    assert "int32" in (lstm_blocked.accepts_s16(node, replace(params, bias=bias)) or "")
+
+
+def test_a_weight_of_minus_128_takes_the_generic_kernel(tmp_path: Path) -> None:
+    """The paired products hold |w| <= 127 (what the converter writes); -128 goes to mote_lstm_s8, as exact."""
+    model = bytearray(lstm_model("int8", **BLOCKED[1]))  # type: ignore[arg-type]
+    unpacked = schema.ModelT.InitFromPackedBuf(model, 0)
+    weights = next(t for t in unpacked.subgraphs[0].tensors if t.name == b"r_o")
+    data = unpacked.buffers[weights.buffer].data
+    data[3] = np.uint8(128)  # int8 -128
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(unpacked.Pack(builder), file_identifier=b"TFL3")
+    edited = bytes(builder.Output())
+    graph = load_tflite(edited, "lstm")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    assert compiled.layers[0].kernel == "mote_lstm_s8"
+    binary = build_host(compiled, tmp_path / "project", sanitize=True)
+    inputs, expected = stream(edited, graph)
+    for k, (got, want) in enumerate(zip(binary.run_stream(inputs)[0], expected)):
+        np.testing.assert_array_equal(got["y"], want, err_msg=f"call {k}")
+
+
+@pytest.mark.parametrize("dtype,case", [("int8", 0), ("int8", 1), ("int16", 0), ("int16", 1), ("float32", 1)])
+def test_on_rv32_over_a_stream(dtype: str, case: int, tmp_path: Path) -> None:
+    """The firmware (scalar kernels, soft float) carries the state across a stream and starts again after
+    model_reset(): the integers bit for bit with TFLite Micro, float32 with mote's reference."""
+    model = lstm_model(dtype, **BLOCKED[case])  # type: ignore[arg-type]
+    graph = load_tflite(model, "lstm")
+    inputs, expected = stream(model, graph)
+    half = CALLS // 2
+    carried, fresh = reset_state(graph), reset_state(graph)
+    reference = [interpret(graph, frame, carried if k < half else fresh)["y"] for k, frame in enumerate(inputs)]
+    firmware = build_rv32(compile_graph(graph), tmp_path / "fw", Rv32Config(cc="zig"))
+    for k, result in enumerate(firmware.run_stream(inputs, resets=[half])):
+        np.testing.assert_array_equal(result.outputs["y"], reference[k], err_msg=f"rv32, call {k}")
+        if k < half:
+            assert_close(result.outputs["y"], expected[k], f"rv32 against TFLite Micro, call {k}")
 
 
 @pytest.mark.parametrize("dtype", ["int8", "int16"])
