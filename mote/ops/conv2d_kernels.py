@@ -35,7 +35,7 @@ from mote.ir import Node
 from mote.ops import depthwise_plane
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
-from mote.ops.depthwise_conv2d import DepthwiseParams
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.pair_groups import pair_runs, ring_kinds
 from mote.ops.registry import CCall, Core, Emitter, Kernel, Overlap

@@ -42,43 +42,11 @@ from mote.ops.conv_common import (
     max_abs,
     requantize,
 )
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_depthwise_conv2d
 from mote.ops.windows import interior, layer_windows, window_geometry
-
-
-@dataclass(frozen=True, eq=False)
-class DepthwiseParams:
-    batches: int
-    in_h: int
-    in_w: int
-    in_ch: int
-    out_h: int
-    out_w: int
-    depth_multiplier: int  # out_ch = in_ch * depth_multiplier
-    filter_h: int
-    filter_w: int
-    stride_h: int
-    stride_w: int
-    dilation_h: int
-    dilation_w: int
-    pad_top: int
-    pad_left: int
-    input_offset: int  # -input zero point
-    output_offset: int  # output zero point
-    act_min: int
-    act_max: int
-    weights: np.ndarray  # int8 [filter_h, filter_w, out_ch]
-    bias: np.ndarray | None  # int32 [out_ch]
-    multiplier: np.ndarray  # int32 [out_ch], Q31
-    shift: np.ndarray  # int32 [out_ch], > 0 means left
-    folded_bias: np.ndarray | None  # bias + input_offset * sum of the 9 taps; set iff the 3x3 path applies
-    filter_offset: int = 0  # -weights zero point: nonzero only in legacy uint8 models (mote_depthwise_conv_offset_s8)
-
-    @property
-    def out_ch(self) -> int:
-        return self.in_ch * self.depth_multiplier
 
 
 def prepare(node: Node) -> DepthwiseParams:

@@ -10,18 +10,14 @@ row (eight with one lane) by four, two or one output channels keep their sums in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from mote.ints import round_up
 from mote.ir import Node
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel
-
-if TYPE_CHECKING:
-    from mote.ops.depthwise_conv2d import DepthwiseParams
 
 GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "depth_multiplier")
 WINDOW = ("filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
