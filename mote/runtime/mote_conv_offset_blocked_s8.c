@@ -1,0 +1,104 @@
+#include "mote_conv_offset_blocked_s8.h"
+
+#include <string.h>
+
+#include "mote_conv_common.h"
+
+/* Output pixel `pixel`'s window (HWC tap order, taps outside the input holding the zero point) into
+ * bytes[0, taps), and a zero byte after it when taps is odd. */
+static void gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int8_t *bytes) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t c = g->in_ch, per_image = g->out_h * g->out_w, row_bytes = g->filter_w * c;
+  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
+  const int8_t *image = input + b * g->in_h * g->in_w * c;
+  const int zero_point = -p->input_offset;
+  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+  int8_t *col = bytes;
+  for (int32_t fy = 0; fy < g->filter_h; ++fy, col += row_bytes) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) {
+      memset(col, zero_point, (size_t)row_bytes);
+      continue;
+    }
+    const int8_t *row = image + iy * g->in_w * c;
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) {
+        memset(col + fx * c, zero_point, (size_t)c);
+      } else {
+        memcpy(col + fx * c, row + ix * c, (size_t)c);
+      }
+    }
+  }
+  if (p->taps % 2) bytes[p->taps] = 0;
+}
+
+/* The window in bytes[0, 2 * pairs) as pairs x0 * 2^16 + x1 into words[4k] (one pixel of a block of
+ * four); returns the sum of its bytes. */
+static int32_t pack_pairs(const int8_t *bytes, int32_t pairs, int32_t *words) {
+  int32_t sum = 0;
+  for (int32_t k = 0; k < pairs; ++k, bytes += 2, words += 4) {
+    const int32_t x0 = bytes[0], x1 = bytes[1];
+    *words = x0 * 65536 + x1;
+    sum += x0 + x1;
+  }
+  return sum;
+}
+
+/* acc[4i + q] += sum over pairs k of window i's taps 2k, 2k + 1 times filter q's stored (negated)
+ * weights: each pair in [-2^15, 2^15), |acc| bounded by the caller. */
+static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, int32_t acc[16]) {
+  int32_t a[16];
+  for (int32_t k = 0; k < 16; ++k) a[k] = acc[k];
+  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
+    const int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
+    const int32_t v0 = w[0], v1 = w[1], v2 = w[2], v3 = w[3];
+    mote_accumulate(&a[0], mote_pair_dot(u0, v0)), mote_accumulate(&a[1], mote_pair_dot(u0, v1));
+    mote_accumulate(&a[2], mote_pair_dot(u0, v2)), mote_accumulate(&a[3], mote_pair_dot(u0, v3));
+    mote_accumulate(&a[4], mote_pair_dot(u1, v0)), mote_accumulate(&a[5], mote_pair_dot(u1, v1));
+    mote_accumulate(&a[6], mote_pair_dot(u1, v2)), mote_accumulate(&a[7], mote_pair_dot(u1, v3));
+    mote_accumulate(&a[8], mote_pair_dot(u2, v0)), mote_accumulate(&a[9], mote_pair_dot(u2, v1));
+    mote_accumulate(&a[10], mote_pair_dot(u2, v2)), mote_accumulate(&a[11], mote_pair_dot(u2, v3));
+    mote_accumulate(&a[12], mote_pair_dot(u3, v0)), mote_accumulate(&a[13], mote_pair_dot(u3, v1));
+    mote_accumulate(&a[14], mote_pair_dot(u3, v2)), mote_accumulate(&a[15], mote_pair_dot(u3, v3));
+  }
+  for (int32_t k = 0; k < 16; ++k) acc[k] = a[k];
+}
+
+mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p, const int8_t *input,
+                                        int8_t *output, mote_scratch scratch) {
+  const mote_conv_geometry *g = &p->geometry;
+  const int32_t pairs = p->pairs, m = g->out_ch;
+  if (pairs <= 0 || 2 * pairs < p->taps || 2 * pairs > p->taps + 1 ||
+      scratch.size < (size_t)(18 * pairs)) {
+    return MOTE_ERROR;
+  }
+  int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
+  int8_t *bytes = scratch.buf + 16 * pairs;
+  const int32_t pixels = g->batches * g->out_h * g->out_w;
+  for (int32_t px = 0; px < pixels; px += 4) {
+    const int32_t count = pixels - px < 4 ? pixels - px : 4;
+    int32_t term[4]; /* filter_offset * the sum of each window's raw taps: |term| <= taps * 128 * 128 */
+    for (int32_t i = 0; i < 4; ++i) {
+      if (i >= count) { /* a missing pixel of the last block: computed, not stored */
+        memset(bytes, 0, (size_t)(2 * pairs));
+      } else {
+        gather(p, input, px + i, bytes);
+      }
+      term[i] = p->filter_offset * pack_pairs(bytes, pairs, words + i);
+    }
+    int8_t *out = output + px * m;
+    for (int32_t oc = 0; oc < m; oc += 4) {
+      /* The bias holds input_offset * filter_offset * taps, the rest of each S * filter_offset. The
+       * accumulators run negated, as the stored weights are. */
+      int32_t acc[16];
+      for (int32_t k = 0; k < 16; ++k) acc[k] = -(p->bias[oc + k % 4] + term[k / 4]);
+      dot_4x4(words, p->weights + oc * pairs, pairs, acc);
+      for (int32_t k = 0; k < 16; ++k) acc[k] = -acc[k];
+      const int32_t channels = m - oc < 4 ? m - oc : 4;
+      mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+                           out + oc, m);
+    }
+  }
+  return MOTE_OK;
+}
