@@ -23,7 +23,7 @@ from tests.frontend.legacy_uint8 import mobilenet_uint8  # noqa: E402
 
 
 def single_layer(depthwise: bool, size: int, channels: int, out_ch: int, filter_size: int, stride: int,
-                 zero_point: int = 97) -> bytes:
+                 zero_point: int) -> bytes:
     """One uint8 layer with weights spanning 0..255 and zero point `zero_point`, SAME padding, RELU6."""
     rng = np.random.default_rng(1)
     mb = ModelBuilder()
@@ -43,20 +43,54 @@ def single_layer(depthwise: bool, size: int, channels: int, out_ch: int, filter_
     return mb.build([x], [y])
 
 
-CASES = {
-    "mobilenet_uint8 32x32 (test model)": lambda: mobilenet_uint8(0, 32)[0],
-    "conv 3x3 s2, 32x32x3 -> 16": lambda: single_layer(False, 32, 3, 16, 3, 2),
-    "depthwise 3x3 s1, 16x16x32": lambda: single_layer(True, 16, 32, 32, 3, 1),
-    "depthwise 3x3 s2, 16x16x32": lambda: single_layer(True, 16, 32, 32, 3, 2),
-    "pointwise 1x1, 8x8x32 -> 64": lambda: single_layer(False, 8, 32, 64, 1, 1),
+LAYERS = {  # (depthwise, size, channels, out_ch, filter, stride)
+    "conv 3x3 s2, 32x32x3 -> 16": (False, 32, 3, 16, 3, 2),
+    "depthwise 3x3 s1, 16x16x32": (True, 16, 32, 32, 3, 1),
+    "depthwise 3x3 s2, 16x16x32": (True, 16, 32, 32, 3, 2),
+    "pointwise 1x1, 8x8x32 -> 64": (False, 8, 32, 64, 1, 1),
+    "pointwise 1x1, 4x4x128 -> 128": (False, 4, 128, 128, 1, 1),
 }
+# Each layer with weights zero point 97, then 128 (no filter offset: the ordinary int8 kernels) for comparison.
+def mobilenet_v1_uint8(size: int = 96, alpha: float = 0.25) -> bytes:
+    """MobileNetV1's layers (alpha 0.25, as Visual Wake Words has them) as a legacy uint8 model: random weights
+    spanning 0..255, each layer's weight zero point drawn in 1..254 (never 128), RELU6 activations."""
+    rng = np.random.default_rng(2)
+    mb = ModelBuilder()
+    q = (0.0235, 0)  # RELU6's range
+    x = mb.tensor("input", [1, size, size, 3], "uint8", scale=0.0078, zero_point=128)
+    first, xq, h, c = x, (0.0078, 128), size, 3
+    plan = [(False, int(32 * alpha), 2)] + [
+        layer for out, stride in ((64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2), *[(512, 1)] * 5,
+                                  (1024, 2), (1024, 1))
+        for layer in ((True, 0, stride), (False, int(out * alpha), 1))]
+    for i, (depthwise, out_ch, stride) in enumerate(plan):
+        n = c if depthwise else out_ch
+        shape = [1, 3, 3, c] if depthwise else [out_ch, 1 if i else 3, 1 if i else 3, c]
+        zp = int(rng.choice([z for z in range(1, 255) if z != 128]))
+        data = rng.integers(0, 256, shape).astype(np.uint8)
+        w = mb.tensor(f"w{i}", shape, "uint8", scale=0.02, zero_point=zp, data=data)
+        b = mb.tensor(f"b{i}", [n], "int32", scale=float(np.float32(xq[0]) * np.float32(0.02)), zero_point=0,
+                      data=rng.integers(-3000, 3000, n).astype(np.int32))
+        h = -(-h // stride)
+        y = mb.tensor(f"{'dw' if depthwise else 'conv'}{i}", [1, h, h, n], "uint8", scale=q[0], zero_point=q[1])
+        options: dict[str, object] = {"depth_multiplier": 1} if depthwise else {}
+        mb.op("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", [x, w, b], [y], padding="SAME", stride_h=stride,
+              stride_w=stride, fused_activation_function="RELU6", **options)
+        x, xq, c = y, q, n
+    return mb.build([first], [x])
+
+
+CASES = {"mobilenet_uint8 32x32 (test model)": lambda: mobilenet_uint8(0, 32)[0],
+         "MobileNetV1 0.25, 96x96, uint8": mobilenet_v1_uint8,
+         **{f"{label}, zp {zp}": (lambda shape=shape, zp=zp: single_layer(*shape, zero_point=zp))
+            for label, shape in LAYERS.items() for zp in (97, 128)}}
 
 
 def measure(label: str, model: bytes, work: Path) -> list[str]:
     graph = load_tflite(model, "m")
     compiled = compile_graph(graph, core=Core.SCALAR)
     run = build_rv32(compiled, work, Rv32Config(cc="zig")).run(random_inputs(graph, 0))
-    rows = []
+    rows = [f"| {label} | all | | {compiled.macs:,} | {run.instructions:,} | {run.instructions / compiled.macs:.2f} |"]
     for layer, profile in zip(compiled.layers, run.layers):
         if layer.macs:
             rows.append(f"| {label} | {layer.name} | {layer.kernel} | {layer.macs:,} | {profile.instructions:,} "

@@ -21,6 +21,14 @@ static void gather(const mote_conv_offset_blocked_params *p, const int8_t *input
       continue;
     }
     const int8_t *row = image + iy * g->in_w * c;
+    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous: one copy */
+      const int32_t left = x0 < 0 ? -x0 : 0, lo = left < g->filter_w ? left : g->filter_w;
+      const int32_t end = g->in_w - x0 < g->filter_w ? g->in_w - x0 : g->filter_w, hi = end > lo ? end : lo;
+      if (lo > 0) memset(col, zero_point, (size_t)(lo * c));
+      if (hi > lo) memcpy(col + lo * c, row + (x0 + lo) * c, (size_t)((hi - lo) * c));
+      if (hi < g->filter_w) memset(col + hi * c, zero_point, (size_t)((g->filter_w - hi) * c));
+      continue;
+    }
     for (int32_t fx = 0; fx < g->filter_w; ++fx) {
       const int32_t ix = x0 + fx * g->dilation_w;
       if (ix < 0 || ix >= g->in_w) {
@@ -45,11 +53,13 @@ static int32_t pack_pairs(const int8_t *bytes, int32_t pairs, int32_t *words) {
   return sum;
 }
 
-/* acc[4i + q] += sum over pairs k of window i's taps 2k, 2k + 1 times filter q's stored (negated)
- * weights: each pair in [-2^15, 2^15), |acc| bounded by the caller. */
-static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, int32_t acc[16]) {
+/* acc[4i + q] = bias[q] + term[i] + sum over pairs k of window i's taps 2k, 2k + 1 times filter q's
+ * weights, from the stored (negated) weights into negated accumulators: each pair in [-2^15, 2^15),
+ * |acc| bounded by the caller. */
+static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const int32_t *bias, const int32_t term[4],
+                    int32_t acc[16]) {
   int32_t a[16];
-  for (int32_t k = 0; k < 16; ++k) a[k] = acc[k];
+  for (int32_t k = 0; k < 16; ++k) a[k] = -(bias[k % 4] + term[k / 4]);
   for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
     const int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
     const int32_t v0 = w[0], v1 = w[1], v2 = w[2], v3 = w[3];
@@ -62,7 +72,7 @@ static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, int32_t a
     mote_accumulate(&a[12], mote_pair_dot(u3, v0)), mote_accumulate(&a[13], mote_pair_dot(u3, v1));
     mote_accumulate(&a[14], mote_pair_dot(u3, v2)), mote_accumulate(&a[15], mote_pair_dot(u3, v3));
   }
-  for (int32_t k = 0; k < 16; ++k) acc[k] = a[k];
+  for (int32_t k = 0; k < 16; ++k) acc[k] = -a[k];
 }
 
 mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p, const int8_t *input,
@@ -88,16 +98,19 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
       term[i] = p->filter_offset * pack_pairs(bytes, pairs, words + i);
     }
     int8_t *out = output + px * m;
+    mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
     for (int32_t oc = 0; oc < m; oc += 4) {
-      /* The bias holds input_offset * filter_offset * taps, the rest of each S * filter_offset. The
-       * accumulators run negated, as the stored weights are. */
+      /* The bias holds input_offset * filter_offset * taps, the term the rest of S * filter_offset. */
       int32_t acc[16];
-      for (int32_t k = 0; k < 16; ++k) acc[k] = -(p->bias[oc + k % 4] + term[k / 4]);
-      dot_4x4(words, p->weights + oc * pairs, pairs, acc);
-      for (int32_t k = 0; k < 16; ++k) acc[k] = -acc[k];
+      dot_4x4(words, p->weights + oc * pairs, pairs, p->bias + oc, term, acc);
       const int32_t channels = m - oc < 4 ? m - oc : 4;
-      mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
-                           out + oc, m);
+      if (count == 4 && channels == 4) {
+        how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
+        mote_block_out_4x4(&how, acc);
+      } else {
+        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+                             out + oc, m);
+      }
     }
   }
   return MOTE_OK;
