@@ -4,6 +4,7 @@ weights have a zero point other than 128 (mote.ops.filter_offset), on the uint8 
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -98,13 +99,32 @@ def measure(label: str, model: bytes, work: Path) -> list[str]:
     return rows
 
 
+RESULTS = REPO / "benchmarks" / "RESULTS.md"
+BEGIN, END = "<!-- uint8:begin -->", "<!-- uint8:end -->"
+
+
+def write_results(section: str) -> None:
+    """Replace the uint8 section of RESULTS.md (or append it); benchmarks/run.py carries it over."""
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    text = pattern.sub(lambda _: section, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    RESULTS.write_text(text.rstrip("\n") + "\n")
+
+
 def main() -> None:
-    print("| model | layer | kernel | MACs | instructions | per MAC |")
-    print("|---|---|---|---|---|---|")
+    lines = [BEGIN, "## Legacy uint8 layers with a weights zero point on rv32", "",
+             "Written by `python benchmarks/uint8_layers.py --write`: instructions per MAC on the rv32 virtual "
+             "platform (zig, -O2, rv32imc, scalar kernels), per layer between its markers; `all` is the whole "
+             "inference (boundary flips included). Single layers with weights zero point 97 run on the uint8 "
+             "kernels (mote.ops.filter_offset), the same with zero point 128 on the int8 ones.", "",
+             "| model | layer | kernel | MACs | instructions | per MAC |", "|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, model) in enumerate(CASES.items()):
-            for row in measure(label, model(), Path(tmp) / str(i)):
-                print(row)
+            lines += measure(label, model(), Path(tmp) / str(i))
+    lines.append(END)
+    print("\n".join(lines))
+    if "--write" in sys.argv[1:]:
+        write_results("\n".join(lines))
 
 
 if __name__ == "__main__":

@@ -63,8 +63,8 @@ def pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
 
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:
-    return 18 * pairs(p)
+    return 16 * pairs(p)
 
 
 KERNEL = Kernel("mote_conv_offset_blocked_s8", frozenset(Core), pack, accepts, scratch_bytes,
-                scratch_why="four windows packed in tap pairs, and one window's bytes")
+                scratch_why="four windows packed in tap pairs")

@@ -1,56 +1,77 @@
 #include "mote_conv_offset_blocked_s8.h"
 
-#include <string.h>
-
 #include "mote_conv_common.h"
 
-/* Output pixel `pixel`'s window (HWC tap order, taps outside the input holding the zero point) into
- * bytes[0, taps), and a zero byte after it when taps is odd. */
-static void gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int8_t *bytes) {
+/* A window's taps appended span by span as pairs x0 * 2^16 + x1, pair k at words[4k] (one pixel of a
+ * block of four), with the sum of the taps: a span of odd length leaves its last tap pending, the
+ * first of the next pair. */
+typedef struct {
+  int32_t *words;
+  int32_t sum, first, pending;
+} pair_packer;
+
+/* n taps from src. */
+static inline void put_taps(pair_packer *s, const int8_t *src, int32_t n) {
+  int32_t *w = s->words, sum = s->sum;
+  if (n > 0 && s->pending) {
+    const int32_t x = *src++;
+    *w = s->first * 65536 + x, w += 4, sum += x;
+    --n, s->pending = 0;
+  }
+  for (; n >= 2; n -= 2, src += 2, w += 4) {
+    const int32_t x0 = src[0], x1 = src[1];
+    *w = x0 * 65536 + x1, sum += x0 + x1;
+  }
+  if (n == 1) s->first = *src, sum += *src, s->pending = 1;
+  s->words = w, s->sum = sum;
+}
+
+/* n taps of value v. */
+static inline void put_copies(pair_packer *s, int32_t v, int32_t n) {
+  int32_t *w = s->words;
+  s->sum += v * n;
+  if (n > 0 && s->pending) *w = s->first * 65536 + v, w += 4, --n, s->pending = 0;
+  for (; n >= 2; n -= 2, w += 4) *w = v * 65536 + v;
+  if (n == 1) s->first = v, s->pending = 1;
+  s->words = w;
+}
+
+/* Output pixel `pixel`'s window (HWC tap order, taps outside the input holding the zero point) packed
+ * in pairs into words[4k], a zero tap after it when taps is odd; returns the sum of its taps. */
+static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch, per_image = g->out_h * g->out_w, row_bytes = g->filter_w * c;
   const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
   const int8_t *image = input + b * g->in_h * g->in_w * c;
-  const int zero_point = -p->input_offset;
+  const int32_t zero_point = -p->input_offset;
   const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-  int8_t *col = bytes;
-  for (int32_t fy = 0; fy < g->filter_h; ++fy, col += row_bytes) {
+  pair_packer s = {words, 0, 0, 0};
+  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
     const int32_t iy = y0 + fy * g->dilation_h;
     if (iy < 0 || iy >= g->in_h) {
-      memset(col, zero_point, (size_t)row_bytes);
+      put_copies(&s, zero_point, row_bytes);
       continue;
     }
     const int8_t *row = image + iy * g->in_w * c;
-    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous: one copy */
+    if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       const int32_t left = x0 < 0 ? -x0 : 0, lo = left < g->filter_w ? left : g->filter_w;
       const int32_t end = g->in_w - x0 < g->filter_w ? g->in_w - x0 : g->filter_w, hi = end > lo ? end : lo;
-      if (lo > 0) memset(col, zero_point, (size_t)(lo * c));
-      if (hi > lo) memcpy(col + lo * c, row + (x0 + lo) * c, (size_t)((hi - lo) * c));
-      if (hi < g->filter_w) memset(col + hi * c, zero_point, (size_t)((g->filter_w - hi) * c));
+      put_copies(&s, zero_point, lo * c);
+      put_taps(&s, row + (x0 + lo) * c, (hi - lo) * c);
+      put_copies(&s, zero_point, (g->filter_w - hi) * c);
       continue;
     }
     for (int32_t fx = 0; fx < g->filter_w; ++fx) {
       const int32_t ix = x0 + fx * g->dilation_w;
       if (ix < 0 || ix >= g->in_w) {
-        memset(col + fx * c, zero_point, (size_t)c);
+        put_copies(&s, zero_point, c);
       } else {
-        memcpy(col + fx * c, row + ix * c, (size_t)c);
+        put_taps(&s, row + ix * c, c);
       }
     }
   }
-  if (p->taps % 2) bytes[p->taps] = 0;
-}
-
-/* The window in bytes[0, 2 * pairs) as pairs x0 * 2^16 + x1 into words[4k] (one pixel of a block of
- * four); returns the sum of its bytes. */
-static int32_t pack_pairs(const int8_t *bytes, int32_t pairs, int32_t *words) {
-  int32_t sum = 0;
-  for (int32_t k = 0; k < pairs; ++k, bytes += 2, words += 4) {
-    const int32_t x0 = bytes[0], x1 = bytes[1];
-    *words = x0 * 65536 + x1;
-    sum += x0 + x1;
-  }
-  return sum;
+  put_copies(&s, 0, s.pending); /* an odd window's last pair */
+  return s.sum;
 }
 
 /* acc[4i + q] = bias[q] + term[i] + sum over pairs k of window i's taps 2k, 2k + 1 times filter q's
@@ -79,23 +100,21 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
                                         int8_t *output, mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t pairs = p->pairs, m = g->out_ch;
-  if (pairs <= 0 || 2 * pairs < p->taps || 2 * pairs > p->taps + 1 ||
-      scratch.size < (size_t)(18 * pairs)) {
+  if (pairs <= 0 || 2 * pairs < p->taps || 2 * pairs > p->taps + 1 || scratch.size < (size_t)(16 * pairs)) {
     return MOTE_ERROR;
   }
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  int8_t *bytes = scratch.buf + 16 * pairs;
   const int32_t pixels = g->batches * g->out_h * g->out_w;
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
     int32_t term[4]; /* filter_offset * the sum of each window's raw taps: |term| <= taps * 128 * 128 */
     for (int32_t i = 0; i < 4; ++i) {
       if (i >= count) { /* a missing pixel of the last block: computed, not stored */
-        memset(bytes, 0, (size_t)(2 * pairs));
+        for (int32_t k = 0; k < pairs; ++k) words[4 * k + i] = 0;
+        term[i] = 0;
       } else {
-        gather(p, input, px + i, bytes);
+        term[i] = p->filter_offset * gather(p, input, px + i, words + i);
       }
-      term[i] = p->filter_offset * pack_pairs(bytes, pairs, words + i);
     }
     int8_t *out = output + px * m;
     mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};

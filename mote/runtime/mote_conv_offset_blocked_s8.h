@@ -29,8 +29,8 @@ typedef struct {
   const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_conv_offset_blocked_params;
 
-/* Bit-exact with mote_conv_offset_s8 on the same convolution. Scratch: 18 * pairs bytes (the four
- * windows packed in pairs, then one window's bytes). Returns MOTE_ERROR if the scratch is smaller. */
+/* Bit-exact with mote_conv_offset_s8 on the same convolution. Scratch: 16 * pairs bytes (the four
+ * windows packed in pairs, [pair][pixel]). Returns MOTE_ERROR if the scratch is smaller. */
 mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch);
 
