@@ -50,11 +50,13 @@ LAYERS = {  # (depthwise, size, channels, out_ch, filter, stride)
     "depthwise 3x3 s2, 16x16x32": (True, 16, 32, 32, 3, 2),
     "pointwise 1x1, 8x8x32 -> 64": (False, 8, 32, 64, 1, 1),
     "pointwise 1x1, 4x4x128 -> 128": (False, 4, 128, 128, 1, 1),
+    "logits 1x1, 1x1x256 -> 1001": (False, 1, 256, 1001, 1, 1),
 }
 # Each layer with weights zero point 97, then 128 (no filter offset: the ordinary int8 kernels) for comparison.
 def mobilenet_v1_uint8(size: int = 96, alpha: float = 0.25) -> bytes:
-    """MobileNetV1's layers (alpha 0.25, as Visual Wake Words has them) as a legacy uint8 model: random weights
-    spanning 0..255, each layer's weight zero point drawn in 1..254 (never 128), RELU6 activations."""
+    """MobileNetV1's layers (alpha 0.25, as Visual Wake Words has them) and its 1001-class logits as a legacy
+    uint8 model: random weights spanning 0..255, each layer's weight zero point drawn in 1..254 (never 128), RELU6
+    activations."""
     rng = np.random.default_rng(2)
     mb = ModelBuilder()
     q = (0.0235, 0)  # RELU6's range
@@ -78,7 +80,15 @@ def mobilenet_v1_uint8(size: int = 96, alpha: float = 0.25) -> bytes:
         mb.op("DEPTHWISE_CONV_2D" if depthwise else "CONV_2D", [x, w, b], [y], padding="SAME", stride_h=stride,
               stride_w=stride, fused_activation_function="RELU6", **options)
         x, xq, c = y, q, n
-    return mb.build([first], [x])
+    pool = mb.tensor("pool", [1, 1, 1, c], "uint8", scale=q[0], zero_point=q[1])
+    mb.op("AVERAGE_POOL_2D", [x], [pool], padding="VALID", stride_h=h, stride_w=h, filter_height=h, filter_width=h)
+    data = rng.integers(0, 256, [1001, 1, 1, c]).astype(np.uint8)
+    w = mb.tensor("w_logits", [1001, 1, 1, c], "uint8", scale=0.01, zero_point=83, data=data)
+    b = mb.tensor("b_logits", [1001], "int32", scale=float(np.float32(q[0]) * np.float32(0.01)), zero_point=0,
+                  data=rng.integers(-3000, 3000, 1001).astype(np.int32))
+    logits = mb.tensor("logits", [1, 1, 1, 1001], "uint8", scale=0.1, zero_point=66)
+    mb.op("CONV_2D", [pool, w, b], [logits], padding="SAME", stride_h=1, stride_w=1)
+    return mb.build([first], [logits])
 
 
 CASES = {"mobilenet_uint8 32x32 (test model)": lambda: mobilenet_uint8(0, 32)[0],

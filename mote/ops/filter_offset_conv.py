@@ -22,8 +22,8 @@ from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 
 def pairs(p: ConvParams) -> int:
-    """A window's tap pairs: taps rounded up to even, halved."""
-    return ceil_div(p.taps, 2)
+    """A window's tap pairs, even: taps rounded up to a multiple of 4, halved."""
+    return p.tap_pairs
 
 
 def offset_bias(p: ConvParams) -> np.ndarray:

@@ -37,7 +37,7 @@ static inline void put_copies(pair_packer *s, int32_t v, int32_t n) {
 }
 
 /* Output pixel `pixel`'s window (HWC tap order, taps outside the input holding the zero point) packed
- * in pairs into words[4k], a zero tap after it when taps is odd; returns the sum of its taps. */
+ * in pairs into words[4k], zero taps after it up to 2 * pairs; returns the sum of its taps. */
 static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch, per_image = g->out_h * g->out_w, row_bytes = g->filter_w * c;
@@ -70,7 +70,7 @@ static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *in
       }
     }
   }
-  put_copies(&s, 0, s.pending); /* an odd window's last pair */
+  put_copies(&s, 0, 2 * p->pairs - p->taps);
   return s.sum;
 }
 
@@ -96,11 +96,26 @@ static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const int
   for (int32_t k = 0; k < 16; ++k) acc[k] = -a[k];
 }
 
+/* One pixel's outputs, its window packed at words[4k] (k < pairs) with `term`, four channels at a time
+ * (mote_dot_1x4_pairs on the negated weights and bias). */
+static void one_pixel(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t term, int8_t *out) {
+  const int32_t m = p->geometry.out_ch, pairs = p->pairs;
+  for (int32_t oc = 0; oc < m; oc += 4) {
+    const int32_t start[4] = {-(p->bias[oc] + term), -(p->bias[oc + 1] + term), -(p->bias[oc + 2] + term),
+                              -(p->bias[oc + 3] + term)};
+    int32_t acc[16]; /* acc[q] for the one pixel (mote_store_block_4x4 takes a block's) */
+    mote_dot_1x4_pairs(words, p->weights + oc * pairs, pairs, start, acc);
+    for (int32_t q = 0; q < 4; ++q) acc[q] = -acc[q];
+    const int32_t channels = m - oc < 4 ? m - oc : 4;
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, 1, channels, out + oc, m);
+  }
+}
+
 mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t pairs = p->pairs, m = g->out_ch;
-  if (pairs <= 0 || 2 * pairs < p->taps || 2 * pairs > p->taps + 1 || scratch.size < (size_t)(16 * pairs)) {
+  if (pairs <= 0 || pairs % 2 != 0 || 2 * pairs < p->taps || scratch.size < (size_t)(16 * pairs)) {
     return MOTE_ERROR;
   }
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
@@ -108,26 +123,23 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
     int32_t term[4]; /* filter_offset * the sum of each window's raw taps: |term| <= taps * 128 * 128 */
-    for (int32_t i = 0; i < 4; ++i) {
-      if (i >= count) { /* a missing pixel of the last block: computed, not stored */
-        for (int32_t k = 0; k < pairs; ++k) words[4 * k + i] = 0;
-        term[i] = 0;
-      } else {
-        term[i] = p->filter_offset * gather(p, input, px + i, words + i);
-      }
-    }
+    for (int32_t i = 0; i < count; ++i) term[i] = p->filter_offset * gather(p, input, px + i, words + i);
     int8_t *out = output + px * m;
+    if (count < 4) { /* the last pixels, each by itself (a layer of one pixel: a classifier's logits) */
+      for (int32_t i = 0; i < count; ++i) one_pixel(p, words + i, term[i], out + i * m);
+      continue;
+    }
     mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
     for (int32_t oc = 0; oc < m; oc += 4) {
       /* The bias holds input_offset * filter_offset * taps, the term the rest of S * filter_offset. */
       int32_t acc[16];
       dot_4x4(words, p->weights + oc * pairs, pairs, p->bias + oc, term, acc);
       const int32_t channels = m - oc < 4 ? m - oc : 4;
-      if (count == 4 && channels == 4) {
+      if (channels == 4) {
         how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
         mote_block_out_4x4(&how, acc);
       } else {
-        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, 4, channels,
                              out + oc, m);
       }
     }

@@ -16,7 +16,7 @@
 typedef struct {
   mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h) */
   int32_t taps;                          /* filter_h * filter_w * in_ch */
-  int32_t pairs;                         /* tap pairs: taps rounded up to even, halved */
+  int32_t pairs;                         /* tap pairs, even: taps rounded up to a multiple of 4, halved */
   int32_t input_offset;                  /* -input zero point, in [-127, 128] */
   int32_t filter_offset;                 /* -weights zero point, in [-127, 128] */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */

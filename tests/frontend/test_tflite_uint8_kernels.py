@@ -108,6 +108,7 @@ CONVS = [
     Layer(False, 8, 8, 4, 6, (3, 2), 3, "VALID", 1),
     Layer(False, 9, 9, 5, 4, (3, 3), 1, "SAME", 200, dilation=2),
     Layer(False, 4, 4, 64, 9, (3, 3), 1, "SAME", 64, x_zero_point=255),  # 576 taps
+    Layer(False, 1, 1, 96, 10, (1, 1), 1, "SAME", 77),  # a classifier's logits: one pixel
 ]
 
 
@@ -159,6 +160,7 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
 
     for i, (layer, kernel) in enumerate([(CONVS[0], "mote_conv_offset_blocked_s8"),
                                          (CONVS[2], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[-1], "mote_conv_offset_blocked_s8"),
                                          (DEPTHWISE[1], "mote_depthwise_conv_offset_rows_s8")]):
         rng = np.random.default_rng(i)
         w = _weights(layer, rng)
