@@ -53,9 +53,17 @@ LAYERS = {  # (depthwise, size, channels, out_ch, filter, stride)
     "logits 1x1, 1x1x256 -> 1001": (False, 1, 256, 1001, 1, 1),
 }
 # Each layer with weights zero point 97, then 128 (no filter offset: the ordinary int8 kernels) for comparison.
+def trained_like(rng: np.random.Generator, shape: list[int], zero_point: int) -> np.ndarray:
+    """uint8 weights as min/max quantization leaves trained ones: most near the zero point (a spread of 20),
+    a few outliers at 0 and 255, the ends of the range."""
+    w = np.clip(np.rint(rng.normal(zero_point, 20, shape)), 0, 255).astype(np.uint8)
+    w.reshape(-1)[:2] = [0, 255]
+    return w
+
+
 def mobilenet_v1_uint8(size: int = 96, alpha: float = 0.25) -> bytes:
     """MobileNetV1's layers (alpha 0.25, as Visual Wake Words has them) and its 1001-class logits as a legacy
-    uint8 model: random weights spanning 0..255, each layer's weight zero point drawn in 1..254 (never 128), RELU6
+    uint8 model: weights as `trained_like`, each layer's weight zero point drawn in 40..215 (never 128), RELU6
     activations."""
     rng = np.random.default_rng(2)
     mb = ModelBuilder()
@@ -69,8 +77,8 @@ def mobilenet_v1_uint8(size: int = 96, alpha: float = 0.25) -> bytes:
     for i, (depthwise, out_ch, stride) in enumerate(plan):
         n = c if depthwise else out_ch
         shape = [1, 3, 3, c] if depthwise else [out_ch, 1 if i else 3, 1 if i else 3, c]
-        zp = int(rng.choice([z for z in range(1, 255) if z != 128]))
-        data = rng.integers(0, 256, shape).astype(np.uint8)
+        zp = int(rng.choice([z for z in range(40, 216) if z != 128]))
+        data = trained_like(rng, shape, zp)
         w = mb.tensor(f"w{i}", shape, "uint8", scale=0.02, zero_point=zp, data=data)
         b = mb.tensor(f"b{i}", [n], "int32", scale=float(np.float32(xq[0]) * np.float32(0.02)), zero_point=0,
                       data=rng.integers(-3000, 3000, n).astype(np.int32))
@@ -82,7 +90,7 @@ def mobilenet_v1_uint8(size: int = 96, alpha: float = 0.25) -> bytes:
         x, xq, c = y, q, n
     pool = mb.tensor("pool", [1, 1, 1, c], "uint8", scale=q[0], zero_point=q[1])
     mb.op("AVERAGE_POOL_2D", [x], [pool], padding="VALID", stride_h=h, stride_w=h, filter_height=h, filter_width=h)
-    data = rng.integers(0, 256, [1001, 1, 1, c]).astype(np.uint8)
+    data = trained_like(rng, [1001, 1, 1, c], 83)
     w = mb.tensor("w_logits", [1001, 1, 1, c], "uint8", scale=0.01, zero_point=83, data=data)
     b = mb.tensor("b_logits", [1001], "int32", scale=float(np.float32(q[0]) * np.float32(0.01)), zero_point=0,
                   data=rng.integers(-3000, 3000, 1001).astype(np.int32))

@@ -37,12 +37,13 @@ class Layer:
     w_zero_point: int
     dilation: int = 1
     x_zero_point: int = XQ[1]
+    spread: int = 0  # weights within 128 +- spread but for the extremes (as trained ones cluster), or any
 
 
 def _weights(layer: Layer, rng: np.random.Generator) -> np.ndarray:
     fh, fw = layer.filter
     shape = [1, fh, fw, layer.out_ch] if layer.depthwise else [layer.out_ch, fh, fw, layer.in_ch]
-    w = rng.integers(0, 256, shape)
+    w = rng.integers(128 - layer.spread, 129 + layer.spread, shape) if layer.spread else rng.integers(0, 256, shape)
     w.reshape(-1)[:4] = [0, 255, 0, layer.w_zero_point]  # the extremes, as min/max quantization leaves them
     return w.astype(np.uint8)
 
@@ -109,6 +110,7 @@ CONVS = [
     Layer(False, 9, 9, 5, 4, (3, 3), 1, "SAME", 200, dilation=2),
     Layer(False, 4, 4, 64, 9, (3, 3), 1, "SAME", 64, x_zero_point=255),  # 576 taps
     Layer(False, 1, 1, 96, 10, (1, 1), 1, "SAME", 77),  # a classifier's logits: one pixel
+    Layer(False, 6, 6, 16, 8, (3, 3), 1, "SAME", 140, spread=40),  # weights near 128
 ]
 
 
@@ -160,6 +162,7 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
 
     for i, (layer, kernel) in enumerate([(CONVS[0], "mote_conv_offset_blocked_s8"),
                                          (CONVS[2], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[-2], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-1], "mote_conv_offset_blocked_s8"),
                                          (DEPTHWISE[1], "mote_depthwise_conv_offset_rows_s8")]):
         rng = np.random.default_rng(i)
