@@ -13,7 +13,9 @@ kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth mul
 (an input pixel read once per tap into up to eight register accumulators); mote_depthwise_conv_s8
 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
 runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
-its nine weights and output stage in registers.
+its nine weights and output stage in registers. A 3x3 layer of a legacy uint8 model whose weights have a zero
+point runs on the same rows kernel with those weights minus their zero point, int16
+(mote_depthwise_conv_offset_rows_s8, mote.ops.filter_offset).
 """
 
 from __future__ import annotations

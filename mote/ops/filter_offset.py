@@ -8,7 +8,11 @@ the bias. So every ordinary int8 kernel declines such a layer, and it runs on on
                                products (x - x_zp) * w8 of an ordinary convolution, register-blocked, plus
                                filter_offset * S, S = sum over a window of x - x_zp computed once per output
                                pixel (mote.ops.filter_offset_conv);
-  mote_conv_offset_s8, mote_depthwise_conv_offset_s8   last in the op's table, any layer: the filter offset
+  mote_depthwise_conv_offset_rows_s8   a 3x3 depthwise convolution with depth multiplier 1, undilated: the
+                               rows kernel (mote_depthwise_conv_rows_s8), whose nine weights live in registers,
+                               on the weights w - w_zero_point as int16 (mote.ops.depthwise_conv2d);
+  mote_conv_offset_s8, mote_depthwise_conv_offset_s8   last in the op's table, any layer (others, or those
+                               whose accumulator bounds the kernels above cannot take): the filter offset
                                applied in each product, the exact fallback.
 """
 
