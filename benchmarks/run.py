@@ -242,12 +242,16 @@ def host_report(rows: list[dict]) -> list[str]:
     ]
 
 
-def kept_fuzz_section() -> list[str]:
-    """The section `make fuzz` (scripts/fuzz.py) wrote between its markers, carried over unchanged."""
+def kept_sections() -> list[str]:
+    """The sections other commands wrote between their markers, carried over unchanged: `make fuzz`'s
+    (scripts/fuzz.py), then the legacy uint8 layers' (benchmarks/uint8_layers.py --write)."""
     path = REPO / "benchmarks" / "RESULTS.md"
     old = path.read_text() if path.exists() else ""
-    match = re.search(r"<!-- fuzz:begin -->.*?<!-- fuzz:end -->", old, re.S)
-    return [match.group(0), ""] if match else []  # onnx_report ends in a blank line
+    kept = []
+    for name in ("fuzz", "uint8"):
+        match = re.search(rf"<!-- {name}:begin -->.*?<!-- {name}:end -->", old, re.S)
+        kept += [match.group(0), ""] if match else []  # onnx_report ends in a blank line
+    return kept
 
 
 def main() -> int:
@@ -270,7 +274,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_fuzz_section()])
+        *onnx_report(), *operator_set, *layers, *kept_sections()])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

@@ -17,7 +17,9 @@ its nine weights and output stage in registers; any other depthwise convolution 
 mote_depthwise_conv_plane_s8 (mote.ops.depthwise_plane) when its accumulator bound holds: each input
 channel copied into a plane bordered with the zero point (scratch), so that every window is complete and
 starts from a folded bias, then blocks of four pixels by four, two or one output channels, or of eight
-pixels by one, in registers.
+pixels by one, in registers. A 3x3 layer of a legacy uint8 model whose weights have a
+zero point runs on the same rows kernel with those weights minus their zero point, int16
+(mote_depthwise_conv_offset_rows_s8, mote.ops.filter_offset).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import blocked_16x8, blocked_f32, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
@@ -114,14 +117,14 @@ def _args(node: Node, em: Emitter) -> list[str]:
     return [em.tensor(x), em.tensor(node.outputs[0])]
 
 
-def _pack_rows(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+def _pack_rows(node: Node, p: DepthwiseParams, em: Emitter, weights: str | None = None) -> CCall:
     args = _args(node, em)
     assert p.folded_bias is not None
     f = frame(p)
     return CCall("mote_depthwise_conv_rows_s8", "mote_depthwise_conv_rows_params", {
         "batches": p.batches, "in_ch": p.in_ch, **f.c_fields(), "input_offset": p.input_offset,
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-        "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
+        "weights": weights or em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
         "folded_bias": em.const(p.folded_bias, "folded_bias"),
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
 
@@ -207,6 +210,33 @@ def _accepts_3x3(node: Node, p: DepthwiseParams) -> str | None:
     return "accumulator may exceed int32" if p.folded_bias is None else None
 
 
+def _wide_weights(p: DepthwiseParams) -> np.ndarray:
+    """int64 [3, 3, in_ch]: w + filter_offset, the weights as TFLite's uint8 kernel took them."""
+    return p.weights.astype(np.int64) + p.filter_offset
+
+
+def _wide_folded(p: DepthwiseParams) -> np.ndarray:
+    return fold_bias(p.bias, _wide_weights(p).reshape(9, -1).T, p.input_offset)
+
+
+def _accepts_offset_rows(node: Node, p: DepthwiseParams) -> str | None:
+    """A legacy uint8 3x3 layer on the rows kernel, its weights w + filter_offset (|w| <= 255) in registers."""
+    if not p.filter_offset:
+        return "weights without a zero point"
+    if p.filter_h != 3 or p.filter_w != 3 or p.depth_multiplier != 1 or p.dilation_h != 1 or p.dilation_w != 1:
+        return "not 3x3, depth multiplier 1, undilated"
+    return None if fits_int32(max_abs(_wide_folded(p)) + 9 * 128 * 255) else "accumulator may exceed int32"
+
+
+def _pack_offset_rows(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    wide = replace(p, weights=_wide_weights(p), folded_bias=_wide_folded(p).astype(np.int32), filter_offset=0)
+    call = _pack_rows(node, wide, em, weights="NULL")
+    weights = frame(wide).weights.reshape(9, -1).T.astype(np.int16)
+    return CCall("mote_depthwise_conv_offset_rows_s8", "mote_depthwise_conv_offset_rows_params",
+                 {"rows": c_struct(call.fields), "weights": em.const(np.ascontiguousarray(weights), "weights")},
+                 call.args)
+
+
 def _pack_channels(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return replace(_pack_generic(node, p, em), func="mote_depthwise_conv_channels_s8")  # the generic's params
 
@@ -247,7 +277,8 @@ KERNELS = (
 BY_DTYPE = {DType.INT16: weighted_16x8.DEPTHWISE, DType.INT8: (check_depthwise_conv2d, prepare, reference),
             DType.FLOAT32: (depthwise_conv2d_f32.check, depthwise_conv2d_f32.prepare, depthwise_conv2d_f32.reference)}
 
-TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE)
+OFFSET_ROWS = Kernel("mote_depthwise_conv_offset_rows_s8", ALL_CORES, _pack_offset_rows, _accepts_offset_rows)
+TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE, (OFFSET_ROWS,))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 OP = register(OpDef("depthwise_conv2d", shape, _prepare, _reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
                     accumulate=accumulate, check=_check, kernels=TABLE,

@@ -3,8 +3,17 @@ TensorFlow Lite's uint8 Conv and DepthwiseConv took each tap as (w - w_zero_poin
 
 After the shift to int8, w - w_zero_point spans up to [-255, 255]: it does not fit int8 weights, and the
 input-dependent term w_zero_point * sum(x - x_zero_point) over a window's in-bounds taps cannot be folded into
-the bias. So such a layer runs on a kernel of its own, which applies the filter offset in each product
-(mote_conv_offset_s8, mote_depthwise_conv_offset_s8), last in the op's table; every other int8 kernel declines it.
+the bias. So every ordinary int8 kernel declines such a layer, and it runs on one of its own:
+  mote_conv_offset_blocked_s8  an ungrouped convolution (any filter, stride, dilation, padding): the int8
+                               products (x - x_zp) * w8 of an ordinary convolution, register-blocked, plus
+                               filter_offset * S, S = sum over a window of x - x_zp computed once per output
+                               pixel (mote.ops.filter_offset_conv);
+  mote_depthwise_conv_offset_rows_s8   a 3x3 depthwise convolution with depth multiplier 1, undilated: the
+                               rows kernel (mote_depthwise_conv_rows_s8), whose nine weights live in registers,
+                               on the weights w - w_zero_point as int16 (mote.ops.depthwise_conv2d);
+  mote_conv_offset_s8, mote_depthwise_conv_offset_s8   last in the op's table, any layer (others, or those
+                               whose accumulator bounds the kernels above cannot take): the filter offset
+                               applied in each product, the exact fallback.
 """
 
 from __future__ import annotations
@@ -46,8 +55,9 @@ CONV = ("mote_conv_offset_s8", "mote_conv_offset_params")
 DEPTHWISE = ("mote_depthwise_conv_offset_s8", "mote_depthwise_conv_offset_params")
 
 
-def with_filter_offset(kernels: tuple[Kernel, ...], offset: tuple[str, str]) -> tuple[Kernel, ...]:
+def with_filter_offset(kernels: tuple[Kernel, ...], offset: tuple[str, str],
+                       fast: tuple[Kernel, ...] = ()) -> tuple[Kernel, ...]:
     """An op's int8 table (its generic kernel last) with every record declining a layer whose weights have a
-    zero point, then the offset kernel `offset`: it computes any layer of the op (with offset 0, as the generic
-    kernel does) but is chosen only for those."""
-    return (*[_declining(k) for k in kernels], _offset_kernel(*offset, kernels[-1]))
+    zero point, then the records `fast` for those layers, then the offset kernel `offset`: it computes any
+    layer of the op (with offset 0, as the generic kernel does) but is chosen only for those."""
+    return (*[_declining(k) for k in kernels], *fast, _offset_kernel(*offset, kernels[-1]))
