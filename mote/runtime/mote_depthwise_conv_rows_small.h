@@ -63,6 +63,9 @@ static inline void mote_depthwise_rows_plane(const mote_depthwise_conv_rows_para
   const int32_t n = p->in_ch, out_h = p->out_h, out_w = p->out_w;
   const int32_t ph = (out_h - 1) * p->stride_h + 3, pw = (out_w - 1) * p->stride_w + 3;
   enum { PW = MOTE_DEPTHWISE_ROWS_PITCH };
+  /* The steps in locals: the stores of outputs could alias *p, which would have them loaded again. */
+  const int32_t in_row_step = p->in_row_step, in_col_step = p->in_col_step;
+  const int32_t out_row_step = p->out_row_step, out_col_step = p->out_col_step;
   /* The input's rows and columns in the plane: the same for every channel, so the border stays. */
   const int32_t rows = p->in_h < ph - p->pad_top ? p->in_h : ph - p->pad_top;
   const int32_t cols = p->in_w < pw - p->pad_left ? p->in_w : pw - p->pad_left;
@@ -73,9 +76,9 @@ static inline void mote_depthwise_rows_plane(const mote_depthwise_conv_rows_para
     int8_t *out_image = output + b * out_h * out_w * n;
     for (int32_t c = 0; c < n; ++c) {
       for (int32_t y = 0; y < rows; ++y) {
-        const int8_t *src = image + y * p->in_row_step + c;
+        const int8_t *src = image + y * in_row_step + c;
         int8_t *dst = corner + y * PW;
-        for (int32_t x = 0; x < cols; ++x, src += p->in_col_step) dst[x] = *src;
+        for (int32_t x = 0; x < cols; ++x, src += in_col_step) dst[x] = *src;
       }
       const int16_t *kw = wide ? wide + 9 * c : NULL;
       const int8_t *kn = p->weights + 9 * c;
@@ -92,9 +95,9 @@ static inline void mote_depthwise_rows_plane(const mote_depthwise_conv_rows_para
                                                            p->act_max);
       const int32_t *a = acc;
       int8_t *row_out = out_image + c;
-      for (int32_t oy = 0; oy < out_h; ++oy, row_out += p->out_row_step) {
+      for (int32_t oy = 0; oy < out_h; ++oy, row_out += out_row_step) {
         int8_t *out = row_out;
-        for (int32_t ox = 0; ox < out_w; ++ox, out += p->out_col_step) *out = mote_output_of(*a++, &s);
+        for (int32_t ox = 0; ox < out_w; ++ox, out += out_col_step) *out = mote_output_of(*a++, &s);
       }
     }
   }
