@@ -34,6 +34,29 @@ static inline void plane_row_s1(const plane_filter *f, const int8_t *t, int32_t 
   }
 }
 
+/* Two rows of windows at stride 1, over the plane rows from t and from t + PITCH: each column's four bytes
+ * loaded once for both, into acc[ox] and acc[out_w + ox]. */
+static inline void plane_rows2_s1(const plane_filter *f, const int8_t *t, int32_t out_w, int32_t *acc) {
+  const int32_t k0 = f->k0, k1 = f->k1, k2 = f->k2, k3 = f->k3, k4 = f->k4, k5 = f->k5, k6 = f->k6, k7 = f->k7;
+  const int32_t k8 = f->k8, bias = f->bias;
+  enum { M = MOTE_DEPTHWISE_ROWS_PITCH, B = 2 * MOTE_DEPTHWISE_ROWS_PITCH, D = 3 * MOTE_DEPTHWISE_ROWS_PITCH };
+  int32_t next0 = bias + t[0] * k0 + t[M] * k3 + t[B] * k6 + t[1] * k1 + t[M + 1] * k4 + t[B + 1] * k7;
+  int32_t after0 = bias + t[1] * k0 + t[M + 1] * k3 + t[B + 1] * k6;
+  int32_t next1 = bias + t[M] * k0 + t[B] * k3 + t[D] * k6 + t[M + 1] * k1 + t[B + 1] * k4 + t[D + 1] * k7;
+  int32_t after1 = bias + t[M + 1] * k0 + t[B + 1] * k3 + t[D + 1] * k6;
+  t += 2;
+  int32_t *acc1 = acc + out_w;
+  for (int32_t *end = acc + out_w; acc < end; ++acc, ++acc1, ++t) {
+    const int32_t x0 = t[0], x1 = t[M], x2 = t[B], x3 = t[D];
+    *acc = next0 + x0 * k2 + x1 * k5 + x2 * k8;
+    next0 = after0 + x0 * k1 + x1 * k4 + x2 * k7;
+    after0 = bias + x0 * k0 + x1 * k3 + x2 * k6;
+    *acc1 = next1 + x1 * k2 + x2 * k5 + x3 * k8;
+    next1 = after1 + x1 * k1 + x2 * k4 + x3 * k7;
+    after1 = bias + x1 * k0 + x2 * k3 + x3 * k6;
+  }
+}
+
 /* A row of windows at stride 2: window ox covers columns 2ox .. 2ox + 2; its last is the next one's first. */
 static inline void plane_row_s2(const plane_filter *f, const int8_t *t, int32_t out_w, int32_t *acc) {
   const int32_t k0 = f->k0, k1 = f->k1, k2 = f->k2, k3 = f->k3, k4 = f->k4, k5 = f->k5, k6 = f->k6, k7 = f->k7;
@@ -86,7 +109,11 @@ static inline void mote_depthwise_rows_plane(const mote_depthwise_conv_rows_para
                               kw ? kw[3] : kn[3], kw ? kw[4] : kn[4], kw ? kw[5] : kn[5],
                               kw ? kw[6] : kn[6], kw ? kw[7] : kn[7], kw ? kw[8] : kn[8], p->folded_bias[c]};
       const int32_t row_step = p->stride_h * PW;
-      if (p->stride_w == 1) {
+      if (p->stride_w == 1 && p->stride_h == 1) {
+        int32_t oy = 0;
+        for (; oy + 2 <= out_h; oy += 2) plane_rows2_s1(&f, plane + oy * PW, out_w, acc + oy * out_w);
+        if (oy < out_h) plane_row_s1(&f, plane + oy * PW, out_w, acc + oy * out_w);
+      } else if (p->stride_w == 1) {
         for (int32_t oy = 0; oy < out_h; ++oy) plane_row_s1(&f, plane + oy * row_step, out_w, acc + oy * out_w);
       } else {
         for (int32_t oy = 0; oy < out_h; ++oy) plane_row_s2(&f, plane + oy * row_step, out_w, acc + oy * out_w);
