@@ -13,7 +13,9 @@ kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth mul
 (an input pixel read once per tap into up to eight register accumulators); mote_depthwise_conv_s8
 otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
 runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
-its nine weights and output stage in registers; any other depthwise convolution there runs as
+its nine weights and output stage in registers (a small frame, every window within 16 rows by 16
+columns and at most 64 outputs, from a copy of the channel on the stack bordered with the zero
+point, without bounds tests, its outputs requantized in one pass); any other depthwise convolution there runs as
 mote_depthwise_conv_plane_s8 (mote.ops.depthwise_plane) when its accumulator bound holds: each input
 channel copied into a plane bordered with the zero point (scratch), so that every window is complete and
 starts from a folded bias, then blocks of four pixels by four, two or one output channels, or of eight

@@ -5,6 +5,7 @@
 
 #include "mote_conv_common.h"
 #include "mote_depthwise_conv_rows_s8.h"
+#include "mote_depthwise_conv_rows_small.h"
 
 /* The three rows of a row of windows and the filter they meet: a filter row outside the input has
  * zero weights (its zero-point taps are in the bias) and reads a row that exists. */
@@ -116,6 +117,10 @@ static inline void row_strided(const window_rows *w, int32_t q0, int32_t stride,
  * int16 values: bounded as folded_bias says with 2^14 replaced by 128 * max |w|). */
 static inline void mote_depthwise_rows(const mote_depthwise_conv_rows_params *p, const int16_t *wide,
                                        const int8_t *input, int8_t *output) {
+  if (mote_depthwise_rows_small(p)) {
+    mote_depthwise_rows_plane(p, wide, input, output);
+    return;
+  }
   int32_t acc[MOTE_DEPTHWISE_ROWS_RUN]; /* a row's accumulators: a few words of stack, no arena */
   const int32_t n = p->in_ch, in_h = p->in_h, in_w = p->in_w;
   const int32_t step = p->in_col_step, out_step = p->out_col_step, zero_point = -p->input_offset;

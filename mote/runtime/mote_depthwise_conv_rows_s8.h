@@ -15,7 +15,8 @@
  * the zero point itself.
  * Rows and columns are those of a frame: the image's, or its transpose (with the filters transposed)
  * when its columns are longer than its rows, so that the kernel walks the longer axis. The steps
- * say where frame rows and columns lie in the NHWC tensors. */
+ * say where frame rows and columns lie in the NHWC tensors. A small frame goes through a bordered copy
+ * of each channel on the stack instead (mote_depthwise_conv_rows_small.h). */
 typedef struct {
   int32_t batches, in_ch;
   int32_t in_h, in_w, out_h, out_w;      /* of the frame */

@@ -167,6 +167,27 @@ def test_depthwise_conv2d_rows_in_strips(case: Case, check_model: Callable[..., 
     assert chosen(node, Core.SCALAR) == "mote_depthwise_conv_rows_s8"
 
 
+SMALL_FRAMES = [
+    Case(1, (6, 6), 5, 1, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),
+    Case(2, (5, 7), 3, 1, (3, 3), (1, 1), (1, 1), "VALID", "NONE", True, True),
+    Case(1, (6, 6), 4, 1, (3, 3), (2, 2), (1, 1), "SAME", "RELU6", True, True),
+    Case(2, (7, 5), 3, 1, (3, 3), (2, 2), (1, 1), "SAME", "NONE", True, False),  # tall: the frame is transposed
+    Case(1, (8, 9), 3, 1, (3, 3), (2, 2), (1, 1), "VALID", "NONE", False, True),  # rows and columns left over
+    Case(1, (3, 3), 7, 1, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),
+    Case(1, (1, 5), 2, 1, (3, 3), (1, 2), (1, 1), "SAME", "NONE", True, True),  # one row, both borders
+    Case(1, (5, 14), 3, 1, (3, 3), (2, 1), (1, 1), "SAME", "RELU", True, True),  # plane columns at their limit
+]
+
+
+@pytest.mark.parametrize("case", SMALL_FRAMES,
+                         ids=lambda c: f"{c.in_hw[0]}x{c.in_hw[1]}s{c.stride[0]}{c.stride[1]}{c.padding}")
+def test_depthwise_conv2d_rows_small_frames(case: Case, check_model: Callable[..., object]) -> None:
+    """Frames whose windows fit the rows kernel's plane on the stack (mote_depthwise_conv_rows_small.h)."""
+    rng = np.random.default_rng(17)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_rows_s8"
+
+
 def test_pack_3x3() -> None:
     """Blocks of 16 channels as [tap][16], then the remaining channels as [tap][C % 16]."""
     weights = np.arange(3 * 3 * 20).reshape(3, 3, 20) % 100

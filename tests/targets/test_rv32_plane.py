@@ -1,6 +1,7 @@
 """The scalar kernels for real-model layer shapes on the rv32 virtual platform against TFLite Micro: the depthwise
-plane (micro_speech's layer, sliding blocks of eight, two lanes at stride 2), a one-channel convolution as a
-depthwise one, and fully connected layers whose rows are not a multiple of sixteen."""
+plane (micro_speech's layer, sliding blocks of eight, two lanes at stride 2), the 3x3 rows kernel on small frames,
+a one-channel convolution as a depthwise one, and fully connected layers whose rows are not a multiple of
+sixteen."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ MODELS = {
     "two_lanes_stride2": (lambda rng: depthwise_model(DepthwiseCase(1, (13, 14), 3, 2, (4, 3), (2, 2), (1, 1), "SAME",
                                                                     "NONE", True, True), rng),
                           "mote_depthwise_conv_plane_s8"),
+    "rows_small_stride2": (lambda rng: depthwise_model(DepthwiseCase(2, (6, 7), 9, 1, (3, 3), (2, 2), (1, 1), "SAME",
+                                                                     "RELU6", True, True), rng),
+                           "mote_depthwise_conv_rows_s8"),
+    "rows_small_stride1": (lambda rng: depthwise_model(DepthwiseCase(1, (5, 6), 11, 1, (3, 3), (1, 1), (1, 1), "VALID",
+                                                                     "NONE", True, True), rng),
+                           "mote_depthwise_conv_rows_s8"),
     "one_channel_conv": (lambda rng: conv_model(ConvCase(1, (15, 17), 1, 8, (3, 3), 1, (1, 1), (1, 1), "SAME",
                                                          "RELU", True, True), rng), "mote_conv_plane_s8"),
     "fc_13_rows": (lambda rng: fc_model(FcCase((1, 251), 251, 13, False, "RELU", True, 0, True), rng),
