@@ -11,9 +11,9 @@ Bit-exact with TFLite Micro's reference kernels:
     to the output type, with (multiplier, shift) = QuantizeMultiplier(double(s_in) / double(s_out)). (The
     interpreter's int8 <-> uint8 shortcut, x ^ 0x80, gives the same values.)
 The C kernels use no libm: the float rounding is done by hand (mote_quantize_f32_s8.c). On a host
-with AVX-512 VNNI (Core.VNNI), the table KERNELS picks mote_quantize_f32_s8_vnni: the same steps on
-sixteen floats at a time; int8 <-> uint8 at the same scale (a model's uint8 boundary) is mote_quantize_flip_u8,
-x ^ 0x80.
+with AVX-512 VNNI (Core.VNNI), the table KERNELS picks mote_quantize_f32_s8_vnni (for halves to even
+mote_quantize_f32_s8_even_vnni): the same steps on sixteen floats at a time; int8 <-> uint8 at the same scale
+(a model's uint8 boundary) is mote_quantize_flip_u8, x ^ 0x80.
 """
 
 from __future__ import annotations
@@ -140,6 +140,10 @@ def _pack_even(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
     return CCall("mote_quantize_f32_s8_even", "mote_quantize_params", _float_fields(p), _args(node, em))
 
 
+def _pack_even_vnni(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
+    return CCall("mote_quantize_f32_s8_even_vnni", "mote_quantize_params", _float_fields(p), _args(node, em))
+
+
 def _pack_float_s16(node: Node, p: QuantizeParams, em: Emitter) -> CCall:
     return CCall("mote_quantize_f32_s16", "mote_quantize_params", _float_fields(p), _args(node, em))
 
@@ -223,6 +227,8 @@ def check(node: Node) -> None:
 KERNELS = (
     Kernel("mote_quantize_f32_s8_vnni", frozenset({Core.VNNI}), _pack_vnni, _accepts_float_to(127)),
     Kernel("mote_quantize_f32_s8", frozenset(Core), _pack_float, _accepts_float_to(127)),
+    Kernel("mote_quantize_f32_s8_even_vnni", frozenset({Core.VNNI}), _pack_even_vnni,
+           _accepts_float_to(127, half_even=True)),
     Kernel("mote_quantize_f32_s8_even", frozenset(Core), _pack_even, _accepts_float_to(127, half_even=True)),
     Kernel("mote_quantize_f32_s16", frozenset(Core), _pack_float_s16, _accepts_float_to(32767)),
     Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize, _accepts_s8),

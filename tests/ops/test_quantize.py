@@ -120,9 +120,11 @@ def test_quantize_float_ties_in_c(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(host_core() is not Core.VNNI, reason="needs an x86-64 host with AVX-512 VNNI")
 @pytest.mark.parametrize("zero_point", [-128, -3, 0, 127])
-def test_quantize_float_vnni_matches_the_scalar_rounding(zero_point: int, tmp_path: Path) -> None:
-    """The AVX-512 kernel on ties, signed zeros, the saturation limits (q = +-256 and neighbours),
-    infinities, NaN, subnormals and random values; 341 elements, so the scalar tail runs too."""
+@pytest.mark.parametrize("kernel", ["mote_quantize_f32_s8_vnni", "mote_quantize_f32_s8_even_vnni"])
+def test_quantize_float_vnni_matches_the_scalar_rounding(zero_point: int, kernel: str, tmp_path: Path) -> None:
+    """The AVX-512 kernels (halves away from zero as TFLite, to even as ONNX) on ties, signed zeros, the
+    saturation limits (q = +-256 and neighbours), infinities, NaN, subnormals and random values; 341
+    elements, so the scalar tail runs too."""
     scale = 2.0**-5
     model = single_op("QUANTIZE", [341], "float32", "int8", None, (scale, zero_point))
     graph = load_tflite(model, "m")
@@ -133,8 +135,9 @@ def test_quantize_float_vnni_matches_the_scalar_rounding(zero_point: int, tmp_pa
     x = np.concatenate([(np.arange(-150, 150) + 0.5) * scale, limits, near, specials,
                         rng.uniform(-10, 10, 341)]).astype(np.float32)[:341]
     rng.shuffle(x)
+    graph.nodes[0].attrs["round_half_even"] = kernel.endswith("_even_vnni")
     compiled = compile_graph(graph, core=Core.VNNI)
-    assert [layer.kernel for layer in compiled.layers] == ["mote_quantize_f32_s8_vnni"]
+    assert [layer.kernel for layer in compiled.layers] == [kernel]
     got = build_host(compiled, tmp_path / "project", sanitize=True).run({"x": x})[0]["y"]
     want = OPS["quantize"].reference(graph.nodes[0], OPS["quantize"].prepare(graph.nodes[0]), [x])[0]
     np.testing.assert_array_equal(got, want)
