@@ -1,43 +1,11 @@
 #include "mote_fully_connected_blocked_f32.h"
 
+#define MOTE_BLOCKED_X float
+#define MOTE_BLOCKED_W float
+#define MOTE_BLOCKED_ACC float
+#include "mote_fully_connected_blocked_body.h"
+
 #include "mote_float.h"
-
-/* acc[j] = sum over d of x[d] * w[d][j] for eight rows, two terms a step. */
-static void rows8(const float *x, const float *w, int32_t depth, float acc[8]) {
-  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f, a5 = 0.0f, a6 = 0.0f, a7 = 0.0f;
-  int32_t d = 0;
-  for (; d + 2 <= depth; d += 2, w += 16) {
-    float u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-    a4 += u * w[4], a5 += u * w[5], a6 += u * w[6], a7 += u * w[7];
-    u = x[d + 1];
-    a0 += u * w[8], a1 += u * w[9], a2 += u * w[10], a3 += u * w[11];
-    a4 += u * w[12], a5 += u * w[13], a6 += u * w[14], a7 += u * w[15];
-  }
-  if (d < depth) {
-    const float u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-    a4 += u * w[4], a5 += u * w[5], a6 += u * w[6], a7 += u * w[7];
-  }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
-}
-
-/* The same for four rows. */
-static void rows4(const float *x, const float *w, int32_t depth, float acc[8]) {
-  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-  int32_t d = 0;
-  for (; d + 2 <= depth; d += 2, w += 8) {
-    float u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-    u = x[d + 1];
-    a0 += u * w[4], a1 += u * w[5], a2 += u * w[6], a3 += u * w[7];
-  }
-  if (d < depth) {
-    const float u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-  }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
-}
 
 /* The same for the n < 4 rows of a last block of four that exist (its zero rows would cost as many float
  * operations again on a core without an FPU): row j over w[4 * d + j]. */

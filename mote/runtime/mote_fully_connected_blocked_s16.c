@@ -1,43 +1,11 @@
 #include "mote_fully_connected_blocked_s16.h"
 
+#define MOTE_BLOCKED_X int16_t
+#define MOTE_BLOCKED_W int8_t
+#define MOTE_BLOCKED_ACC int32_t
+#include "mote_fully_connected_blocked_body.h"
+
 #include "mote_stage_s16.h"
-
-/* acc[j] = sum over d of x[d] * w[d][j] for eight rows, two terms a step. */
-static void rows8(const int16_t *x, const int8_t *w, int32_t depth, int32_t acc[8]) {
-  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
-  int32_t d = 0;
-  for (; d + 2 <= depth; d += 2, w += 16) {
-    int32_t u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-    a4 += u * w[4], a5 += u * w[5], a6 += u * w[6], a7 += u * w[7];
-    u = x[d + 1];
-    a0 += u * w[8], a1 += u * w[9], a2 += u * w[10], a3 += u * w[11];
-    a4 += u * w[12], a5 += u * w[13], a6 += u * w[14], a7 += u * w[15];
-  }
-  if (d < depth) {
-    const int32_t u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-    a4 += u * w[4], a5 += u * w[5], a6 += u * w[6], a7 += u * w[7];
-  }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3, acc[4] = a4, acc[5] = a5, acc[6] = a6, acc[7] = a7;
-}
-
-/* The same for four rows. */
-static void rows4(const int16_t *x, const int8_t *w, int32_t depth, int32_t acc[8]) {
-  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  int32_t d = 0;
-  for (; d + 2 <= depth; d += 2, w += 8) {
-    int32_t u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-    u = x[d + 1];
-    a0 += u * w[4], a1 += u * w[5], a2 += u * w[6], a3 += u * w[7];
-  }
-  if (d < depth) {
-    const int32_t u = x[d];
-    a0 += u * w[0], a1 += u * w[1], a2 += u * w[2], a3 += u * w[3];
-  }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
-}
 
 mote_status mote_fully_connected_blocked_s16(const mote_fully_connected_blocked_s16_params *p, const int16_t *input,
                                              int16_t *output, mote_scratch scratch) {
