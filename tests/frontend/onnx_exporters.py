@@ -3,7 +3,6 @@ run a converted model in mote and onnxruntime (float differences are measured in
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from mote.frontend.onnx.compare import onnx_outputs
 from mote.reference import interpret
 from mote.targets.host import build_host
 from mote.tflm_match import ulp_distance as ulps  # noqa: F401 (the tests' float measure)
-from tests.frontend.onnx_util import _shape
+from tests.frontend.onnx_util import _shape, quantize_static_on
 
 
 def sample(vi: Any, rng: np.random.Generator) -> np.ndarray:
@@ -36,25 +35,11 @@ def quantize(float_model: onnx.ModelProto, rng: np.random.Generator, fmt: str = 
              exclude: list[str] | None = None, samples: int = 8) -> onnx.ModelProto:
     """The model quantized by onnxruntime's quantize_static, as its users call it (default op types,
     per-channel weights), calibrated on random samples of each input's own dtype."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import QuantFormat
 
     feeds = [{i.name: sample(i, rng) for i in float_model.graph.input} for _ in range(samples)]
-
-    class Reader(CalibrationDataReader):
-        def __init__(self) -> None:
-            self.it = iter(feeds)
-
-        def get_next(self) -> dict[str, np.ndarray] | None:
-            return next(self.it, None)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp) / "f.onnx", Path(tmp) / "q.onnx"
-        onnx.save(float_model, src)
-        quantize_static(str(src), str(dst), Reader(), per_channel=True,
-                        quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator,
-                        activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8, weight_type=QuantType.QInt8,
-                        nodes_to_exclude=exclude or [])
-        return onnx.load(str(dst))
+    return quantize_static_on(float_model, feeds, uint8, per_channel=True, nodes_to_exclude=exclude or [],
+                              quant_format=QuantFormat.QDQ if fmt == "qdq" else QuantFormat.QOperator)
 
 
 def ops(m: onnx.ModelProto) -> list[str]:

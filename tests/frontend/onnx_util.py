@@ -33,13 +33,11 @@ def model(nodes: list[Any], inputs: dict[str, tuple[int, ...]], outputs: list[st
     return m
 
 
-def quantize_qdq(float_model: onnx.ModelProto, rng: np.random.Generator, uint8: bool = False,
-                 per_channel: bool = True, samples: int = 8, scale: float = 1.0) -> onnx.ModelProto:
-    """The model quantized by onnxruntime's quantize_static (QDQ), calibrated on normal samples."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-
-    feeds = [{i.name: (rng.normal(size=_shape(i)) * scale).astype(np.float32) for i in float_model.graph.input}
-             for _ in range(samples)]
+def quantize_static_on(float_model: onnx.ModelProto, feeds: list[dict[str, np.ndarray]], uint8: bool = False,
+                       **options: Any) -> onnx.ModelProto:
+    """The model quantized by onnxruntime's quantize_static, calibrated on `feeds` (one dict per sample), int8
+    weights and int8 (or uint8) activations; `options` are quantize_static's others (quant_format, ...)."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantType, quantize_static
 
     class Reader(CalibrationDataReader):
         def __init__(self) -> None:
@@ -51,10 +49,26 @@ def quantize_qdq(float_model: onnx.ModelProto, rng: np.random.Generator, uint8: 
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "f.onnx", Path(tmp) / "q.onnx"
         onnx.save(float_model, src)
-        quantize_static(str(src), str(dst), Reader(), quant_format=QuantFormat.QDQ, per_channel=per_channel,
-                        activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8,
-                        weight_type=QuantType.QInt8, extra_options={"ActivationSymmetric": False})
+        quantize_static(str(src), str(dst), Reader(), activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8,
+                        weight_type=QuantType.QInt8, **options)
         return onnx.load(str(dst))
+
+
+def normal_feeds(float_model: onnx.ModelProto, rng: np.random.Generator, samples: int = 8,
+                 scale: float = 1.0) -> list[dict[str, np.ndarray]]:
+    """Calibration samples: normal floats for every input."""
+    return [{i.name: (rng.normal(size=_shape(i)) * scale).astype(np.float32) for i in float_model.graph.input}
+            for _ in range(samples)]
+
+
+def quantize_qdq(float_model: onnx.ModelProto, rng: np.random.Generator, uint8: bool = False,
+                 per_channel: bool = True, samples: int = 8, scale: float = 1.0) -> onnx.ModelProto:
+    """The model quantized by onnxruntime's quantize_static (QDQ), calibrated on normal samples."""
+    from onnxruntime.quantization import QuantFormat
+
+    return quantize_static_on(float_model, normal_feeds(float_model, rng, samples, scale), uint8,
+                              quant_format=QuantFormat.QDQ, per_channel=per_channel,
+                              extra_options={"ActivationSymmetric": False})
 
 
 def _shape(vi: Any) -> list[int]:

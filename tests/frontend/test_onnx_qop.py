@@ -6,7 +6,6 @@ graph inputs and outputs, ConvInteger / MatMulInteger with their float rescaling
 
 from __future__ import annotations
 
-import tempfile
 import zlib
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from tests.frontend.onnx_util import _shape, check_against_onnx, model
+from tests.frontend.onnx_util import check_against_onnx, model, normal_feeds, quantize_static_on
 from tests.frontend.test_onnx_qdq import MODELS
 
 # AveragePool that excludes SAME padding and changes quantization averages in the input's quantization,
@@ -24,24 +23,10 @@ LOOSER = {"avgpool_same": (0.85, 2.0)}
 
 
 def quantize_qoperator(float_model: onnx.ModelProto, rng: np.random.Generator, uint8: bool) -> onnx.ModelProto:
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization import QuantFormat
 
-    feeds = [{i.name: rng.normal(size=_shape(i)).astype(np.float32) for i in float_model.graph.input}
-             for _ in range(8)]
-
-    class Reader(CalibrationDataReader):
-        def __init__(self) -> None:
-            self.it = iter(feeds)
-
-        def get_next(self) -> dict[str, np.ndarray] | None:
-            return next(self.it, None)
-
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp) / "f.onnx", Path(tmp) / "q.onnx"
-        onnx.save(float_model, src)
-        quantize_static(str(src), str(dst), Reader(), quant_format=QuantFormat.QOperator, per_channel=True,
-                        activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8, weight_type=QuantType.QInt8)
-        return onnx.load(str(dst))
+    return quantize_static_on(float_model, normal_feeds(float_model, rng), uint8, quant_format=QuantFormat.QOperator,
+                              per_channel=True)
 
 
 @pytest.mark.parametrize("uint8", [False, True], ids=["int8", "uint8"])
