@@ -25,12 +25,16 @@ def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]
 
 
 def attributes(node: Any) -> dict[str, Any]:
-    from onnx import helper
+    """A node's attributes as Python values; tensor attributes (Deeploy's exporters store `div`, `n_levels`,
+    `signed` as tensors) as numpy arrays."""
+    from onnx import TensorProto, helper, numpy_helper
 
     out = {}
     for a in node.attribute:
         v = helper.get_attribute_value(a)
-        if isinstance(v, bytes):
+        if isinstance(v, TensorProto):
+            v = numpy_helper.to_array(v)
+        elif isinstance(v, bytes):
             v = v.decode(errors="replace")
         elif isinstance(v, list):
             v = [x.decode(errors="replace") if isinstance(x, bytes) else x for x in v]

@@ -18,30 +18,10 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.frontend.onnx import movement, qdq
 from mote.frontend.onnx.context import Context
+from mote.frontend.onnx.integer_values import ACC, activation, attr_float, integers, output_type
 from mote.frontend.onnx.values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
 from mote.frontend.onnx.window import attrs_2d, conv_group, window
 from mote.ir import DType, Quant
-
-ACC = Quant((1.0,), (0,))  # int32 accumulators: the integers themselves
-
-
-def _act(ctx: Context, node: Any, i: int, int8: bool = True) -> Act:
-    v = ctx.value(node, i)
-    if not isinstance(v, Act):
-        raise UnsupportedError(f"{ctx.where(node)}: input {i} must be an activation")
-    if int8 and v.tensor.dtype is not DType.INT8:
-        raise UnsupportedError(f"{ctx.where(node)}: input {node.input[i]!r} holds int32 accumulators; it needs a "
-                               "RequantShift to 8 bits first")
-    if v.divisor != 1 and node.op_type != "RequantShift":
-        raise UnsupportedError(f"{ctx.where(node)}: the AveragePool before it must be followed by RequantShift")
-    return v
-
-
-def _integers(ctx: Context, node: Any, i: int, what: str, lo: int, hi: int) -> np.ndarray:
-    data = np.asarray(ctx.const(node, i, what), np.float64)
-    if not np.array_equal(data, np.round(data)) or data.min(initial=0) < lo or data.max(initial=0) > hi:
-        raise UnsupportedError(f"{ctx.where(node)}: the {what} must hold integers in [{lo}, {hi}]")
-    return data.astype(np.int64)
 
 
 def _conv_s32(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None, attrs: dict, name: str) -> Act:
@@ -62,9 +42,9 @@ def _conv_s32(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None
 
 
 def conv(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    x, name = _act(ctx, node, 0), node.output[0]
-    weights = _integers(ctx, node, 1, "weights", -128, 127)
-    bias = _integers(ctx, node, 2, "bias", -2**31, 2**31 - 1) if len(node.input) > 2 and node.input[2] else None
+    x, name = activation(ctx, node, 0), node.output[0]
+    weights = integers(ctx, node, 1, "weights", -128, 127)
+    bias = integers(ctx, node, 2, "bias", -2**31, 2**31 - 1) if len(node.input) > 2 and node.input[2] else None
     if x.rank == 3:  # 1-D: as 2-D with height 1
         y = _conv_s32(ctx, as_2d(ctx.b, x, name), weights[:, :, None, :], bias, attrs_2d(attrs), name)
         return [from_2d(ctx.b, y)]
@@ -85,20 +65,20 @@ def _matmul(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None, 
 
 
 def gemm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    x = _act(ctx, node, 0)
+    x = activation(ctx, node, 0)
     if attrs.get("transA", 0) or float(attrs.get("alpha", 1.0)) != 1.0 or float(attrs.get("beta", 1.0)) != 1.0:
         raise UnsupportedError(f"{ctx.where(node)}: integer Gemm needs transA=0, alpha=1, beta=1")
-    w = _integers(ctx, node, 1, "weights", -128, 127)
+    w = integers(ctx, node, 1, "weights", -128, 127)
     w = w if attrs.get("transB", 0) else w.T
     bias = None
     if len(node.input) > 2 and node.input[2]:
-        bias = np.broadcast_to(_integers(ctx, node, 2, "bias", -2**31, 2**31 - 1).reshape(-1), (w.shape[0],))
+        bias = np.broadcast_to(integers(ctx, node, 2, "bias", -2**31, 2**31 - 1).reshape(-1), (w.shape[0],))
     return [_matmul(ctx, x, w, bias, node.output[0])]
 
 
 def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    x = _act(ctx, node, 0)
-    w = _integers(ctx, node, 1, "second input (constant weights)", -128, 127)
+    x = activation(ctx, node, 0)
+    w = integers(ctx, node, 1, "second input (constant weights)", -128, 127)
     if w.ndim != 2:
         raise UnsupportedError(f"{ctx.where(node)}: MatMul needs 2-D constant weights")
     return [_matmul(ctx, x, w.T, None, node.output[0])]
@@ -106,7 +86,7 @@ def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 def add(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     vals = [ctx.value(node, i) for i in range(2)]
-    acts = [_act(ctx, node, i, int8=False) for i, v in enumerate(vals) if isinstance(v, Act)]
+    acts = [activation(ctx, node, i, int8=False) for i, v in enumerate(vals) if isinstance(v, Act)]
     if not acts:
         raise UnsupportedError(f"{ctx.where(node)}: both inputs are constants")
     like = acts[0] if len(acts) == 1 or acts[0].rank == acts[1].rank else ctx.b.to_layout(acts[0],
@@ -116,7 +96,7 @@ def add(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         if isinstance(v, Act):
             tensors.append(ctx.b.to_layout(v, like.perm if v.rank == like.rank else identity(v.rank)).tensor)
         else:
-            data = _integers(ctx, node, i, "constant operand", -2**31, 2**31 - 1)
+            data = integers(ctx, node, i, "constant operand", -2**31, 2**31 - 1)
             tensors.append(ctx.b.const(f"{node.output[0]}_const", storage_of(data, like.rank, like.perm),
                                        DType.INT32, ACC))
     out = ctx.b.node("add_s32", tensors, node.output[0], DType.INT32, ACC)
@@ -125,7 +105,7 @@ def add(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 def average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     """A window sum (conv2d_s32 with weights 1); RequantShift divides by the window size exactly."""
-    x, name = _act(ctx, node, 0), node.output[0]
+    x, name = activation(ctx, node, 0), node.output[0]
     x = ctx.b.to_layout(x, NHWC)
     c = x.tensor.shape[3]
     if node.op_type == "GlobalAveragePool":
@@ -155,10 +135,10 @@ def _per_channel(data: np.ndarray, x: Act) -> np.ndarray:
 
 def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     where = ctx.where(node)
-    x = _act(ctx, node, 0, int8=False)
+    x = activation(ctx, node, 0, int8=False)
     if len(node.input) >= 3:
-        mul = _integers(ctx, node, 1, "mul", -2**31, 2**31 - 1)
-        add_ = _integers(ctx, node, 2, "add", -2**62, 2**62)
+        mul = integers(ctx, node, 1, "mul", -2**31, 2**31 - 1)
+        add_ = integers(ctx, node, 2, "add", -2**62, 2**62)
     elif "mul" in attrs and "add" in attrs:  # old exports: mul and add as attributes
         mul, add_ = np.asarray(attrs["mul"], np.int64), np.asarray(attrs["add"], np.int64)
     else:
@@ -171,11 +151,11 @@ def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         if not fits:
             raise UnsupportedError(f"{where}: {what} of shape {list(a.shape)} does not broadcast against the input "
                                    f"{list(x.onnx_shape)}")
-    div = float(attrs.get("div", 1))
+    div = attr_float(ctx, node, attrs, "div", 1.0)
     if div != int(div) or div < 1:
         raise UnsupportedError(f"{where}: div must be a positive integer, got {div:g}")
-    n_levels = int(attrs.get("n_levels_out", attrs.get("n_levels", 256)))
-    signed = bool(attrs.get("signed", 1))
+    out_type = output_type(ctx, node, attrs)
+    n_levels, signed = out_type.n_levels, out_type.signed
     scaled_add = add_ * x.divisor  # an AveragePool's sum: (sum * mul + add * N) / (div * N)
     mul_c, add_c = _per_channel(mul, x), _per_channel(scaled_add, x)
     if 1 not in (mul_c.size, add_c.size) and mul_c.size != add_c.size:  # one per channel, one per element
@@ -194,7 +174,7 @@ def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 
 def max_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    _act(ctx, node, 0)  # int8 only: a message for int32 inputs
+    activation(ctx, node, 0)  # int8 only: a message for int32 inputs
     return movement.max_pool(ctx, node, attrs)
 
 
