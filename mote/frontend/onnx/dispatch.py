@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import floats, integer, movement, qdq, qop, resize
+from mote.frontend.onnx import floats, integer, integer_nonlinear, movement, qdq, qop, resize
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.fold import fold, foldable
 from mote.frontend.onnx.values import Value
@@ -21,6 +21,7 @@ def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]
     tables.update(resize.HANDLERS)
     if dialect == "integer":
         tables.update(integer.HANDLERS)
+        tables.update(integer_nonlinear.HANDLERS)
     return tables
 
 
@@ -47,8 +48,8 @@ def convert_node(ctx: Context, node: Any) -> list[Value | None]:
     domain = _DOMAINS.get(node.domain, node.domain)
     attrs = attributes(node)
     key = (domain, node.op_type)
-    if ctx.dialect == "integer" and node.op_type == "RequantShift":
-        key = ("", "RequantShift")  # exporters put it in various custom domains
+    if ctx.dialect == "integer" and (node.op_type == "RequantShift" or node.op_type in integer_nonlinear.ANY_DOMAIN):
+        key = ("", node.op_type)  # exporters put them in various custom domains
     tables = _tables(ctx.dialect)
     inputs = [ctx.value(node, i) for i in range(len(node.input))]
     if key in tables and not (domain == "" and foldable(node, inputs)):
