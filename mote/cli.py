@@ -239,7 +239,7 @@ def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
 def _run(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.save_outputs:
-        _save_outputs(args.save_outputs, report.outputs)
+        _save_outputs(args.save_outputs, report.onnx_outputs if report.onnx_outputs is not None else report.outputs)
     if args.json:
         print(json.dumps(report.to_json()))
     else:

@@ -51,6 +51,7 @@ class RunReport:
     figures: TargetFigures
     onnxruntime: dict[str, Any] = field(default_factory=dict)  # ONNX models: the match with onnxruntime
     tflite_micro: TflmMatch | None = None  # TFLite models, when asked: the match with TFLite Micro
+    onnx_outputs: dict[str, np.ndarray] | None = None  # ONNX models: the outputs as the ONNX model's (saved)
 
     @functools.cached_property
     def arena(self) -> dict[str, Any]:
@@ -95,7 +96,8 @@ def run(model_path: Path, *, target: str | Target = "host", input_path: Path | N
     interpreter (which runs the original graph: offloading must not change a single bit). `check_tflm`:
     a .tflite model also runs in TFLite Micro's interpreter on the same inputs (mote.tflm_match)."""
     chosen = find_target(target) if isinstance(target, str) else target
-    original, compiled, onnx_model = prepare(model_path, chosen, accelerator, calib, calib_method, input_shapes)
+    original, compiled, onnx_model = prepare(model_path, chosen, accelerator, calib, calib_method, input_shapes,
+                                             input_path)
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:
@@ -106,19 +108,20 @@ def run(model_path: Path, *, target: str | Target = "host", input_path: Path | N
     mismatches = sum(int(np.count_nonzero(outcome.outputs[k] != v)) for k, v in expected.items())
     onnxruntime = onnx_model.report(inputs, outcome.outputs) if onnx_model is not None else {}
     tflm = tflm_match(model_path, original, inputs, outcome.outputs) if check_tflm and onnx_model is None else None
+    onnx_outputs = onnx_model.onnx_outputs(outcome.outputs) if onnx_model is not None else None
     return RunReport(str(model_path), chosen.name, compiled, outcome.outputs, mismatches, outcome.figures,
-                     onnxruntime, tflm)
+                     onnxruntime, tflm, onnx_outputs)
 
 
 def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, calib: Path | None = None,
-            calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None
-            ) -> tuple[Graph, CompiledModel, OnnxModel | None]:
+            calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None,
+            input_path: Path | None = None) -> tuple[Graph, CompiledModel, OnnxModel | None]:
     """The model as loaded (an ONNX one maybe quantized first), compiled for `target`, and the ONNX model
     when it is one (its inputs in its own layout; compared with onnxruntime)."""
     target.check_accelerator(accelerator)
     onnx_model = None
     if is_onnx(model_path):
-        onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes)
+        onnx_model = load_onnx_model(model_path, calib, calib_method, input_shapes, input_path)
         original = onnx_model.graph
     else:
         original = load(model_path)

@@ -29,7 +29,7 @@ def _custom_attribute_types() -> dict[str, set[int]]:
     """Attribute types of the com.microsoft and integer-dialect ops mote reads (ONNX's own ops have schemas)."""
     from onnx import AttributeProto as A
 
-    ints, number = {A.INT}, {A.INT, A.FLOAT}
+    ints, number = {A.INT}, {A.INT, A.FLOAT, A.TENSOR}  # Deeploy's exporters write numbers as 1-element tensors
     return {"kernel_shape": {A.INTS}, "strides": {A.INTS}, "dilations": {A.INTS}, "pads": {A.INTS},
             "auto_pad": {A.STRING}, "ceil_mode": ints, "count_include_pad": ints, "channels_last": ints,
             "axis": ints, "group": ints, "opset": ints, "alpha": {A.FLOAT}, "transA": ints, "transB": ints,

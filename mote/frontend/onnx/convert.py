@@ -16,7 +16,7 @@ over on inconsistent data becomes one ModelFileError line naming the node.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +30,8 @@ from mote.frontend.onnx.check import check_model
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.dispatch import convert_node
 from mote.frontend.onnx.floats import BINARY, CAST_FROM, UNARY
+from mote.frontend.onnx.integer_io import INTEGER_OPS, fit_shape, infer_type, integer_arrays
+from mote.frontend.onnx.integer_values import IntType
 from mote.frontend.onnx.lower import dequantize
 from mote.frontend.onnx.values import Act, Builder, Const, Deq, Pending, Value, channels_last, identity
 from mote.ir import DType, Graph, Quant
@@ -40,7 +42,7 @@ _QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearM
                   "MatMulInteger", "QLinearAdd", "QLinearMul", "QLinearAveragePool", "QLinearGlobalAveragePool",
                   "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm",
                   "QLinearLeakyRelu"}
-_INTEGER_OPS = {"RequantShift"}
+_INTEGER_OPS = INTEGER_OPS
 
 
 @dataclass(frozen=True)
@@ -101,25 +103,38 @@ def read_model(path: Path) -> Any:
 
 
 def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[int, ...]] | None = None,
-            source: str | None = None) -> OnnxConversion:
+            source: str | None = None, arrays: Sequence[np.ndarray] | None = None) -> OnnxConversion:
     """A verified mote Graph from an ONNX ModelProto; MoteError on anything unsupported.
-    `input_shapes` fixes dynamic input dimensions; `source` (the file) is only quoted in messages."""
+    `input_shapes` fixes dynamic input dimensions; `source` (the file) is only quoted in messages.
+    `arrays`: integer inputs given by position (Deeploy's test inputs, integer_io.py): the model is then read as
+    the integer dialect (unless it is QDQ) and each input's integer type is inferred from its array."""
     from onnx import numpy_helper
 
     check_model(model, source or name)
     g = model.graph
     opsets = {imp.domain or "": imp.version for imp in model.opset_import}
-    dialect = _dialect(g, name, source or f"{name}.onnx")
+    dialect = _dialect(g, name, source or f"{name}.onnx", arrays is not None)
     with _malformed(f"{name}: initializers"):
         values: dict[str, Value] = {i.name: Const(numpy_helper.to_array(i)) for i in g.initializer}
     ctx = Context(Builder(), values, opsets, name, dialect)
     inputs, in_infos = [], []
     spatial, casts = _spatial_inputs(g), _cast_inputs(g)
-    for vi in g.input:
-        if vi.name in values:
-            continue  # an initializer listed as an input (old exporters)
+    graph_inputs = [vi for vi in g.input if vi.name not in values]  # initializers listed as inputs: old exporters
+    given = None
+    if dialect == "integer" and arrays is not None:
+        given = integer_arrays(arrays, [vi.name for vi in graph_inputs], source or name)
+    for index, vi in enumerate(graph_inputs):
+        if given is not None and given[index].size == 0:  # an empty tensor (a KV cache of length 0)
+            values[vi.name] = Const(np.zeros(given[index].shape, np.float32))
+            continue
         with _malformed(f"{name}: input {vi.name!r}"):
-            act, info = _graph_input(ctx, vi, input_shapes or {}, vi.name in spatial, casts.get(vi.name))
+            int_type = None if given is None else infer_type(given[index])
+            shapes = dict(input_shapes or {})
+            if given is not None and vi.name not in shapes and _dynamic(vi):
+                shapes[vi.name] = given[index].shape
+            act, info = _graph_input(ctx, vi, shapes, vi.name in spatial, casts.get(vi.name), int_type)
+            if given is not None:
+                fit_shape(given[index], info_shape(act), vi.name, source or name)
         values[vi.name] = act
         inputs.append(act.tensor)
         in_infos.append(info)
@@ -180,12 +195,23 @@ def is_float_model(model: Any) -> bool:
     return not ({n.op_type for n in model.graph.node} & (_QUANTIZED_OPS | _INTEGER_OPS))
 
 
-def _dialect(g: Any, name: str, source: str) -> str:
+def _dynamic(vi: Any) -> bool:
+    dims = vi.type.tensor_type.shape.dim if vi.type.tensor_type.HasField("shape") else None
+    return dims is None or any(not d.HasField("dim_value") or d.dim_value <= 0 for d in dims)
+
+
+def info_shape(act: Act) -> tuple[int, ...]:
+    return act.onnx_shape
+
+
+def _dialect(g: Any, name: str, source: str, integer_inputs: bool = False) -> str:
     ops = {n.op_type for n in g.node}
     if ops & _INTEGER_OPS:
         return "integer"
     if ops & _QUANTIZED_OPS:
         return "qdq"
+    if integer_inputs:
+        return "integer"  # a float-typed model run on integer inputs: Deeploy's integer kernel tests
     stem = Path(source).with_suffix("")
     raise UnsupportedError(f"{name}: a float model (no QuantizeLinear/DequantizeLinear, QLinear or RequantShift "
                            f"ops); quantize it first: `mote quantize {source} --calib data.npz -o {stem}_int8.onnx`, "
@@ -255,7 +281,7 @@ def _cast_inputs(g: Any) -> dict[str, Any]:
 
 
 def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], spatial: bool,
-                 cast: Any = None) -> tuple[Act, IoInfo]:
+                 cast: Any = None, int_type: IntType | None = None) -> tuple[Act, IoInfo]:
     from onnx import helper
 
     shape = _static_shape(vi, given, ctx.model, ctx.notes)
@@ -272,8 +298,10 @@ def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], sp
         dtype = CAST_FROM[onnx_dtype]
         quant = Quant((1.0,), (0,)) if dtype is DType.UINT8 else None  # dequantized with scale 1: exact
     elif ctx.dialect == "integer":
-        dtype = DType.INT8  # integer-valued inputs, int8 range
-        quant = Quant((1.0,), (0,))
+        int_type = int_type or IntType(256, True)  # without inputs to infer from: int8
+        dtype = DType.INT8 if int_type.fits_int8 else DType.INT32
+        quant = int_type.quant
+        offset = -quant.zero_point[0]
     elif onnx_dtype == np.float32:
         dtype = DType.FLOAT32
     elif onnx_dtype in (np.int8, np.uint8):
@@ -319,7 +347,9 @@ def _onnx_side(ctx: Context, vi: Any, t: Any) -> tuple[np.dtype, int]:
     onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else np.dtype(computed)
     allowed = {np.dtype(computed)}
     if t.dtype is DType.INT8:
-        allowed |= {np.dtype(np.uint8)} | ({np.dtype(np.float32)} if ctx.dialect == "integer" else set())
+        allowed |= {np.dtype(np.uint8)}
+    if ctx.dialect == "integer":  # integers in float-typed (or wider) outputs
+        allowed |= {np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)}
     if onnx_dtype not in allowed:
         raise ModelFileError(f"{ctx.model}: output {vi.name!r} is declared {onnx_dtype.name} but the graph computes "
                              f"{np.dtype(computed).name} there; the model is damaged")

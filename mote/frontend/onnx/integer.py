@@ -133,6 +133,18 @@ def _per_channel(data: np.ndarray, x: Act) -> np.ndarray:
     return full.reshape(-1)
 
 
+def _channel_first(a: np.ndarray, x: Act) -> np.ndarray:
+    """mul / add as Deeploy reads them when they do not broadcast against x: one value per channel (axis 1)."""
+    try:
+        if np.broadcast_shapes(a.shape, x.onnx_shape) == x.onnx_shape:
+            return a
+    except ValueError:
+        pass
+    if x.rank >= 2 and a.size == x.onnx_shape[1]:
+        return a.reshape((1, -1) + (1,) * (x.rank - 2))
+    return a
+
+
 def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     where = ctx.where(node)
     x = activation(ctx, node, 0, int8=False)
@@ -143,6 +155,7 @@ def requant_shift(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         mul, add_ = np.asarray(attrs["mul"], np.int64), np.asarray(attrs["add"], np.int64)
     else:
         raise UnsupportedError(f"{where}: mul and add are missing (neither inputs nor attributes)")
+    mul, add_ = (_channel_first(a, x) for a in (mul, add_))
     for what, a in (("mul", mul), ("add", add_)):
         try:
             fits = np.broadcast_shapes(storage_of(a, x.rank, x.perm).shape, x.tensor.shape) == x.tensor.shape
