@@ -13,7 +13,8 @@ from mote.memory.lifetimes import Buffer
 from mote.memory.state import StatePlan
 
 _C_TYPES = {np.dtype(np.int8): "int8_t", np.dtype(np.int16): "int16_t", np.dtype(np.int32): "int32_t",
-            np.dtype(np.uint8): "uint8_t", np.dtype(np.uint16): "uint16_t", np.dtype(np.float32): "float",
+            np.dtype(np.uint8): "uint8_t", np.dtype(np.uint16): "uint16_t", np.dtype(np.uint32): "uint32_t",
+            np.dtype(np.float32): "float",
             np.dtype(np.int64): "int64_t", np.dtype(np.bool_): "bool"}
 
 
@@ -24,6 +25,8 @@ def _elements(a: np.ndarray) -> list[str]:
         return [c_literal(v) for v in values]
     if a.dtype == np.int64:
         return [f"INT64_C({v})" for v in values]
+    if a.dtype == np.uint32:
+        return [f"{v}u" for v in values]
     return list(map(str, map(int, values)))  # bool as 0 and 1
 
 
