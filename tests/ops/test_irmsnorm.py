@@ -1,0 +1,46 @@
+"""iRMSNorm (Deeploy's iRMSnorm_s8_s8) in Deeploy's format against a transcription of the C kernel:
+reference, sanitized host C, rv32; the microLlama weights, clamping, all-zero rows, plain int attributes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from mote.errors import UnsupportedError
+from tests.ops import deeploy_kernels as dk
+from tests.ops.dialect_util import assert_all_equal, int8_inputs, network, run
+
+
+def rmsnorm_model(shape: tuple[int, ...], w: np.ndarray, d: int) -> object:
+    node = helper.make_node("iRMSNorm", ["input", "weight"], ["output"], D=d, n_levels=256)
+    return network([node], {"input": shape}, ["output"], {"weight": w})
+
+
+def expected(x: np.ndarray, w: np.ndarray, log2d: int) -> np.ndarray:
+    return np.array(dk.rmsnorm_s8(x.reshape(-1).tolist(), w.tolist(), 0, x.shape[-1], log2d)).reshape(x.shape)
+
+
+@pytest.mark.parametrize("shape,w_max,log2d", [((1, 16, 64), 4_000_000, 16), ((3, 100), 2**23, 12),
+                                               ((2, 5), 300, 0)])
+def test_matches_the_kernel(shape: tuple[int, ...], w_max: int, log2d: int, tmp_path: Path) -> None:
+    rng = np.random.default_rng(w_max)
+    x = int8_inputs(rng, shape)
+    x.reshape(-1, shape[-1])[0] = 0  # a row of zeros: the square root of 1
+    w = rng.integers(-w_max, w_max, shape[-1])
+    assert_all_equal(run(rmsnorm_model(shape, w, 2**log2d), [x], tmp_path), [expected(x, w, log2d)])
+
+
+def test_on_rv32(tmp_path: Path) -> None:
+    rng = np.random.default_rng(10)
+    x = int8_inputs(rng, (4, 64))
+    w = np.full(64, 3_931_285)
+    assert_all_equal(run(rmsnorm_model(x.shape, w, 2**16), [x], tmp_path, host=False, rv32=True),
+                     [expected(x, w, 16)])
+
+
+def test_weights_that_overflow_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(UnsupportedError, match="int32"):
+        run(rmsnorm_model((1, 4), np.full(4, 2**25), 2**16), [np.zeros((1, 4), np.int64)], tmp_path, host=False)
