@@ -6,6 +6,8 @@ Each function takes flat lists of the stored values and returns flat lists of th
 
 from __future__ import annotations
 
+import math
+
 M32 = 2**32
 
 
@@ -162,8 +164,8 @@ def div_s32(a: list[int], b: list[int], a_shape: tuple[int, ...], b_shape: tuple
     """Div_s32_s32 with the parser's nomStep / denomStep (the first axis where the shapes differ)."""
     size_a = len(a)
     idx = next((i for i, (p, q) in enumerate(zip(a_shape, b_shape)) if p != q), None)
-    nom_step = 1 if idx is None else int(__import__("math").prod(a_shape[idx:]))
-    denom_step = 1 if idx is None else int(__import__("math").prod(b_shape[idx:]))
+    nom_step = 1 if idx is None else int(math.prod(a_shape[idx:]))
+    denom_step = 1 if idx is None else int(math.prod(b_shape[idx:]))
     inner = denom_step
     second = nom_step // inner
     third = size_a // second
