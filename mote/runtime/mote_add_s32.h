@@ -11,10 +11,11 @@ typedef struct {
   const int32_t *b_strides;
   int32_t a_bytes, b_bytes;  /* element size of each input: 1 (int8) or 4 (int32) */
   int32_t a_offset, b_offset; /* minus each input's zero point */
+  int32_t arith;              /* 0: add, 1: sub (a - b), 2: mul */
 } mote_add_s32_params;
 
-/* Exact integer addition with broadcasting (integer-dialect ONNX Add):
- * out = (a + a_offset) + (b + b_offset), int32 (wrapping like two's complement int32). */
+/* Exact integer addition, subtraction or multiplication with broadcasting (integer-dialect ONNX Add, Sub, Mul):
+ * out = (a + a_offset) op (b + b_offset), int32 (wrapping like two's complement int32). */
 mote_status mote_add_s32(const mote_add_s32_params *p, const void *a, const void *b, int32_t *output,
                          mote_scratch scratch);
 

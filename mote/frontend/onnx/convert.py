@@ -110,7 +110,8 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
     the integer dialect (unless it is QDQ) and each input's integer type is inferred from its array."""
     from onnx import numpy_helper
 
-    check_model(model, source or name)
+    integer = arrays is not None or bool({n.op_type for n in model.graph.node} & _INTEGER_OPS)
+    check_model(model, source or name, integer)
     g = model.graph
     opsets = {imp.domain or "": imp.version for imp in model.opset_import}
     dialect = _dialect(g, name, source or f"{name}.onnx", arrays is not None)
@@ -142,7 +143,7 @@ def convert(model: Any, name: str = "model", input_shapes: Mapping[str, tuple[in
     if unknown:
         raise MoteError(f"{name}: --input-shape names {sorted(unknown)}, but the model's inputs are "
                         f"{[i.onnx_name for i in in_infos]}")
-    for index, node in enumerate(g.node):
+    for index, node in enumerate(_topological(g)):
         ctx.b.index = index
         with _malformed(ctx.where(node)):
             results = convert_node(ctx, node)
@@ -193,6 +194,22 @@ def _live(nodes: list[Any], outputs: list[Any]) -> list[Any]:
 def is_float_model(model: Any) -> bool:
     """Whether the model has no quantization at all (what `mote quantize` takes)."""
     return not ({n.op_type for n in model.graph.node} & (_QUANTIZED_OPS | _INTEGER_OPS))
+
+
+def _topological(g: Any) -> list[Any]:
+    """The graph's nodes in an order where every input is produced before it is read (exporters sometimes list
+    a node before its producer); the file's order where it already is one."""
+    produced = {i.name for i in g.initializer} | {vi.name for vi in g.input} | {""}
+    pending, ordered = list(g.node), []
+    while pending:
+        ready = [n for n in pending if all(i in produced for i in n.input)]
+        if not ready:
+            return ordered + pending  # a cycle or a missing input: the node's handler names it
+        first = ready[0]
+        ordered.append(first)
+        produced.update(first.output)
+        pending.remove(first)
+    return ordered
 
 
 def _dynamic(vi: Any) -> bool:
@@ -285,6 +302,9 @@ def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], sp
     from onnx import helper
 
     shape = _static_shape(vi, given, ctx.model, ctx.notes)
+    if 0 in shape:
+        raise ModelFileError(f"{ctx.model}: input {vi.name!r} has an empty shape {list(shape)}; its dimensions must be "
+                             "at least 1")
     onnx_dtype = np.dtype(helper.tensor_dtype_to_np_dtype(vi.type.tensor_type.elem_type))
     perm = channels_last(len(shape)) if spatial else identity(len(shape))
     offset = 0

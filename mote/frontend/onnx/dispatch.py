@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import floats, integer, integer_nonlinear, movement, qdq, qop, resize
+from mote.frontend.onnx import floats, integer, integer_movement, integer_nonlinear, movement, qdq, qop, resize
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.fold import fold, foldable
 from mote.frontend.onnx.values import Value
@@ -20,6 +20,7 @@ def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]
     tables.update(floats.HANDLERS)
     tables.update(resize.HANDLERS)
     if dialect == "integer":
+        tables.update(integer_movement.HANDLERS)
         tables.update(integer.HANDLERS)
         tables.update(integer_nonlinear.HANDLERS)
     return tables

@@ -19,7 +19,7 @@ from mote.errors import UnsupportedError
 from mote.frontend.onnx import movement, qdq
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.integer_values import ACC, activation, attr_float, integers, output_type
-from mote.frontend.onnx.values import NHWC, Act, Value, as_2d, from_2d, identity, storage_of
+from mote.frontend.onnx.values import NHWC, Act, Const, Value, as_2d, from_2d, identity, storage_of
 from mote.frontend.onnx.window import attrs_2d, conv_group, window
 from mote.ir import DType, Quant
 
@@ -53,6 +53,60 @@ def conv(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     return [_conv_s32(ctx, x, weights, bias, attrs, name)]
 
 
+def _operand(ctx: Context, node: Any, i: int, name: str) -> tuple[Act | None, np.ndarray | None]:
+    """An input of MatMul / Gemm: an activation, or a constant's integers."""
+    v = ctx.value(node, i)
+    if isinstance(v, Act):
+        return activation(ctx, node, i, int8=False), None
+    return None, integers(ctx, node, i, f"input {i}")
+
+
+def _const_tensor(ctx: Context, data: np.ndarray, name: str) -> Act:
+    dtype = DType.INT8 if data.size and -128 <= data.min() and data.max() <= 127 else DType.INT32
+    return Act(ctx.b.const(name, data, dtype, ACC), identity(data.ndim))
+
+
+def _swap_last(x: Act) -> Act:
+    """The ONNX value transposed over its last two axes (a relabelling: no data moves)."""
+    p = list(range(x.rank))
+    p[-2], p[-1] = p[-1], p[-2]
+    return Act(x.tensor, tuple(p.index(a) for a in x.perm), x.divisor)
+
+
+def _product(ctx: Context, node: Any, trans_a: bool, trans_b: bool, alpha: int, bias: np.ndarray | None) -> Act:
+    """alpha * A' B' + bias on int8 / int32 values to int32 (Deeploy's MatMul and Gemm kernels), A' B' the
+    operands transposed over their last two axes when asked; activation x weights through the int8
+    convolution kernel when it fits (alpha 1, a bias per output column), else matmul_s32."""
+    name = node.output[0]
+    (a, a_data), (b, b_data) = _operand(ctx, node, 0, name), _operand(ctx, node, 1, name)
+    if a is None and b is None:
+        raise UnsupportedError(f"{ctx.where(node)}: both operands are constants")
+    if a_data is not None:
+        a = _const_tensor(ctx, np.swapaxes(a_data, -1, -2) if trans_a else a_data, f"{name}_a")
+    elif trans_a:
+        a = _swap_last(a)
+    if b_data is not None:
+        b_data = np.swapaxes(b_data, -1, -2) if trans_b else b_data
+    elif trans_b:
+        b = _swap_last(b)
+    assert a is not None
+    if a.rank < 2 or (b_data is not None and b_data.ndim < 2) or (b is not None and b.rank < 2):
+        raise UnsupportedError(f"{ctx.where(node)}: 1-D matrix products are not supported")
+    n = b_data.shape[-1] if b_data is not None else b.onnx_shape[-1]  # type: ignore[union-attr]
+    m = a.onnx_shape[-2]
+    per_column = bias is None or (bias == bias[:1]).all()
+    if (b_data is not None and b_data.ndim == 2 and alpha == 1 and per_column and a.tensor.dtype is DType.INT8
+            and b_data.min(initial=0) >= -128 and b_data.max(initial=0) <= 127):
+        return _matmul(ctx, a, b_data.T, None if bias is None else bias[0], name)
+    if b_data is not None:
+        b = _const_tensor(ctx, b_data, f"{name}_b")
+    assert b is not None
+    a, b = ctx.b.to_layout(a, identity(a.rank)), ctx.b.to_layout(b, identity(b.rank))
+    bias_t = None if bias is None else ctx.b.const(f"{name}_bias", bias.reshape(m, n), DType.INT32)
+    out = ctx.b.node("matmul_s32", [a.tensor, b.tensor, bias_t], name, DType.INT32, ACC, {"alpha": alpha})
+    return Act(out, identity(len(out.shape)))
+
+
 def _matmul(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None, name: str) -> Act:
     """x [..., K] times weights [N, K]: a 1x1 conv2d_s32 over rows."""
     b = ctx.b
@@ -64,27 +118,39 @@ def _matmul(ctx: Context, x: Act, weights: np.ndarray, bias: np.ndarray | None, 
     return Act(b.reshape(y.tensor, (*shape[:-1], weights.shape[0]), f"{name}_out"), identity(len(shape)))
 
 
+def _int_scalar(ctx: Context, node: Any, attrs: dict, what: str) -> int:
+    """Gemm's alpha / beta as Deeploy's kernel takes them: converted to int32 (toward zero)."""
+    return int(attr_float(ctx, node, attrs, what, 1.0))
+
+
 def gemm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    x = activation(ctx, node, 0)
-    if attrs.get("transA", 0) or float(attrs.get("alpha", 1.0)) != 1.0 or float(attrs.get("beta", 1.0)) != 1.0:
-        raise UnsupportedError(f"{ctx.where(node)}: integer Gemm needs transA=0, alpha=1, beta=1")
-    w = integers(ctx, node, 1, "weights", -128, 127)
-    w = w if attrs.get("transB", 0) else w.T
+    alpha, beta = _int_scalar(ctx, node, attrs, "alpha"), _int_scalar(ctx, node, attrs, "beta")
+    trans_a, trans_b = bool(attrs.get("transA", 0)), bool(attrs.get("transB", 0))
     bias = None
     if len(node.input) > 2 and node.input[2]:
-        bias = np.broadcast_to(integers(ctx, node, 2, "bias", -2**31, 2**31 - 1).reshape(-1), (w.shape[0],))
-    return [_matmul(ctx, x, w, bias, node.output[0])]
+        if not isinstance(ctx.value(node, 2), Const):
+            raise UnsupportedError(f"{ctx.where(node)}: integer Gemm needs a constant C")
+        a_shape = _shape_of(ctx, node, 0)
+        b_shape = _shape_of(ctx, node, 1)
+        m, n = a_shape[-1 if trans_a else -2], b_shape[-2 if trans_b else -1]
+        c = integers(ctx, node, 2, "C")
+        bias = np.broadcast_to(c * beta, (m, n)).astype(np.int64)
+        if np.abs(bias).max(initial=0) >= 2**31:
+            raise UnsupportedError(f"{ctx.where(node)}: beta * C does not fit int32")
+    return [_product(ctx, node, trans_a, trans_b, alpha, bias)]
+
+
+def _shape_of(ctx: Context, node: Any, i: int) -> tuple[int, ...]:
+    v = ctx.value(node, i)
+    return v.onnx_shape if isinstance(v, Act) else tuple(ctx.const(node, i, f"input {i}").shape)
 
 
 def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    x = activation(ctx, node, 0)
-    w = integers(ctx, node, 1, "second input (constant weights)", -128, 127)
-    if w.ndim != 2:
-        raise UnsupportedError(f"{ctx.where(node)}: MatMul needs 2-D constant weights")
-    return [_matmul(ctx, x, w.T, None, node.output[0])]
+    return [_product(ctx, node, False, False, 1, None)]
 
 
 def add(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    """Add, Sub and Mul: exact int32 results (Deeploy's kernels on the inputs' values)."""
     vals = [ctx.value(node, i) for i in range(2)]
     acts = [activation(ctx, node, i, int8=False) for i, v in enumerate(vals) if isinstance(v, Act)]
     if not acts:
@@ -99,7 +165,8 @@ def add(ctx: Context, node: Any, attrs: dict) -> list[Value]:
             data = integers(ctx, node, i, "constant operand", -2**31, 2**31 - 1)
             tensors.append(ctx.b.const(f"{node.output[0]}_const", storage_of(data, like.rank, like.perm),
                                        DType.INT32, ACC))
-    out = ctx.b.node("add_s32", tensors, node.output[0], DType.INT32, ACC)
+    arith = {"Add": "add", "Sub": "sub", "Mul": "mul"}[node.op_type]
+    out = ctx.b.node("add_s32", tensors, node.output[0], DType.INT32, ACC, {"arith": arith})
     return [Act(out, like.perm if len(out.shape) == like.rank else identity(len(out.shape)))]
 
 
@@ -203,10 +270,11 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     ("", "Gemm"): (gemm, {"alpha", "beta", "transA", "transB"}),
     ("", "MatMul"): (matmul, set()),
     ("", "Add"): (add, set()),
+    ("", "Sub"): (add, set()),
+    ("", "Mul"): (add, set()),
     ("", "AveragePool"): (average_pool, _WINDOW | {"count_include_pad"}),
     ("", "GlobalAveragePool"): (average_pool, set()),
     ("", "MaxPool"): (max_pool, _WINDOW | {"storage_order"}),
     ("", "RequantShift"): (requant_shift, {"div", "n_levels_out", "n_levels", "signed", "mul", "add"}),
-    ("", "Mul"): (_constant_only("Mul"), set()),
     ("", "Cast"): (_constant_only("Cast"), {"to"}),
 }
