@@ -49,9 +49,9 @@ def convert_node(ctx: Context, node: Any) -> list[Value | None]:
     domain = _DOMAINS.get(node.domain, node.domain)
     attrs = attributes(node)
     key = (domain, node.op_type)
-    if ctx.dialect == "integer" and (node.op_type == "RequantShift" or node.op_type in integer_nonlinear.ANY_DOMAIN):
-        key = ("", node.op_type)  # exporters put them in various custom domains
     tables = _tables(ctx.dialect)
+    if ctx.dialect == "integer" and domain not in ("", "com.microsoft") and ("", node.op_type) in tables:
+        key = ("", node.op_type)  # exporters put the integer dialect's ops in custom domains (PACTOps, ...)
     inputs = [ctx.value(node, i) for i in range(len(node.input))]
     if key in tables and not (domain == "" and foldable(node, inputs)):
         handler, allowed = tables[key]

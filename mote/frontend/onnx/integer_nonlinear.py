@@ -166,4 +166,3 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     ("", "IntegerDiv"): (integer_div, {"Delta", "eps", "eta"}),
     ("", "TrueIntegerDiv"): (true_integer_div, {"Delta", "eps", "eta", "y"}),
 }
-ANY_DOMAIN = {op for _, op in HANDLERS}  # exporters put them in various custom domains (PACTOps, ...)
