@@ -36,7 +36,7 @@ def factor(delta: float, eta: float, y: float, eps: float) -> int:
 def check(node: Node) -> None:
     checks.input_count(node, 1)
     x = int8_in(node, DType.INT32)
-    if 256 * abs(int(attr(node, "factor"))) > INT32_MAX or (x.quant is not None and x.zero_point not in (0, -128)):
+    if (128 + abs(offset(x))) * abs(int(attr(node, "factor"))) > INT32_MAX:
         raise checks.fail(node, f"the factor {attr(node, 'factor')} times an 8-bit value leaves int32")
 
 

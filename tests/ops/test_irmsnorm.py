@@ -44,3 +44,13 @@ def test_on_rv32(tmp_path: Path) -> None:
 def test_weights_that_overflow_are_refused(tmp_path: Path) -> None:
     with pytest.raises(UnsupportedError, match="int32"):
         run(rmsnorm_model((1, 4), np.full(4, 2**25), 2**16), [np.zeros((1, 4), np.int64)], tmp_path, host=False)
+
+
+def test_unsigned_input(tmp_path: Path) -> None:
+    """Values [0, 255] (stored minus 128): the kernel adds 128 back; the output keeps the input's sign type, so
+    its values are the stored ones plus 128 (as Deeploy's test runner reads an unsigned output)."""
+    rng = np.random.default_rng(12)
+    x = rng.integers(0, 256, (3, 32))
+    w = rng.integers(-2**20, 2**20, 32)
+    stored = np.array(dk.rmsnorm_s8((x - 128).reshape(-1).tolist(), w.tolist(), 128, 32, 14)).reshape(x.shape)
+    assert_all_equal(run(rmsnorm_model(x.shape, w, 2**14), [x.astype(np.uint8)], tmp_path), [stored + 128])

@@ -86,7 +86,8 @@ def ilayernorm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 
 def irmsnorm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    x = ctx.b.to_layout(activation(ctx, node, 0), identity(activation(ctx, node, 0).rank))
+    x = activation(ctx, node, 0)
+    x = ctx.b.to_layout(x, identity(x.rank))
     name, shape = node.output[0], x.tensor.shape
     axis = attr_int(ctx, node, attrs, "axis", -1) % max(len(shape), 1)
     if attr_int(ctx, node, attrs, "stash_type", 1) != 1:
