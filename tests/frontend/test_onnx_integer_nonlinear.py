@@ -97,3 +97,19 @@ def test_row_ops_after_a_channels_last_conv(tmp_path: Path) -> None:
 def test_errors_name_the_node(node: object, match: str, tmp_path: Path) -> None:
     with pytest.raises(UnsupportedError, match=match):
         run(network([node], {"x": (2, 8)}, ["y"]), [np.zeros((2, 8), np.int64)], tmp_path, host=False)
+
+
+def test_one_tensor_read_in_two_layouts(tmp_path: Path) -> None:
+    """A RequantShift output that is a graph output and, through a Transpose (which only relabels the layout),
+    the input of a row op: each reader gets its own layout (microLlama's KV-cache outputs)."""
+    rng = np.random.default_rng(3)
+    nodes = [rqs("x", "a", 2**2), helper.make_node("Transpose", ["a"], ["t"], perm=[0, 2, 1, 3]), rqs("t", "r", 2),
+             helper.make_node("Transpose", ["r"], ["u"], perm=[0, 1, 3, 2]),
+             helper.make_node("iSoftmax", ["u"], ["y"], coeffA=tensor_attr(1), coeffB=tensor_attr(345),
+                              coeffC=tensor_attr(62395), log2=tensor_attr(255), n_levels=tensor_attr(256))]
+    inits = {"a_mul": np.array(3), "a_add": np.array(1), "r_mul": np.array(1), "r_add": np.array(0)}
+    x = int8_inputs(rng, (1, 2, 3, 4))
+    r = requant(np.transpose(requant(x, 3, 1, 4), (0, 2, 1, 3)), 1, 0, 2)
+    u = np.transpose(r, (0, 1, 3, 2))
+    y = (np.array(dk.softmax_s8(u.reshape(-1).tolist(), 2, 1, 345, 62395, 255, 256)) + 128).reshape(u.shape)
+    assert_all_equal(run(network(nodes, {"x": x.shape}, ["y", "r"], inits), [x], tmp_path), [y, r])
