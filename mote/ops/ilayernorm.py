@@ -11,6 +11,7 @@ inputs [x int8, weight int32 [D], bias int32 [D]]; attrs log2d.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,16 +34,21 @@ class ILayerNormParams:
 
 
 def check_norm_constants(node: Node, count: int) -> int:
-    """x int8 and `count - 1` int32 constant vectors as long as the last axis; returns that length."""
+    """x int8 and `count - 1` int32 constant vectors, one value per element of a row; a row is x's trailing
+    axes from some axis on (the last one for iLayerNorm, as its handler gives it). Returns the row length."""
     checks.input_count(node, count)
     x = int8_in(node)
-    length = x.shape[-1] if x.shape else 1
+    weight = checks.present(node, 1, "weight")
+    rows_of = {math.prod(x.shape[k:]) for k in range(len(x.shape) + 1)}
+    length = weight.size
+    if length not in rows_of:
+        raise checks.fail(node, f"the weight holds {length} values; no trailing axes of {list(x.shape)} have as many")
     for i, role in list(enumerate(("weight", "bias"), start=1))[:count - 1]:
         t = checks.present(node, i, role)
         checks.dtype(node, t, role, DType.INT32)
         checks.constant(node, t, role)
         if t.size != length:
-            raise checks.fail(node, f"the {role} holds {t.size} values; the last axis has {length}")
+            raise checks.fail(node, f"the {role} holds {t.size} values; the weight {length}")
     if length * 255 * 255 > INT32_MAX:
         raise checks.fail(node, f"rows of {length} elements overflow the 32-bit sum of squares")
     if not 0 <= int(attr(node, "log2d")) <= 62:

@@ -54,3 +54,14 @@ def test_unsigned_input(tmp_path: Path) -> None:
     w = rng.integers(-2**20, 2**20, 32)
     stored = np.array(dk.rmsnorm_s8((x - 128).reshape(-1).tolist(), w.tolist(), 128, 32, 14)).reshape(x.shape)
     assert_all_equal(run(rmsnorm_model(x.shape, w, 2**14), [x.astype(np.uint8)], tmp_path), [stored + 128])
+
+
+def test_over_two_axes(tmp_path: Path) -> None:
+    """axis=-2: each row is the last two axes, one weight per element of it (Deeploy's NormalizedAxesSize)."""
+    rng = np.random.default_rng(13)
+    x = int8_inputs(rng, (3, 4, 8))
+    w = rng.integers(-2**20, 2**20, 32)
+    node = helper.make_node("iRMSNorm", ["input", "weight"], ["output"], D=2**14, n_levels=256, axis=-2)
+    m = network([node], {"input": x.shape}, ["output"], {"weight": w.reshape(4, 8)})
+    want = np.array(dk.rmsnorm_s8(x.reshape(-1).tolist(), w.tolist(), 0, 32, 14)).reshape(x.shape)
+    assert_all_equal(run(m, [x], tmp_path), [want])
