@@ -273,3 +273,19 @@ def test_gemm_and_batched_matmul_on_the_virtual_platform(tmp_path: Path) -> None
     nodes = [helper.make_node("MatMul", ["a", "b"], ["m"]), helper.make_node("Sub", ["m", "c"], ["y"])]
     m = network(nodes, {"a": a.shape, "b": b.shape}, ["y"], {"c": c})
     assert np.array_equal(run(tmp_path, m, [a.astype(np.int8), b], target="rv32")[0], np.matmul(a, b) - c)
+
+
+def test_a_value_and_its_transpose_both_read(tmp_path: Path) -> None:
+    """A KV-cache output read as it is and, transposed, by the attention MatMul (microLlama's K cache): both
+    layouts of the one tensor are kept apart; the empty past cache is dropped from the Concat."""
+    rng = np.random.default_rng(17)
+    x, q = ints(rng, -128, 127, 1, 4, 6, 4), ints(rng, -128, 127, 1, 6, 4, 4)
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1, 3]),
+             helper.make_node("Concat", ["past", "t"], ["c"], axis=-2), rqs("c", "k", 2),
+             helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"])]
+    m = network(nodes, {"x": x.shape, "past": (1, 6, 0, 4), "q": q.shape}, ["k", "s"],
+                {"k_mul": np.ones(1), "k_add": np.zeros(1)})
+    k, s = run(tmp_path, m, [x.astype(np.int8), np.zeros((1, 6, 0, 4), np.int64), q.astype(np.int8)])
+    want = dp.requant_shift(x.transpose(0, 2, 1, 3), 1, 0, 2, 256, True)
+    assert np.array_equal(k, want) and np.array_equal(s, q @ want.transpose(0, 1, 3, 2))

@@ -159,7 +159,7 @@ class Builder:
     nodes: list[Node] = field(default_factory=list)
     index: int = -1  # the ONNX node being converted, for Node.index
     _names: set[str] = field(default_factory=set)
-    _layouts: dict[tuple[Tensor, tuple[int, ...]], Act] = field(default_factory=dict)
+    _layouts: dict[tuple[Tensor, tuple[int, ...], tuple[int, ...]], Act] = field(default_factory=dict)
     _reshaped_from: dict[Tensor, Tensor] = field(default_factory=dict)  # reshape output -> the tensor it views
 
     def unique(self, name: str) -> str:
@@ -213,7 +213,7 @@ class Builder:
         """`act` stored as onnx.transpose(perm): a reshape if the memory order agrees, else a transpose."""
         if act.perm == perm:
             return act
-        key = (act.tensor, perm)
+        key = (act.tensor, act.perm, perm)  # a Transpose relabels one tensor: the same bytes as several values
         if key not in self._layouts:
             self._layouts[key] = Act(self._move(act, perm), perm, act.divisor)
         return self._layouts[key]
