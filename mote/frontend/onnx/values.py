@@ -213,7 +213,7 @@ class Builder:
         """`act` stored as onnx.transpose(perm): a reshape if the memory order agrees, else a transpose."""
         if act.perm == perm:
             return act
-        key = (act.tensor, act.perm, perm)  # a Transpose relabels one tensor: the same bytes as several values
+        key = (act.tensor, act.perm, perm)  # one tensor may be read in two layouts (ONNX Transpose relabels)
         if key not in self._layouts:
             self._layouts[key] = Act(self._move(act, perm), perm, act.divisor)
         return self._layouts[key]
