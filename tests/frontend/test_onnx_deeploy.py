@@ -289,3 +289,17 @@ def test_a_value_and_its_transpose_both_read(tmp_path: Path) -> None:
     k, s = run(tmp_path, m, [x.astype(np.int8), np.zeros((1, 6, 0, 4), np.int64), q.astype(np.int8)])
     want = dp.requant_shift(x.transpose(0, 2, 1, 3), 1, 0, 2, 256, True)
     assert np.array_equal(k, want) and np.array_equal(s, q @ want.transpose(0, 1, 3, 2))
+
+
+def test_gather_several_indices_and_an_embedding(tmp_path: Path) -> None:
+    """Gather of constant indices (negative ones too) from an activation, and of run-time token ids from a
+    constant table (an embedding)."""
+    rng = np.random.default_rng(18)
+    x, tokens = ints(rng, 0, 255, 1, 5, 6), ints(rng, 0, 9, 1, 4)
+    table = ints(rng, -128, 127, 10, 6)
+    nodes = [helper.make_node("Gather", ["x", "idx"], ["g"], axis=1),
+             helper.make_node("Gather", ["table", "tokens"], ["e"], axis=0)]
+    m = network(nodes, {"x": x.shape, "tokens": tokens.shape}, ["g", "e"], {"table": table})
+    m.graph.initializer.append(numpy_helper.from_array(np.asarray([[4, 0], [-1, 2]], np.int64), "idx"))
+    g, e = run(tmp_path, m, [x.astype(np.uint8), tokens])
+    assert np.array_equal(g, x[:, [[4, 0], [4, 2]]]) and np.array_equal(e, table[tokens])
