@@ -1,13 +1,15 @@
 """Integer-dialect ONNX (QuantLib-style exports, Deeploy's input): float tensors holding integers.
 
-Activations are int8 (value = stored - zero point; inputs are signed int8, unsigned RequantShift
-outputs are stored with zero point -128) or int32 accumulators. Conv / Gemm / MatMul become
-conv2d_s32 (int32 accumulators), Add becomes add_s32, AveragePool a window sum (conv2d_s32 with
-weights 1) whose division the following RequantShift absorbs exactly, RequantShift becomes
-requant_shift. Everything is exact: the compiled model computes the formulas' integers.
-The data-movement ops (Reshape, Flatten, Transpose, Pad, MaxPool, ...) are shared with the QDQ reader.
+Activations are int8 (value = stored - zero point: signed values with zero point 0, unsigned 8-bit values
+[0, 255] with zero point -128; graph inputs typed from the values they are given, integer_io.py) or int32
+(accumulators, wider inputs). Conv becomes conv2d_s32 (int32 accumulators); MatMul and Gemm conv2d_s32
+(int8 activations times int8 weights, a bias per column) or matmul_s32 (activation x activation, batched,
+alpha and a bias per element, int32 operands); Add, Sub and Mul add_s32; AveragePool a window sum (conv2d_s32
+with weights 1) whose division the following RequantShift absorbs exactly; RequantShift requant_shift. Everything
+is exact, as Deeploy's kernels compute it (int32 results wrap as int32 arithmetic does). Concat, Pad, Slice,
+Gather and the reductions are in integer_movement.py; Reshape, Flatten, Transpose, MaxPool, ... are shared with
+the QDQ reader.
 """
-
 from __future__ import annotations
 
 import math

@@ -109,19 +109,37 @@ def _strided(ctx: Context, x: Act, begin: list[int], end: list[int], stride: lis
 
 
 def gather(ctx: Context, node: Any, attrs: dict) -> list[Value]:
-    """Gather of one constant index (a scalar: the axis goes; one-element 1-D: it stays)."""
-    x = activation(ctx, node, 0, int8=False)
-    index = integers(ctx, node, 1, "indices", -2**31, 2**31 - 1)
-    if index.size != 1:
-        raise UnsupportedError(f"{ctx.where(node)}: Gather of {index.size} indices on a run-time value; one "
-                               "constant index is supported")
-    x = ctx.b.to_layout(x, identity(x.rank))
-    axis = attr_int(ctx, node, attrs, "axis", 0) % x.rank
-    i = int(index.reshape(-1)[0]) % x.onnx_shape[axis]
-    begin, end = [0] * x.rank, list(x.onnx_shape)
-    begin[axis], end[axis] = i, i + 1
-    shrink = 1 << axis if index.ndim == 0 else 0
-    return [_strided(ctx, x, begin, end, [1] * x.rank, node.output[0], shrink)]
+    """Gather on integers: one constant index as a strided copy (any type); several constant indices, or run-time
+    indices into a constant table (an embedding), through the gather op (8-bit values)."""
+    name = node.output[0]
+    v, idx = ctx.value(node, 0), ctx.value(node, 1)
+    if isinstance(v, Act) and not isinstance(idx, Act):
+        x = ctx.b.to_layout(activation(ctx, node, 0, int8=False), identity(v.rank))
+        axis = attr_int(ctx, node, attrs, "axis", 0) % x.rank
+        n = x.onnx_shape[axis]
+        index = integers(ctx, node, 1, "indices", -n, n - 1)
+        if index.size == 1:
+            i = int(index.reshape(-1)[0]) % n
+            begin, end = [0] * x.rank, list(x.onnx_shape)
+            begin[axis], end[axis] = i, i + 1
+            shrink = 1 << axis if index.ndim == 0 else 0
+            return [_strided(ctx, x, begin, end, [1] * x.rank, name, shrink)]
+        table = x
+        indices = ctx.b.const(f"{name}_indices", index % n, DType.INT32)
+    elif isinstance(v, Const) and isinstance(idx, Act):
+        data = integers(ctx, node, 0, "data")
+        if data.min(initial=0) < -128 or data.max(initial=0) > 127:
+            raise UnsupportedError(f"{ctx.where(node)}: a Gather table of values beyond 8 bits is not supported")
+        table = Act(ctx.b.const(f"{name}_table", data, DType.INT8, ACC), identity(data.ndim))
+        axis = attr_int(ctx, node, attrs, "axis", 0) % data.ndim
+        i_act = ctx.b.to_layout(activation(ctx, node, 1, int8=False), identity(idx.rank))
+        indices = widen(ctx, i_act, f"{name}_indices").tensor
+    else:
+        raise UnsupportedError(f"{ctx.where(node)}: Gather of a run-time value by run-time indices is not supported")
+    if table.tensor.dtype is not DType.INT8:
+        raise UnsupportedError(f"{ctx.where(node)}: Gather of several indices takes 8-bit values")
+    out = ctx.b.node("gather", [table.tensor, indices], name, DType.INT8, table.tensor.quant, {"axis": axis})
+    return [Act(out, identity(len(out.shape)))]
 
 
 def _axes(ctx: Context, node: Any, attrs: dict, rank: int) -> list[int]:
