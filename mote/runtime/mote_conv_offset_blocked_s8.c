@@ -1,6 +1,7 @@
 #include "mote_conv_offset_blocked_s8.h"
 
 #include "mote_conv_common.h"
+#include "mote_dot_pairs_terms_4x4_s8.h"
 
 /* A window's taps appended span by span as pairs x0 * 2^16 + x1, pair k at words[4k] (one pixel of a
  * block of four), with the sum of the taps: a span of odd length leaves its last tap pending, the
@@ -41,11 +42,16 @@ static inline void put_copies(pair_packer *s, int32_t v, int32_t n) {
 static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch, per_image = g->out_h * g->out_w, row_bytes = g->filter_w * c;
+  pair_packer s = {words, 0, 0, 0};
+  if (g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1) { /* 1x1: the pixel itself */
+    put_taps(&s, input + pixel * c, c);
+    put_copies(&s, 0, 2 * p->pairs - p->taps);
+    return s.sum;
+  }
   const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
   const int8_t *image = input + b * g->in_h * g->in_w * c;
   const int32_t zero_point = -p->input_offset;
   const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-  pair_packer s = {words, 0, 0, 0};
   for (int32_t fy = 0; fy < g->filter_h; ++fy) {
     const int32_t iy = y0 + fy * g->dilation_h;
     if (iy < 0 || iy >= g->in_h) {
@@ -74,40 +80,40 @@ static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *in
   return s.sum;
 }
 
-/* acc[4i + q] = bias[q] + term[i] + sum over pairs k of window i's taps 2k, 2k + 1 times filter q's
- * weights, from the stored (negated) weights into negated accumulators: each pair in [-2^15, 2^15),
- * |acc| bounded by the caller. */
-static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const int32_t *bias, const int32_t term[4],
-                    int32_t acc[16]) {
-  int32_t a[16];
-  for (int32_t k = 0; k < 16; ++k) a[k] = -(bias[k % 4] + term[k / 4]);
-  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
-    const int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
-    const int32_t v0 = w[0], v1 = w[1], v2 = w[2], v3 = w[3];
-    mote_accumulate(&a[0], mote_pair_dot(u0, v0)), mote_accumulate(&a[1], mote_pair_dot(u0, v1));
-    mote_accumulate(&a[2], mote_pair_dot(u0, v2)), mote_accumulate(&a[3], mote_pair_dot(u0, v3));
-    mote_accumulate(&a[4], mote_pair_dot(u1, v0)), mote_accumulate(&a[5], mote_pair_dot(u1, v1));
-    mote_accumulate(&a[6], mote_pair_dot(u1, v2)), mote_accumulate(&a[7], mote_pair_dot(u1, v3));
-    mote_accumulate(&a[8], mote_pair_dot(u2, v0)), mote_accumulate(&a[9], mote_pair_dot(u2, v1));
-    mote_accumulate(&a[10], mote_pair_dot(u2, v2)), mote_accumulate(&a[11], mote_pair_dot(u2, v3));
-    mote_accumulate(&a[12], mote_pair_dot(u3, v0)), mote_accumulate(&a[13], mote_pair_dot(u3, v1));
-    mote_accumulate(&a[14], mote_pair_dot(u3, v2)), mote_accumulate(&a[15], mote_pair_dot(u3, v3));
+/* The outputs of a block of `count` pixels (their windows in `words`, their terms in `term`) for every
+ * output channel: whole sets of four straight from the inner loop, MOTE_CONV_OFFSET_BLOCKED_BATCH sets
+ * per call; the last set of fewer than four channels through a buffer; the pixels of a short block each
+ * by itself. */
+static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t count,
+                          const int32_t term[4], int8_t *out) {
+  const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
+  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
+  for (int32_t q = 0; q < whole; q += MOTE_CONV_OFFSET_BLOCKED_BATCH) {
+    const int32_t oc = 4 * q;
+    const int32_t sets = whole - q < MOTE_CONV_OFFSET_BLOCKED_BATCH ? whole - q : MOTE_CONV_OFFSET_BLOCKED_BATCH;
+    how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
+    mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[q], p->bias + oc,
+                                sets, &how, term);
   }
-  for (int32_t k = 0; k < 16; ++k) acc[k] = -a[k];
-}
-
-/* One pixel's outputs, its window packed at words[4k] (k < pairs) with `term`, four channels at a time
- * (mote_dot_1x4_pairs on the negated weights and bias). */
-static void one_pixel(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t term, int8_t *out) {
-  const int32_t m = p->geometry.out_ch, pairs = p->pairs;
-  for (int32_t oc = 0; oc < m; oc += 4) {
-    const int32_t start[4] = {-(p->bias[oc] + term), -(p->bias[oc + 1] + term), -(p->bias[oc + 2] + term),
-                              -(p->bias[oc + 3] + term)};
-    int32_t acc[16]; /* acc[q] for the one pixel (mote_store_block_4x4 takes a block's) */
-    mote_dot_1x4_pairs(words, p->weights + oc * pairs, pairs, start, acc);
-    for (int32_t q = 0; q < 4; ++q) acc[q] = -acc[q];
+  for (int32_t oc = 4 * whole; oc < m; oc += 4) {
     const int32_t channels = m - oc < 4 ? m - oc : 4;
-    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, 1, channels, out + oc, m);
+    if (count == 4) {
+      int8_t part[16];
+      const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
+                                   p->act_min, p->act_max};
+      mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4],
+                                  p->bias + oc, 1, &into, term);
+      mote_block_copy(part, 4, channels, out + oc, m);
+      continue;
+    }
+    int32_t acc[16];
+    for (int32_t i = 0; i < count; ++i) {
+      const int32_t start[4] = {p->bias[oc] + term[i], p->bias[oc + 1] + term[i], p->bias[oc + 2] + term[i],
+                                p->bias[oc + 3] + term[i]};
+      mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, start, acc + 4 * i);
+    }
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+                         out + oc, m);
   }
 }
 
@@ -122,27 +128,18 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
   const int32_t pixels = g->batches * g->out_h * g->out_w;
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
-    int32_t term[4]; /* filter_offset * the sum of each window's raw taps: |term| <= taps * 128 * 128 */
-    for (int32_t i = 0; i < count; ++i) term[i] = p->filter_offset * gather(p, input, px + i, words + i);
-    int8_t *out = output + px * m;
-    if (count < 4) { /* the last pixels, each by itself (a layer of one pixel: a classifier's logits) */
-      for (int32_t i = 0; i < count; ++i) one_pixel(p, words + i, term[i], out + i * m);
-      continue;
-    }
-    mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
-    for (int32_t oc = 0; oc < m; oc += 4) {
-      /* The bias holds input_offset * filter_offset * taps, the term the rest of S * filter_offset. */
-      int32_t acc[16];
-      dot_4x4(words, p->weights + oc * pairs, pairs, p->bias + oc, term, acc);
-      const int32_t channels = m - oc < 4 ? m - oc : 4;
-      if (channels == 4) {
-        how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
-        mote_block_out_4x4(&how, acc);
-      } else {
-        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, 4, channels,
-                             out + oc, m);
+    /* sum_scale * the sum of each window's raw taps: |term| <= taps * 128 * 255; the bias holds
+     * input_offset * sum_scale * taps, the rest of sum_scale * (the window's taps + input_offset). */
+    int32_t term[4] = {0, 0, 0, 0};
+    for (int32_t i = 0; i < 4; ++i) {
+      if (i < count) {
+        term[i] = p->sum_scale * gather(p, input, px + i, words + i);
+      } else { /* a missing pixel of the last block: computed, not stored */
+        pair_packer s = {words + i, 0, 0, 0};
+        put_copies(&s, 0, 2 * pairs);
       }
     }
+    block_outputs(p, words, count, term, output + px * m);
   }
   return MOTE_OK;
 }
