@@ -4,12 +4,12 @@ per-window terms (mote_dot_pairs_terms_4x4_s8, rv32 assembly).
 
 TFLite's uint8 Conv sums (x - x_zp) * (w_u8 - w_zp) over a window's in-bounds taps. The weight
 w_u8 - w_zp = w8 + filter_offset (w8 = w_u8 - 128, the int8 weights; filter_offset = 128 - w_zp) spans up to
-[-255, 255]; the compiler splits it as v + sum_scale, one sum_scale for the layer chosen so that every v lies in
-[-127, 128] (where the paired products of int8 inputs fit 16 bits) and as many groups of four taps as possible
-share their roundings (mote.ops.pair_groups). Then a window sums (x - x_zp) * v, an ordinary convolution, plus
-sum_scale * S with S = sum (x - x_zp), one number per output pixel shared by all its output channels. Padding
-taps hold x_zp, so they add nothing to either sum. The kernel sums each window's raw taps as it gathers them;
-the compile-time bias holds what does not depend on the input.
+[-255, 255]; the compiler splits it as v + s, one sum scale s for each output channel, chosen so that every v
+lies in [-127, 128] (where the paired products of int8 inputs fit 16 bits) and as many groups of four taps as
+possible share their roundings (mote.ops.pair_groups). Then a window sums (x - x_zp) * v, an ordinary
+convolution, plus s * S with S = sum (x - x_zp), one number per output pixel shared by all its output channels.
+Padding taps hold x_zp, so they add nothing to either sum. The kernel sums each window's raw taps as it gathers
+them; the compile-time bias holds what does not depend on the input.
 """
 
 from __future__ import annotations
@@ -43,25 +43,25 @@ def _packed(v: np.ndarray, p: ConvParams) -> np.ndarray:
     return to_quads(np.pad(v, ((0, 0), (0, 2 * pairs(p) - p.taps))))
 
 
-def _shared_groups(v: np.ndarray, p: ConvParams) -> int:
-    packed = _packed(v, p)
-    return int(fits(packed.reshape(len(packed) // 4, 4, -1, 4)).all(axis=1).sum())
-
-
-def sum_scale(p: ConvParams) -> int:
-    """The layer's split: w - w_zp - sum_scale in [V_MIN, V_MAX] for every weight; of the values allowed, the
-    one (of the weights' mean, median, 0 and the two ends) under which the most groups share roundings."""
+def sum_scales(p: ConvParams) -> np.ndarray:
+    """int64 [out_ch]: each channel's split, w - w_zp - s in [V_MIN, V_MAX] for each of its weights; of the values
+    allowed, the one (of the weights' mean, median, 0 and the two ends) under which the most of the channel's
+    groups of four taps fit 16 bits (mote.ops.pair_groups: a group shares its roundings when the four channels
+    of its set all fit)."""
     w = _taps(p)
-    lo, hi = int(w.max()) - V_MAX, int(w.min()) - V_MIN
-    candidates = sorted({int(np.clip(c, lo, hi)) for c in (round(float(w.mean())), int(np.median(w)), 0, lo, hi)})
-    return max(candidates, key=lambda c: (_shared_groups(w - c, p), -abs(c)))
+    lo, hi = w.max(axis=1) - V_MAX, w.min(axis=1) - V_MIN
+    candidates = np.stack([np.rint(w.mean(axis=1)), np.median(w, axis=1).astype(np.int64), np.zeros(len(w)), lo, hi])
+    candidates = np.clip(candidates.astype(np.int64), lo, hi)  # [5, out_ch]
+    padded = [np.pad(w - c[:, None], ((0, 0), (0, 2 * pairs(p) - p.taps))) for c in candidates]
+    fitting = np.stack([fits(v.reshape(len(w), -1, 4)).sum(axis=1) for v in padded])  # [5, out_ch]
+    return candidates[fitting.argmax(axis=0), np.arange(len(w))]
 
 
-def offset_bias(p: ConvParams, c: int) -> np.ndarray:
-    """int64 [out_ch]: the bias (or 0) + input_offset * (the sum of the channel's split weights + taps * c):
+def offset_bias(p: ConvParams, s: np.ndarray) -> np.ndarray:
+    """int64 [out_ch]: the bias (or 0) + input_offset * (the sum of the channel's split weights + taps * s):
     the accumulator of a window whose raw taps sum to 0."""
     bias = np.zeros(p.out_ch, np.int64) if p.bias is None else p.bias.astype(np.int64)
-    return bias + p.input_offset * ((_taps(p) - c).sum(axis=1) + p.taps * c)
+    return bias + p.input_offset * ((_taps(p) - s[:, None]).sum(axis=1) + p.taps * s)
 
 
 def accepts(node: Node, p: ConvParams) -> str | None:
@@ -69,9 +69,9 @@ def accepts(node: Node, p: ConvParams) -> str | None:
         return "weights without a zero point"
     if p.groups != 1:
         return "groups != 1"
-    c = sum_scale(p)
-    # The bias, then sum_scale * the window's raw taps (each |x| <= 128) and the paired products.
-    if not fits_int32(max_abs(offset_bias(p, c)) + p.taps * 128 * (128 + abs(c))):
+    s = sum_scales(p)
+    # The bias, then s * the window's raw taps (each |x| <= 128) and the paired products.
+    if not fits_int32(max_abs(np.abs(offset_bias(p, s)) + p.taps * 128 * (128 + np.abs(s)))):
         return "accumulator may exceed int32"
     return None
 
@@ -80,18 +80,24 @@ def pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     args = [em.tensor(x), em.tensor(node.outputs[0])]
-    n, c = pairs(p), sum_scale(p)
-    packed = _packed(_taps(p) - c, p)
+    n, s = pairs(p), sum_scales(p)
+    packed = _packed(_taps(p) - s[:, None], p)
     interleaved = pair_words(packed).reshape(ceil_div(p.out_ch, 4), 4, n).transpose(0, 2, 1)  # [quad][pair][ch]
     runs, run_start = pair_runs(packed)
     return CCall("mote_conv_offset_blocked_s8", "mote_conv_offset_blocked_params", {
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
-        "taps": p.taps, "pairs": n, "input_offset": p.input_offset, "sum_scale": c,
+        "taps": p.taps, "pairs": n, "input_offset": p.input_offset,
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
         "weights": em.const(np.ascontiguousarray(interleaved), "weights"),
-        "bias": em.const(to_quads(offset_bias(p, c)).astype(np.int32), "offset_bias"),
+        "bias": em.const(_bias_and_scales(p, s), "offset_bias"),
         "output_stage": quad_output_stage(em, p), "runs": em.const(runs, "pair_runs"),
         "run_start": em.const(run_start, "run_start")}, args)
+
+
+def _bias_and_scales(p: ConvParams, s: np.ndarray) -> np.ndarray:
+    """int32 [quads][8]: each four channels' biases, then their sum scales."""
+    both = np.stack([to_quads(offset_bias(p, s)).reshape(-1, 4), to_quads(s).reshape(-1, 4)], axis=1)
+    return np.ascontiguousarray(both.reshape(-1, 8)).astype(np.int32)
 
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:

@@ -80,20 +80,20 @@ static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *in
   return s.sum;
 }
 
-/* The outputs of a block of `count` pixels (their windows in `words`, their terms in `term`) for every
+/* The outputs of a block of `count` pixels (their windows in `words`, their taps' sums in `sums`) for every
  * output channel: whole sets of four straight from the inner loop, MOTE_CONV_OFFSET_BLOCKED_BATCH sets
  * per call; the last set of fewer than four channels through a buffer; the pixels of a short block each
  * by itself. */
 static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t count,
-                          const int32_t term[4], int8_t *out) {
+                          const int32_t sums[4], int8_t *out) {
   const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
   mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
   for (int32_t q = 0; q < whole; q += MOTE_CONV_OFFSET_BLOCKED_BATCH) {
     const int32_t oc = 4 * q;
     const int32_t sets = whole - q < MOTE_CONV_OFFSET_BLOCKED_BATCH ? whole - q : MOTE_CONV_OFFSET_BLOCKED_BATCH;
     how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
-    mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[q], p->bias + oc,
-                                sets, &how, term);
+    mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[q],
+                                p->bias + 2 * oc, sets, &how, sums);
   }
   for (int32_t oc = 4 * whole; oc < m; oc += 4) {
     const int32_t channels = m - oc < 4 ? m - oc : 4;
@@ -102,14 +102,15 @@ static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_
       const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
                                    p->act_min, p->act_max};
       mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4],
-                                  p->bias + oc, 1, &into, term);
+                                  p->bias + 2 * oc, 1, &into, sums);
       mote_block_copy(part, 4, channels, out + oc, m);
       continue;
     }
     int32_t acc[16];
     for (int32_t i = 0; i < count; ++i) {
-      const int32_t start[4] = {p->bias[oc] + term[i], p->bias[oc + 1] + term[i], p->bias[oc + 2] + term[i],
-                                p->bias[oc + 3] + term[i]};
+      const int32_t *b = p->bias + 2 * oc; /* the four biases, then the four scales */
+      const int32_t start[4] = {b[0] + b[4] * sums[i], b[1] + b[5] * sums[i], b[2] + b[6] * sums[i],
+                                b[3] + b[7] * sums[i]};
       mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, start, acc + 4 * i);
     }
     mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
@@ -128,18 +129,18 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
   const int32_t pixels = g->batches * g->out_h * g->out_w;
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
-    /* sum_scale * the sum of each window's raw taps: |term| <= taps * 128 * 255; the bias holds
-     * input_offset * sum_scale * taps, the rest of sum_scale * (the window's taps + input_offset). */
-    int32_t term[4] = {0, 0, 0, 0};
+    /* the sum of each window's raw taps, |sum| <= taps * 128: its product with a filter's sum scale is the
+     * part of s * (the window's taps + input_offset) the bias does not hold */
+    int32_t sums[4] = {0, 0, 0, 0};
     for (int32_t i = 0; i < 4; ++i) {
       if (i < count) {
-        term[i] = p->sum_scale * gather(p, input, px + i, words + i);
+        sums[i] = gather(p, input, px + i, words + i);
       } else { /* a missing pixel of the last block: computed, not stored */
         pair_packer s = {words + i, 0, 0, 0};
         put_copies(&s, 0, 2 * pairs);
       }
     }
-    block_outputs(p, words, count, term, output + px * m);
+    block_outputs(p, words, count, sums, output + px * m);
   }
   return MOTE_OK;
 }

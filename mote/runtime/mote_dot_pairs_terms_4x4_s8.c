@@ -4,12 +4,12 @@
  * roundings, which it takes only where they are exact; the runs only say where those are. */
 void mote_dot_pairs_terms_4x4_s8(const int32_t *x, const int32_t *w, int32_t groups, const int32_t *runs,
                                  const int32_t *bias, int32_t quads, const mote_block_out *how,
-                                 const int32_t terms[4]) {
+                                 const int32_t sums[4]) {
   (void)runs;
   mote_block_out set = *how;
-  for (; quads > 0; --quads, bias += 4, set.out += 4, set.stage += 4 * MOTE_OUTPUT_STAGE_WORDS) {
+  for (; quads > 0; --quads, bias += 8, set.out += 4, set.stage += 4 * MOTE_OUTPUT_STAGE_WORDS) {
     int32_t a[16];
-    for (int32_t k = 0; k < 16; ++k) a[k] = bias[k % 4] + terms[k / 4];
+    for (int32_t k = 0; k < 16; ++k) a[k] = bias[k % 4] + bias[4 + k % 4] * sums[k / 4];
     for (const int32_t *u = x, *end = x + 8 * groups; u != end; u += 4, w += 4) {
       const int32_t u0 = u[0], u1 = u[1], u2 = u[2], u3 = u[3];
       const int32_t v0 = w[0], v1 = w[1], v2 = w[2], v3 = w[3];

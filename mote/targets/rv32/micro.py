@@ -76,11 +76,16 @@ def start(bias: str) -> list[str]:
     return out + [f"lui {ROUND}, 8"]
 
 
-def start_terms(bias: str, terms: str, v: str) -> list[str]:
-    """The accumulators from bias[0..3] plus each pixel's term, terms[0..3]; t0 = 2^15. v: a free register."""
+def start_terms(bias: str, sums: str) -> list[str]:
+    """The accumulators from bias[0..3] plus each pixel's sum, sums[0..3], times each filter's scale,
+    bias[4..7]; t0 = 2^15. Uses a3, a5-a7, t1 and t2."""
+    scales = ["a6", "a7", "t1", "t2"]
     out = [f"lw {acc(0, q)}, {4 * q}({bias})" for q in range(4)]
+    out += [f"lw {scales[q]}, {16 + 4 * q}({bias})" for q in range(4)]
     for i in (3, 2, 1, 0):
-        out += [f"lw {v}, {4 * i}({terms})", *[f"add {acc(i, q)}, {acc(0, q)}, {v}" for q in range(4)]]
+        out.append(f"lw a5, {4 * i}({sums})")
+        for q in range(4):
+            out += [f"mul a3, {scales[q]}, a5", f"add {acc(i, q)}, {acc(0, q)}, a3"]
     return out + [f"lui {ROUND}, 8"]
 
 
@@ -178,11 +183,13 @@ def function(name: str, doc: str, body: list[str]) -> str:
 
 def pairs_4x4(terms: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
-    mote_dot_pairs_terms_4x4_s8(..., terms a7): each pixel's term added to its accumulators' start."""
+    mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
+    accumulator's start."""
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
                   *(["terms"] if terms else []))
     slot = frame.slot
-    begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2", "a3")] if terms else start("a4")
+    begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2")] if terms else start("a4")
+    bias_step = 32 if terms else 16  # with terms, each four filters' biases then their scales
     keep_terms = [f"sw a7, {slot['terms']}(sp)"] if terms else []
     separate = []
     for t in range(2):  # two tap pairs per group, one mote_pair_dot each
@@ -198,7 +205,7 @@ def pairs_4x4(terms: bool = False) -> str:
             f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
             f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)",
             "0:", "/* the next four filters: their bias, the window from its start */",
-            f"lw a4, {slot['bias']}(sp)", *begin, "addi a4, a4, 16", f"sw a4, {slot['bias']}(sp)",
+            f"lw a4, {slot['bias']}(sp)", *begin, f"addi a4, a4, {bias_step}", f"sw a4, {slot['bias']}(sp)",
             f"lw a0, {slot['x']}(sp)",
             "1:", "/* the next run: groups sharing a rounding, then groups not */",
             f"lw a3, {slot['runs']}(sp)", "lw t1, 0(a3)", "lw a2, 4(a3)", "addi a3, a3, 8",
@@ -233,8 +240,9 @@ weight loads and 96 operations when it shares its roundings (123 with the loop),
 otherwise (147); 18 per run; per output 10 through the shortcuts (9 when the clamp decides), per
 four filters about 70 to start and to read their output stages, per call 30."""
 
-PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose four
-windows each add a term to their accumulators' start, 8 more operations per four filters."""
+PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
+accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
+filters."""
 
 
 def ring(stride: int) -> str:
