@@ -11,7 +11,7 @@ typedef struct {
   int32_t sum, first, pending;
 } pair_packer;
 
-/* n taps from src. */
+/* n taps from src, four at a time where it can. */
 static inline void put_taps(pair_packer *s, const int8_t *src, int32_t n) {
   int32_t *w = s->words, sum = s->sum;
   if (n > 0 && s->pending) {
@@ -19,9 +19,13 @@ static inline void put_taps(pair_packer *s, const int8_t *src, int32_t n) {
     *w = s->first * 65536 + x, w += 4, sum += x;
     --n, s->pending = 0;
   }
-  for (; n >= 2; n -= 2, src += 2, w += 4) {
+  for (; n >= 4; n -= 4, src += 4, w += 8) {
+    const int32_t x0 = src[0], x1 = src[1], x2 = src[2], x3 = src[3];
+    w[0] = x0 * 65536 + x1, w[4] = x2 * 65536 + x3, sum += (x0 + x1) + (x2 + x3);
+  }
+  if (n >= 2) {
     const int32_t x0 = src[0], x1 = src[1];
-    *w = x0 * 65536 + x1, sum += x0 + x1;
+    *w = x0 * 65536 + x1, w += 4, sum += x0 + x1, n -= 2, src += 2;
   }
   if (n == 1) s->first = *src, sum += *src, s->pending = 1;
   s->words = w, s->sum = sum;
@@ -37,28 +41,43 @@ static inline void put_copies(pair_packer *s, int32_t v, int32_t n) {
   s->words = w;
 }
 
-/* Output pixel `pixel`'s window (HWC tap order, taps outside the input holding the zero point) packed
+/* An output pixel's position, advanced in raster order without divisions. */
+typedef struct {
+  int32_t b, oy, ox;
+} pixel_pos;
+
+static void next_pixel(const mote_conv_geometry *g, pixel_pos *at) {
+  if (++at->ox < g->out_w) return;
+  at->ox = 0;
+  if (++at->oy < g->out_h) return;
+  at->oy = 0;
+  ++at->b;
+}
+
+/* The window of the pixel at `at` (HWC tap order, taps outside the input holding the zero point) packed
  * in pairs into words[4k], zero taps after it up to 2 * pairs; returns the sum of its taps. */
-static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int32_t *words) {
+static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, const pixel_pos *at,
+                      int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
-  const int32_t c = g->in_ch, per_image = g->out_h * g->out_w, row_bytes = g->filter_w * c;
+  const int32_t c = g->in_ch, row_bytes = g->filter_w * c, row_step = g->in_w * c;
+  const int8_t *image = input + at->b * g->in_h * row_step;
+  const int32_t zero_point = -p->input_offset;
+  const int32_t y0 = at->oy * g->stride_h - g->pad_top, x0 = at->ox * g->stride_w - g->pad_left;
   pair_packer s = {words, 0, 0, 0};
-  if (g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1) { /* 1x1: the pixel itself */
-    put_taps(&s, input + pixel * c, c);
+  if (g->dilation_w == 1 && y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->in_h && x0 >= 0 &&
+      x0 + g->filter_w <= g->in_w) { /* inside the input, as most windows are: a run of taps per filter row */
+    const int8_t *row = image + y0 * row_step + x0 * c;
+    for (int32_t fy = 0; fy < g->filter_h; ++fy, row += g->dilation_h * row_step) put_taps(&s, row, row_bytes);
     put_copies(&s, 0, 2 * p->pairs - p->taps);
     return s.sum;
   }
-  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
-  const int8_t *image = input + b * g->in_h * g->in_w * c;
-  const int32_t zero_point = -p->input_offset;
-  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
   for (int32_t fy = 0; fy < g->filter_h; ++fy) {
     const int32_t iy = y0 + fy * g->dilation_h;
     if (iy < 0 || iy >= g->in_h) {
       put_copies(&s, zero_point, row_bytes);
       continue;
     }
-    const int8_t *row = image + iy * g->in_w * c;
+    const int8_t *row = image + iy * row_step;
     if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       const int32_t left = x0 < 0 ? -x0 : 0, lo = left < g->filter_w ? left : g->filter_w;
       const int32_t end = g->in_w - x0 < g->filter_w ? g->in_w - x0 : g->filter_w, hi = end > lo ? end : lo;
@@ -126,18 +145,25 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
     return MOTE_ERROR;
   }
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  const int32_t pixels = g->batches * g->out_h * g->out_w;
+  const int32_t pixels = g->batches * g->out_h * g->out_w, c = g->in_ch;
+  const int pointwise = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1;
+  pixel_pos at = {0, 0, 0};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
     /* the sum of each window's raw taps, |sum| <= taps * 128: its product with a filter's sum scale is the
      * part of s * (the window's taps + input_offset) the bias does not hold */
     int32_t sums[4] = {0, 0, 0, 0};
     for (int32_t i = 0; i < 4; ++i) {
-      if (i < count) {
-        sums[i] = gather(p, input, px + i, words + i);
-      } else { /* a missing pixel of the last block: computed, not stored */
-        pair_packer s = {words + i, 0, 0, 0};
+      pair_packer s = {words + i, 0, 0, 0};
+      if (i >= count) { /* a missing pixel of the last block: computed, not stored */
         put_copies(&s, 0, 2 * pairs);
+      } else if (pointwise) { /* 1x1: the pixel itself */
+        put_taps(&s, input + (px + i) * c, c);
+        put_copies(&s, 0, 2 * pairs - p->taps);
+        sums[i] = s.sum;
+      } else {
+        sums[i] = gather(p, input, &at, words + i);
+        next_pixel(g, &at);
       }
     }
     block_outputs(p, words, count, sums, output + px * m);
