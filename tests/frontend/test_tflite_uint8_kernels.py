@@ -15,6 +15,8 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ir import Graph, Node
+from mote.ops import OPS, filter_offset_conv
+from mote.ops.pair_groups import fits
 from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.targets.host import build_host
@@ -110,6 +112,8 @@ CONVS = [
     Layer(False, 9, 9, 5, 4, (3, 3), 1, "SAME", 200, dilation=2),
     Layer(False, 4, 4, 64, 9, (3, 3), 1, "SAME", 64, x_zero_point=255),  # 576 taps
     Layer(False, 1, 1, 96, 10, (1, 1), 1, "SAME", 77),  # a classifier's logits: one pixel
+    Layer(False, 5, 6, 24, 38, (1, 1), 1, "SAME", 97, spread=30),  # more sets than a call takes, 2 left over
+    Layer(False, 3, 5, 5, 7, (1, 1), 1, "SAME", 30),  # 1x1 with an odd window: padding taps, 15 pixels
     Layer(False, 6, 6, 16, 8, (3, 3), 1, "SAME", 140, spread=40),  # weights near 128
 ]
 
@@ -162,6 +166,8 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
 
     for i, (layer, kernel) in enumerate([(CONVS[0], "mote_conv_offset_blocked_s8"),
                                          (CONVS[2], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[-4], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[-3], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-2], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-1], "mote_conv_offset_blocked_s8"),
                                          (DEPTHWISE[1], "mote_depthwise_conv_offset_rows_s8")]):
@@ -175,3 +181,46 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
         for x in _inputs(layer, rng)[1:]:
             want = _want(layer, graph, w, bias, x)
             np.testing.assert_array_equal(firmware.run({"x": x}).outputs["y"].reshape(want.shape), want)
+
+
+@pytest.mark.parametrize("layer", CONVS, ids=lambda c: f"{c.filter[0]}x{c.filter[1]}s{c.stride}zp{c.w_zero_point}")
+def test_split_weights_keep_each_tap_exact(layer: Layer) -> None:
+    """mote_conv_offset_blocked_s8's split of each weight w - w_zp into v + s (s per output channel): every v in
+    [-127, 128], where the paired products of int8 inputs fit 16 bits, and bias + s * sum(x) + sum(x * v) equal
+    to TFLite's bias + sum((x - x_zp) * (w - w_zp)) on windows of random and extreme inputs."""
+    rng = np.random.default_rng(3)
+    w = _weights(layer, rng)
+    bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
+    p = OPS["conv2d"].prepare(_conv_node(load_tflite(_model(layer, w, bias), "m")))
+    s = filter_offset_conv.sum_scales(p)
+    true = p.weights.reshape(p.out_ch, -1).astype(np.int64) + p.filter_offset  # w - w_zp
+    v = true - s[:, None]
+    assert v.min() >= -127 and v.max() <= 128
+    assert np.abs(true).max() > 127  # the weights do not fit int8 as they are
+    windows = np.concatenate([rng.integers(-128, 128, (30, p.taps)), np.full((1, p.taps), -128),
+                              np.full((1, p.taps), 127)])
+    want = bias.astype(np.int64) + (windows + p.input_offset) @ true.T
+    got = filter_offset_conv.offset_bias(p, s) + windows.sum(axis=1, keepdims=True) * s + windows @ v.T
+    np.testing.assert_array_equal(got, want)
+
+
+def test_split_weights_centre_each_channel_for_shared_roundings() -> None:
+    """Weights clustered near their zero point, far from 128, but for one channel's extremes: the channels
+    without them are centred, so more of their groups of four taps share a rounding than when every weight is
+    offset the same way (the split w8 + 1 that any layer allows)."""
+    layer = Layer(False, 6, 6, 16, 8, (3, 3), 1, "SAME", 50, spread=30)
+    rng = np.random.default_rng(4)
+    w = np.clip(rng.integers(20, 81, (8, 3, 3, 16)), 0, 255).astype(np.uint8)
+    w.reshape(-1)[:2] = [0, 255]
+    p = OPS["conv2d"].prepare(_conv_node(load_tflite(_model(layer, w, np.zeros(8, np.int32)), "m")))
+    true = p.weights.reshape(p.out_ch, -1).astype(np.int64) + p.filter_offset
+    chosen_v = true - filter_offset_conv.sum_scales(p)[:, None]
+    uniform_v = p.weights.reshape(p.out_ch, -1).astype(np.int64) + 1
+
+    def fitting(v: np.ndarray) -> int:
+        padded = np.pad(v, ((0, 0), (0, -v.shape[1] % 4)))
+        return int(fits(padded.reshape(len(v), -1, 4)).sum())
+
+    groups = -(-p.taps // 4)
+    assert fitting(chosen_v) > fitting(uniform_v)
+    assert fitting(chosen_v[1:]) == (p.out_ch - 1) * groups  # every group of the channels without the extremes
