@@ -54,21 +54,55 @@ static void next_pixel(const mote_conv_geometry *g, pixel_pos *at) {
   ++at->b;
 }
 
+/* A window inside the input, fh runs of n taps from row on (row_jump apart), packed as put_taps would, then
+ * zero_taps zero taps; returns the sum of its taps, from the sum of its pair words x0 * 2^16 + x1: that is
+ * A * 2^16 + B, A and B the sums of the pairs' first and second taps, exact in int32 and |B| < 2^15 for
+ * fewer than 256 pairs (one add per pair instead of two). */
+static int32_t inside_window(const int8_t *row, int32_t n, int32_t row_jump, int32_t fh, int32_t *w,
+                             int32_t zero_taps) {
+  uint32_t total = 0; /* modulo 2^32: the exact sum is within int32 */
+  int32_t first = 0, pending = 0;
+  for (int32_t fy = 0; fy < fh; ++fy, row += row_jump) {
+    const int8_t *src = row;
+    int32_t k = n;
+    if (pending) {
+      const int32_t word = first * 65536 + *src++;
+      *w = word, w += 4, total += (uint32_t)word, --k, pending = 0;
+    }
+    for (; k >= 4; k -= 4, src += 4, w += 8) {
+      const int32_t w0 = src[0] * 65536 + src[1], w1 = src[2] * 65536 + src[3];
+      w[0] = w0, w[4] = w1, total += (uint32_t)w0 + (uint32_t)w1;
+    }
+    if (k >= 2) {
+      const int32_t word = src[0] * 65536 + src[1];
+      *w = word, w += 4, total += (uint32_t)word, k -= 2, src += 2;
+    }
+    if (k == 1) first = *src, pending = 1;
+  }
+  if (pending) *w = first * 65536, w += 4, total += (uint32_t)(first * 65536), --zero_taps;
+  for (; zero_taps > 0; zero_taps -= 2, w += 4) *w = 0;
+  const int32_t words = (int32_t)total, a = (words + 32768) >> 16;
+  return a + (words - a * 65536);
+}
+
 /* The window of the pixel at `at` (HWC tap order, taps outside the input holding the zero point) packed
  * in pairs into words[4k], zero taps after it up to 2 * pairs; returns the sum of its taps. */
 static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, const pixel_pos *at,
                       int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
-  const int32_t c = g->in_ch, row_bytes = g->filter_w * c, row_step = g->in_w * c;
+  /* The geometry in locals: the stores of packed words could alias *p, which would have it loaded again. */
+  const int32_t c = g->in_ch, row_bytes = g->filter_w * c, row_step = g->in_w * c, fh = g->filter_h;
+  const int32_t row_jump = g->dilation_h * row_step, zero_taps = 2 * p->pairs - p->taps;
   const int8_t *image = input + at->b * g->in_h * row_step;
   const int32_t zero_point = -p->input_offset;
   const int32_t y0 = at->oy * g->stride_h - g->pad_top, x0 = at->ox * g->stride_w - g->pad_left;
   pair_packer s = {words, 0, 0, 0};
-  if (g->dilation_w == 1 && y0 >= 0 && y0 + (g->filter_h - 1) * g->dilation_h < g->in_h && x0 >= 0 &&
+  if (g->dilation_w == 1 && y0 >= 0 && y0 + (fh - 1) * g->dilation_h < g->in_h && x0 >= 0 &&
       x0 + g->filter_w <= g->in_w) { /* inside the input, as most windows are: a run of taps per filter row */
     const int8_t *row = image + y0 * row_step + x0 * c;
-    for (int32_t fy = 0; fy < g->filter_h; ++fy, row += g->dilation_h * row_step) put_taps(&s, row, row_bytes);
-    put_copies(&s, 0, 2 * p->pairs - p->taps);
+    if (p->pairs < 256) return inside_window(row, row_bytes, row_jump, fh, words, zero_taps);
+    for (int32_t fy = 0; fy < fh; ++fy, row += row_jump) put_taps(&s, row, row_bytes);
+    put_copies(&s, 0, zero_taps);
     return s.sum;
   }
   for (int32_t fy = 0; fy < g->filter_h; ++fy) {

@@ -111,6 +111,7 @@ CONVS = [
     Layer(False, 8, 8, 4, 6, (3, 2), 3, "VALID", 1),
     Layer(False, 9, 9, 5, 4, (3, 3), 1, "SAME", 200, dilation=2),
     Layer(False, 4, 4, 64, 9, (3, 3), 1, "SAME", 64, x_zero_point=255),  # 576 taps
+    Layer(False, 4, 4, 56, 5, (3, 3), 1, "VALID", 60),  # 504 taps: the most whose pair words sum in int32
     Layer(False, 1, 1, 96, 10, (1, 1), 1, "SAME", 77),  # a classifier's logits: one pixel
     Layer(False, 5, 6, 24, 38, (1, 1), 1, "SAME", 97, spread=30),  # more sets than a call takes, 2 left over
     Layer(False, 3, 5, 5, 7, (1, 1), 1, "SAME", 30),  # 1x1 with an odd window: padding taps, 15 pixels
@@ -166,6 +167,7 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
 
     for i, (layer, kernel) in enumerate([(CONVS[0], "mote_conv_offset_blocked_s8"),
                                          (CONVS[2], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[6], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-4], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-3], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-2], "mote_conv_offset_blocked_s8"),
