@@ -64,9 +64,7 @@ def offset_bias(p: ConvParams, s: np.ndarray) -> np.ndarray:
     return bias + p.input_offset * ((_taps(p) - s[:, None]).sum(axis=1) + p.taps * s)
 
 
-def accepts(node: Node, p: ConvParams) -> str | None:
-    if not p.filter_offset:
-        return "weights without a zero point"
+def _bounded(p: ConvParams) -> str | None:
     if p.groups != 1:
         return "groups != 1"
     s = sum_scales(p)
@@ -76,7 +74,22 @@ def accepts(node: Node, p: ConvParams) -> str | None:
     return None
 
 
-def pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
+def _accepts_wide(node: Node, p: ConvParams) -> str | None:
+    """An int8 layer (weights without a zero point) whose weights reach -128, which the int8 blocked kernels'
+    paired products do not take (as TFLite's int8 weights never do, but a legacy uint8 layer's with zero point
+    128, or an ONNX model's, may): split the same way, its weights w = v + s."""
+    if p.filter_offset:
+        return "weights with a zero point (mote_conv_offset_blocked_s8's)"
+    if int(p.weights.min(initial=0)) > -128:
+        return "weights in [-127, 127] (the int8 blocked kernels')"
+    return _bounded(p)
+
+
+def accepts(node: Node, p: ConvParams) -> str | None:
+    return "weights without a zero point" if not p.filter_offset else _bounded(p)
+
+
+def _pack(func: str, node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     args = [em.tensor(x), em.tensor(node.outputs[0])]
@@ -84,7 +97,7 @@ def pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
     packed = _packed(_taps(p) - s[:, None], p)
     interleaved = pair_words(packed).reshape(ceil_div(p.out_ch, 4), 4, n).transpose(0, 2, 1)  # [quad][pair][ch]
     runs, run_start = pair_runs(packed)
-    return CCall("mote_conv_offset_blocked_s8", "mote_conv_offset_blocked_params", {
+    return CCall(func, "mote_conv_offset_blocked_params", {
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
         "taps": p.taps, "pairs": n, "input_offset": p.input_offset,
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
@@ -104,5 +117,17 @@ def scratch_bytes(node: Node, p: ConvParams) -> int:
     return 16 * pairs(p)
 
 
+def pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    return _pack("mote_conv_offset_blocked_s8", node, p, em)
+
+
+def _pack_wide(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    return _pack("mote_conv_blocked_wide_s8", node, p, em)
+
+
 KERNEL = Kernel("mote_conv_offset_blocked_s8", frozenset(Core), pack, accepts, scratch_bytes,
                 twins=("mote_dot_pairs_terms_4x4_s8",), scratch_why="four windows packed in tap pairs")
+# Where the int8 blocked kernels decline on a scalar core (elsewhere the vector kernels take such layers).
+WIDE_KERNEL = Kernel("mote_conv_blocked_wide_s8", frozenset({Core.SCALAR}), _pack_wide, _accepts_wide,
+                     scratch_bytes, twins=("mote_dot_pairs_terms_4x4_s8",),
+                     scratch_why="four windows packed in tap pairs")

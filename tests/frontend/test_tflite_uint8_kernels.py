@@ -146,6 +146,29 @@ def test_other_depthwise_layers_keep_the_offset_kernel(layer: Layer, tmp_path: P
     _check(layer, "mote_depthwise_conv_offset_s8", tmp_path)
 
 
+@pytest.mark.parametrize("layer", [Layer(False, 7, 6, 3, 16, (3, 3), 2, "SAME", 128),
+                                   Layer(False, 5, 5, 16, 10, (1, 1), 1, "SAME", 128, spread=25)],
+                         ids=["3x3", "1x1"])
+def test_weights_zero_point_128_reaching_0_run_split_on_scalar_cores(layer: Layer, tmp_path: Path) -> None:
+    """Weights zero point 128: int8 weights, but the weight 0 is -128, which the int8 blocked kernels' paired
+    products do not take. On a scalar core the split-weights kernel runs it (on rv32 against the uint8 oracle);
+    the vector cores keep their int8 kernels."""
+    from mote.targets.rv32 import Rv32Config, build_rv32
+
+    rng = np.random.default_rng(9)
+    w = _weights(layer, rng)
+    bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
+    graph = load_tflite(_model(layer, w, bias), "m")
+    assert chosen(_conv_node(graph), Core.SCALAR) == "mote_conv_blocked_wide_s8"
+    assert chosen(_conv_node(graph), Core.VECTOR) != "mote_conv_blocked_wide_s8"
+    firmware = build_rv32(compile_graph(graph, core=Core.SCALAR), tmp_path / "rv32", Rv32Config(cc="zig"))
+    binary = build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "host", sanitize=True)
+    for x in _inputs(layer, rng):
+        want = _want(layer, graph, w, bias, x)
+        np.testing.assert_array_equal(binary.run({"x": x})[0]["y"].reshape(want.shape), want)
+        np.testing.assert_array_equal(firmware.run({"x": x}).outputs["y"].reshape(want.shape), want)
+
+
 def test_convolution_whose_accumulator_may_overflow_keeps_the_offset_kernel(tmp_path: Path) -> None:
     """Weights close to their zero point and a bias near the int32 limit: TFLite's accumulator stays inside
     int32, the blocked kernel's bound (any int8 weights' products) does not."""
