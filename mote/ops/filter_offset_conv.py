@@ -10,6 +10,10 @@ possible share their roundings (mote.ops.pair_groups). Then a window sums (x - x
 convolution, plus s * S with S = sum (x - x_zp), one number per output pixel shared by all its output channels.
 Padding taps hold x_zp, so they add nothing to either sum. The kernel sums each window's raw taps as it gathers
 them; the compile-time bias holds what does not depend on the input.
+
+The same split serves int8 layers (no zero point) whose weights reach -128, which the int8 blocked kernels'
+paired products do not take: on a scalar core they run as mote_conv_blocked_wide_s8, next to those kernels in
+the int8 table (mote.ops.conv2d).
 """
 
 from __future__ import annotations
