@@ -16,6 +16,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ir import Graph, Node
 from mote.ops import OPS, filter_offset_conv
+from mote.ops.output_stage import INT32_MAX, output_shortcuts
 from mote.ops.pair_groups import fits
 from mote.ops.registry import Core
 from mote.reference import interpret
@@ -40,6 +41,7 @@ class Layer:
     dilation: int = 1
     x_zero_point: int = XQ[1]
     spread: int = 0  # weights within 128 +- spread but for the extremes (as trained ones cluster), or any
+    out_scale: float = OUTQ[0]
 
 
 def _weights(layer: Layer, rng: np.random.Generator) -> np.ndarray:
@@ -62,7 +64,7 @@ def _model(layer: Layer, w: np.ndarray, bias: np.ndarray) -> bytes:
         oh, ow = -(-layer.h // layer.stride), -(-layer.w // layer.stride)
     else:
         oh, ow = (layer.h - eff_h) // layer.stride + 1, (layer.w - eff_w) // layer.stride + 1
-    y = mb.tensor("y", [1, oh, ow, layer.out_ch], "uint8", scale=OUTQ[0], zero_point=OUTQ[1])
+    y = mb.tensor("y", [1, oh, ow, layer.out_ch], "uint8", scale=layer.out_scale, zero_point=OUTQ[1])
     extra = {"depth_multiplier": layer.out_ch // layer.in_ch} if layer.depthwise else {}
     mb.op("DEPTHWISE_CONV_2D" if layer.depthwise else "CONV_2D", [x, wt, b], [y], padding=layer.padding,
           stride_h=layer.stride, stride_w=layer.stride, dilation_h_factor=layer.dilation,
@@ -80,8 +82,9 @@ def _inputs(layer: Layer, rng: np.random.Generator) -> list[np.ndarray]:
 def _want(layer: Layer, graph: Graph, w: np.ndarray, bias: np.ndarray, x: np.ndarray) -> np.ndarray:
     if layer.dilation == 1 and layer.out_ch == (layer.in_ch if layer.depthwise else layer.out_ch):
         weights = w[0] if layer.depthwise else w
-        return conv_uint8(x[0], (XQ[0], layer.x_zero_point), weights, (WQ_SCALE, layer.w_zero_point), bias, OUTQ,
-                          layer.stride, layer.padding, "RELU6", depthwise=layer.depthwise)[None]
+        return conv_uint8(x[0], (XQ[0], layer.x_zero_point), weights, (WQ_SCALE, layer.w_zero_point), bias,
+                          (layer.out_scale, OUTQ[1]), layer.stride, layer.padding, "RELU6",
+                          depthwise=layer.depthwise)[None]
     return interpret(graph, {"x": x})["y"]
 
 
@@ -144,6 +147,27 @@ def test_3x3_depthwise_with_weight_zero_point_runs_on_the_rows_kernel(layer: Lay
 ], ids=["5x5", "multiplier", "dilated"])
 def test_other_depthwise_layers_keep_the_offset_kernel(layer: Layer, tmp_path: Path) -> None:
     _check(layer, "mote_depthwise_conv_offset_s8", tmp_path)
+
+
+def test_blocked_kernel_output_left_shift_on_rv32(tmp_path: Path) -> None:
+    """An output scale below input scale * weights scale (a multiplier above 1): every channel's output leaves
+    the assembly's inline path for TFLite's two roundings (mote_output_rest_s8, called from the inner loop's
+    frame), against the uint8 oracle."""
+    from mote.targets.rv32 import Rv32Config, build_rv32
+
+    layer = Layer(False, 6, 5, 8, 8, (3, 3), 1, "SAME", 90, out_scale=3e-5)
+    rng = np.random.default_rng(11)
+    w = _weights(layer, rng)
+    bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
+    graph = load_tflite(_model(layer, w, bias), "m")
+    p = OPS["conv2d"].prepare(_conv_node(graph))
+    cuts = output_shortcuts(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
+    assert (cuts.fast_after == INT32_MAX).all() and (cuts.shift == 0).all()  # no shortcuts: the full path
+    assert chosen(_conv_node(graph), Core.SCALAR) == "mote_conv_offset_blocked_s8"
+    firmware = build_rv32(compile_graph(graph, core=Core.SCALAR), tmp_path, Rv32Config(cc="zig"))
+    for x in _inputs(layer, rng):
+        want = _want(layer, graph, w, bias, x)
+        np.testing.assert_array_equal(firmware.run({"x": x}).outputs["y"].reshape(want.shape), want)
 
 
 @pytest.mark.parametrize("layer", [Layer(False, 7, 6, 3, 16, (3, 3), 2, "SAME", 128),
