@@ -52,7 +52,7 @@ LAYERS = {  # (depthwise, size, channels, out_ch, filter, stride)
     "pointwise 1x1, 4x4x128 -> 128": (False, 4, 128, 128, 1, 1),
     "logits 1x1, 1x1x256 -> 1001": (False, 1, 256, 1001, 1, 1),
 }
-# Each layer with weights zero point 97, then 128 (no filter offset: the ordinary int8 kernels) for comparison.
+# Each layer with weights zero point 97, then 128 (no filter offset: the int8 table) for comparison.
 def trained_like(rng: np.random.Generator, shape: list[int], zero_point: int) -> np.ndarray:
     """uint8 weights as min/max quantization leaves trained ones: most near the zero point (a spread of 20),
     a few outliers at 0 and 255, the ends of the range."""
@@ -134,7 +134,8 @@ def main() -> None:
              "Written by `python benchmarks/uint8_layers.py --write`: instructions per MAC on the rv32 virtual "
              "platform (zig, -O2, rv32imc, scalar kernels), per layer between its markers; `all` is the whole "
              "inference (boundary flips included). Single layers with weights zero point 97 run on the uint8 "
-             "kernels (mote.ops.filter_offset), the same with zero point 128 on the int8 ones.", "",
+             "kernels (mote.ops.filter_offset), the same with zero point 128 on the int8 table (whose weight 0, "
+             "-128 after the shift, the int8 blocked kernels do not take: mote_conv_blocked_wide_s8).", "",
              "| model | layer | kernel | MACs | instructions | per MAC |", "|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, model) in enumerate(CASES.items()):

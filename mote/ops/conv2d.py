@@ -28,7 +28,7 @@ from mote.ops.conv_common import (
     filter_offset,
     requantize,
 )
-from mote.ops.registry import WINDOW_ATTRS, CCall, Emitter, OpDef, attr, dtype_columns, register
+from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_conv2d
 from mote.ops.windows import grouped_conv, layer_windows, window_geometry
 
@@ -86,7 +86,12 @@ def _emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
 BY_DTYPE = {DType.INT16: weighted_16x8.CONV, DType.INT8: (check_conv2d, prepare, reference),
             DType.FLOAT32: (conv2d_f32.check, conv2d_f32.prepare, conv2d_f32.reference)}
 
-INT8_KERNELS = offset_kernels.with_filter_offset(KERNELS, offset_kernels.CONV, (filter_offset_conv.KERNEL,))
+# The int8 table with the split-weights record after the scalar-only ones (the blocked kernels), for weights
+# that reach -128.
+_SCALAR_FIRST = next(i for i, k in enumerate(KERNELS) if k.cores != frozenset({Core.SCALAR}))
+INT8_KERNELS = offset_kernels.with_filter_offset(
+    (*KERNELS[:_SCALAR_FIRST], filter_offset_conv.WIDE_KERNEL, *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV,
+    (filter_offset_conv.KERNEL,))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 TABLE = (blocked_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, blocked_f32.CONV_KERNEL, conv2d_f32.KERNEL, *INT8_KERNELS)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,

@@ -4,10 +4,11 @@ TensorFlow Lite's uint8 Conv and DepthwiseConv took each tap as (w - w_zero_poin
 After the shift to int8, w - w_zero_point spans up to [-255, 255]: it does not fit int8 weights, and the
 input-dependent term w_zero_point * sum(x - x_zero_point) over a window's in-bounds taps cannot be folded into
 the bias. So every ordinary int8 kernel declines such a layer, and it runs on one of its own:
-  mote_conv_offset_blocked_s8  an ungrouped convolution (any filter, stride, dilation, padding): the int8
-                               products (x - x_zp) * w8 of an ordinary convolution, register-blocked, plus
-                               filter_offset * S, S = sum over a window of x - x_zp computed once per output
-                               pixel (mote.ops.filter_offset_conv);
+  mote_conv_offset_blocked_s8  an ungrouped convolution (any filter, stride, dilation, padding): each weight
+                               split as v + s (v in [-127, 128], s per output channel), the products
+                               (x - x_zp) * v of an ordinary convolution, register-blocked, plus s * S, S =
+                               sum over a window of x - x_zp computed once per output pixel
+                               (mote.ops.filter_offset_conv);
   mote_depthwise_conv_offset_rows_s8   a 3x3 depthwise convolution with depth multiplier 1, undilated: the
                                rows kernel (mote_depthwise_conv_rows_s8), whose nine weights live in registers,
                                on the weights w - w_zero_point as int16 (mote.ops.depthwise_conv2d);

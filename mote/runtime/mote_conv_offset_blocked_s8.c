@@ -1,6 +1,7 @@
 #include "mote_conv_offset_blocked_s8.h"
 
 #include "mote_conv_common.h"
+#include "mote_dot_pairs_terms_4x4_s8.h"
 
 /* A window's taps appended span by span as pairs x0 * 2^16 + x1, pair k at words[4k] (one pixel of a
  * block of four), with the sum of the taps: a span of odd length leaves its last tap pending, the
@@ -10,7 +11,7 @@ typedef struct {
   int32_t sum, first, pending;
 } pair_packer;
 
-/* n taps from src. */
+/* n taps from src, four at a time where it can. */
 static inline void put_taps(pair_packer *s, const int8_t *src, int32_t n) {
   int32_t *w = s->words, sum = s->sum;
   if (n > 0 && s->pending) {
@@ -18,9 +19,13 @@ static inline void put_taps(pair_packer *s, const int8_t *src, int32_t n) {
     *w = s->first * 65536 + x, w += 4, sum += x;
     --n, s->pending = 0;
   }
-  for (; n >= 2; n -= 2, src += 2, w += 4) {
+  for (; n >= 4; n -= 4, src += 4, w += 8) {
+    const int32_t x0 = src[0], x1 = src[1], x2 = src[2], x3 = src[3];
+    w[0] = x0 * 65536 + x1, w[4] = x2 * 65536 + x3, sum += (x0 + x1) + (x2 + x3);
+  }
+  if (n >= 2) {
     const int32_t x0 = src[0], x1 = src[1];
-    *w = x0 * 65536 + x1, sum += x0 + x1;
+    *w = x0 * 65536 + x1, w += 4, sum += x0 + x1, n -= 2, src += 2;
   }
   if (n == 1) s->first = *src, sum += *src, s->pending = 1;
   s->words = w, s->sum = sum;
@@ -36,23 +41,77 @@ static inline void put_copies(pair_packer *s, int32_t v, int32_t n) {
   s->words = w;
 }
 
-/* Output pixel `pixel`'s window (HWC tap order, taps outside the input holding the zero point) packed
+/* An output pixel's position, advanced in raster order without divisions. */
+typedef struct {
+  int32_t b, oy, ox;
+} pixel_pos;
+
+static void next_pixel(const mote_conv_geometry *g, pixel_pos *at) {
+  if (++at->ox < g->out_w) return;
+  at->ox = 0;
+  if (++at->oy < g->out_h) return;
+  at->oy = 0;
+  ++at->b;
+}
+
+/* A window inside the input, fh runs of n taps from row on (row_jump apart), packed as put_taps would, then
+ * zero_taps zero taps; returns the sum of its taps, from the sum of its pair words x0 * 2^16 + x1: that is
+ * A * 2^16 + B, A and B the sums of the pairs' first and second taps, exact in int32 and |B| < 2^15 for
+ * fewer than 256 pairs (one add per pair instead of two). */
+static int32_t inside_window(const int8_t *row, int32_t n, int32_t row_jump, int32_t fh, int32_t *w,
+                             int32_t zero_taps) {
+  uint32_t total = 0; /* modulo 2^32: the exact sum is within int32 */
+  int32_t first = 0, pending = 0;
+  for (int32_t fy = 0; fy < fh; ++fy, row += row_jump) {
+    const int8_t *src = row;
+    int32_t k = n;
+    if (pending) {
+      const int32_t word = first * 65536 + *src++;
+      *w = word, w += 4, total += (uint32_t)word, --k, pending = 0;
+    }
+    for (; k >= 4; k -= 4, src += 4, w += 8) {
+      const int32_t w0 = src[0] * 65536 + src[1], w1 = src[2] * 65536 + src[3];
+      w[0] = w0, w[4] = w1, total += (uint32_t)w0 + (uint32_t)w1;
+    }
+    if (k >= 2) {
+      const int32_t word = src[0] * 65536 + src[1];
+      *w = word, w += 4, total += (uint32_t)word, k -= 2, src += 2;
+    }
+    if (k == 1) first = *src, pending = 1;
+  }
+  if (pending) *w = first * 65536, w += 4, total += (uint32_t)(first * 65536), --zero_taps;
+  for (; zero_taps > 0; zero_taps -= 2, w += 4) *w = 0;
+  const int32_t words = (int32_t)total, a = (words + 32768) >> 16;
+  return a + (words - a * 65536);
+}
+
+/* The window of the pixel at `at` (HWC tap order, taps outside the input holding the zero point) packed
  * in pairs into words[4k], zero taps after it up to 2 * pairs; returns the sum of its taps. */
-static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixel, int32_t *words) {
+static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *input, const pixel_pos *at,
+                      int32_t *words) {
   const mote_conv_geometry *g = &p->geometry;
-  const int32_t c = g->in_ch, per_image = g->out_h * g->out_w, row_bytes = g->filter_w * c;
-  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
-  const int8_t *image = input + b * g->in_h * g->in_w * c;
+  /* The geometry in locals: the stores of packed words could alias *p, which would have it loaded again. */
+  const int32_t c = g->in_ch, row_bytes = g->filter_w * c, row_step = g->in_w * c, fh = g->filter_h;
+  const int32_t row_jump = g->dilation_h * row_step, zero_taps = 2 * p->pairs - p->taps;
+  const int8_t *image = input + at->b * g->in_h * row_step;
   const int32_t zero_point = -p->input_offset;
-  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
+  const int32_t y0 = at->oy * g->stride_h - g->pad_top, x0 = at->ox * g->stride_w - g->pad_left;
   pair_packer s = {words, 0, 0, 0};
+  if (g->dilation_w == 1 && y0 >= 0 && y0 + (fh - 1) * g->dilation_h < g->in_h && x0 >= 0 &&
+      x0 + g->filter_w <= g->in_w) { /* inside the input, as most windows are: a run of taps per filter row */
+    const int8_t *row = image + y0 * row_step + x0 * c;
+    if (p->pairs < 256) return inside_window(row, row_bytes, row_jump, fh, words, zero_taps);
+    for (int32_t fy = 0; fy < fh; ++fy, row += row_jump) put_taps(&s, row, row_bytes);
+    put_copies(&s, 0, zero_taps);
+    return s.sum;
+  }
   for (int32_t fy = 0; fy < g->filter_h; ++fy) {
     const int32_t iy = y0 + fy * g->dilation_h;
     if (iy < 0 || iy >= g->in_h) {
       put_copies(&s, zero_point, row_bytes);
       continue;
     }
-    const int8_t *row = image + iy * g->in_w * c;
+    const int8_t *row = image + iy * row_step;
     if (g->dilation_w == 1) { /* the in-bounds taps of a filter row are contiguous */
       const int32_t left = x0 < 0 ? -x0 : 0, lo = left < g->filter_w ? left : g->filter_w;
       const int32_t end = g->in_w - x0 < g->filter_w ? g->in_w - x0 : g->filter_w, hi = end > lo ? end : lo;
@@ -74,40 +133,41 @@ static int32_t gather(const mote_conv_offset_blocked_params *p, const int8_t *in
   return s.sum;
 }
 
-/* acc[4i + q] = bias[q] + term[i] + sum over pairs k of window i's taps 2k, 2k + 1 times filter q's
- * weights, from the stored (negated) weights into negated accumulators: each pair in [-2^15, 2^15),
- * |acc| bounded by the caller. */
-static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const int32_t *bias, const int32_t term[4],
-                    int32_t acc[16]) {
-  int32_t a[16];
-  for (int32_t k = 0; k < 16; ++k) a[k] = -(bias[k % 4] + term[k / 4]);
-  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
-    const int32_t u0 = x[0], u1 = x[1], u2 = x[2], u3 = x[3];
-    const int32_t v0 = w[0], v1 = w[1], v2 = w[2], v3 = w[3];
-    mote_accumulate(&a[0], mote_pair_dot(u0, v0)), mote_accumulate(&a[1], mote_pair_dot(u0, v1));
-    mote_accumulate(&a[2], mote_pair_dot(u0, v2)), mote_accumulate(&a[3], mote_pair_dot(u0, v3));
-    mote_accumulate(&a[4], mote_pair_dot(u1, v0)), mote_accumulate(&a[5], mote_pair_dot(u1, v1));
-    mote_accumulate(&a[6], mote_pair_dot(u1, v2)), mote_accumulate(&a[7], mote_pair_dot(u1, v3));
-    mote_accumulate(&a[8], mote_pair_dot(u2, v0)), mote_accumulate(&a[9], mote_pair_dot(u2, v1));
-    mote_accumulate(&a[10], mote_pair_dot(u2, v2)), mote_accumulate(&a[11], mote_pair_dot(u2, v3));
-    mote_accumulate(&a[12], mote_pair_dot(u3, v0)), mote_accumulate(&a[13], mote_pair_dot(u3, v1));
-    mote_accumulate(&a[14], mote_pair_dot(u3, v2)), mote_accumulate(&a[15], mote_pair_dot(u3, v3));
+/* The outputs of a block of `count` pixels (their windows in `words`, their taps' sums in `sums`) for every
+ * output channel: whole sets of four straight from the inner loop, MOTE_CONV_OFFSET_BLOCKED_BATCH sets
+ * per call; the last set of fewer than four channels through a buffer; the pixels of a short block each
+ * by itself. */
+static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t count,
+                          const int32_t sums[4], int8_t *out) {
+  const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
+  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
+  for (int32_t q = 0; q < whole; q += MOTE_CONV_OFFSET_BLOCKED_BATCH) {
+    const int32_t oc = 4 * q;
+    const int32_t sets = whole - q < MOTE_CONV_OFFSET_BLOCKED_BATCH ? whole - q : MOTE_CONV_OFFSET_BLOCKED_BATCH;
+    how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
+    mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[q],
+                                p->bias + 2 * oc, sets, &how, sums);
   }
-  for (int32_t k = 0; k < 16; ++k) acc[k] = -a[k];
-}
-
-/* One pixel's outputs, its window packed at words[4k] (k < pairs) with `term`, four channels at a time
- * (mote_dot_1x4_pairs on the negated weights and bias). */
-static void one_pixel(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t term, int8_t *out) {
-  const int32_t m = p->geometry.out_ch, pairs = p->pairs;
-  for (int32_t oc = 0; oc < m; oc += 4) {
-    const int32_t start[4] = {-(p->bias[oc] + term), -(p->bias[oc + 1] + term), -(p->bias[oc + 2] + term),
-                              -(p->bias[oc + 3] + term)};
-    int32_t acc[16]; /* acc[q] for the one pixel (mote_store_block_4x4 takes a block's) */
-    mote_dot_1x4_pairs(words, p->weights + oc * pairs, pairs, start, acc);
-    for (int32_t q = 0; q < 4; ++q) acc[q] = -acc[q];
+  for (int32_t oc = 4 * whole; oc < m; oc += 4) {
     const int32_t channels = m - oc < 4 ? m - oc : 4;
-    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, 1, channels, out + oc, m);
+    if (count == 4) {
+      int8_t part[16];
+      const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
+                                   p->act_min, p->act_max};
+      mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4],
+                                  p->bias + 2 * oc, 1, &into, sums);
+      mote_block_copy(part, 4, channels, out + oc, m);
+      continue;
+    }
+    int32_t acc[16];
+    for (int32_t i = 0; i < count; ++i) {
+      const int32_t *b = p->bias + 2 * oc; /* the four biases, then the four scales */
+      const int32_t start[4] = {b[0] + b[4] * sums[i], b[1] + b[5] * sums[i], b[2] + b[6] * sums[i],
+                                b[3] + b[7] * sums[i]};
+      mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, start, acc + 4 * i);
+    }
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+                         out + oc, m);
   }
 }
 
@@ -119,30 +179,28 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
     return MOTE_ERROR;
   }
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  const int32_t pixels = g->batches * g->out_h * g->out_w;
+  const int32_t pixels = g->batches * g->out_h * g->out_w, c = g->in_ch;
+  const int pointwise = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1;
+  pixel_pos at = {0, 0, 0};
   for (int32_t px = 0; px < pixels; px += 4) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
-    int32_t term[4]; /* filter_offset * the sum of each window's raw taps: |term| <= taps * 128 * 128 */
-    for (int32_t i = 0; i < count; ++i) term[i] = p->filter_offset * gather(p, input, px + i, words + i);
-    int8_t *out = output + px * m;
-    if (count < 4) { /* the last pixels, each by itself (a layer of one pixel: a classifier's logits) */
-      for (int32_t i = 0; i < count; ++i) one_pixel(p, words + i, term[i], out + i * m);
-      continue;
-    }
-    mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
-    for (int32_t oc = 0; oc < m; oc += 4) {
-      /* The bias holds input_offset * filter_offset * taps, the term the rest of S * filter_offset. */
-      int32_t acc[16];
-      dot_4x4(words, p->weights + oc * pairs, pairs, p->bias + oc, term, acc);
-      const int32_t channels = m - oc < 4 ? m - oc : 4;
-      if (channels == 4) {
-        how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
-        mote_block_out_4x4(&how, acc);
+    /* the sum of each window's raw taps, |sum| <= taps * 128: its product with a filter's sum scale is the
+     * part of s * (the window's taps + input_offset) the bias does not hold */
+    int32_t sums[4] = {0, 0, 0, 0};
+    for (int32_t i = 0; i < 4; ++i) {
+      pair_packer s = {words + i, 0, 0, 0};
+      if (i >= count) { /* a missing pixel of the last block: computed, not stored */
+        put_copies(&s, 0, 2 * pairs);
+      } else if (pointwise) { /* 1x1: the pixel itself */
+        put_taps(&s, input + (px + i) * c, c);
+        put_copies(&s, 0, 2 * pairs - p->taps);
+        sums[i] = s.sum;
       } else {
-        mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, 4, channels,
-                             out + oc, m);
+        sums[i] = gather(p, input, &at, words + i);
+        next_pixel(g, &at);
       }
     }
+    block_outputs(p, words, count, sums, output + px * m);
   }
   return MOTE_OK;
 }

@@ -301,15 +301,20 @@ def test_conv2d_blocked_shared_roundings(seed: int, check_model: Callable[..., o
         case, Core.SCALAR)
 
 
-def test_conv2d_scalar_weights_at_minus_128_fall_back(check_model: Callable[..., object]) -> None:
+@pytest.mark.parametrize("case", [
+    Case(1, (6, 7), 8, 6, (3, 3), 8, (1, 1), (1, 1), "SAME", "RELU", True, True),
+    Case(1, (5, 3), 12, 37, (1, 1), 12, (1, 1), (1, 1), "VALID", "NONE", False, True),  # pointwise, 15 pixels
+], ids=["3x3", "1x1"])
+def test_conv2d_scalar_weights_at_minus_128_split(case: Case, check_model: Callable[..., object]) -> None:
     """The blocked kernel's paired products need weights >= -127: a filter with -128 (outside TFLite's
-    spec, but loadable) runs on the one-row kernel instead, still exact."""
+    spec, but loadable) runs on the split-weights kernel (w = v + s, v in [-127, 128]), exact; the vector
+    cores keep their kernels."""
     rng = np.random.default_rng(26)
-    case = Case(1, (6, 7), 8, 6, (3, 3), 8, (1, 1), (1, 1), "SAME", "RELU", True, True)
     graph = check_model(conv_model(case, rng, weight_min=-128), seeds=2, sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
     assert int(OPS["conv2d"].prepare(node).weights.min()) == -128
-    assert chosen(node, Core.SCALAR) == expected_kernel(case)
+    assert chosen(node, Core.SCALAR) == "mote_conv_blocked_wide_s8"
+    assert chosen(node, Core.VECTOR) == expected_kernel(case)
 
 
 ONE_CHANNEL = [

@@ -12,7 +12,7 @@ import pytest
 
 import mote
 from mote.frontend.tflite import load_tflite
-from mote.ops import OPS
+from mote.ops import OPS, filter_offset_conv
 from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
 from mote.ops.registry import Core, choose_kernel
@@ -70,6 +70,10 @@ def former_choice(p: ConvParams, core: Core) -> str:
     if core is Core.SCALAR and vector != "mote_conv_s8" and int(p.weights.min(initial=0)) >= -127:
         ring = (p.filter_w == 3 and p.stride_w in (1, 2) and p.dilation_h == p.dilation_w == 1 and p.in_ch % 2 == 0)
         return "mote_conv_ring_s8" if ring else "mote_conv_blocked_s8"
+    if core is Core.SCALAR and int(p.weights.min(initial=0)) < -127 and p.groups == 1:
+        c = filter_offset_conv.sum_scales(p)
+        if fits_int32(max_abs(np.abs(filter_offset_conv.offset_bias(p, c)) + p.taps * 128 * (128 + np.abs(c)))):
+            return "mote_conv_blocked_wide_s8"
     if core is Core.VNNI and p.groups == 1:
         unsigned = fold_bias(p.bias, p.weights, p.input_offset - 128)
         if fits_int32(max_abs(unsigned) + p.taps * 255 * 128):

@@ -76,6 +76,19 @@ def start(bias: str) -> list[str]:
     return out + [f"lui {ROUND}, 8"]
 
 
+def start_terms(bias: str, sums: str) -> list[str]:
+    """The accumulators from bias[0..3] plus each pixel's sum, sums[0..3], times each filter's scale,
+    bias[4..7]; t0 = 2^15. Uses a3, a5-a7, t1 and t2."""
+    scales = ["a6", "a7", "t1", "t2"]
+    out = [f"lw {acc(0, q)}, {4 * q}({bias})" for q in range(4)]
+    out += [f"lw {scales[q]}, {16 + 4 * q}({bias})" for q in range(4)]
+    for i in (3, 2, 1, 0):
+        out.append(f"lw a5, {4 * i}({sums})")
+        for q in range(4):
+            out += [f"mul a3, {scales[q]}, a5", f"add {acc(i, q)}, {acc(0, q)}, a3"]
+    return out + [f"lui {ROUND}, 8"]
+
+
 def separate_tap(x: list[str], w_off: int, v: str, p: str) -> list[str]:
     """One tap pair of pixels 0..3 (input words in x) by filters 0..3 (weight words at w_off(a1)):
     sixteen mote_pair_dot, each filter word loaded once."""
@@ -168,10 +181,16 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4() -> str:
-    """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6)."""
-    frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w")
+def pairs_4x4(terms: bool = False) -> str:
+    """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
+    mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
+    accumulator's start."""
+    frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
+                  *(["terms"] if terms else []))
     slot = frame.slot
+    begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2")] if terms else start("a4")
+    bias_step = 32 if terms else 16  # with terms, each four filters' biases then their scales
+    keep_terms = [f"sw a7, {slot['terms']}(sp)"] if terms else []
     separate = []
     for t in range(2):  # two tap pairs per group, one mote_pair_dot each
         separate += loads((f"a{2 + i}", 4 * t + i) for i in range(4))
@@ -180,13 +199,13 @@ def pairs_4x4() -> str:
     shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
-    outputs, cold = store(frame, ".Lp")
+    outputs, cold = store(frame, ".Lt" if terms else ".Lp")
     body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
             f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
-            f"sw a6, {slot['how']}(sp)", f"lw a2, {OUT}(a6)", f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)",
-            f"sw a2, {slot['stage']}(sp)",
+            f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
+            f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)",
             "0:", "/* the next four filters: their bias, the window from its start */",
-            f"lw a4, {slot['bias']}(sp)", *start("a4"), "addi a4, a4, 16", f"sw a4, {slot['bias']}(sp)",
+            f"lw a4, {slot['bias']}(sp)", *begin, f"addi a4, a4, {bias_step}", f"sw a4, {slot['bias']}(sp)",
             f"lw a0, {slot['x']}(sp)",
             "1:", "/* the next run: groups sharing a rounding, then groups not */",
             f"lw a3, {slot['runs']}(sp)", "lw t1, 0(a3)", "lw a2, 4(a3)", "addi a3, a3, 8",
@@ -200,6 +219,8 @@ def pairs_4x4() -> str:
             f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * ROW_BYTES}", f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
             "bnez a2, 0b", *frame.restore(), *cold]
+    if terms:
+        return function("mote_dot_pairs_terms_4x4_s8", PAIRS_TERMS_DOC, body)
     return function("mote_dot_pairs_4x4_s8", PAIRS_DOC, body)
 
 
@@ -218,6 +239,10 @@ PAIRS_DOC = """mote_dot_pairs_4x4_s8 (mote_dot_pairs_4x4_s8.h): per group of two
 weight loads and 96 operations when it shares its roundings (123 with the loop), 8 + 8 and 128
 otherwise (147); 18 per run; per output 10 through the shortcuts (9 when the clamp decides), per
 four filters about 70 to start and to read their output stages, per call 30."""
+
+PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
+accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
+filters."""
 
 
 def ring(stride: int) -> str:
@@ -286,7 +311,8 @@ to pick the kind and loop; per filter row 11; per output 10 through the shortcut
 
 FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
-FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8")
+FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_ring_s1_4x4_s8",
+             "mote_dot_ring_s2_4x4_s8")
 
 
 def source(functions: Iterable[str] = FUNCTIONS) -> str:
@@ -294,6 +320,7 @@ def source(functions: Iterable[str] = FUNCTIONS) -> str:
     kernels name (mote.ops.registry.Kernel.twins)."""
     head = ["/* The scalar kernels' inner loops for rv32im, generated by mote (mote/targets/rv32/micro.py).",
             " * Each function's C twin, with the same semantics, is in mote/, for other targets. */", ""]
-    make = {"mote_dot_pairs_4x4_s8": pairs_4x4, "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
+    make = {"mote_dot_pairs_4x4_s8": pairs_4x4, "mote_dot_pairs_terms_4x4_s8": lambda: pairs_4x4(terms=True),
+            "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2)}
     return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in set(functions))
