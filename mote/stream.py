@@ -113,7 +113,7 @@ def run_stream(model_path: Path, *, calls: int, target: str | Target = "host", i
                           run.figures, match) for run, want, match in zip(runs, expected, tflm)]
     stacked = {t.name: np.stack([out[t.name] for out in outputs]) for t in original.outputs}
     return StreamReport(str(model_path), chosen.name, compiled, stacked, sum(r.mismatches for r in reports),
-                        runs[0].figures, {}, _summary(tflm) if check_tflm else None, reports)
+                        runs[0].figures, {}, _summary(tflm) if check_tflm else None, calls=reports)
 
 
 def _summary(matches: list[TflmMatch | None]) -> TflmMatch:
