@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from mote.sim.energy import Energy
+
 
 @dataclass
 class LayerProfile:
@@ -17,10 +19,15 @@ class LayerProfile:
     cycles: int
     class_counts: dict[str, int] = field(default_factory=dict)
     accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
+    energy: Energy | None = None  # mote.sim.energy, on the run's platform
+
+    @property
+    def energy_uj(self) -> float | None:
+        return None if self.energy is None else round(self.energy.uj, 6)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
-                "accel_cycles": self.accel_cycles}
+                "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj}
 
 
 @dataclass
@@ -32,7 +39,8 @@ class SimResult:
     cycles in timed mode (0 in zero-cycle mode) and `total_cycles` = cycles + accel_cycles.
     `firmware_instructions` / `firmware_cycles` cover the whole firmware from reset to the exit store,
     including the startup code's .data copy and .bss zeroing. Instructions are exact, cycles are the
-    estimate of `core` (mote.sim.cycles.CoreModel)."""
+    estimate of `core` (mote.sim.cycles.CoreModel). `energy` is the model's (mote.sim.energy) over the
+    same span, µJ per inference in the JSON."""
 
     outputs: dict[str, np.ndarray]
     instructions: int
@@ -53,6 +61,8 @@ class SimResult:
     console: str = ""
     accel_cycles: int = 0
     accel_jobs: int = 0
+    platform: str = "mcu"
+    energy: Energy | None = None  # of model_run on `platform` (mote.sim.energy); None: not counted
 
     @property
     def total_cycles(self) -> int:
@@ -78,5 +88,8 @@ class SimResult:
             "cc": self.cc,
             "cflags": self.cflags,
             "core": self.core,
+            "platform": self.platform,
+            "energy_uj": None if self.energy is None else round(self.energy.uj, 6),
+            "energy": None if self.energy is None else self.energy.to_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
         }
