@@ -139,6 +139,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", type=bounded_int(0, 10_000), default=0, metavar="N",
                    help="re-run N sampled points on the VP in timed mode: cost model vs VP cycles, bit-exactness")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
+    p.add_argument("--objective", choices=("cycles", "energy"),
+                   help="order the points best first by total cycles or by energy per inference (energy_uj)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_explore)
 
@@ -322,7 +324,8 @@ def _explore(args: argparse.Namespace) -> int:
         sweep[key] = values.split(",") if sep else []  # none: the values the accelerator declares
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
-    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)
+    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
+                   objective=args.objective)
     if args.json:
         print(json.dumps(rows))
     else:
