@@ -57,6 +57,22 @@ def test_mcu_platform_file_and_overrides(tmp_path: Path) -> None:
     assert half["cycles"] == today["cycles"] - today["class_counts"]["load"]  # a load: 1 cycle, not 2
     assert abs(half["energy_uj"] - 2 * today["energy_uj"]) < 1e-5
     assert _run("--platform", path, "--core", "load=3")["cycles"] == today["cycles"] + today["class_counts"]["load"]
+    # loads and stores per memory: every load and store of the run is in one memory or the device page
+    counted = today["memory_accesses"]
+    assert counted["flash"]["stores"] == 0 and counted["flash"]["loads"] > 0 and counted["ram"]["stores"] > 0
+    loads = counted["flash"]["loads"] + counted["ram"]["loads"]
+    stores = counted["flash"]["stores"] + counted["ram"]["stores"]
+    assert loads == today["class_counts"]["load"] and 0 < today["class_counts"]["store"] - stores <= 64
+    # flash with 3 wait states: 3 more cycles per flash load (in the run and in each layer)
+    slow = tmp_path / "slow.json"
+    slow.write_text(json.dumps({"name": "slow", "memories": [
+        {"name": "flash", "kind": "flash", "size": "2MiB", "wait_states": 3},
+        {"name": "ram", "kind": "ram", "size": "512KiB"}]}))
+    waited = _run("--platform", slow)
+    assert waited["instructions"] == today["instructions"] and waited["memory_accesses"] == counted
+    assert waited["cycles"] == today["cycles"] + 3 * counted["flash"]["loads"]
+    assert sum(x["cycles"] for x in waited["layers"] if "cycles" in x) > \
+        sum(x["cycles"] for x in today["layers"] if "cycles" in x)
     # the platform's RAM is the firmware's: a 256 KiB stack fills its 256 KiB (the mcu's 512 KiB has room)
     assert_one_line_error(mote("run", "--target", "rv32", "--cc", "zig", "--platform", path, "--stack", "256KiB"),
                           "smaller than RAM")

@@ -81,12 +81,13 @@ def energy(platform: Platform, events: EnergyEvents) -> Energy:
     return Energy(scale * core, scale * events.instructions * group.fetch_pj, memory, scale * dma, scale * accel)
 
 
-def between(platform: Platform, class_counts: dict[str, int], start: Any, end: Any,
-            accel_macs: int = 0) -> Energy | None:
-    """The energy of what ran between two counter snapshots (mote.sim.counting.Snapshot, or None for
-    reset): their class counts' difference is `class_counts`; the loads and stores per memory come
-    from the snapshots, in MEMORY_REGIONS order. None when memory accesses were not counted (a run
-    without the memory hook, check_alignment=False)."""
+Accesses = tuple[dict[str, int], dict[str, int]]  # loads and stores per memory name
+
+
+def accesses(platform: Platform, start: Any, end: Any) -> Accesses | None:
+    """The loads and stores per memory of `platform` between two counter snapshots
+    (mote.sim.counting.Snapshot, in MEMORY_REGIONS order; `start` None: from reset). None when memory
+    accesses were not counted (a run without the memory hook, check_alignment=False)."""
     if end is None or end.reads is None or (start is not None and start.reads is None):
         return None
     reads, writes = {}, {}
@@ -96,4 +97,14 @@ def between(platform: Platform, class_counts: dict[str, int], start: Any, end: A
             continue
         reads[memory.name] = end.reads[i] - (start.reads[i] if start is not None else 0)
         writes[memory.name] = end.writes[i] - (start.writes[i] if start is not None else 0)
-    return energy(platform, EnergyEvents(class_counts, reads, writes, accel_macs=accel_macs))
+    return reads, writes
+
+
+def between(platform: Platform, class_counts: dict[str, int], start: Any, end: Any,
+            accel_macs: int = 0) -> Energy | None:
+    """The energy of what ran between two counter snapshots, whose class counts' difference is
+    `class_counts` (None when memory accesses were not counted, see `accesses`)."""
+    counted = accesses(platform, start, end)
+    if counted is None:
+        return None
+    return energy(platform, EnergyEvents(class_counts, *counted, accel_macs=accel_macs))

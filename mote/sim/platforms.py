@@ -6,9 +6,10 @@ channels, energy per byte) and its accelerators (which memories each sees, energ
 SRAM access). Built-ins are chosen by name (`BUILTIN`); mote.sim.platform_file reads one from a TOML
 or JSON file. The energy figures and their published sources are in docs/energy.md.
 
-What the virtual platform simulates today is one core over flash and one RAM: `mcu`. A platform
-with more (a cluster, an L1 fed by DMA) is described and validated, and `check_simulated` refuses to
-run it with a one-line reason, rather than quietly running one core.
+What the virtual platform simulates today is one core over flash and one RAM, with their wait states
+on loads and stores (`mcu`, or a file like it). A platform with more (a cluster, an L1 fed by DMA) is
+described and validated, and `check_simulated` refuses to run it with a one-line reason, rather than
+quietly running one core.
 """
 
 from __future__ import annotations
@@ -115,6 +116,11 @@ class Platform:
         """The group that runs the layers: the last one (the cluster, after its controller)."""
         return self.cores[-1]
 
+    def stall_cycles(self, reads: dict[str, int], writes: dict[str, int]) -> int:
+        """Cycles the core waits on its memories: each load and store costs its memory's wait states on
+        top of the core model's cycles (instruction fetches are taken to hit a zero-wait prefetch buffer)."""
+        return sum(m.wait_states * (reads.get(m.name, 0) + writes.get(m.name, 0)) for m in self.memories)
+
     def with_cores(self, count: int) -> Platform:
         """--cores N: the compute group with N cores."""
         groups = (*self.cores[:-1], dataclasses.replace(self.compute, count=count))
@@ -127,8 +133,6 @@ class Platform:
             what.append(f"{self.total_cores} cores")
         if self.memory("l1") is not None or self.dma:
             what.append("an L1 scratchpad fed by DMA")
-        if any(m.wait_states for m in self.memories):
-            what.append("memory wait states")
         if what:
             raise PlatformError(f"platform {self.name}: {' and '.join(what)} not simulated yet (the virtual "
                                 "platform runs one core over flash and RAM); use --platform mcu or a platform "

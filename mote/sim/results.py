@@ -39,7 +39,8 @@ class SimResult:
     cycles in timed mode (0 in zero-cycle mode) and `total_cycles` = cycles + accel_cycles.
     `firmware_instructions` / `firmware_cycles` cover the whole firmware from reset to the exit store,
     including the startup code's .data copy and .bss zeroing. Instructions are exact, cycles are the
-    estimate of `core` (mote.sim.cycles.CoreModel). `energy` is the model's (mote.sim.energy) over the
+    estimate of `core` (mote.sim.cycles.CoreModel) plus the platform's memory wait states on each load
+    and store (none on the mcu platform). `energy` is the model's (mote.sim.energy) over the
     same span, µJ per inference in the JSON."""
 
     outputs: dict[str, np.ndarray]
@@ -63,10 +64,17 @@ class SimResult:
     accel_jobs: int = 0
     platform: str = "mcu"
     energy: Energy | None = None  # of model_run on `platform` (mote.sim.energy); None: not counted
+    memory_accesses: tuple[dict[str, int], dict[str, int]] | None = None  # (loads, stores) per memory, same span
 
     @property
     def total_cycles(self) -> int:
         return self.cycles + self.accel_cycles
+
+    def _accesses_json(self) -> dict[str, dict[str, int]] | None:
+        if self.memory_accesses is None:
+            return None
+        loads, stores = self.memory_accesses
+        return {name: {"loads": n, "stores": stores[name]} for name, n in loads.items()}
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the output arrays, JSON-ready (per-layer numbers under "layer_profile")."""
@@ -91,5 +99,6 @@ class SimResult:
             "platform": self.platform,
             "energy_uj": None if self.energy is None else round(self.energy.uj, 6),
             "energy": None if self.energy is None else self.energy.to_json(),
+            "memory_accesses": self._accesses_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
         }

@@ -11,6 +11,7 @@ import pytest
 from mote.sim.cycles import named_counts
 from mote.sim.devices import Reg
 from mote.sim.energy import EnergyEvents, between, energy
+from mote.sim.energy import accesses as accesses_between
 from mote.sim.machine import Machine
 from mote.sim.platforms import AcceleratorSlot, Dma, builtin
 
@@ -120,3 +121,17 @@ def test_without_the_memory_hook_there_is_no_energy(firmware: Callable[..., Mach
     ex = machine.run(writes={"loop_n": (5).to_bytes(4, "little")})
     end = next(mk.snapshot for mk, _, _ in ex.marks if mk.reg is Reg.RUN_END)
     assert end.reads is None and between(builtin("mcu"), {"alu": 1}, None, end) is None
+
+
+def test_wait_states_cost_cycles_per_access(accesses: Machine) -> None:
+    """Each load and store waits its memory's wait states; the counts are the exact ones above."""
+    n = 40
+    begin, end, _ = _span(accesses, n)
+    mcu = builtin("mcu")
+    slow = dataclasses.replace(mcu, memories=(dataclasses.replace(mcu.memory("flash"), wait_states=2),
+                                              dataclasses.replace(mcu.memory("ram"), wait_states=1)))
+    counted = accesses_between(slow, begin, end)
+    assert counted == ({"flash": n, "ram": n}, {"flash": 0, "ram": n})
+    assert slow.stall_cycles(*counted) == 2 * n + 1 * (n + n)
+    assert mcu.stall_cycles(*counted) == 0
+    slow.check_simulated()  # wait states on one core are simulated

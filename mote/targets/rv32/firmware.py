@@ -28,7 +28,7 @@ from mote.ops.registry import Core
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
 from mote.sim.elf import ElfImage
-from mote.sim.energy import between
+from mote.sim.energy import accesses, between
 from mote.sim.faults import SimulationError
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine, MemoryMap
 from mote.sim.platforms import Platform, builtin
@@ -318,6 +318,7 @@ class Rv32Firmware:
         rom, ram = self.machine.image.footprint(RAM_BASE, self.config.ram_bytes)
         platform = self.config.platform
         layers = layer_profiles(marks, core, platform, self.accel_macs)
+        counted = accesses(platform, begin[2], end[2])
         timed = ex.accel is not None and self.accelerator is not None and self.accelerator.timed
         accel_cycles = ex.accel.cycles if timed and ex.accel else 0
         if timed and ex.accel:
@@ -326,10 +327,10 @@ class Rv32Firmware:
         return SimResult(
             outputs=outputs,
             instructions=end[0] - begin[0],
-            cycles=core.cycles(run_classes),
+            cycles=core.cycles(run_classes) + (platform.stall_cycles(*counted) if counted else 0),
             class_counts=named_counts(run_classes),
             firmware_instructions=ex.instructions,
-            firmware_cycles=core.cycles(ex.class_counts),
+            firmware_cycles=core.cycles(ex.class_counts) + _stalls(platform, None, ex.exit_snapshot),
             rom_bytes=rom,
             ram_bytes=ram,
             stack_bytes=ex.stack_used,
@@ -344,8 +345,16 @@ class Rv32Firmware:
             accel_cycles=accel_cycles,
             accel_jobs=ex.accel.jobs if ex.accel else 0,
             platform=platform.name,
+            memory_accesses=counted,
             energy=between(platform, named_counts(run_classes), begin[2], end[2], sum(self.accel_macs.values())),
         )
+
+
+def _stalls(platform: Platform, start: Any, end: Any) -> int:
+    """The cycles loads and stores wait on the platform's memories between two snapshots (0 for the mcu
+    platform, whose memories have no wait states)."""
+    counted = accesses(platform, start, end)
+    return 0 if counted is None else platform.stall_cycles(*counted)
 
 
 def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel, platform: Platform | None = None,
@@ -363,5 +372,6 @@ def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel, p
             named = named_counts(diff)
             spent = None if platform is None else between(platform, named, s0, mark.snapshot,
                                                           (accel_macs or {}).get(mark.value, 0))
-            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff), named, energy=spent))
+            stalls = 0 if platform is None else _stalls(platform, s0, mark.snapshot)
+            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff) + stalls, named, energy=spent))
     return sorted(layers, key=lambda layer: layer.index)
