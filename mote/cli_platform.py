@@ -34,7 +34,8 @@ def find_platform(spec: str, cores: int | None = None) -> Platform:
 
 def apply_platform(args: argparse.Namespace) -> None:
     """With --target rv32: resolve --platform/--cores into args.platform_spec (a Platform), and fill in the
-    memory sizes and ISA the options did not give from it. Refuses a platform the VP cannot run yet."""
+    memory sizes, the ISA and the accelerator the options did not give from it. Refuses a platform the VP
+    cannot run yet."""
     if getattr(args, "target", None) != "rv32":
         return
     platform = find_platform(args.platform or "mcu", args.cores)
@@ -44,6 +45,9 @@ def apply_platform(args: argparse.Namespace) -> None:
     args.ram = args.ram if args.ram is not None else ram.bytes if ram else None
     args.stack = args.stack if args.stack is not None else platform.stack_bytes
     args.isa = args.isa if args.isa is not None else platform.compute.isa
+    attached = [slot.accel for slot in platform.accelerators if slot.accel]
+    if getattr(args, "accel", None) is None and attached:
+        args.accel = attached[0]  # the platform's accelerator, unless --accel names another
     args.platform_spec = platform
 
 

@@ -78,6 +78,18 @@ def test_mcu_platform_file_and_overrides(tmp_path: Path) -> None:
                           "smaller than RAM")
 
 
+def test_a_platform_with_an_accelerator(tmp_path: Path) -> None:
+    """A one-core platform file with an accelerator attaches it, and the offloaded MACs cost its energy per MAC."""
+    path = tmp_path / "npu.json"
+    path.write_text(json.dumps({"name": "npu", "memories": [
+        {"name": "flash", "kind": "flash", "size": "2MiB"}, {"name": "ram", "kind": "ram", "size": "512KiB"}],
+        "accelerators": [{"name": "npu", "sees": ["ram"], "mac_pj": 0.5, "accel": "qvanilla"}]}))
+    data = _run("--platform", path)
+    assert data["accelerator"].startswith("qvanilla") and data["offloaded_layers"] > 0
+    offloaded = sum(layer["macs"] for layer in data["layers"] if layer["runs_on"] != "cpu")
+    assert offloaded > 0 and abs(data["energy"]["accel_uj"] - offloaded * 0.5 / 1e6) < 1e-6
+
+
 def test_what_is_not_simulated_is_refused(tmp_path: Path) -> None:
     assert_one_line_error(mote("run", "--target", "rv32", "--platform", "cluster8"),
                           "platform cluster8", "9 cores", "not simulated yet", "--platform mcu")
