@@ -63,6 +63,14 @@ def test_mcu_platform_file_and_overrides(tmp_path: Path) -> None:
     loads = counted["flash"]["loads"] + counted["ram"]["loads"]
     stores = counted["flash"]["stores"] + counted["ram"]["stores"]
     assert loads == today["class_counts"]["load"] and 0 < today["class_counts"]["store"] - stores <= 64
+    # the energy is the documented formula over the counted events, recomputed here from the JSON
+    mcu_platform = builtin("mcu")
+    core = mcu_platform.compute
+    by_hand = sum(n * core.energy_pj[name] for name, n in today["class_counts"].items())
+    by_hand += today["instructions"] * core.fetch_pj
+    for m in mcu_platform.memories:
+        by_hand += counted[m.name]["loads"] * m.read_pj + counted[m.name]["stores"] * m.write_pj
+    assert abs(today["energy_uj"] - by_hand / 1e6) < 2e-6
     # flash with 3 wait states: 3 more cycles per flash load (in the run and in each layer)
     slow = tmp_path / "slow.json"
     slow.write_text(json.dumps({"name": "slow", "memories": [

@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from mote.errors import PlatformError
-from mote.sim.cycles import CoreModel, class_names
+from mote.sim.cycles import CoreModel
 from mote.sim.decode import Cls
 
 # Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014, 45 nm at 0.9 V
@@ -150,7 +150,7 @@ def _cluster8(dla: bool = False) -> Platform:
     memories = (Memory("flash", "flash", 2 << 20),
                 Memory("l2", "ram", 512 << 10, wait_states=0),
                 Memory("l1", "l1", 64 << 10, read_pj=SRAM_8K, write_pj=SRAM_8K, shared_by=("cluster",)))
-    accelerators = (AcceleratorSlot("dla", ("l1", "l2"), accel="qvanilla"),) if dla else ()
+    accelerators = (AcceleratorSlot("dla", ("l1", "l2"), accel="dla"),) if dla else ()
     what = "a controller and an 8-core cluster sharing 64 KiB of L1, 512 KiB of L2, a cluster DMA"
     return Platform("cluster8+dla" if dla else "cluster8", what + (" and a deep-learning accelerator" if dla else ""),
                     cores=cores, memories=memories, dma=(Dma("l2", "l1", bytes_per_cycle=8, channels=2),),
@@ -166,5 +166,3 @@ def builtin(name: str) -> Platform:
                             f"{', '.join(BUILTIN)} (or give a .toml or .json file)")
     return BUILTIN[name]()
 
-
-CLASS_NAMES = tuple(class_names())
