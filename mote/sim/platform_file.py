@@ -31,7 +31,7 @@ from typing import Any
 from mote.config import parse_size
 from mote.errors import PlatformError
 from mote.sim.cycles import CoreModel
-from mote.sim.platforms import DEFAULT_CLASS_PJ, AcceleratorSlot, CoreGroup, Dma, Memory, Platform
+from mote.sim.platforms import DEFAULT_CLASS_PJ, AcceleratorSlot, ClassEnergy, CoreGroup, Dma, Memory, Platform
 
 MAX_FILE_BYTES = 1 << 20
 MAX_COUNT = 64  # cores per group
@@ -188,10 +188,10 @@ def _core(r: _Reader) -> CoreGroup:
         fields = [f.name for f in dataclasses.fields(CoreModel) if f.name != "name"]
         sub = _Reader(r.path, f"{r.where}.cycles", r.table["cycles"], tuple(fields))
         cycles = dataclasses.replace(cycles, **{k: sub.integer(k, 1, 0, 1000) for k in sub.table})
-    energy_pj = dict(DEFAULT_CLASS_PJ)
+    energy_pj = ClassEnergy()
     if r.has("energy_pj"):
         sub = _Reader(r.path, f"{r.where}.energy_pj", r.table["energy_pj"], tuple(DEFAULT_CLASS_PJ))
-        energy_pj.update({k: sub.number(k, 0.0) for k in sub.table})
+        energy_pj = dataclasses.replace(energy_pj, **{k: sub.number(k, 0.0) for k in sub.table})
     return CoreGroup(r.name("name", default.name), isa, r.integer("count", 1, 1, MAX_COUNT), cycles, energy_pj,
                      r.number("fetch_pj", default.fetch_pj), r.name("code_in", default.code_in))
 

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 
 from mote.errors import PlatformError
 from mote.sim.cycles import CoreModel
-from mote.sim.decode import Cls
 
 # Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014, 45 nm at 0.9 V
 # (docs/energy.md tabulates each figure and how the defaults below derive from it). In pJ.
@@ -37,6 +36,27 @@ DEFAULT_FETCH_PJ = 25.0  # Horowitz's instruction-cache access, per instruction 
 
 
 @dataclass(frozen=True)
+class ClassEnergy:
+    """Energy per instruction of each class (pJ; loads and stores without their memory access),
+    read by class name: energy["alu"]. Frozen and hashable, like CoreModel."""
+
+    alu: float = DEFAULT_CLASS_PJ["alu"]
+    load: float = DEFAULT_CLASS_PJ["load"]
+    store: float = DEFAULT_CLASS_PJ["store"]
+    mul: float = DEFAULT_CLASS_PJ["mul"]
+    mulh: float = DEFAULT_CLASS_PJ["mulh"]
+    div: float = DEFAULT_CLASS_PJ["div"]
+    branch_taken: float = DEFAULT_CLASS_PJ["branch_taken"]
+    branch_not_taken: float = DEFAULT_CLASS_PJ["branch_not_taken"]
+    jump: float = DEFAULT_CLASS_PJ["jump"]
+    fpu: float = DEFAULT_CLASS_PJ["fpu"]
+    fdiv: float = DEFAULT_CLASS_PJ["fdiv"]
+
+    def __getitem__(self, name: str) -> float:
+        return float(getattr(self, name))
+
+
+@dataclass(frozen=True)
 class CoreGroup:
     """`count` identical cores: their ISA, cycles per instruction class (CoreModel) and energy per
     instruction of each class (pJ, loads and stores without their memory access) plus its fetch."""
@@ -45,13 +65,9 @@ class CoreGroup:
     isa: str = "rv32imc"
     count: int = 1
     cycles: CoreModel = field(default_factory=CoreModel)
-    energy_pj: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_CLASS_PJ))
+    energy_pj: ClassEnergy = field(default_factory=ClassEnergy)
     fetch_pj: float = DEFAULT_FETCH_PJ
     code_in: str = "flash"  # the memory its instructions are fetched from
-
-    def class_pj(self) -> list[float]:
-        """The energy of each instruction class (pJ), indexed by mote.sim.decode.Cls."""
-        return [self.energy_pj[c.name.lower()] for c in Cls]
 
 
 @dataclass(frozen=True)

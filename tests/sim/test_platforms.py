@@ -155,3 +155,10 @@ def test_unreadable_files(name: str, raw: bytes, words: list[str]) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(PlatformError, match="cannot read it"):
         load_platform(tmp_path / "none.toml")
+
+
+def test_platforms_are_hashable_values() -> None:
+    """Like the rv32 configuration that holds one: frozen, comparable, hashable."""
+    assert hash(Rv32Config()) == hash(Rv32Config())
+    assert {builtin(name) for name in BUILTIN} == {builtin(name) for name in BUILTIN}
+    assert builtin("mcu").compute.energy_pj["alu"] == DEFAULT_CLASS_PJ["alu"]
