@@ -114,7 +114,7 @@ def measure_vp(label: str, file: str, work: Path, cc: str) -> dict[str, float | 
             "cycles": r.cycles, "rom": r.rom_bytes, "rom_code": r.rom_bytes - compiled.weights_bytes,
             "ram": r.ram_bytes, "arena": compiled.plan.size, "host_arena": host_arena, "stack": r.stack_bytes,
             "seconds": seconds, "unchecked_seconds": statistics.median(x.sim_seconds for x in unchecked),
-            "mips": r.instructions / seconds / 1e6, "cc": r.cc}
+            "mips": r.instructions / seconds / 1e6, "cc": r.cc, "uj": r.energy.uj if r.energy else float("nan")}
 
 
 def vp_report(rows: list[dict[str, float | str]]) -> list[str]:
@@ -127,13 +127,14 @@ def vp_report(rows: list[dict[str, float | str]]) -> list[str]:
         "the inputs they read last), against the host build's arena; the stack is the measured high-water "
         f"mark. Simulation seconds: median of {REPEATS} runs with exact counting, with the misaligned-access "
         "check (the default) and without it: Unicorn recovers the guest PC for every load and store a hook "
-        "watches by walking its translation block, and the unrolled inner loops make long blocks.", "",
+        "watches by walking its translation block, and the unrolled inner loops make long blocks. µJ: energy "
+        "per inference on the mcu platform (docs/energy.md: 45 nm figures, an upper bound for a modern MCU).", "",
         "| model | instructions | instr/MAC | cycles | ROM B | ROM besides weights B | RAM B | host arena B "
-        "| stack B | sim s | sim MIPS | sim s, no alignment check |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| stack B | sim s | sim MIPS | sim s, no alignment check | µJ |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *[f"| {r['model']} | {r['instructions']:.4g} | {r['per_mac']:.2f} | {r['cycles']:.4g} | {r['rom']:,} | "
           f"{r['rom_code']:,} | {r['ram']:,} | {r['host_arena']:,} | {r['stack']:,} | {r['seconds']:.3f} | "
-          f"{r['mips']:.0f} | {r['unchecked_seconds']:.3f} |" for r in rows], "",
+          f"{r['mips']:.0f} | {r['unchecked_seconds']:.3f} | {r['uj']:.1f} |" for r in rows], "",
         "Goals: at most 2.5 instructions per MAC on ResNet-8 (3.1e7 instructions), at most 3.0 on VWW and KWS; "
         "the ResNet-8 simulation under 1 s; RAM at most the host arena (both plus the stack); ROM besides "
         "weights under 24 KB.", "",

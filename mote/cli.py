@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import os
@@ -20,14 +19,13 @@ from mote.accel.partition import partition, regions
 from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
 from mote.cli_compile import add_compile_command
 from mote.cli_ops import add_ops_command
+from mote.cli_platform import add_platform_arguments, apply_platform, rv32_config
 from mote.cli_report import print_profile, print_run, short
-from mote.config import parse_settings
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
 from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
 from mote.outputs import atomic_path, check_output_file, check_output_root
 from mote.passes.accel_check import check_accelerator
-from mote.sim.cycles import CoreModel
 from mote.stream import MAX_CALLS, run_stream
 from mote.targets import TARGETS, Target, find_target
 from mote.targets.rv32 import Rv32, Rv32Config
@@ -141,6 +139,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", type=bounded_int(0, 10_000), default=0, metavar="N",
                    help="re-run N sampled points on the VP in timed mode: cost model vs VP cycles, bit-exactness")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
+    p.add_argument("--objective", choices=("cycles", "energy"),
+                   help="order the points best first by total cycles or by energy per inference (energy_uj)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
     p.set_defaults(func=_explore)
 
@@ -193,6 +193,7 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--core", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
                            "mulh, div, branch_taken, branch_not_taken, jump, fpu, fdiv)")
+    add_platform_arguments(rv32)
 
 
 def _check_files(args: argparse.Namespace) -> None:
@@ -207,13 +208,10 @@ def _check_files(args: argparse.Namespace) -> None:
 
 
 def _report(args: argparse.Namespace) -> pipeline.RunReport:
+    apply_platform(args)
     settle_rv32_options(args)
     _check_files(args)
-    core = parse_settings(CoreModel, args.core, "--core")
-    if args.core:
-        core = dataclasses.replace(core, name=f"{core.name}; with {args.core}")
-    config = Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt,
-                        isa=args.isa, core=core)
+    config = rv32_config(args)
     config.validate()
     if getattr(args, "save_outputs", None) is not None:
         check_output_file(args.save_outputs, "--save-outputs")
@@ -326,7 +324,8 @@ def _explore(args: argparse.Namespace) -> int:
         sweep[key] = values.split(",") if sep else []  # none: the values the accelerator declares
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
-    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask)
+    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
+                   objective=args.objective)
     if args.json:
         print(json.dumps(rows))
     else:

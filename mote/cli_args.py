@@ -25,6 +25,8 @@ RV32_ONLY = {
                                 "native code"),
     "core": ("", "--core sets the virtual MCU's cycle model; the host target does not count cycles"),
     "accel": (None, "--accel attaches an accelerator to the virtual MCU; use --target rv32"),
+    "platform": ("mcu", "--platform picks the virtual MCU; the host target runs native code"),
+    "cores": (None, "--cores sets the virtual MCU's core count; the host target runs native code"),
 }
 
 

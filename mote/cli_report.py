@@ -39,7 +39,7 @@ def print_run(report: RunReport) -> None:
 def print_profile(report: RunReport) -> None:
     data = report.to_json()
     table = Table(title=f"{markup(Path(report.model).name)} on the rv32 virtual platform")
-    for column in ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC"):
+    for column in ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC", "µJ"):
         table.add_column(column, justify="left" if column in ("layer", "op", "kernel") else "right")
     for layer in data["layers"]:
         if "instructions" not in layer:  # an in-place layer runs no code
@@ -47,7 +47,8 @@ def print_profile(report: RunReport) -> None:
         per_mac = layer["instructions_per_mac"]
         table.add_row(str(layer["index"]), short(layer["name"], 28), markup(layer["op"]), markup(layer["kernel"]),
                       f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
-                      f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-")
+                      f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-",
+                      "-" if layer.get("energy_uj") is None else f"{layer['energy_uj']:.2f}")
     out = console()
     out.print(table)
     print_summary(out, data, report)
@@ -86,6 +87,9 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
                       f"ROM {sim.rom_bytes:,} B, RAM {sim.ram_bytes:,} B + stack {sim.stack_bytes:,} B "
                       f"used; simulated in {sim.sim_seconds:.2f} s ({sim.sim_mips:.0f} MIPS); built with "
                       f"{sim.cc} {sim.cflags}"))
+        if sim.energy is not None:
+            print_(f"{sim.energy.uj:,.2f} µJ per inference on platform {markup(sim.platform)} (energy model: "
+                   "docs/energy.md)")
 
 
 def stream_verdicts(report: StreamReport) -> list[str]:

@@ -27,3 +27,7 @@ class MemoryFitError(MoteError):
 
 class AcceleratorError(MoteError):
     """An accelerator's own code (a pattern predicate, lower, its models) failed or broke its contract."""
+
+
+class PlatformError(MoteError):
+    """A platform description (--platform) is unreadable, invalid, or asks for what is not simulated yet."""

@@ -16,8 +16,9 @@ MODEL_KEYS = ["model", "target", "bit_exact", "mismatches", "arena_bytes", "aren
 LAYER_KEYS = ["index", "name", "op", "kernel", "runs_on", "macs", "scratch_bytes"]
 SIM_KEYS = ["instructions", "cycles", "class_counts", "accel_cycles", "accel_jobs", "total_cycles",
             "firmware_instructions", "firmware_cycles", "rom_bytes", "ram_bytes", "stack_bytes", "stack_limit_bytes",
-            "sim_seconds", "sim_mips", "cc", "cflags", "core", "instructions_per_mac"]
-SIM_LAYER_KEYS = ["instructions", "cycles", "accel_cycles", "share", "instructions_per_mac"]
+            "sim_seconds", "sim_mips", "cc", "cflags", "core", "platform", "energy_uj", "energy", "memory_accesses",
+            "instructions_per_mac"]
+SIM_LAYER_KEYS = ["instructions", "cycles", "accel_cycles", "share", "instructions_per_mac", "energy_uj"]
 
 
 def test_run_takes_keywords_only() -> None:

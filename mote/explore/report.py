@@ -20,7 +20,7 @@ from rich.table import Table
 from mote.outputs import write_file_atomic
 from mote.terminal import console, markup
 
-CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles")
+CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles", "energy_uj")
 REPORTED = ("utilization", "tiled_jobs", "resident_inputs")  # present only for accelerators that report them
 _UNITS = ((30, "GiB"), (20, "MiB"), (10, "KiB"))
 

@@ -2,7 +2,8 @@
 
 Each point is costed by the accelerator's cost model (mote.explore.evaluate); then each distinct CPU
 workload among the points runs once on the virtual platform for the CPU's cycles (mote.explore.cpu),
-and every row gets accel_cycles + cpu_cycles = total_cycles. Points run in parallel on the local
+and every row gets accel_cycles + cpu_cycles = total_cycles, and an energy estimate, energy_uj (the CPU's
+run on the mcu platform plus the accelerator's MACs; mote.sim.energy). Points run in parallel on the local
 cores, or, given the address of a Dask distributed scheduler, on that cluster's workers (which must
 see the model files at the same paths and have mote installed).
 """
@@ -23,6 +24,8 @@ from mote.errors import MoteError
 from mote.explore.cpu import cpu_cycles_task
 from mote.explore.evaluate import CPU_WORK, evaluate
 from mote.explore.space import points, spec
+from mote.sim.energy import PJ_PER_UJ
+from mote.sim.platforms import AcceleratorSlot
 
 DASK_CONNECT_TIMEOUT = "10s"
 Task = tuple[str, str, dict[str, str]]  # model path, accelerator spec, the point's settings (texts)
@@ -61,11 +64,28 @@ def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], worker
     return rows, time.perf_counter() - start
 
 
-def _add_cpu(row: dict[str, Any], cycles: int | str) -> None:
-    if isinstance(cycles, str):
-        row["status"] = cycles
-    else:
-        row.update(cpu_cycles=cycles, total_cycles=row["accel_cycles"] + cycles)
+def _add_cpu(row: dict[str, Any], cpu: dict[str, Any] | str) -> None:
+    """The CPU's cycles and energy into the row, and the point's energy: the CPU's plus the accelerator's
+    MACs at the energy per MAC of the mcu platform's default accelerator (docs/energy.md)."""
+    if isinstance(cpu, str):
+        row["status"] = cpu
+        return
+    cycles = int(cpu["cycles"])
+    row.update(cpu_cycles=cycles, total_cycles=row["accel_cycles"] + cycles)
+    if cpu.get("energy_uj") is not None:
+        accel_uj = row.get("macs", 0) * AcceleratorSlot("accel", ()).mac_pj / PJ_PER_UJ
+        row.update(energy_uj=round(cpu["energy_uj"] + accel_uj, 6), cpu_energy_uj=round(cpu["energy_uj"], 6),
+                   accel_energy_uj=round(accel_uj, 6))
+
+
+OBJECTIVES = {"cycles": "total_cycles", "energy": "energy_uj"}
+
+
+def by_objective(rows: list[dict[str, Any]], objective: str) -> list[dict[str, Any]]:
+    """The rows best first by `objective` (cycles: total_cycles, energy: energy_uj), points without the
+    figure (failed, or no CPU run) last, in their order."""
+    key = OBJECTIVES[objective]
+    return sorted(rows, key=lambda r: (r.get(key) is None, r.get(key) or 0))
 
 
 Runner = Callable[[Callable[[Any], Any], list[Any], Callable[[int], None]], list[Any]]

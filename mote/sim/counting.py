@@ -31,6 +31,7 @@ BLOCK_DTYPE = np.dtype([("addr", "<u4"), ("ninsn", "<u4"), ("count", "<u8"), ("t
 EMPTY_KEY = 0xFFFFFFFF
 STOP_LIMIT = 1
 STOP_MISALIGNED = 2
+MAX_REGIONS = 4  # mirrors MAX_REGIONS in mote_count.c
 
 
 class CounterState(ctypes.Structure):
@@ -53,6 +54,11 @@ class CounterState(ctypes.Structure):
         ("mem_read", ctypes.c_void_p),
         ("emu_stop", ctypes.c_void_p),
         ("reg_read", ctypes.c_void_p),
+        ("nregions", ctypes.c_uint32),
+        ("region_lo", ctypes.c_uint32 * MAX_REGIONS),
+        ("region_hi", ctypes.c_uint32 * MAX_REGIONS),
+        ("reads", ctypes.c_uint64 * MAX_REGIONS),
+        ("writes", ctypes.c_uint64 * MAX_REGIONS),
     ]
 
 
@@ -116,6 +122,10 @@ class Snapshot:
     taken: np.ndarray   # uint64
     insns: int          # instructions of all blocks entered, whole
     tail: tuple[Insn, ...]
+    # Loads and stores per counted memory region (Counter.count_regions), exact at the instant: the
+    # memory hook counts each access as it executes, so no tail correction is needed. None: not counted.
+    reads: tuple[int, ...] | None = None
+    writes: tuple[int, ...] | None = None
 
     @property
     def instructions(self) -> int:
@@ -174,9 +184,24 @@ class Counter:
         cur = self.state.cur
         return None if cur < 0 else int(self.table_row(cur)["addr"])
 
-    def snapshot(self, tail: tuple[Insn, ...] = ()) -> Snapshot:
+    def count_regions(self, regions: list[tuple[int, int]]) -> None:
+        """Count the loads and stores that hit each [low, high) address range (with the memory hook
+        installed): at most MAX_REGIONS of them, in order."""
+        if len(regions) > MAX_REGIONS:
+            raise ValueError(f"at most {MAX_REGIONS} counted memory regions, not {len(regions)}")
+        s = self.state
+        for i, (low, high) in enumerate(regions):
+            s.region_lo[i], s.region_hi[i] = low, high
+        s.nregions = len(regions)
+
+    def snapshot(self, tail: tuple[Insn, ...] = (), memory: bool = False) -> Snapshot:
+        """The counters now; with `memory`, the per-region load and store counts too."""
         t = self.table()
-        return Snapshot(t["addr"], t["count"], t["taken"], int(self.state.insns), tail)
+        s = self.state
+        n = s.nregions if memory else 0
+        reads = tuple(int(s.reads[i]) for i in range(n)) if memory else None
+        writes = tuple(int(s.writes[i]) for i in range(n)) if memory else None
+        return Snapshot(t["addr"], t["count"], t["taken"], int(s.insns), tail, reads, writes)
 
 
 class ClassTally:

@@ -14,8 +14,10 @@
  * A block is counted whole when it is entered; the Python side corrects for the not yet executed
  * tail of the current block when it snapshots the counters in the middle of one.
  *
- * mote_mem_hook (UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, optional) stops the run on the first
- * misaligned load or store, which Unicorn's RISC-V core otherwise performs silently.
+ * mote_mem_hook (UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, optional) counts the loads and stores that
+ * hit each memory region the caller declared (flash, RAM: what an energy model needs; two compares
+ * per region and access) and stops the run on the first misaligned load or store, which Unicorn's
+ * RISC-V core otherwise performs silently.
  *
  * Unicorn's entry points are passed in as function pointers (mote_counter_new), so this file needs
  * neither Unicorn's headers nor linking against it. Build: cc -O2 -shared -fPIC. */
@@ -28,6 +30,7 @@ typedef int (*uc_emu_stop_fn)(void *uc);
 typedef int (*uc_reg_read_fn)(void *uc, int regid, void *value);
 
 #define EMPTY_KEY 0xFFFFFFFFu /* odd, so never an instruction address */
+#define MAX_REGIONS 4         /* memory regions whose loads and stores are counted (flash, RAM, ...) */
 #define NO_BLOCK (-1)
 
 /* One block. The layout is mirrored by mote/sim/counting.py. */
@@ -59,6 +62,11 @@ typedef struct {
   uc_mem_read_fn mem_read;
   uc_emu_stop_fn emu_stop;
   uc_reg_read_fn reg_read;
+  uint32_t nregions;                /* memory regions counted by mote_mem_hook: [lo, hi) each */
+  uint32_t region_lo[MAX_REGIONS];
+  uint32_t region_hi[MAX_REGIONS];
+  uint64_t reads[MAX_REGIONS];      /* loads that hit each region */
+  uint64_t writes[MAX_REGIONS];     /* stores that hit each region */
 } mote_counter;
 
 static uint32_t slot_of(uint32_t addr, uint32_t mask) {
@@ -168,6 +176,16 @@ void mote_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
 void mote_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, void *user_data) {
   mote_counter *c = user_data;
   (void)value;
+  uint32_t a = (uint32_t)address;
+  for (uint32_t r = 0; r < c->nregions; ++r) {
+    if (a >= c->region_lo[r] && a < c->region_hi[r]) {
+      if (type == 17) /* UC_MEM_WRITE */
+        c->writes[r]++;
+      else
+        c->reads[r]++;
+      break;
+    }
+  }
   if ((address & (uint64_t)(size - 1)) == 0 || c->stop_reason != STOP_NONE) return;
   uint64_t pc = 0;
   c->reg_read(uc, c->pc_regid, &pc); /* exact here: Unicorn syncs the PC before memory hooks */

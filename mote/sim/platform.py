@@ -16,6 +16,10 @@ from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark
 from mote.sim.elf import ElfImage
 from mote.sim.faults import SimulationError
 
+# The memories whose loads and stores a run counts, in order (mote.sim.counting.Snapshot.reads):
+# the kinds of mote.sim.platforms.Memory that the memory map has.
+MEMORY_REGIONS = ("flash", "ram")
+
 
 @dataclass
 class MemoryMap:
@@ -52,6 +56,7 @@ class Execution:
     io_frames: list[dict[int, bytes]] = field(default_factory=list)  # a stream's io_outputs, frame by frame
     exact: bool = True      # every mark's store was located (always so for mote's firmware)
     accel: AccelStats | None = None  # the accelerator's jobs and cost-model cycles, if the platform has one
+    exit_snapshot: Any = None  # the counters at the exit store (mote.sim.counting.Snapshot)
 
     @property
     def mips(self) -> float:

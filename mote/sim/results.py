@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from mote.sim.energy import Energy
+
 
 @dataclass
 class LayerProfile:
@@ -17,10 +19,15 @@ class LayerProfile:
     cycles: int
     class_counts: dict[str, int] = field(default_factory=dict)
     accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
+    energy: Energy | None = None  # mote.sim.energy, on the run's platform
+
+    @property
+    def energy_uj(self) -> float | None:
+        return None if self.energy is None else round(self.energy.uj, 6)
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
-                "accel_cycles": self.accel_cycles}
+                "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj}
 
 
 @dataclass
@@ -32,7 +39,9 @@ class SimResult:
     cycles in timed mode (0 in zero-cycle mode) and `total_cycles` = cycles + accel_cycles.
     `firmware_instructions` / `firmware_cycles` cover the whole firmware from reset to the exit store,
     including the startup code's .data copy and .bss zeroing. Instructions are exact, cycles are the
-    estimate of `core` (mote.sim.cycles.CoreModel)."""
+    estimate of `core` (mote.sim.cycles.CoreModel) plus the platform's memory wait states on each load
+    and store (none on the mcu platform). `energy` is the model's (mote.sim.energy) over the
+    same span, µJ per inference in the JSON."""
 
     outputs: dict[str, np.ndarray]
     instructions: int
@@ -53,10 +62,19 @@ class SimResult:
     console: str = ""
     accel_cycles: int = 0
     accel_jobs: int = 0
+    platform: str = "mcu"
+    energy: Energy | None = None  # of model_run on `platform` (mote.sim.energy); None: not counted
+    memory_accesses: tuple[dict[str, int], dict[str, int]] | None = None  # (loads, stores) per memory, same span
 
     @property
     def total_cycles(self) -> int:
         return self.cycles + self.accel_cycles
+
+    def _accesses_json(self) -> dict[str, dict[str, int]] | None:
+        if self.memory_accesses is None:
+            return None
+        loads, stores = self.memory_accesses
+        return {name: {"loads": n, "stores": stores[name]} for name, n in loads.items()}
 
     def to_json(self) -> dict[str, Any]:
         """Everything but the output arrays, JSON-ready (per-layer numbers under "layer_profile")."""
@@ -78,5 +96,9 @@ class SimResult:
             "cc": self.cc,
             "cflags": self.cflags,
             "core": self.core,
+            "platform": self.platform,
+            "energy_uj": None if self.energy is None else round(self.energy.uj, 6),
+            "energy": None if self.energy is None else self.energy.to_json(),
+            "memory_accesses": self._accesses_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
         }

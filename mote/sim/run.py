@@ -88,7 +88,12 @@ class Run:
         self.limit = instruction_limit
         self._native_hooks = []
         self._hook_native(uc_mod.UC_HOOK_BLOCK, self.counter.block_hook)
+        # The memory hook checks alignment and, riding along at almost no cost, counts the loads and
+        # stores that hit flash and RAM (MEMORY_REGIONS order) for the energy model.
+        self.counts_memory = machine.check_alignment
         if machine.check_alignment:
+            self.counter.count_regions([(mem.flash_base, mem.flash_base + mem.flash_bytes),
+                                        (mem.ram_base, mem.ram_base + mem.ram_bytes)])
             self._hook_native(uc_mod.UC_HOOK_MEM_READ | uc_mod.UC_HOOK_MEM_WRITE, self.counter.mem_hook)
         uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
         uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
@@ -149,7 +154,7 @@ class Run:
         if reg in (Reg.IO_INDEX, Reg.INPUT, Reg.OUTPUT):
             self._model_io(reg, value)
             return
-        snap = self.counter.snapshot(self._tail(offset, size, value))
+        snap = self.counter.snapshot(self._tail(offset, size, value), memory=self.counts_memory)
         if reg is Reg.EXIT:
             dev.exit_status = value
             self.exit_snapshot = snap
@@ -306,7 +311,7 @@ class Run:
         snap = self.exit_snapshot
         return Execution(status, console, snap.instructions, tally.classes(snap), marks, stack_used, seconds,
                          outputs, dict(self.devices.outputs), list(self.devices.frames), self.exact,
-                         self.accel.stats if self.accel is not None else None)
+                         self.accel.stats if self.accel is not None else None, snap)
 
     def _stack_used(self) -> int:
         """High-water mark: from the top of RAM down to the lowest painted word that was overwritten.

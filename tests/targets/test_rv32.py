@@ -123,7 +123,8 @@ def test_report(result: SimResult, firmware: Rv32Firmware) -> None:
     assert report["instructions"] == result.instructions
     assert report["cc"].startswith("zig cc")
     assert "-O2" in report["cflags"] and "-mcpu=generic_rv32+m+c" in report["cflags"]
-    assert report["layer_profile"][0].keys() == {"index", "instructions", "cycles", "accel_cycles"}
+    assert report["layer_profile"][0].keys() == {"index", "instructions", "cycles", "accel_cycles", "energy_uj"}
+    assert report["platform"] == "mcu" and report["energy_uj"] == round(result.energy.uj, 6) > 0
     assert result.sim_mips > 0 and result.sim_seconds > 0
     assert (firmware.elf.parent / "rv32" / "link.ld").exists()
 

@@ -20,10 +20,11 @@ class LayerFigures:
     accel_cycles: int
     share: float  # of the run's instructions, rounded to 4 places
     instructions_per_mac: float | None  # None for a layer without MACs
+    energy_uj: float | None = None  # on the run's platform (mote.sim.energy); None: not counted
 
     def to_json(self) -> dict[str, Any]:
         return {"instructions": self.instructions, "cycles": self.cycles, "accel_cycles": self.accel_cycles,
-                "share": self.share, "instructions_per_mac": self.instructions_per_mac}
+                "share": self.share, "instructions_per_mac": self.instructions_per_mac, "energy_uj": self.energy_uj}
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,8 @@ class SimFigures(TargetFigures):
         for p in result.layers:
             share = p.instructions / result.instructions if result.instructions else 0.0
             per_mac = round(p.instructions / layer_macs[p.index], 3) if layer_macs[p.index] else None
-            layers[p.index] = LayerFigures(p.instructions, p.cycles, p.accel_cycles, round(share, 4), per_mac)
+            layers[p.index] = LayerFigures(p.instructions, p.cycles, p.accel_cycles, round(share, 4), per_mac,
+                                           p.energy_uj)
         return cls(result, round(result.instructions / macs, 3) if macs else None, offload, layers)
 
     def to_json(self) -> dict[str, Any]:

@@ -28,8 +28,10 @@ from mote.ops.registry import Core
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
 from mote.sim.elf import ElfImage
+from mote.sim.energy import accesses, between
 from mote.sim.faults import SimulationError
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine, MemoryMap
+from mote.sim.platforms import Platform, builtin
 from mote.sim.results import LayerProfile, SimResult
 from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
@@ -57,6 +59,7 @@ class Rv32Config:
     isa: str = "rv32imc"  # or "rv32imfc": the F extension, float kernels in hardware (ilp32f)
     check_alignment: bool = True  # fault on misaligned loads and stores, as most MCU cores do
     core: CoreModel = field(default_factory=CoreModel)
+    platform: Platform = field(default_factory=lambda: builtin("mcu"))  # its energy figures (mote.sim.energy)
 
     def validate(self) -> None:
         for name in ("flash_bytes", "ram_bytes"):
@@ -216,7 +219,8 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
                      if rel.startswith("mote/") and rel.endswith(".c") and Path(rel).stem not in twins)
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}", "model.c",
                                         "weights.c", *kernels], config, includes=(".", "mote"))
-    return Rv32Firmware(build, model.graph, config, model.accelerator)
+    return Rv32Firmware(build, model.graph, config, model.accelerator,
+                        {layer.index: layer.macs for layer in model.layers if layer.runs_on != "cpu"})
 
 
 def build_custom_firmware(sources: dict[str, str], project_dir: Path,
@@ -236,8 +240,10 @@ def build_custom_firmware(sources: dict[str, str], project_dir: Path,
 class Rv32Firmware:
     """A built model firmware; `run` simulates one inference."""
 
-    def __init__(self, build: FirmwareBuild, graph: Graph, config: Rv32Config, accelerator: Any = None) -> None:
+    def __init__(self, build: FirmwareBuild, graph: Graph, config: Rv32Config, accelerator: Any = None,
+                 accel_macs: dict[int, int] | None = None) -> None:
         self.build = build
+        self.accel_macs = accel_macs or {}  # MACs per offloaded layer, for the accelerator's energy
         self.graph = graph
         self.config = config
         self.accelerator = accelerator  # mapped on the platform when the model offloads to it
@@ -304,11 +310,15 @@ class Rv32Firmware:
     def _result(self, ex: Execution, outputs: dict[str, np.ndarray], marks: list[Any]) -> SimResult:
         """The figures of the model_run within `marks` (a run's marks, or one frame's of a stream)."""
         core = self.config.core
-        begin = next(((n, c) for mk, n, c in marks if mk.reg is Reg.RUN_BEGIN), (0, ex.class_counts * 0))
-        end = next(((n, c) for mk, n, c in marks if mk.reg is Reg.RUN_END), (ex.instructions, ex.class_counts))
+        begin = next(((n, c, mk.snapshot) for mk, n, c in marks if mk.reg is Reg.RUN_BEGIN),
+                     (0, ex.class_counts * 0, None))
+        end = next(((n, c, mk.snapshot) for mk, n, c in marks if mk.reg is Reg.RUN_END),
+                   (ex.instructions, ex.class_counts, ex.exit_snapshot))
         run_classes = end[1] - begin[1]
         rom, ram = self.machine.image.footprint(RAM_BASE, self.config.ram_bytes)
-        layers = layer_profiles(marks, core)
+        platform = self.config.platform
+        layers = layer_profiles(marks, core, platform, self.accel_macs)
+        counted = accesses(platform, begin[2], end[2])
         timed = ex.accel is not None and self.accelerator is not None and self.accelerator.timed
         accel_cycles = ex.accel.cycles if timed and ex.accel else 0
         if timed and ex.accel:
@@ -317,10 +327,10 @@ class Rv32Firmware:
         return SimResult(
             outputs=outputs,
             instructions=end[0] - begin[0],
-            cycles=core.cycles(run_classes),
+            cycles=core.cycles(run_classes) + (platform.stall_cycles(*counted) if counted else 0),
             class_counts=named_counts(run_classes),
             firmware_instructions=ex.instructions,
-            firmware_cycles=core.cycles(ex.class_counts),
+            firmware_cycles=core.cycles(ex.class_counts) + _stalls(platform, None, ex.exit_snapshot),
             rom_bytes=rom,
             ram_bytes=ram,
             stack_bytes=ex.stack_used,
@@ -334,18 +344,34 @@ class Rv32Firmware:
             console=ex.console,
             accel_cycles=accel_cycles,
             accel_jobs=ex.accel.jobs if ex.accel else 0,
+            platform=platform.name,
+            memory_accesses=counted,
+            energy=between(platform, named_counts(run_classes), begin[2], end[2], sum(self.accel_macs.values())),
         )
 
 
-def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel) -> list[LayerProfile]:
-    """Pair each LAYER_BEGIN(i) with the next LAYER_END(i): the instructions between the two stores."""
-    open_layers: dict[int, tuple[int, np.ndarray]] = {}
+def _stalls(platform: Platform, start: Any, end: Any) -> int:
+    """The cycles loads and stores wait on the platform's memories between two snapshots (0 for the mcu
+    platform, whose memories have no wait states)."""
+    counted = accesses(platform, start, end)
+    return 0 if counted is None else platform.stall_cycles(*counted)
+
+
+def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel, platform: Platform | None = None,
+                   accel_macs: dict[int, int] | None = None) -> list[LayerProfile]:
+    """Pair each LAYER_BEGIN(i) with the next LAYER_END(i): the instructions between the two stores, and
+    with a platform their energy (an offloaded layer's with its `accel_macs`)."""
+    open_layers: dict[int, tuple[int, np.ndarray, Any]] = {}
     layers = []
     for mark, insns, classes in marks:
         if mark.reg is Reg.LAYER_BEGIN:
-            open_layers[mark.value] = (insns, classes)
+            open_layers[mark.value] = (insns, classes, mark.snapshot)
         elif mark.reg is Reg.LAYER_END and mark.value in open_layers:
-            n0, c0 = open_layers.pop(mark.value)
+            n0, c0, s0 = open_layers.pop(mark.value)
             diff = classes - c0
-            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff), named_counts(diff)))
+            named = named_counts(diff)
+            spent = None if platform is None else between(platform, named, s0, mark.snapshot,
+                                                          (accel_macs or {}).get(mark.value, 0))
+            stalls = 0 if platform is None else _stalls(platform, s0, mark.snapshot)
+            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff) + stalls, named, energy=spent))
     return sorted(layers, key=lambda layer: layer.index)
