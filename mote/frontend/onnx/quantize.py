@@ -105,7 +105,9 @@ def calibration_samples(model: Any, calib: Path, input_shapes: Mapping[str, tupl
     """Calibration data as a list of feeds {input name: one sample shaped for the model}."""
     inputs = _model_inputs(model, input_shapes)
     arrays = _load_calibration(calib, list(inputs))
-    per_input = {name: _split(arrays[name], shape, name, calib) for name, shape in inputs.items()}
+    types = _input_types(model)
+    per_input = {name: [a.astype(types.get(name, np.float32)) for a in _split(arrays[name], shape, name, calib)]
+                 for name, shape in inputs.items()}
     counts = {len(v) for v in per_input.values()}
     if len(counts) != 1:
         raise MoteError(f"{calib}: the inputs have different numbers of calibration samples "
@@ -126,6 +128,17 @@ def _model_inputs(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> di
         dims = vi.type.tensor_type.shape.dim
         shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None for d in dims]
         out[vi.name] = list(input_shapes.get(vi.name, shape))
+    return out
+
+
+def _input_types(model: Any) -> dict[str, np.dtype]:
+    """Input name -> the numpy type of its elements (float32 where the file does not say)."""
+    from onnx.helper import tensor_dtype_to_np_dtype
+
+    out = {}
+    for vi in model.graph.input:
+        elem = vi.type.tensor_type.elem_type
+        out[vi.name] = np.dtype(tensor_dtype_to_np_dtype(elem)) if elem else np.dtype(np.float32)
     return out
 
 
