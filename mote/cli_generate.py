@@ -1,0 +1,73 @@
+"""`mote generate`: greedy text generation with a decoder step model's autoregressive C API (mote.generate),
+its tokens checked against the reference interpreter, the cost per token and how it grows with the context."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from mote.cli_args import bounded_int
+from mote.errors import MoteError
+from mote.generate import Generation, generate
+from mote.terminal import plain
+
+
+def bundled_language_model() -> Path:
+    """The bundled tiny language model (see mote/models/README.md)."""
+    return Path(str(resources.files("mote.models").joinpath("tiny_lm.onnx")))
+
+
+def add_generate_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("generate", help="greedy text generation with a decoder model's KV-cache C API")
+    p.add_argument("model", type=Path, nargs="?", help="a decoder step model (default: the bundled tiny_lm.onnx)")
+    p.add_argument("--prompt", required=True, help="the text to continue (its UTF-8 bytes are the tokens)")
+    p.add_argument("--tokens", type=bounded_int(1, 100000), default=32, help="how many tokens to generate")
+    p.add_argument("--target", default="host", choices=["host", "rv32"], help="where the generated C runs")
+    p.add_argument("--max-context", type=bounded_int(1, 1 << 20), help="tokens the KV cache holds (a compile-time "
+                   "size; default: the model's)")
+    p.add_argument("--json", action="store_true", help="one JSON object")
+    p.set_defaults(func=_generate)
+
+
+def _text(tokens: list[int]) -> str:
+    return bytes(t & 0xFF for t in tokens).decode("utf-8", errors="replace")
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from mote.frontend import load
+
+    path = args.model or bundled_language_model()
+    prompt = list(args.prompt.encode("utf-8"))
+    if not prompt:
+        raise MoteError("--prompt is empty; give at least one character")
+    graph = load(path)
+    with tempfile.TemporaryDirectory(prefix="mote-generate-") as tmp:
+        result = generate(graph, prompt, args.tokens, Path(tmp) / "project", args.target, args.max_context)
+    result.text = _text(result.tokens)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        _print(result, args.prompt)
+    return 0 if result.matches_reference else 1
+
+
+def _print(result: Generation, prompt: str) -> None:
+    print(plain(prompt + result.text))
+    print()
+    key = next(iter(result.step_figures[0])) if result.step_figures else ""
+    print(f"{'position':>8}  {'token':>5}  {'MACs':>10}  {key:>12}")
+    for p, t, m, f in zip(result.positions, result.tokens, result.macs_per_step, result.step_figures):
+        print(f"{p:>8}  {t:>5}  {m:>10}  {f[key]:>12.3f}")
+    summary = result.to_json()
+    growth = ""
+    if len(result.step_figures) > 1:
+        first, last = result.step_figures[0][key], result.step_figures[-1][key]
+        growth = (f"; from position {result.positions[0]} to {result.positions[-1]} the {key} per step went "
+                  f"{first:.3f} -> {last:.3f}, the MACs {result.macs_per_step[0]} -> {result.macs_per_step[-1]}")
+    print(f"{len(result.tokens)} tokens, {summary['macs_per_token']:.0f} MACs and {summary[key + '_per_token']:.3f} "
+          f"{key} per token{growth}")
+    print("same tokens as the reference interpreter" if result.matches_reference
+          else f"DIFFERENT from the reference interpreter: {result.reference_tokens}")

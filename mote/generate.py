@@ -1,0 +1,223 @@
+"""`mote generate`: greedy autoregressive decoding with a decoder step model's C API (mote.codegen.decoder).
+
+The reference interpreter decodes first (the tokens every target must give); then the generated C does on the
+target: a driver calls model_prefill on all but the prompt's last token, then model_step once per token (the
+prompt's last, then each generated one but the last), taking the arg-max of the logits, and reports each step's
+cost (host: nanoseconds). A step at position p attends over p + 1 tokens, so the report's per-step figures
+show how the cost grows with the context; the per-token figures are the means over the steps that produced
+the generated tokens.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mote.codegen.compile import CompiledModel, compile_graph
+from mote.codegen.decoder import DecoderModelError, attention_nodes, is_decoder, max_context, set_max_context
+from mote.errors import BuildError, MoteError
+from mote.ir import Graph
+from mote.reference import interpret, reset_state
+
+_HOST_DRIVER = r"""/* Greedy decoding with the autoregressive API: argv[1] tokens to generate, then the prompt. */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "model.h"
+
+static int32_t arg_max(const MODEL_LOGITS_T *logits) {
+  int32_t best = 0;
+  for (int32_t i = 1; i < MODEL_VOCAB; ++i) {
+    if (logits[i] > logits[best]) best = i;
+  }
+  return best;
+}
+
+static long long now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) return 2;
+  const int32_t wanted = (int32_t)atol(argv[1]), prompt = argc - 2;
+  int32_t tokens[MODEL_MAX_CONTEXT + 1];
+  if (prompt + wanted > MODEL_MAX_CONTEXT + 1) {
+    fprintf(stderr, "the context is full: %d prompt and %d new tokens, the KV cache holds %d\n", (int)prompt,
+            (int)wanted, MODEL_MAX_CONTEXT);
+    return 3;
+  }
+  for (int32_t i = 0; i < prompt; ++i) tokens[i] = (int32_t)atol(argv[2 + i]);
+  if (prompt > 1 && model_prefill(tokens, prompt - 1) == NULL) return 4;
+  int32_t token = tokens[prompt - 1];
+  for (int32_t i = 0; i < wanted; ++i) {
+    const int32_t position = model_position();
+    const long long start = now_ns();
+    const MODEL_LOGITS_T *logits = model_step(token);
+    const long long spent = now_ns() - start;
+    if (logits == NULL) return 4;
+    token = arg_max(logits);
+    printf("step %d %d %lld\n", (int)position, (int)token, spent);
+  }
+  return 0;
+}
+"""
+
+
+@dataclass
+class Generation:
+    """One greedy decoding: the prompt, the generated tokens and what each decoding step cost."""
+
+    target: str
+    prompt: list[int]
+    tokens: list[int]  # generated
+    positions: list[int]  # the position of the step that produced each token
+    step_figures: list[dict[str, float]]  # per step: host_us, or instructions and cycles
+    macs_per_step: list[int]
+    reference_tokens: list[int]
+    text: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def matches_reference(self) -> bool:
+        return self.tokens == self.reference_tokens
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"target": self.target, "tokens": self.tokens, "text": self.text,
+                               "prompt_tokens": len(self.prompt), "matches_reference": self.matches_reference,
+                               "macs_per_token": float(np.mean(self.macs_per_step))}
+        for key in self.step_figures[0] if self.step_figures else []:
+            out[f"{key}_per_token"] = float(np.mean([f[key] for f in self.step_figures]))
+        out["steps"] = [{"position": p, "token": t, "macs": m, **f} for p, t, m, f in
+                        zip(self.positions, self.tokens, self.macs_per_step, self.step_figures)]
+        return out
+
+
+def step_macs(graph: Graph, position: int) -> int:
+    """MACs of the step at `position`: every layer's, the attention at its live context (position + 1 tokens)."""
+    from mote.ops import OPS
+
+    total = 0
+    for node in graph.nodes:
+        if node.op == "cached_attention":
+            heads, _, head_dim = node.inputs[3].shape  # type: ignore[union-attr]
+            total += 2 * heads * head_dim * (position + 1)
+        else:
+            total += OPS[node.op].macs(node)
+    return total
+
+
+def prepare_decoder(graph: Graph, context: int | None) -> Graph:
+    if not is_decoder(graph):
+        raise DecoderModelError(f"model {graph.name!r} has no KV-cache attention layer (cached_attention): "
+                                "`mote generate` needs a decoder step model")
+    if context is not None:
+        set_max_context(graph, context)
+    return graph
+
+
+def _feed(graph: Graph, token: int, pos: int) -> dict[str, np.ndarray]:
+    """model_run's inputs for one step: the token, and its position when the model takes one."""
+    feed = {graph.inputs[0].name: np.array([token]).reshape(graph.inputs[0].shape)}
+    if len(graph.inputs) > 1:
+        feed[graph.inputs[1].name] = np.array([pos]).reshape(graph.inputs[1].shape)
+    return feed
+
+
+def reference_tokens(graph: Graph, prompt: list[int], count: int) -> list[int]:
+    """Greedy decoding in the reference interpreter: `count` tokens after `prompt`."""
+    state = reset_state(graph)
+    tokens, out = list(prompt), []
+    for pos in range(len(prompt) + count - 1):
+        logits = interpret(graph, _feed(graph, tokens[pos], pos), state)[graph.outputs[0].name]
+        if pos >= len(prompt) - 1:
+            out.append(int(np.argmax(logits.reshape(-1))))
+            tokens.append(out[-1])
+    return out
+
+
+def check_context(graph: Graph, prompt: list[int], count: int) -> None:
+    if not prompt:
+        raise MoteError("the prompt is empty; give at least one token")
+    if count < 1:
+        raise MoteError(f"--tokens {count}: generate at least 1 token")
+    limit = max_context(graph)
+    if len(prompt) + count - 1 > limit:
+        raise DecoderModelError(f"the context is full: {len(prompt)} prompt and {count} new tokens need "
+                                f"{len(prompt) + count - 1} positions, the KV cache holds {limit}; use a shorter "
+                                "prompt, fewer tokens or a larger --max-context")
+
+
+def generate_host(compiled: CompiledModel, project: Path, prompt: list[int], count: int) -> tuple[list[int], list[int],
+                                                                                                   list[float]]:
+    """(tokens, positions, microseconds per step) from the generated C on this machine."""
+    from mote.targets.host import build_host, find_cc
+
+    binary = build_host(compiled, project)
+    logits = compiled.graph.outputs[0]
+    (project / "generate.c").write_text(_HOST_DRIVER.replace("MODEL_LOGITS_T", logits.dtype.c_type))
+    kernels = sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))
+    cmd = [find_cc(), *binary.flags, "-Imote", "-o", "generate", "generate.c", "model.c", "weights.c", *kernels]
+    proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise BuildError(f"building the generate driver failed: {proc.stderr.strip()[:300]}")
+    run = subprocess.run([str(project / "generate"), str(count), *map(str, prompt)], capture_output=True, text=True)
+    if run.returncode != 0:
+        raise BuildError(f"the generate driver failed (exit {run.returncode}): {run.stderr.strip()[:300]}")
+    rows = [line.split() for line in run.stdout.splitlines() if line.startswith("step ")]
+    return [int(r[2]) for r in rows], [int(r[1]) for r in rows], [int(r[3]) / 1000.0 for r in rows]
+
+
+def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], expected: list[int]
+                  ) -> tuple[list[int], list[int], list[dict[str, float]]]:
+    """(tokens, positions, per-step instructions and cycles) on the rv32 virtual platform.
+
+    The firmware runs the steps as a stream of model_run calls in one run, the KV cache carried from call to
+    call (mote.targets.rv32.firmware_main), fed the prompt and then the reference's tokens: the arg-max of each
+    step's logits is the token the device generates, so when every one equals the reference's, free-running
+    greedy decoding on the device gives the same text, step for step (each step's input is the previous
+    step's output). The first token that differs ends the comparison."""
+    from mote.targets.rv32 import Rv32
+
+    graph = compiled.graph
+    steps = [*prompt, *expected[:-1]]
+    results = Rv32().run_stream(compiled, project, [_feed(graph, t, pos) for pos, t in enumerate(steps)])
+    tokens, positions, figures = [], [], []
+    for pos in range(len(prompt) - 1, len(steps)):
+        run = results[pos]
+        tokens.append(int(np.argmax(run.outputs[graph.outputs[0].name].reshape(-1))))
+        positions.append(pos)
+        sim = run.figures.sim  # type: ignore[attr-defined]
+        figures.append({"instructions": float(sim.instructions), "cycles": float(sim.cycles)})
+        if tokens[-1] != expected[len(tokens) - 1]:
+            break
+    return tokens, positions, figures
+
+
+def generate(graph: Graph, prompt: list[int], count: int, project: Path, target: str = "host",
+             context: int | None = None) -> Generation:
+    graph = prepare_decoder(graph, context)
+    check_context(graph, prompt, count)
+    expected = reference_tokens(graph, prompt, count)
+    if target == "host":
+        compiled = compile_graph(graph)
+        tokens, positions, us = generate_host(compiled, project, prompt, count)
+        figures: list[dict[str, float]] = [{"host_us": u} for u in us]
+    elif target == "rv32":
+        from mote.targets.rv32 import Rv32
+
+        compiled = compile_graph(graph, core=Rv32().core())
+        tokens, positions, figures = generate_rv32(compiled, project, prompt, expected)
+    else:
+        raise MoteError(f"--target {target}: generate runs on host or rv32")
+    macs = [step_macs(graph, p) for p in positions]
+    notes = [f"{len(attention_nodes(graph))} attention layers, KV cache for {max_context(graph)} tokens, "
+             f"{compiled.state_bytes} bytes of state"]
+    return Generation(target, prompt, tokens, positions, figures, macs, expected, notes=notes)
