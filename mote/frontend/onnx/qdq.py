@@ -225,6 +225,9 @@ def gemm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 
 def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    if isinstance(ctx.value(node, 1), Deq):  # two activations (attention's Q . K^T and weights . V)
+        a, c, name = act_input(ctx, node, 0), act_input(ctx, node, 1), node.output[0]
+        return pending(ctx, node, lambda q, lo, hi, act: lower.batch_matmul(ctx.b, a, c, q, name), clampable=False)
     x, w = act_input(ctx, node, 0), qconst_input(ctx, node, 1, "second input")
     if w.q.ndim != 2 or x.rank < 2:
         raise UnsupportedError(f"{ctx.where(node)}: MatMul needs an activation of rank >= 2 and 2-D weights")

@@ -1,0 +1,137 @@
+#include "mote_batch_matmul_blocked_s8.h"
+
+#include "mote_conv_common.h"
+
+/* The rows of one batch's A as pair words, four rows interleaved ([rows4 / 4][pairs][4], the rows past the
+ * last zero), and each row's term -zb * rowsum + depth * za * zb (modulo 2^32). */
+static void pack_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a, int32_t rows4, int32_t *words,
+                      uint32_t *row_term) {
+  const int32_t pairs = p->pairs, even = p->depth & ~1, ds = p->a_depth_step;
+  const uint32_t corner = (uint32_t)p->depth * (uint32_t)p->a_zero_point * (uint32_t)p->b_zero_point;
+  for (int32_t r = 0; r < rows4; ++r) {
+    int32_t *w = words + (r / 4) * 4 * pairs + r % 4;
+    if (r >= p->rows) {
+      for (int32_t q = 0; q < pairs; ++q) w[4 * q] = 0;
+      row_term[r] = 0;
+      continue;
+    }
+    const int8_t *x = a + r * p->a_row_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < even; k += 2, x += 2 * ds, w += 4) {
+      const int32_t u = x[0], v = x[ds];
+      *w = u * 65536 + v;
+      sum += u + v;
+    }
+    if (p->depth & 1) {
+      *w = x[0] * 65536;
+      sum += x[0];
+    }
+    row_term[r] = corner - (uint32_t)p->b_zero_point * (uint32_t)sum;
+  }
+}
+
+/* Columns c0 .. c0 + 3 of one batch's B as negated pair words [pairs][4] (the columns past the last zero),
+ * and their terms -za * colsum (modulo 2^32). */
+static void pack_cols(const mote_batch_matmul_blocked_params *p, const int8_t *b, int32_t c0, int32_t *words,
+                      uint32_t col_term[4]) {
+  const int32_t pairs = p->pairs, even = p->depth & ~1, ds = p->b_depth_step;
+  for (int32_t j = 0; j < 4; ++j) {
+    int32_t *w = words + j;
+    if (c0 + j >= p->cols) {
+      for (int32_t q = 0; q < pairs; ++q) w[4 * q] = 0;
+      col_term[j] = 0;
+      continue;
+    }
+    const int8_t *y = b + (c0 + j) * p->b_col_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < even; k += 2, y += 2 * ds, w += 4) {
+      const int32_t u = y[0], v = y[ds];
+      *w = -u - v * 65536;
+      sum += u + v;
+    }
+    if (p->depth & 1) {
+      *w = -y[0];
+      sum += y[0];
+    }
+    col_term[j] = 0u - (uint32_t)p->a_zero_point * (uint32_t)sum;
+  }
+}
+
+/* *acc -= X . W (a pair product, exact: see the header), modulo 2^32 as TFLite's int32 accumulator wraps. The
+ * empty asm statement claims to change the accumulator, so the compiler keeps each sum in one register in
+ * source order instead of gathering the products first (mote_accumulate). */
+static inline void take(uint32_t *acc, int32_t x, int32_t w) {
+  *acc -= (uint32_t)mote_pair_dot(x, w);
+#if defined(__GNUC__)
+  __asm__("" : "+r"(*acc));
+#endif
+}
+
+/* acc[4i + j] -= sum_q X_i[q] . W_j[q] for four rows by four columns: the rows' words at x[4q + i], the
+ * columns' at w[4q + j]. Not inlined: its sixteen sums and their operands take the core's registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t acc[16]) {
+  uint32_t s[16];
+  for (int32_t i = 0; i < 16; ++i) s[i] = acc[i];
+  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
+    const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+    for (int32_t j = 0; j < 4; ++j) {
+      const int32_t v = w[j];
+      take(&s[j], x0, v), take(&s[4 + j], x1, v), take(&s[8 + j], x2, v), take(&s[12 + j], x3, v);
+    }
+  }
+  for (int32_t i = 0; i < 16; ++i) acc[i] = s[i];
+}
+
+/* acc[j] -= sum_q X[4q] . W_j[q]: one row (its words at x[4q]) by four columns. */
+static void dot_1x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t acc[4]) {
+  uint32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
+    const int32_t u = *x;
+    take(&s0, u, w[0]), take(&s1, u, w[1]), take(&s2, u, w[2]), take(&s3, u, w[3]);
+  }
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
+}
+
+/* A row's outputs of n columns from acc[0 .. n - 1]. */
+static void store_row(const mote_output_channel *s, const uint32_t *acc, int32_t n, int8_t *out) {
+  for (int32_t j = 0; j < n; ++j) out[j] = mote_output_of((int32_t)acc[j], s);
+}
+
+mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params *p, const int8_t *a,
+                                         const int8_t *b, int8_t *output, mote_scratch scratch) {
+  const int32_t rows = p->rows, cols = p->cols, pairs = p->pairs, rows4 = (rows + 3) & ~3;
+  const size_t words = (size_t)rows4 * (size_t)pairs + (size_t)rows4 + 4 * (size_t)pairs;
+  if (pairs != (p->depth + 1) / 2 || rows <= 0 || cols <= 0 || scratch.size < 4 * words) return MOTE_ERROR;
+  int32_t *a_words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
+  uint32_t *row_term = (uint32_t *)(a_words + rows4 * pairs);
+  int32_t *b_words = (int32_t *)(row_term + rows4);
+  const mote_output_channel s = mote_output_channel_at(p->output_stage, 0, p->output_offset, p->act_min,
+                                                       p->act_max);
+  const int32_t whole = rows / 4 * 4;
+  for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
+    pack_rows(p, a + p->a_offsets[batch], rows4, a_words, row_term);
+    for (int32_t c0 = 0; c0 < cols; c0 += 4) {
+      uint32_t col_term[4];
+      pack_cols(p, b + p->b_offsets[batch], c0, b_words, col_term);
+      const int32_t n = cols - c0 < 4 ? cols - c0 : 4;
+      for (int32_t r = 0; r < whole; r += 4) {
+        uint32_t acc[16];
+        for (int32_t i = 0; i < 4; ++i) {
+          for (int32_t j = 0; j < 4; ++j) acc[4 * i + j] = row_term[r + i] + col_term[j];
+        }
+        dot_4x4(a_words + r * pairs, b_words, pairs, acc);
+        for (int32_t i = 0; i < 4; ++i) store_row(&s, acc + 4 * i, n, output + (r + i) * cols + c0);
+      }
+      for (int32_t r = whole; r < rows; ++r) {
+        uint32_t acc[4];
+        for (int32_t j = 0; j < 4; ++j) acc[j] = row_term[r] + col_term[j];
+        dot_1x4(a_words + whole * pairs + r % 4, b_words, pairs, acc);
+        store_row(&s, acc, n, output + r * cols + c0);
+      }
+    }
+  }
+  return MOTE_OK;
+}

@@ -1,0 +1,93 @@
+"""Float ONNX transformer blocks for the tests: attention (MatMul of two activations, Softmax), and the pieces of a
+small language model; each returns a float model that `mote quantize` (onnxruntime's quantize_static) quantizes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper
+
+from tests.frontend.onnx_util import model  # noqa: F401 (re-exported for the tests)
+
+N = helper.make_node
+
+
+def attention(seq: int = 16, dim: int = 32, heads: int = 2, seed: int = 0, residual: bool = True) -> onnx.ModelProto:
+    """x [1, seq, dim] -> multi-head self-attention (Q . K^T with K transposed by a Transpose, scaled by a Mul,
+    Softmax over the last axis, . V), the output projection, and the residual Add."""
+    rng = np.random.default_rng(seed)
+    hd = dim // heads
+    init: dict[str, Any] = {n: (rng.normal(size=(dim, dim)) / np.sqrt(dim)).astype(np.float32)
+                            for n in ("wq", "wk", "wv", "wo")}
+    init.update(split=np.array([1, seq, heads, hd], np.int64), merge=np.array([1, seq, dim], np.int64),
+                scale=np.array(1 / np.sqrt(hd), np.float32))
+    nodes = [N("MatMul", ["x", "wq"], ["q"]), N("MatMul", ["x", "wk"], ["k"]), N("MatMul", ["x", "wv"], ["v"]),
+             N("Reshape", ["q", "split"], ["q4"]), N("Transpose", ["q4"], ["qh"], perm=[0, 2, 1, 3]),
+             N("Reshape", ["k", "split"], ["k4"]), N("Transpose", ["k4"], ["kh"], perm=[0, 2, 3, 1]),
+             N("Reshape", ["v", "split"], ["v4"]), N("Transpose", ["v4"], ["vh"], perm=[0, 2, 1, 3]),
+             N("MatMul", ["qh", "kh"], ["scores"], name="qk"), N("Mul", ["scores", "scale"], ["scaled"]),
+             N("Softmax", ["scaled"], ["weights"], axis=-1), N("MatMul", ["weights", "vh"], ["heads"], name="av"),
+             N("Transpose", ["heads"], ["ht"], perm=[0, 2, 1, 3]), N("Reshape", ["ht", "merge"], ["merged"]),
+             N("MatMul", ["merged", "wo"], ["o" if residual else "y"])]
+    if residual:
+        nodes.append(N("Add", ["o", "x"], ["y"]))
+    return model(nodes, {"x": (1, seq, dim)}, ["y"], init, opset=17)
+
+
+def rope_tables(positions: int, head_dim: int, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    """Llama's rotary tables: cos and sin of position * base^(-2i / head_dim), each frequency twice."""
+    inv = base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    angles = np.arange(positions)[:, None] * inv[None, :]
+    angles = np.concatenate([angles, angles], axis=1)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+def rotary_nodes(x: str, cos: str, sin: str, head_dim: int, out: str) -> tuple[list[Any], dict[str, Any]]:
+    """x * cos + rotate_half(x) * sin, rotate_half(x) = Concat(-x[..., half:], x[..., :half]) by Slice, Neg and
+    Concat, as exporters write Llama's apply_rotary_pos_emb."""
+    half = head_dim // 2
+    init = {f"{out}_h0": np.array([0], np.int64), f"{out}_h1": np.array([half], np.int64),
+            f"{out}_h2": np.array([head_dim], np.int64), f"{out}_ax": np.array([-1], np.int64)}
+    nodes = [N("Slice", [x, f"{out}_h0", f"{out}_h1", f"{out}_ax"], [f"{out}_x1"]),
+             N("Slice", [x, f"{out}_h1", f"{out}_h2", f"{out}_ax"], [f"{out}_x2"]),
+             N("Neg", [f"{out}_x2"], [f"{out}_nx2"]),
+             N("Concat", [f"{out}_nx2", f"{out}_x1"], [f"{out}_rot"], axis=-1),
+             N("Mul", [x, cos], [f"{out}_xc"]), N("Mul", [f"{out}_rot", sin], [f"{out}_rs"]),
+             N("Add", [f"{out}_xc", f"{out}_rs"], [out])]
+    return nodes, init
+
+
+def rotary(seq: int = 8, dim: int = 32, heads: int = 2, positions: int = 64, seed: int = 0) -> onnx.ModelProto:
+    """x [1, seq, dim] and position ids [1, seq] (int64) -> q projected, split in heads, rotated by the cos and sin
+    tables gathered at the positions."""
+    rng = np.random.default_rng(seed)
+    hd = dim // heads
+    cos, sin = rope_tables(positions, hd)
+    init: dict[str, Any] = {"wq": (rng.normal(size=(dim, dim)) / np.sqrt(dim)).astype(np.float32),
+                            "split": np.array([1, seq, heads, hd], np.int64), "cos_t": cos, "sin_t": sin,
+                            "one": np.array([1], np.int64)}
+    nodes = [N("MatMul", ["x", "wq"], ["q"]), N("Reshape", ["q", "split"], ["q4"]),
+             N("Transpose", ["q4"], ["qh"], perm=[0, 2, 1, 3]),
+             N("Gather", ["cos_t", "pos"], ["cos_g"]), N("Gather", ["sin_t", "pos"], ["sin_g"]),
+             N("Unsqueeze", ["cos_g", "one"], ["cos"]), N("Unsqueeze", ["sin_g", "one"], ["sin"])]
+    rot, rot_init = rotary_nodes("qh", "cos", "sin", hd, "y")
+    graph = helper.make_graph(
+        nodes + rot, "rotary",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, seq, dim]),
+         helper.make_tensor_value_info("pos", onnx.TensorProto.INT64, [1, seq])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(np.asarray(a), n) for n, a in {**init, **rot_init}.items()])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def embedding(vocab: int = 50, seq: int = 8, dim: int = 16, seed: int = 0) -> onnx.ModelProto:
+    """Token ids [1, seq] (int64) -> the embedding table gathered, plus learned positions (a constant Add)."""
+    rng = np.random.default_rng(seed)
+    init = {"emb": rng.normal(size=(vocab, dim)).astype(np.float32),
+            "positions": (rng.normal(size=(seq, dim)) * 0.3).astype(np.float32)}
+    nodes = [N("Gather", ["emb", "ids"], ["tokens"], axis=0), N("Add", ["tokens", "positions"], ["y"])]
+    return model(nodes, {"ids": (1, seq)}, ["y"], init, input_type=onnx.TensorProto.INT64)
