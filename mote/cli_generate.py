@@ -11,7 +11,7 @@ from pathlib import Path
 
 from mote.cli_args import bounded_int
 from mote.errors import MoteError
-from mote.generate import Generation, generate
+from mote.generate import Generation, generate, load_decoder
 from mote.terminal import plain
 
 
@@ -28,6 +28,9 @@ def add_generate_command(sub: argparse._SubParsersAction) -> None:  # type: igno
     p.add_argument("--target", default="host", choices=["host", "rv32"], help="where the generated C runs")
     p.add_argument("--max-context", type=bounded_int(1, 1 << 20), help="tokens the KV cache holds (a compile-time "
                    "size; default: the model's)")
+    p.add_argument("--ram-budget", type=bounded_int(1, 1 << 32), metavar="BYTES",
+                   help="refuse a KV cache, state and arena over this many bytes (default: rv32's RAM less its "
+                        "stack; none on the host)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(func=_generate)
 
@@ -37,15 +40,14 @@ def _text(tokens: list[int]) -> str:
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from mote.frontend import load
-
     path = args.model or bundled_language_model()
     prompt = list(args.prompt.encode("utf-8"))
     if not prompt:
         raise MoteError("--prompt is empty; give at least one character")
-    graph = load(path)
+    graph = load_decoder(path, args.max_context)
     with tempfile.TemporaryDirectory(prefix="mote-generate-") as tmp:
-        result = generate(graph, prompt, args.tokens, Path(tmp) / "project", args.target, args.max_context)
+        result = generate(graph, prompt, args.tokens, Path(tmp) / "project", args.target, args.max_context,
+                          args.ram_budget)
     result.text = _text(result.tokens)
     if args.json:
         print(json.dumps(result.to_json()))

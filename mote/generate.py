@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 
 from mote.codegen.compile import CompiledModel, compile_graph
-from mote.codegen.decoder import DecoderModelError, attention_nodes, is_decoder, max_context, set_max_context
+from mote.codegen.decoder import (
+    DecoderModelError,
+    attention_nodes,
+    check_budget,
+    check_signature,
+    is_decoder,
+    max_context,
+    set_max_context,
+)
 from mote.errors import BuildError, MoteError
 from mote.ir import Graph
 from mote.reference import interpret, reset_state
@@ -114,10 +122,43 @@ def step_macs(graph: Graph, position: int) -> int:
     return total
 
 
+DEFAULT_CONTEXT = 128  # tokens the KV cache holds when neither the model nor the user says
+
+
+def load_decoder(path: Path, context: int | None) -> Graph:
+    """A decoder step model as a graph with KV-cache attention, its caches holding `context` tokens.
+
+    An ONNX step graph with an explicit cache (past inputs, present outputs) is loaded with a past of one
+    token (its dynamic dimensions at 1) and rewritten by mote.passes.kv_cache; a graph that already has
+    cached_attention layers is taken as it is."""
+    from mote.frontend import load
+    from mote.frontend.onnx import is_onnx
+    from mote.frontend.onnx.convert import load_onnx_file, read_model
+    from mote.passes.kv_cache import rewrite_kv_cache
+
+    if is_onnx(path):
+        from mote.frontend import check_regular_file
+
+        check_regular_file(path, "model file")
+        model = read_model(path)
+        shapes = {}
+        for vi in model.graph.input:
+            dims = vi.type.tensor_type.shape.dim
+            if any(not (d.HasField("dim_value") and d.dim_value > 0) for d in dims):
+                shapes[vi.name] = tuple(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else 1 for d in dims)
+        graph = load_onnx_file(path, shapes)
+        rewrite_kv_cache(graph, context or DEFAULT_CONTEXT)
+    else:
+        graph = load(path)
+    return prepare_decoder(graph, context)
+
+
 def prepare_decoder(graph: Graph, context: int | None) -> Graph:
     if not is_decoder(graph):
-        raise DecoderModelError(f"model {graph.name!r} has no KV-cache attention layer (cached_attention): "
-                                "`mote generate` needs a decoder step model")
+        raise DecoderModelError(f"model {graph.name!r} has no KV-cache attention layer (cached_attention, or "
+                                "an explicit past/present cache it can be made of): `mote generate` needs a decoder "
+                                "step model")
+    check_signature(graph)
     if context is not None:
         set_max_context(graph, context)
     return graph
@@ -202,18 +243,27 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], exp
 
 
 def generate(graph: Graph, prompt: list[int], count: int, project: Path, target: str = "host",
-             context: int | None = None) -> Generation:
+             context: int | None = None, ram_budget: int | None = None) -> Generation:
+    """Greedy decoding of `count` tokens after `prompt` on `target`, checked against the reference. The RAM
+    budget (rv32: the platform's RAM less its stack, unless given) bounds the KV cache, state and arena."""
     graph = prepare_decoder(graph, context)
     check_context(graph, prompt, count)
     expected = reference_tokens(graph, prompt, count)
+    if target == "rv32" and ram_budget is None:
+        from mote.targets.rv32 import Rv32Config
+
+        config = Rv32Config()
+        ram_budget = config.ram_bytes - config.stack_bytes
     if target == "host":
         compiled = compile_graph(graph)
+        check_budget(graph, compiled.state_bytes, compiled.plan.size, ram_budget)
         tokens, positions, us = generate_host(compiled, project, prompt, count)
         figures: list[dict[str, float]] = [{"host_us": u} for u in us]
     elif target == "rv32":
         from mote.targets.rv32 import Rv32
 
         compiled = compile_graph(graph, core=Rv32().core())
+        check_budget(graph, compiled.state_bytes, compiled.plan.size, ram_budget)
         tokens, positions, figures = generate_rv32(compiled, project, prompt, expected)
     else:
         raise MoteError(f"--target {target}: generate runs on host or rv32")

@@ -225,7 +225,7 @@ def _model_h(graph: Graph, plan: ArenaPlan, state: StatePlan) -> str:
               *(["/* The model keeps state across calls (MODEL_STATE_BYTES): each model_run continues from the",
                  " * last. model_reset() clears it, as at start-up, before an unrelated stream. */",
                  "void model_reset(void);", ""] if state.size else []),
-              *(decoder.header_lines(graph) if decoder.is_decoder(graph) else []),
+              *(decoder.header_lines(graph) if decoder.has_api(graph) else []),
               "/* The model's own input and output buffers, inside the arena. Filling an input there and",
               " * passing these pointers to model_run saves the copies (and their RAM). */",
               *[f"{_buffer_signature(name, t)};" for name, _, t in _io(graph)], "", "#endif", ""]
@@ -252,7 +252,7 @@ def _model_c(graph: Graph, plan: ArenaPlan, state: StatePlan, em: Emitter, param
     copy_out = [f"  if ({name} != {em.tensor(t)}) memcpy({name}, {em.tensor(t)}, {macro}_BYTES);"
                 for name, macro, t in _io(graph) if name.startswith("output")]
     accessors = [f"{_buffer_signature(name, t)} {{ return {em.tensor(t)}; }}" for name, _, t in _io(graph)]
-    if decoder.is_decoder(graph):
+    if decoder.has_api(graph):
         position = f"STATE({state.offset(decoder.position_state(graph))})"
         accessors += ["", *decoder.source_lines(graph, position, {t: em.tensor(t) for _, _, t in _io(graph)})]
     return "\n".join([

@@ -34,6 +34,16 @@ def is_decoder(graph: Graph) -> bool:
     return bool(attention_nodes(graph))
 
 
+def has_api(graph: Graph) -> bool:
+    """The graph gets the autoregressive API: it has KV-cache attention and a decoder step's inputs and outputs
+    (other graphs with cached_attention, a single layer's, keep model_run alone)."""
+    try:
+        check_signature(graph)
+    except DecoderModelError:
+        return False
+    return is_decoder(graph)
+
+
 def max_context(graph: Graph) -> int:
     """The tokens the KV caches hold (every cached_attention layer's; they are set together)."""
     sizes = {n.inputs[3].shape[1] for n in attention_nodes(graph)}
@@ -62,7 +72,8 @@ def check_budget(graph: Graph, state_bytes: int, arena_bytes: int, budget: int |
             "lower the maximum context")
 
 
-def _check_signature(graph: Graph) -> tuple[Tensor, Tensor | None, Tensor]:
+def check_signature(graph: Graph) -> tuple[Tensor, Tensor | None, Tensor]:
+    """(token, position or None, logits); a graph without a decoder step's inputs is refused in one line."""
     def index(t: Tensor) -> bool:
         return t.dtype in _INDEX_TYPES and t.size == 1
 
@@ -84,7 +95,7 @@ def position_state(graph: Graph) -> Tensor:
 
 
 def header_lines(graph: Graph) -> list[str]:
-    token, _, logits = _check_signature(graph)
+    token, _, logits = check_signature(graph)
     t = logits.dtype.c_type
     return ["/* Autoregressive decoding: the KV cache holds up to MODEL_MAX_CONTEXT tokens (state, kept across",
             " * calls). model_step runs one token and returns the next token's logits (output0); model_prefill",
@@ -100,7 +111,7 @@ def header_lines(graph: Graph) -> list[str]:
 def source_lines(graph: Graph, state_pointer: str, tensor_pointer: dict[Tensor, str]) -> list[str]:
     """model.c's part; `state_pointer` is the C expression of the position state, `tensor_pointer` the
     buffers of the inputs and the logits."""
-    token, pos, logits = _check_signature(graph)
+    token, pos, logits = check_signature(graph)
     t = logits.dtype.c_type
     args = ", ".join(tensor_pointer[x] for x in [token, *([pos] if pos is not None else []), *graph.outputs])
     fill_pos = [f"  *{tensor_pointer[pos]} = ({pos.dtype.c_type})position;"] if pos is not None else []

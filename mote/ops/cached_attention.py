@@ -9,16 +9,19 @@ calls like an SVDF's memory; model_reset() empties it.
 Inputs: q, k, v int8 [heads, head_dim] (this token's query, key and value), then three variable tensors:
 the key and value caches, int8 [heads, max_context, head_dim] quantized as k and v (the cache holds
 k and v as they come), and the position, int32 [1]: how many tokens the cache holds. Output: int8
-[heads, head_dim]. Attributes: the scores' quantization (`scores_scale`, `scores_zero_point`).
+[heads, head_dim]. Attributes: the scores' quantization (`scores_scale`, `scores_zero_point`) and the
+probabilities' (`probs_scale`, `probs_zero_point`; by default the softmax's own, 1/256 and -128).
 
 Each call, with n = position + 1 (an error once position reaches max_context: the context is full):
 1. k and v are written into row `position` of the caches; position becomes n;
 2. per head, for j < n: s[j] = clamp(requantize(sum_d (q[d] - zq) (K[j][d] - zk), sq sk / ss) + zs);
-3. p = the int8 softmax of s[0..n-1] (TFLite Micro's, beta 1; probabilities at scale 1/256, zero point -128);
-4. out[d] = clamp(requantize(sum_j (p[j] + 128) (V[j][d] - zv), sv / 256 / so) + zo).
+3. p = the int8 softmax of s[0..n-1] (TFLite Micro's, beta 1; probabilities at scale 1/256, zero point -128),
+   requantized to the probabilities' quantization when it differs (QUANTIZE int8 -> int8: onnxruntime keeps
+   softmax outputs at 1/255);
+4. out[d] = clamp(requantize(sum_j (p[j] - zp) (V[j][d] - zv), sp sv / so) + zo).
 
-That is exactly BATCH_MATMUL, SOFTMAX and BATCH_MATMUL (TFLite Micro's int8 semantics, as mote's ops compute
-them) on caches holding the n live rows: the cost of a step grows with the live context, not with the
+That is exactly BATCH_MATMUL, SOFTMAX, (QUANTIZE,) BATCH_MATMUL (TFLite Micro's int8 semantics, as mote's ops
+compute them) on caches holding the n live rows: the cost of a step grows with the live context, not with the
 maximum one, in the C kernel and in the reference alike. Only the first n rows of the caches are ever
 read, so rows beyond them may hold anything.
 """
@@ -57,6 +60,10 @@ class CachedAttentionParams:
     output_offset: int  # zo
     output_multiplier: int
     output_shift: int
+    requantize_probs: int  # 1: the probabilities are requantized from the softmax's 1/256, -128
+    probs_offset: int  # zp
+    probs_multiplier: int
+    probs_shift: int
     softmax: softmax_op.SoftmaxParams  # for one row; its depth is set per call
 
 
@@ -92,6 +99,10 @@ def check(node: Node) -> None:
     if not isinstance(scale, float) or not scale > 0 or not isinstance(zero, int) or not -128 <= zero <= 127:
         raise checks.fail(node, f"the scores' quantization (scale {scale!r}, zero point {zero!r}) must be a "
                                 "positive scale and an int8 zero point")
+    scale, zero = attr(node, "probs_scale"), attr(node, "probs_zero_point")
+    if not isinstance(scale, float) or not scale > 0 or not isinstance(zero, int) or not -128 <= zero <= 127:
+        raise checks.fail(node, f"the probabilities' quantization (scale {scale!r}, zero point {zero!r}) must be "
+                                "a positive scale and an int8 zero point")
 
 
 def _scores_softmax(node: Node, scale: float) -> softmax_op.SoftmaxParams:
@@ -114,10 +125,13 @@ def prepare(node: Node) -> CachedAttentionParams:
     assert cache is not None
     out = node.outputs[0]
     ss, zs = float(attr(node, "scores_scale")), int(attr(node, "scores_zero_point"))
+    ps, zp = _f32(attr(node, "probs_scale")), int(attr(node, "probs_zero_point"))
     sm, sh = quantize_multiplier(_f32(q.scale) * _f32(k.scale) / _f32(ss))
-    om, osh = quantize_multiplier(PROBS_SCALE * _f32(v.scale) / _f32(out.scale))
+    om, osh = quantize_multiplier(ps * _f32(v.scale) / _f32(out.scale))
+    requant = int((ps, zp) != (PROBS_SCALE, PROBS_ZERO_POINT))
+    pm, psh = quantize_multiplier(PROBS_SCALE / ps) if requant else (0, 0)
     return CachedAttentionParams(q.shape[0], q.shape[1], cache.shape[1], -q.zero_point, -k.zero_point, -v.zero_point,
-                                 zs, sm, sh, out.zero_point, om, osh, _scores_softmax(node, ss))
+                                 zs, sm, sh, out.zero_point, om, osh, requant, zp, pm, psh, _scores_softmax(node, ss))
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -134,8 +148,11 @@ def attend(p: CachedAttentionParams, q: np.ndarray, keys: np.ndarray, values: np
                      -128, 127).astype(np.int8)
     row = softmax_op.SoftmaxParams(p.heads, n, p.softmax.input_multiplier, p.softmax.input_left_shift,
                                    p.softmax.diff_min)
-    probs = softmax_op.reference(_SOFTMAX_NODE, row, [scores])[0]
-    total = np.einsum("hj,hjd->hd", probs.astype(np.int64) - PROBS_ZERO_POINT, values.astype(np.int64) + p.v_offset)
+    probs = softmax_op.reference(_SOFTMAX_NODE, row, [scores])[0].astype(np.int64)
+    if p.requantize_probs:
+        probs = np.clip(multiply_by_quantized_multiplier(probs - PROBS_ZERO_POINT, p.probs_multiplier, p.probs_shift)
+                        + p.probs_offset, -128, 127)
+    total = np.einsum("hj,hjd->hd", probs - p.probs_offset, values.astype(np.int64) + p.v_offset)
     out = multiply_by_quantized_multiplier(total, p.output_multiplier, p.output_shift) + p.output_offset
     return np.clip(out, -128, 127).astype(np.int8)
 
@@ -161,6 +178,8 @@ def emit(node: Node, p: CachedAttentionParams, em: Emitter) -> CCall:
         "k_offset": p.k_offset, "v_offset": p.v_offset, "scores_offset": p.scores_offset,
         "scores_multiplier": p.scores_multiplier, "scores_shift": p.scores_shift, "output_offset": p.output_offset,
         "output_multiplier": p.output_multiplier, "output_shift": p.output_shift,
+        "requantize_probs": p.requantize_probs, "probs_offset": p.probs_offset,
+        "probs_multiplier": p.probs_multiplier, "probs_shift": p.probs_shift,
         "softmax_multiplier": p.softmax.input_multiplier, "softmax_left_shift": p.softmax.input_left_shift,
         "softmax_diff_min": p.softmax.diff_min}
     args = [em.tensor(t) for t in node.inputs if t is not None]
@@ -181,4 +200,5 @@ def macs(node: Node) -> int:
 
 
 OP = register(OpDef("cached_attention", shape, prepare, reference, emit, macs, scratch_bytes, check=check,
-                    attrs={"scores_scale": REQUIRED, "scores_zero_point": REQUIRED}))
+                    attrs={"scores_scale": REQUIRED, "scores_zero_point": REQUIRED, "probs_scale": PROBS_SCALE,
+                           "probs_zero_point": PROBS_ZERO_POINT}))

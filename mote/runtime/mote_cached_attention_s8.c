@@ -27,9 +27,16 @@ mote_status mote_cached_attention_s8(const mote_cached_attention_params *p, cons
       scores[j] = (int8_t)mote_clamp(s, -128, 127);
     }
     mote_softmax_s8_rows(&row, scores, probs, 0);
+    if (p->requantize_probs) {
+      for (int32_t j = 0; j < live; ++j) {
+        const int32_t r = mote_add_wrap(mote_requantize(probs[j] + 128, p->probs_multiplier, p->probs_shift),
+                                        p->probs_offset);
+        probs[j] = (int8_t)mote_clamp(r, -128, 127);
+      }
+    }
     for (int32_t d = 0; d < hd; ++d) {
       int32_t acc = 0;
-      for (int32_t j = 0; j < live; ++j) acc += (probs[j] + 128) * (values[j * hd + d] + p->v_offset);
+      for (int32_t j = 0; j < live; ++j) acc += (probs[j] - p->probs_offset) * (values[j * hd + d] + p->v_offset);
       const int32_t o = mote_add_wrap(mote_requantize(acc, p->output_multiplier, p->output_shift), p->output_offset);
       output[h * hd + d] = (int8_t)mote_clamp(o, -128, 127);
     }

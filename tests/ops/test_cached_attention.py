@@ -24,7 +24,10 @@ def _q(scale: float, zero_point: int) -> Quant:
     return Quant((scale,), (zero_point,))
 
 
-def attention_graph(max_context: int) -> Graph:
+ONNX_PROBS = (float(np.float32(1 / 255)), -128)  # onnxruntime's softmax output quantization
+
+
+def attention_graph(max_context: int, probs: tuple[float, int] | None = None) -> Graph:
     q = Tensor("q", (HEADS, HEAD_DIM), DType.INT8, _q(0.05, 3))
     k = Tensor("k", (HEADS, HEAD_DIM), DType.INT8, _q(0.04, -5))
     v = Tensor("v", (HEADS, HEAD_DIM), DType.INT8, _q(0.03, 7))
@@ -32,8 +35,10 @@ def attention_graph(max_context: int) -> Graph:
     vc = Tensor("v_cache", (HEADS, max_context, HEAD_DIM), DType.INT8, v.quant, variable=True)
     pos = Tensor("position", (1,), DType.INT32, variable=True)
     y = Tensor("y", (HEADS, HEAD_DIM), DType.INT8, _q(0.02, -1))
-    node = Node("cached_attention", "attention", [q, k, v, kc, vc, pos], [y],
-                {"scores_scale": 0.06, "scores_zero_point": 10})
+    attrs: dict[str, float | int] = {"scores_scale": 0.06, "scores_zero_point": 10}
+    if probs is not None:
+        attrs.update(probs_scale=probs[0], probs_zero_point=probs[1])
+    node = Node("cached_attention", "attention", [q, k, v, kc, vc, pos], [y], attrs)
     return Graph("attention", [q, k, v], [y], [node])
 
 
@@ -42,8 +47,8 @@ def _steps(n: int, seed: int = 0) -> list[dict[str, np.ndarray]]:
     return [{name: rng.integers(-128, 128, (HEADS, HEAD_DIM)).astype(np.int8) for name in "qkv"} for _ in range(n)]
 
 
-def _decomposed(graph: Graph, steps: list[dict[str, np.ndarray]]) -> np.ndarray:
-    """The last step's output from mote's batch_matmul and softmax references on the n live rows."""
+def _decomposed(graph: Graph, steps: list[dict[str, np.ndarray]], probs: tuple[float, int] | None) -> np.ndarray:
+    """The last step's output from mote's batch_matmul, softmax (and quantize) references on the n live rows."""
     q, k, v = graph.inputs
     n = len(steps)
     keys = np.stack([s["k"] for s in steps], axis=1)  # [heads, n, hd]
@@ -55,8 +60,12 @@ def _decomposed(graph: Graph, steps: list[dict[str, np.ndarray]]) -> np.ndarray:
     pt = Tensor("p", (HEADS, 1, n), DType.INT8, _q(1 / 256, -128))
     yt = Tensor("y3", (HEADS, 1, HEAD_DIM), DType.INT8, graph.outputs[0].quant)
     nodes = [Node("batch_matmul", "scores", [qt, kt], [st], {"adj_y": True}),
-             Node("softmax", "probs", [st], [pt], {"beta": 1.0}),
-             Node("batch_matmul", "att", [pt, vt], [yt])]
+             Node("softmax", "probs", [st], [pt], {"beta": 1.0})]
+    if probs is not None:
+        requantized = Tensor("p2", (HEADS, 1, n), DType.INT8, _q(*probs))
+        nodes.append(Node("quantize", "requantized", [pt], [requantized]))
+        pt = requantized
+    nodes.append(Node("batch_matmul", "att", [pt, vt], [yt]))
     values_of = {qt: steps[-1]["q"][:, None], kt: keys, vt: values}
     for node in nodes:
         op = OPS[node.op]
@@ -64,13 +73,14 @@ def _decomposed(graph: Graph, steps: list[dict[str, np.ndarray]]) -> np.ndarray:
     return values_of[yt][:, 0]
 
 
-def test_each_step_is_the_decomposed_attention_over_the_live_context() -> None:
-    graph = attention_graph(max_context=12)
+@pytest.mark.parametrize("probs", [None, ONNX_PROBS])
+def test_each_step_is_the_decomposed_attention_over_the_live_context(probs: tuple[float, int] | None) -> None:
+    graph = attention_graph(max_context=12, probs=probs)
     steps = _steps(12)
     state = reset_state(graph)
     outputs = [interpret(graph, s, state)["y"] for s in steps]
     for n in range(1, len(steps) + 1):
-        np.testing.assert_array_equal(outputs[n - 1], _decomposed(graph, steps[:n]), err_msg=f"step {n}")
+        np.testing.assert_array_equal(outputs[n - 1], _decomposed(graph, steps[:n], probs), err_msg=f"step {n}")
     assert len({o.tobytes() for o in outputs}) == len(outputs)  # the context changes every answer
     position = next(a for t, a in state.items() if t.name == "position")
     assert position[0] == 12
@@ -85,8 +95,9 @@ def test_a_full_context_is_an_error() -> None:
         interpret(graph, _steps(1, seed=9)[0], state)
 
 
-def test_generated_c_gives_the_reference_step_by_step(tmp_path: Path) -> None:
-    graph = attention_graph(max_context=9)
+@pytest.mark.parametrize("probs", [None, ONNX_PROBS])
+def test_generated_c_gives_the_reference_step_by_step(probs: tuple[float, int] | None, tmp_path: Path) -> None:
+    graph = attention_graph(max_context=9, probs=probs)
     steps = _steps(9, seed=2)
     state = reset_state(graph)
     expected = [interpret(graph, s, state)["y"] for s in steps]
