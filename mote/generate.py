@@ -132,8 +132,7 @@ def load_decoder(path: Path, context: int | None) -> Graph:
     token (its dynamic dimensions at 1) and rewritten by mote.passes.kv_cache; a graph that already has
     cached_attention layers is taken as it is."""
     from mote.frontend import load
-    from mote.frontend.onnx import is_onnx
-    from mote.frontend.onnx.convert import load_onnx_file, read_model
+    from mote.frontend.onnx import is_onnx, load_onnx_file, read_model
     from mote.passes.kv_cache import rewrite_kv_cache
 
     if is_onnx(path):

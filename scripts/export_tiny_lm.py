@@ -5,7 +5,7 @@ Usage: python scripts/export_tiny_lm.py [--weights build/tiny_lm/weights.npz]
 Reads the weights scripts/train_tiny_lm.py wrote (no torch needed here) and writes, in the same directory:
 
 - tiny_lm_float.onnx: one decoding step, written node by node with onnx.helper (deterministic bytes).
-  Inputs: `token` int64 [1, 1], `pos` int64 [1] (the token's position), and per layer i `past_k{i}`,
+  Inputs: `token` int64 [1, 1], `pos` int64 [1, 1] (the token's position), and per layer i `past_k{i}`,
   `past_v{i}` float [1, heads, P, head_dim] (the keys and values of the P earlier tokens, P >= 0).
   Outputs: `logits` float [1, 256] (the next byte's), `present_k{i}`, `present_v{i}` [1, heads, P + 1,
   head_dim]: the cache with this token's key and value appended. Attention is Softmax(q K^T) V with the
@@ -91,32 +91,34 @@ def step_graph(w: dict[str, np.ndarray], cfg: Config = CONFIG) -> object:
         return out
 
     d, hd, nh = cfg.dim, cfg.head_dim, cfg.heads
-    cos, sin = rope_tables(cfg, TABLE_POSITIONS)
-    const("rope_cos", cos)
-    const("rope_sin", sin)
+    cos, sin = rope_tables(cfg, TABLE_POSITIONS)  # each angle twice: pairs (i, i + hd / 2) turn together
+    const("rope_cos", np.concatenate([cos, cos], axis=1))
+    const("rope_sin", np.concatenate([sin, sin], axis=1))
+    const("two", np.array(2.0, np.float32))
     const("eps", np.array(cfg.norm_eps, np.float32))
     const("shape_heads", np.array([1, 1, nh, hd], np.int64))
     const("shape_flat", np.array([1, 1, d], np.int64))
     const("shape_logits", np.array([1, cfg.vocab], np.int64))
-    cos_p = node("Gather", ["rope_cos", "pos"], "cos_p", axis=0)  # [1, hd/2]
-    sin_p = node("Gather", ["rope_sin", "pos"], "sin_p", axis=0)
+    const("axis_heads", np.array([1], np.int64))
+    cos_p = node("Unsqueeze", [node("Gather", ["rope_cos", "pos"], "cos_g", axis=0), "axis_heads"], "cos_p")
+    sin_p = node("Unsqueeze", [node("Gather", ["rope_sin", "pos"], "sin_g", axis=0), "axis_heads"], "sin_p")
 
-    def rms(x: str, weight: str, name: str) -> str:
-        sq = node("Mul", [x, x], f"{name}_sq")
+    def rms(x: str, weight: str, name: str) -> str:  # Llama's: x * (1 / sqrt(mean(x^2) + eps)) * weight
+        sq = node("Pow", [x, "two"], f"{name}_sq")
         ms = node("ReduceMean", [sq], f"{name}_ms", axes=[-1], keepdims=1)
         rt = node("Sqrt", [node("Add", [ms, "eps"], f"{name}_mse")], f"{name}_rms")
-        return node("Mul", [node("Div", [x, rt], f"{name}_n"), const(f"{name}_w", w[weight])], name)
+        scaled = node("Mul", [x, node("Reciprocal", [rt], f"{name}_inv")], f"{name}_n")
+        return node("Mul", [const(f"{name}_w", w[weight]), scaled], name)
 
-    def rotary(x: str, name: str) -> str:  # x [1, heads, 1, hd]
+    def rotary(x: str, name: str) -> str:  # x [1, heads, 1, hd]: x * cos + rotate_half(x) * sin
         const(f"{name}_s0", np.array([0], np.int64))
         const(f"{name}_s1", np.array([hd // 2], np.int64))
         const(f"{name}_s2", np.array([hd], np.int64))
         const(f"{name}_ax", np.array([-1], np.int64))
         a = node("Slice", [x, f"{name}_s0", f"{name}_s1", f"{name}_ax"], f"{name}_a")
         b = node("Slice", [x, f"{name}_s1", f"{name}_s2", f"{name}_ax"], f"{name}_b")
-        lo = node("Sub", [node("Mul", [a, cos_p], f"{name}_ac"), node("Mul", [b, sin_p], f"{name}_bs")], f"{name}_lo")
-        hi = node("Add", [node("Mul", [a, sin_p], f"{name}_as"), node("Mul", [b, cos_p], f"{name}_bc")], f"{name}_hi")
-        return node("Concat", [lo, hi], name, axis=-1)
+        turned = node("Concat", [node("Neg", [b], f"{name}_nb"), a], f"{name}_half", axis=-1)
+        return node("Add", [node("Mul", [x, cos_p], f"{name}_xc"), node("Mul", [turned, sin_p], f"{name}_hs")], name)
 
     def heads(x: str, name: str) -> str:  # [1, 1, d] -> [1, heads, 1, hd]
         return node("Transpose", [node("Reshape", [x, "shape_heads"], f"{name}_r")], name, perm=[0, 2, 1, 3])
@@ -149,7 +151,7 @@ def step_graph(w: dict[str, np.ndarray], cfg: Config = CONFIG) -> object:
     cache = [1, nh, "P", hd]
     new = [1, nh, "P1", hd]
     inputs = [helper.make_tensor_value_info("token", TensorProto.INT64, [1, 1]),
-              helper.make_tensor_value_info("pos", TensorProto.INT64, [1])]
+              helper.make_tensor_value_info("pos", TensorProto.INT64, [1, 1])]
     outputs = [helper.make_tensor_value_info(logits, TensorProto.FLOAT, [1, cfg.vocab])]
     for i in range(cfg.layers):
         for kind in "kv":
@@ -181,7 +183,7 @@ def empty_cache(cfg: Config = CONFIG) -> dict[str, np.ndarray]:
 
 def step(sess: object, token: int, pos: int, cache: dict[str, np.ndarray], cfg: Config = CONFIG
          ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    feed = {"token": np.array([[token]], np.int64), "pos": np.array([pos], np.int64), **cache}
+    feed = {"token": np.array([[token]], np.int64), "pos": np.array([[pos]], np.int64), **cache}
     out = sess.run(None, feed)
     names = [o.name for o in sess.get_outputs()]
     res = dict(zip(names, out))
@@ -221,7 +223,7 @@ def calibration(sess: object, train: np.ndarray, samples: int, length: int) -> d
         cache = empty_cache()
         for pos in range(length):
             _, cache = step(sess, int(train[start + pos]), pos, cache)
-        feed = {"token": np.array([[train[start + length]]], np.int64), "pos": np.array([length], np.int64), **cache}
+        feed = {"token": np.array([[train[start + length]]], np.int64), "pos": np.array([[length]], np.int64), **cache}
         for k, v in feed.items():
             feeds.setdefault(k, []).append(v)
     return {k: np.stack(v) for k, v in feeds.items()}
