@@ -9,6 +9,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from mote.accel import find_accelerator
 from mote.cli_args import bounded_int
 from mote.errors import MoteError
 from mote.generate import Generation, generate, load_decoder
@@ -31,6 +32,8 @@ def add_generate_command(sub: argparse._SubParsersAction) -> None:  # type: igno
     p.add_argument("--ram-budget", type=bounded_int(1, 1 << 32), metavar="BYTES",
                    help="refuse a KV cache, state and arena over this many bytes (default: rv32's RAM less its "
                         "stack; none on the host)")
+    p.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
+                   help="rv32: offload the layers an accelerator accepts (e.g. dla:timed=1, its linear layers)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(func=_generate)
 
@@ -44,10 +47,11 @@ def _generate(args: argparse.Namespace) -> int:
     prompt = list(args.prompt.encode("utf-8"))
     if not prompt:
         raise MoteError("--prompt is empty; give at least one character")
+    accelerator = find_accelerator(args.accel) if args.accel else None
     graph = load_decoder(path, args.max_context)
     with tempfile.TemporaryDirectory(prefix="mote-generate-") as tmp:
         result = generate(graph, prompt, args.tokens, Path(tmp) / "project", args.target, args.max_context,
-                          args.ram_budget)
+                          args.ram_budget, accelerator)
     result.text = _text(result.tokens)
     if args.json:
         print(json.dumps(result.to_json()))
@@ -59,17 +63,19 @@ def _generate(args: argparse.Namespace) -> int:
 def _print(result: Generation, prompt: str) -> None:
     print(plain(prompt + result.text))
     print()
-    key = next(iter(result.step_figures[0])) if result.step_figures else ""
-    print(f"{'position':>8}  {'token':>5}  {'MACs':>10}  {key:>12}")
+    keys = list(result.step_figures[0]) if result.step_figures else []
+    print(f"{'position':>8}  {'token':>5}  {'MACs':>10}" + "".join(f"  {k:>14}" for k in keys))
     for p, t, m, f in zip(result.positions, result.tokens, result.macs_per_step, result.step_figures):
-        print(f"{p:>8}  {t:>5}  {m:>10}  {f[key]:>12.3f}")
+        print(f"{p:>8}  {t:>5}  {m:>10}" + "".join(f"  {f[k]:>14.1f}" for k in keys))
     summary = result.to_json()
-    growth = ""
+    means = ", ".join(f"{summary[k + '_per_token']:,.1f} {k}" for k in keys)
+    print(f"{len(result.tokens)} tokens; per token {summary['macs_per_token']:,.0f} MACs, {means}")
     if len(result.step_figures) > 1:
-        first, last = result.step_figures[0][key], result.step_figures[-1][key]
-        growth = (f"; from position {result.positions[0]} to {result.positions[-1]} the {key} per step went "
-                  f"{first:.3f} -> {last:.3f}, the MACs {result.macs_per_step[0]} -> {result.macs_per_step[-1]}")
-    print(f"{len(result.tokens)} tokens, {summary['macs_per_token']:.0f} MACs and {summary[key + '_per_token']:.3f} "
-          f"{key} per token{growth}")
+        first, last = result.step_figures[0][keys[0]], result.step_figures[-1][keys[0]]
+        print(f"cost with the context: from position {result.positions[0]} to {result.positions[-1]} the {keys[0]} "
+              f"per step went {first:,.1f} -> {last:,.1f} ({(last - first) / max(1, result.positions[-1] - result.positions[0]):,.1f} "  # noqa: E501
+              f"per token of context), the MACs {result.macs_per_step[0]:,} -> {result.macs_per_step[-1]:,}")
+    for note in result.notes:
+        print(note)
     print("same tokens as the reference interpreter" if result.matches_reference
           else f"DIFFERENT from the reference interpreter: {result.reference_tokens}")

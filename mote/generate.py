@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from mote.accel.interface import Accelerator
 from mote.codegen.compile import CompiledModel, compile_graph
 from mote.codegen.decoder import (
     DecoderModelError,
@@ -235,16 +236,22 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], exp
         tokens.append(int(np.argmax(run.outputs[graph.outputs[0].name].reshape(-1))))
         positions.append(pos)
         sim = run.figures.sim  # type: ignore[attr-defined]
-        figures.append({"instructions": float(sim.instructions), "cycles": float(sim.cycles)})
+        figure = {"instructions": float(sim.instructions), "cycles": float(sim.cycles)}
+        if compiled.accelerator is not None:
+            figure["accel_cycles"] = float(sim.accel_cycles)
+        figures.append(figure)
         if tokens[-1] != expected[len(tokens) - 1]:
             break
     return tokens, positions, figures
 
 
 def generate(graph: Graph, prompt: list[int], count: int, project: Path, target: str = "host",
-             context: int | None = None, ram_budget: int | None = None) -> Generation:
+             context: int | None = None, ram_budget: int | None = None, accelerator: Accelerator | None = None
+             ) -> Generation:
     """Greedy decoding of `count` tokens after `prompt` on `target`, checked against the reference. The RAM
-    budget (rv32: the platform's RAM less its stack, unless given) bounds the KV cache, state and arena."""
+    budget (rv32: the platform's RAM less its stack, unless given) bounds the KV cache, state and arena. With an
+    accelerator (rv32), the layers its patterns accept run on it; the per-step figures then add its cycles
+    (`accel_cycles`, in its timed mode) beside the CPU's."""
     graph = prepare_decoder(graph, context)
     check_context(graph, prompt, count)
     expected = reference_tokens(graph, prompt, count)
@@ -253,6 +260,8 @@ def generate(graph: Graph, prompt: list[int], count: int, project: Path, target:
 
         config = Rv32Config()
         ram_budget = config.ram_bytes - config.stack_bytes
+    if accelerator is not None and target != "rv32":
+        raise MoteError(f"--accel: the {target} target attaches no accelerator; use --target rv32")
     if target == "host":
         compiled = compile_graph(graph)
         check_budget(graph, compiled.state_bytes, compiled.plan.size, ram_budget)
@@ -261,12 +270,14 @@ def generate(graph: Graph, prompt: list[int], count: int, project: Path, target:
     elif target == "rv32":
         from mote.targets.rv32 import Rv32
 
-        compiled = compile_graph(graph, core=Rv32().core())
+        compiled = compile_graph(graph, accelerator, core=Rv32().core())
         check_budget(graph, compiled.state_bytes, compiled.plan.size, ram_budget)
         tokens, positions, figures = generate_rv32(compiled, project, prompt, expected)
     else:
         raise MoteError(f"--target {target}: generate runs on host or rv32")
     macs = [step_macs(graph, p) for p in positions]
-    notes = [f"{len(attention_nodes(graph))} attention layers, KV cache for {max_context(graph)} tokens, "
+    offloaded = sum(layer.runs_on != "cpu" for layer in compiled.layers)
+    notes = [f"{offloaded} layers on {compiled.accelerator.label}"] if compiled.accelerator is not None else []
+    notes += [f"{len(attention_nodes(graph))} attention layers, KV cache for {max_context(graph)} tokens, "
              f"{compiled.state_bytes} bytes of state"]
     return Generation(target, prompt, tokens, positions, figures, macs, expected, notes=notes)

@@ -13,6 +13,7 @@ import pytest
 
 from mote.codegen.compile import compile_graph
 from mote.codegen.decoder import DecoderModelError, check_budget, max_context, set_max_context
+from mote.errors import MoteError
 from mote.generate import generate, reference_tokens
 from mote.targets.host import build_host, find_cc
 from tests.codegen.decoder_models import decoder_graph
@@ -89,3 +90,19 @@ def test_a_context_that_does_not_fit_is_refused(tmp_path: Path) -> None:
                                                 "the KV cache holds 7"):
         generate(decoder_graph(max_context=7), PROMPT, 6, tmp_path / "p")
     np.testing.assert_equal(len(reference_tokens(decoder_graph(max_context=7), PROMPT, 5)), 5)  # 7 positions fit
+
+
+def test_the_linear_layers_on_the_dla(tmp_path: Path) -> None:
+    """--accel dla: the fully connected layers run on the accelerator, the tokens stay the reference's, the CPU
+    executes fewer instructions per token."""
+    from mote.accel import find_accelerator
+
+    cpu = generate(decoder_graph(max_context=16), PROMPT, 4, tmp_path / "cpu", "rv32")
+    dla = generate(decoder_graph(max_context=16), PROMPT, 4, tmp_path / "dla", "rv32",
+                   accelerator=find_accelerator("dla:timed=1"))
+    assert dla.matches_reference and dla.tokens == cpu.tokens
+    assert dla.to_json()["instructions_per_token"] < cpu.to_json()["instructions_per_token"]
+    assert dla.to_json()["accel_cycles_per_token"] > 0
+    with pytest.raises(MoteError, match="attaches no accelerator"):
+        generate(decoder_graph(max_context=16), PROMPT, 4, tmp_path / "host", "host",
+                 accelerator=find_accelerator("dla"))
