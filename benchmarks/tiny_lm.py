@@ -16,6 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from mote.accel import find_accelerator  # noqa: E402
 from mote.cli_generate import bundled_language_model  # noqa: E402
 from mote.generate import Generation, generate, load_decoder  # noqa: E402
 
@@ -28,17 +29,24 @@ RESULTS = REPO / "benchmarks" / "RESULTS.md"
 BEGIN, END = "<!-- tiny_lm:begin -->", "<!-- tiny_lm:end -->"
 
 
+DLA = "dla:timed=1"
+
+
 def measure(work: Path) -> dict[str, Generation]:
     prompt = list(PROMPT.encode())
     out = {}
-    for target in ("host", "rv32"):
+    for name, target, accel in (("host", "host", None), ("rv32", "rv32", None), ("dla", "rv32", DLA)):
         graph = load_decoder(bundled_language_model(), None)
-        out[target] = generate(graph, prompt, TOKENS, work / target, target)
+        accelerator = find_accelerator(accel) if accel else None
+        out[name] = generate(graph, prompt, TOKENS, work / name, target, accelerator=accelerator)
     return out
 
 
 def report(runs: dict[str, Generation]) -> list[str]:
-    host, rv32 = runs["host"].to_json(), runs["rv32"].to_json()
+    host, rv32, dla = runs["host"].to_json(), runs["rv32"].to_json(), runs["dla"].to_json()
+    dla_total = dla["cycles_per_token"] + dla["accel_cycles_per_token"]
+    same = all(r.matches_reference for r in runs.values()) and runs["host"].tokens == runs["rv32"].tokens \
+        == runs["dla"].tokens
     steps = rv32["steps"]
     per_mac = rv32["instructions_per_token"] / rv32["macs_per_token"]
     text = bytes(runs["rv32"].tokens).decode("utf-8", "replace").replace("\n", " ").replace("|", "/")
@@ -50,7 +58,7 @@ def report(runs: dict[str, Generation]) -> list[str]:
         "per-token figures are means over the generated tokens. rv32: one core, rv32imc, zig -O2, exact "
         "instructions and the cycle model's cycles.", "",
         "| figure | value |", "|---|---:|",
-        f"| same tokens on host, rv32 and the reference | {runs['host'].matches_reference and runs['rv32'].matches_reference and runs['host'].tokens == runs['rv32'].tokens} |",  # noqa: E501
+        f"| same tokens on host, rv32, rv32 + DLA and the reference | {same} |",
         f"| MACs per token | {rv32['macs_per_token']:,.0f} |",
         f"| host: us per token | {host['host_us_per_token']:.1f} |",
         f"| rv32: instructions per token | {rv32['instructions_per_token']:,.0f} |",
@@ -59,6 +67,11 @@ def report(runs: dict[str, Generation]) -> list[str]:
         f"| rv32: tokens/s at 100 MHz | {CLOCK_HZ / rv32['cycles_per_token']:.1f} |",
         f"| rv32: step at position {first['position']} -> {last['position']}: instructions | "
         f"{first['instructions']:,.0f} -> {last['instructions']:,.0f} |",
+        f"| rv32 + DLA ({DLA}): CPU instructions per token | {dla['instructions_per_token']:,.0f} |",
+        f"| rv32 + DLA: CPU cycles per token (goal: >= 5x fewer) | {dla['cycles_per_token']:,.0f} "
+        f"({rv32['cycles_per_token'] / dla['cycles_per_token']:.1f}x fewer) |",
+        f"| rv32 + DLA: accelerator cycles per token | {dla['accel_cycles_per_token']:,.0f} |",
+        f"| rv32 + DLA: tokens/s at 100 MHz (CPU and DLA cycles added, no overlap) | {CLOCK_HZ / dla_total:.1f} |",
         f"| anchor | {ANCHOR} |", "",
         f"Generated: `{text}`", "", END]
 

@@ -61,7 +61,7 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _print(result: Generation, prompt: str) -> None:
-    print(plain(prompt + result.text))
+    print("\n".join(plain(line) for line in (prompt + result.text).split("\n")))  # other controls escaped
     print()
     keys = list(result.step_figures[0]) if result.step_figures else []
     print(f"{'position':>8}  {'token':>5}  {'MACs':>10}" + "".join(f"  {k:>14}" for k in keys))
