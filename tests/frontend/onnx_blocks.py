@@ -91,3 +91,25 @@ def embedding(vocab: int = 50, seq: int = 8, dim: int = 16, seed: int = 0) -> on
             "positions": (rng.normal(size=(seq, dim)) * 0.3).astype(np.float32)}
     nodes = [N("Gather", ["emb", "ids"], ["tokens"], axis=0), N("Add", ["tokens", "positions"], ["y"])]
     return model(nodes, {"ids": (1, seq)}, ["y"], init, input_type=onnx.TensorProto.INT64)
+
+
+def layer_norm(seq: int = 8, dim: int = 32, seed: int = 0) -> onnx.ModelProto:
+    """x [1, seq, dim] -> MatMul -> LayerNormalization (opset 17, fused) with a scale and a bias."""
+    rng = np.random.default_rng(seed)
+    gamma = (1 + rng.normal(size=dim) * 0.3).astype(np.float32)
+    init = {"w": (rng.normal(size=(dim, dim)) / np.sqrt(dim)).astype(np.float32), "g": gamma,
+            "b": (rng.normal(size=dim) * 0.2).astype(np.float32)}
+    nodes = [N("MatMul", ["x", "w"], ["h"]), N("LayerNormalization", ["h", "g", "b"], ["y"], epsilon=1e-5, axis=-1)]
+    return model(nodes, {"x": (1, seq, dim)}, ["y"], init, opset=17)
+
+
+def rms_norm_qdq(seq: int = 8, dim: int = 32, seed: int = 0) -> onnx.ModelProto:
+    """A QDQ RMSNormalization (opset 23) written by hand: onnxruntime's quantizer leaves that op's output in float
+    (and its optimizer fails on the model when a MatMul follows), so the QuantizeLinear after it is given."""
+    rng = np.random.default_rng(seed)
+    init = {"g": (1 + rng.normal(size=dim) * 0.3).astype(np.float32), "sx": np.array(0.02, np.float32),
+            "zx": np.array(3, np.int8), "sy": np.array(0.03, np.float32), "zy": np.array(-2, np.int8)}
+    nodes = [N("QuantizeLinear", ["x", "sx", "zx"], ["xq"]), N("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
+             N("RMSNormalization", ["xd", "g"], ["n"], epsilon=1e-5, axis=-1),
+             N("QuantizeLinear", ["n", "sy", "zy"], ["nq"]), N("DequantizeLinear", ["nq", "sy", "zy"], ["y"])]
+    return model(nodes, {"x": (1, seq, dim)}, ["y"], init, opset=23)

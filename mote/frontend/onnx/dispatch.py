@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import floats, integer, movement, qdq, qop, resize, sequence
+from mote.frontend.onnx import floats, integer, movement, norms, qdq, qop, resize, sequence
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.fold import fold, foldable
 from mote.frontend.onnx.values import Value
@@ -20,6 +20,7 @@ def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]
     tables.update(floats.HANDLERS)
     tables.update(resize.HANDLERS)
     tables.update(sequence.HANDLERS)
+    tables.update(norms.HANDLERS)
     if dialect == "integer":
         tables.update(integer.HANDLERS)
     return tables
