@@ -113,3 +113,33 @@ def rms_norm_qdq(seq: int = 8, dim: int = 32, seed: int = 0) -> onnx.ModelProto:
              N("RMSNormalization", ["xd", "g"], ["n"], epsilon=1e-5, axis=-1),
              N("QuantizeLinear", ["n", "sy", "zy"], ["nq"]), N("DequantizeLinear", ["nq", "sy", "zy"], ["y"])]
     return model(nodes, {"x": (1, seq, dim)}, ["y"], init, opset=23)
+
+
+def activation(kind: str, seq: int = 8, dim: int = 32, seed: int = 0) -> onnx.ModelProto:
+    """x [1, seq, dim] -> MatMul -> an activation -> MatMul: GELU as the Gelu op (opset 20), as its erf form
+    0.5 x (1 + erf(x / sqrt 2)) or its tanh form 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), or SiLU
+    x * Sigmoid(x)."""
+    rng = np.random.default_rng(seed)
+    init: dict[str, Any] = {"w1": (rng.normal(size=(dim, dim)) / np.sqrt(dim)).astype(np.float32),
+                            "w2": (rng.normal(size=(dim, dim)) / np.sqrt(dim)).astype(np.float32)}
+    f32 = np.float32
+    if kind == "gelu":
+        body = [N("Gelu", ["h"], ["a"])]
+    elif kind == "gelu_tanh_op":
+        body = [N("Gelu", ["h"], ["a"], approximate="tanh")]
+    elif kind == "gelu_erf":
+        init.update(sqrt2=np.array(np.sqrt(2), f32), one=np.array(1, f32), half=np.array(0.5, f32))
+        body = [N("Div", ["h", "sqrt2"], ["d"]), N("Erf", ["d"], ["e"]), N("Add", ["e", "one"], ["e1"]),
+                N("Mul", ["h", "e1"], ["m"]), N("Mul", ["m", "half"], ["a"])]
+    elif kind == "gelu_tanh":
+        init.update(c=np.array(0.044715, f32), k=np.array(np.sqrt(2 / np.pi), f32), one=np.array(1, f32),
+                    half=np.array(0.5, f32), three=np.array(3, f32))
+        body = [N("Pow", ["h", "three"], ["h3"]), N("Mul", ["h3", "c"], ["ch3"]), N("Add", ["h", "ch3"], ["inner"]),
+                N("Mul", ["inner", "k"], ["ki"]), N("Tanh", ["ki"], ["t"]), N("Add", ["t", "one"], ["t1"]),
+                N("Mul", ["h", "t1"], ["m"]), N("Mul", ["m", "half"], ["a"])]
+    elif kind == "silu":
+        body = [N("Sigmoid", ["h"], ["s"]), N("Mul", ["h", "s"], ["a"])]
+    else:
+        raise ValueError(kind)
+    nodes = [N("MatMul", ["x", "w1"], ["h"]), *body, N("MatMul", ["a", "w2"], ["y"])]
+    return model(nodes, {"x": (1, seq, dim)}, ["y"], init, opset=20)
