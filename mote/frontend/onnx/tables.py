@@ -8,7 +8,9 @@ specifies), and the QuantizeLinear after the chain makes one table_lookup op (ON
 saturated). The device looks one byte up per value, whatever the chain computes; against onnxruntime the outputs
 differ only where its float32 function results and onnx's differ across a rounding boundary (one step).
 Ops mote also runs quantized (Sigmoid, Add, Mul, Relu, Clip) stay so unless their input is already such a chain;
-where a float op takes the chain's result, it runs in float32 (floats.py) if mote has the ops in float.
+where a float op takes the chain's result, it runs in float32 (floats.py) if mote has the ops in float. A
+ReduceMean over the last axis of such a chain (RMSNorm's mean of squares) sums the function's values from an
+integer table (mote.ops.table_mean), within 2^-10 of an output step before its one rounding.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from mote.errors import UnsupportedError
 from mote.frontend.onnx import floats
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.qdq import Handler
-from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, once
+from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, identity, once
 from mote.ir import DType, Quant
 
 BYTES = np.arange(256, dtype=np.uint8).view(np.int8)  # the input value of each table position
@@ -114,6 +116,43 @@ def tabled(op: str, fallback: Handler | None, in_float: Handler | None) -> Handl
     return handler
 
 
+MEAN_FRACTION = 10  # fraction bits of table_mean's table
+
+
+def reduce_mean(fallback: Handler) -> Handler:
+    """ReduceMean over the last axis (keepdims) of a Tabled value (RMSNorm's mean of squares): a table_mean op,
+    the function's values summed in integers; anything else as before (`fallback`)."""
+    def handler(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+        v = ctx.value(node, 0)
+        if not isinstance(v, Tabled) or v.source is None or v.levels is None or not attrs.get("keepdims", 1):
+            return fallback(ctx, node, attrs)
+        x, levels, name = v.source, v.levels, node.output[0]
+        axes = attrs.get("axes")
+        if axes is None and len(node.input) > 1 and node.input[1]:
+            axes = [int(a) for a in ctx.const(node, 1, "axes").reshape(-1)]
+        if axes is None or [int(a) % x.rank for a in axes] != [x.rank - 1]:
+            return fallback(ctx, node, attrs)
+        steps = levels.astype(np.float64)
+        if not np.isfinite(steps).all():
+            return fallback(ctx, node, attrs)
+
+        def build(q: Quant, lo: float, hi: float) -> Act:
+            values = np.round(steps / float(np.float32(q.scale[0])) * 2.0**MEAN_FRACTION)
+            if np.abs(values).max() >= 2**30:
+                raise UnsupportedError(f"{ctx.where(node)}: the values averaged are too large for the output's "
+                                       "scale; the model's quantization ranges disagree")
+            b = ctx.b
+            xs = b.to_layout(x, identity(x.rank))
+            table = b.const(f"{name}_table", values.astype(np.int32), DType.INT32)
+            out = b.node("table_mean", [xs.tensor, table], name, DType.INT8, q, {"fraction": MEAN_FRACTION})
+            return Act(out, identity(x.rank))
+
+        return [Pending(node.op_type, name, build, clampable=False,
+                        as_float=once(lambda: fallback(ctx, node, attrs)[0]))]
+
+    return handler
+
+
 def handlers(existing: dict[tuple[str, str], tuple[Handler, set[str]]]) -> dict[tuple[str, str],
                                                                                tuple[Handler, set[str]]]:
     """The table-making handlers of the elementwise ops, over the `existing` ones (their fallbacks)."""
@@ -126,4 +165,6 @@ def handlers(existing: dict[tuple[str, str], tuple[Handler, set[str]]]) -> dict[
     for op in (*UNARY, *BINARY, *QUANTIZED):
         fallback, allowed = existing.get(("", op), (None, attributes.get(op, set())))
         out[("", op)] = (tabled(op, fallback, float_of.get(op)), allowed | attributes.get(op, set()))
+    mean, allowed = existing[("", "ReduceMean")]
+    out[("", "ReduceMean")] = (reduce_mean(mean), allowed)
     return out
