@@ -34,6 +34,8 @@ SHAPES = (
     Shape("attention . V, 4 heads, seq 32, head 16", (4, 32, 32), (4, 32, 16)),
     Shape("Q . K^T, 2 heads, seq 16, head 32", (2, 16, 32), (2, 32, 16)),
     Shape("one decode step: q . K^T, 4 heads, context 64, head 16", (4, 1, 16), (4, 16, 64)),
+    Shape("one decode step: q . K^T, K cached [64, 16] (adj_y)", (4, 1, 16), (4, 64, 16), True),
+    Shape("one decode step: weights . V, context 64", (4, 1, 64), (4, 64, 16)),
 )
 
 

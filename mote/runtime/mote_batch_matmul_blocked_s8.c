@@ -100,6 +100,56 @@ static void store_row(const mote_output_channel *s, const uint32_t *acc, int32_t
   for (int32_t j = 0; j < n; ++j) out[j] = mote_output_of((int32_t)acc[j], s);
 }
 
+/* Fewer than four rows (a decode step's q . K^T, weights . V): packing B would cost as much as the products,
+ * so B's bytes are read as they are. Each row of A less its zero point, a'[k] in [-255, 255], goes to `ax`;
+ * out[r][c] = requantize(sum_k a'[k] * B[k][c] - zb * sum_k a'[k]) (modulo 2^32, as TFLite's sum wraps), four
+ * columns sharing each a'[k] (through one pointer where B's columns are adjacent bytes, else four). */
+static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                     int32_t *ax, const mote_output_channel *s) {
+  const int32_t depth = p->depth, cols = p->cols, ds = p->b_depth_step;
+  for (int32_t r = 0; r < p->rows; ++r, out += cols) {
+    const int8_t *x = a + r * p->a_row_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < depth; ++k) {
+      ax[k] = x[k * p->a_depth_step] - p->a_zero_point;
+      sum += ax[k];
+    }
+    const uint32_t base = 0u - (uint32_t)p->b_zero_point * (uint32_t)sum;
+    int32_t c = 0;
+    if (p->b_col_step == 1) {
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y = b + c;
+        for (int32_t k = 0; k < depth; ++k, y += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]);
+          s2 += (uint32_t)(v * y[2]), s3 += (uint32_t)(v * y[3]);
+        }
+        out[c] = mote_output_of((int32_t)s0, s), out[c + 1] = mote_output_of((int32_t)s1, s);
+        out[c + 2] = mote_output_of((int32_t)s2, s), out[c + 3] = mote_output_of((int32_t)s3, s);
+      }
+    } else {
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y0 = b + c * p->b_col_step, *y1 = y0 + p->b_col_step, *y2 = y1 + p->b_col_step;
+        const int8_t *y3 = y2 + p->b_col_step;
+        for (int32_t k = 0; k < depth; ++k, y0 += ds, y1 += ds, y2 += ds, y3 += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * *y0), s1 += (uint32_t)(v * *y1), s2 += (uint32_t)(v * *y2), s3 += (uint32_t)(v * *y3);
+        }
+        out[c] = mote_output_of((int32_t)s0, s), out[c + 1] = mote_output_of((int32_t)s1, s);
+        out[c + 2] = mote_output_of((int32_t)s2, s), out[c + 3] = mote_output_of((int32_t)s3, s);
+      }
+    }
+    for (; c < cols; ++c) {
+      uint32_t total = base;
+      const int8_t *y = b + c * p->b_col_step;
+      for (int32_t k = 0; k < depth; ++k, y += ds) total += (uint32_t)(ax[k] * *y);
+      out[c] = mote_output_of((int32_t)total, s);
+    }
+  }
+}
+
 mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params *p, const int8_t *a,
                                          const int8_t *b, int8_t *output, mote_scratch scratch) {
   const int32_t rows = p->rows, cols = p->cols, pairs = p->pairs, rows4 = (rows + 3) & ~3;
@@ -112,6 +162,10 @@ mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params 
                                                        p->act_max);
   const int32_t whole = rows / 4 * 4;
   for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
+    if (whole == 0) {
+      few_rows(p, a + p->a_offsets[batch], b + p->b_offsets[batch], output, a_words, &s);
+      continue;
+    }
     pack_rows(p, a + p->a_offsets[batch], rows4, a_words, row_term);
     for (int32_t c0 = 0; c0 < cols; c0 += 4) {
       uint32_t col_term[4];

@@ -65,3 +65,31 @@ def test_transposed_operand_is_read_in_place(tmp_path: Path) -> None:
     graph = convert(q, "qk").graph
     (matmul,) = [n for n in graph.nodes if n.op not in ("quantize", "dequantize")]  # the float inputs and output
     assert matmul.op == "batch_matmul" and matmul.attrs == {"adj_x": False, "adj_y": True}
+
+
+def test_llama_block_integer_end_to_end(tmp_path: Path) -> None:
+    """A Llama-style layer from token ids and positions to logits (tests/frontend/onnx_blocks.llama_block: embedding
+    Gather, RMSNorm as PyTorch exports it, rotary attention with a causal mask, SiLU-gated MLP) through `mote
+    quantize`: integer from the ids to the logits (the only float op dequantizes them). Against onnxruntime on the
+    quantized model (which runs it unoptimized: its graph optimizer fails on the model), measured on these seeds:
+    92% of the logits within 1 LSB, none more than 3 LSB off (each int8 op rounds as TFLite does, or as its table
+    does, where onnxruntime rounds in float; the differences add up over the layer). The C bit-exact on the host
+    (sanitized) and on rv32."""
+    f = onnx_blocks.llama_block()
+    src, calib, dst = tmp_path / "float.onnx", tmp_path / "calib.npz", tmp_path / "int8.onnx"
+    onnx.save(f, src)
+    rng = np.random.default_rng(0)
+    np.savez(calib, ids=rng.integers(0, 48, (16, 1, 8)), pos=np.arange(8)[None, None] + rng.integers(0, 50, (16, 1, 1)))
+    quantize_model(src, calib, dst)
+    q = onnx.load(str(dst))
+    ids = {"ids": 48, "pos": 56}
+    check_against_onnx(q, seeds=3, min_match=0.9, max_lsb=3, host=tmp_path, sanitize=True, ids=ids)
+    graph = convert(q, "llama").graph
+    floats = [n.op for n in graph.nodes if n.outputs[0].dtype.value == "float32"]
+    assert floats == ["dequantize"], floats
+    assert {"gather", "table_mean", "table_lookup", "batch_matmul", "softmax"} <= {n.op for n in graph.nodes}
+    firmware = build_rv32(compile_graph(graph, core=Core.SCALAR), tmp_path / "rv32", Rv32Config(cc="zig"))
+    inputs = {"ids": rng.integers(0, 48, (1, 8)).astype(np.int64), "pos": (np.arange(8)[None] + 3).astype(np.int64)}
+    result = firmware.run(inputs)
+    for name, want in interpret(graph, inputs).items():
+        assert np.array_equal(result.outputs[name], want), name

@@ -34,6 +34,8 @@ MODELS: dict[str, tuple[Callable[[], bytes], str, str]] = {
                             "mote_fully_connected_blocked_f32"),
     "batch_matmul_s8": (lambda: matmul.int8_model([2, 9, 7], [2, 7, 10], -3, 7), "rv32imc",
                         "mote_batch_matmul_blocked_s8"),
+    "batch_matmul_s8_one_row": (lambda: matmul.int8_model([4, 1, 16], [4, 23, 16], 5, -7, adj_y=True), "rv32imc",
+                                "mote_batch_matmul_blocked_s8"),
 }
 
 

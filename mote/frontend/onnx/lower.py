@@ -178,28 +178,6 @@ def fully_connected(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, 
     return Act(out, identity(len(out.shape)))
 
 
-def _matrix_layout(b: Builder, x: Act) -> tuple[Tensor, bool]:
-    """An activation as BATCH_MATMUL's operand: its tensor and whether it is stored with its last two axes
-    swapped (a Transpose of them before the MatMul, Q . K^T, moves no data: the kernel reads it transposed)."""
-    lead = tuple(range(x.rank - 2))
-    swapped = (*lead, x.rank - 1, x.rank - 2)
-    if x.perm == swapped:
-        return x.tensor, True
-    return b.to_layout(x, identity(x.rank)).tensor, False
-
-
-def batch_matmul(b: Builder, lhs: Act, rhs: Act, out_q: Quant, name: str) -> Act:
-    """MatMul of two int8 activations (numpy's matmul: the batch axes broadcast): one BATCH_MATMUL."""
-    for x in (lhs, rhs):
-        if not 2 <= x.rank <= 5:
-            raise UnsupportedError(f"{name}: a MatMul of two activations needs operands of rank 2 to 5, got "
-                                   f"{list(x.onnx_shape)}")
-    a, adj_x = _matrix_layout(b, lhs)
-    c, adj_y = _matrix_layout(b, rhs)
-    out = b.node("batch_matmul", [a, c], name, DType.INT8, out_q, {"adj_x": adj_x, "adj_y": adj_y})
-    return Act(out, identity(len(out.shape)))
-
-
 def operand(b: Builder, v: Act | QConst, like: Act, name: str) -> Tensor:
     """A binary op's input as a mote tensor laid out like `like`."""
     if isinstance(v, Act):
