@@ -12,9 +12,11 @@ Reads the weights scripts/train_tiny_lm.py wrote (no torch needed here) and writ
   1/sqrt(head_dim) scale folded into the query weights (rotation is linear, so it commutes).
 - calib.npz: calibration feeds for `mote quantize` (steps at one cache length over training text).
 
-and then quantizes with mote's quantizer (int8, per-channel weights) into mote/models/tiny_lm.onnx.
+and then quantizes with mote's quantizer (int8, per-channel weights) into mote/models/tiny_lm.onnx, each
+layer's past keys and values then sharing the quantization of its present ones (share_cache_quantization).
 It checks on the way that the step graph run token by token in onnxruntime gives the logits of a
-full-sequence numpy forward pass, and prints the validation loss of the float and the int8 step graphs.
+full-sequence numpy forward pass, and prints the validation loss of the float and the int8 step graphs
+(onnxruntime) and of the int8 model as mote compiles it (the generated C, KV cache and all).
 """
 
 from __future__ import annotations
@@ -229,6 +231,50 @@ def calibration(sess: object, train: np.ndarray, samples: int, length: int) -> d
     return {k: np.stack(v) for k, v in feeds.items()}
 
 
+def mote_losses(model: Path, val: np.ndarray, n_bytes: int, work: Path) -> float:
+    """The quantized model's validation loss as mote compiles it: the generated C on this machine (bit-exact
+    with mote's reference interpreter), the KV-cache step model run window by window from model_reset()."""
+    from mote.codegen.compile import compile_graph
+    from mote.generate import load_decoder
+    from mote.targets.host import build_host
+
+    graph = load_decoder(model, CONFIG.context)
+    binary = build_host(compile_graph(graph), work / "mote_loss")
+    losses = []
+    for i in range(0, n_bytes, CONFIG.context):
+        chunk = val[i:i + CONFIG.context + 1].astype(np.int64)
+        frames = [{"token": np.array([[t]]), "pos": np.array([[p]])} for p, t in enumerate(chunk[:-1])]
+        outputs, _ = binary.run_stream(frames)  # a new process: the cache starts empty
+        losses.append(loss(np.stack([o["logits"][0] for o in outputs]), chunk[1:]))
+    return float(np.mean(losses))
+
+
+def share_cache_quantization(path: Path, cfg: Config = CONFIG) -> None:
+    """Give each layer's past keys (values) the quantization of its present keys (values), in place.
+
+    They are one tensor a step apart (the present is fed back as the next step's past), so they need one
+    quantization; calibration ranges them separately (the present holds one more token, so its range can be a
+    little wider), which would requantize the whole cache at every step. The present's covers both."""
+    import onnx
+
+    model = onnx.load(str(path))
+    producer = {o: n for n in model.graph.node for o in n.output}
+    for i in range(cfg.layers):
+        for kind in "kv":
+            q_present = producer[producer[f"present_{kind}{i}"].input[0]]
+            assert q_present.op_type == "QuantizeLinear", q_present.op_type
+            for node in model.graph.node:
+                if node.op_type == "QuantizeLinear" and node.input[0] == f"past_{kind}{i}":
+                    for user in [node, *(n for n in model.graph.node if n.input and n.input[0] == node.output[0])]:
+                        assert user.op_type in ("QuantizeLinear", "DequantizeLinear"), user.op_type
+                        user.input[1], user.input[2] = q_present.input[1], q_present.input[2]
+    used = {name for n in model.graph.node for name in n.input}
+    kept = [t for t in model.graph.initializer if t.name in used]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
+    onnx.save(model, str(path))
+
+
 def main() -> int:
     import onnx
 
@@ -256,6 +302,7 @@ def main() -> int:
     calib = out / "calib.npz"
     np.savez(calib, **calibration(sess, train, samples=32, length=CONFIG.context - 1))
     report = quantize_model(float_path, calib, args.model_out)
+    share_cache_quantization(args.model_out)
     print(json.dumps({k: v for k, v in report.items() if k not in ("model", "output")}))
 
     qsess = session(args.model_out)
@@ -267,6 +314,7 @@ def main() -> int:
             losses.append(loss(stepped_logits(s, chunk[:-1]), chunk[1:]))
         metrics[f"{name}_val_loss_{args.eval_bytes}"] = round(float(np.mean(losses)), 4)
         metrics[f"{name}_sample"] = greedy(s, b"The ", 120).decode("utf-8", "replace")
+    metrics[f"mote_int8_val_loss_{args.eval_bytes}"] = round(mote_losses(args.model_out, val, args.eval_bytes, out), 4)
     print(json.dumps(metrics, indent=1))
     (out / "export_metrics.json").write_text(json.dumps(metrics, indent=1) + "\n")
     return 0

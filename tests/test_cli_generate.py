@@ -28,3 +28,19 @@ def test_bad_options_give_one_line_errors(args: list[str], message: str, capsys:
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
+
+
+def test_the_bundled_model_gives_the_same_tokens_everywhere(capsys: pytest.CaptureFixture[str]) -> None:
+    """The bundled language model: the same greedy tokens on the host, on the rv32 VP and in the reference
+    interpreter (each run checks its tokens against the reference; exit status 1 if they differ)."""
+    import json
+
+    reports = {}
+    for target in ("host", "rv32"):
+        assert main(["generate", "--prompt", "The ", "--tokens", "6", "--target", target, "--json"]) == 0
+        reports[target] = json.loads(capsys.readouterr().out)
+    host, rv32 = reports["host"], reports["rv32"]
+    assert host["matches_reference"] and rv32["matches_reference"] and host["tokens"] == rv32["tokens"]
+    assert host["text"] == bytes(host["tokens"]).decode("utf-8", "replace") and len(host["tokens"]) == 6
+    assert host["host_us_per_token"] > 0 and rv32["instructions_per_token"] > 0 and rv32["cycles_per_token"] > 0
+    assert host["macs_per_token"] == rv32["macs_per_token"] > 1_000_000
