@@ -23,7 +23,9 @@ Each call, with n = position + 1 (an error once position reaches max_context: th
 That is exactly BATCH_MATMUL, SOFTMAX, (QUANTIZE,) BATCH_MATMUL (TFLite Micro's int8 semantics, as mote's ops
 compute them) on caches holding the n live rows: the cost of a step grows with the live context, not with the
 maximum one, in the C kernel and in the reference alike. Only the first n rows of the caches are ever
-read, so rows beyond them may hold anything.
+read, so rows beyond them may hold anything. The C kernel takes the softmax's exponentials from a table of the
+256 differences an int8 row can hold, computed here with the reference's fixed point (the same values, a load
+instead of gemmlowp's polynomial), and folds the zero points out of its dot products.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mote import fixedpoint as fp
 from mote.errors import MoteError
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
@@ -65,6 +68,7 @@ class CachedAttentionParams:
     probs_multiplier: int
     probs_shift: int
     softmax: softmax_op.SoftmaxParams  # for one row; its depth is set per call
+    exp_table: np.ndarray  # int32 [256]: the softmax's exp of each difference d = -i (i = 0..255), Q0; 0 below diff_min
 
 
 def _f32(x: float) -> float:
@@ -130,8 +134,18 @@ def prepare(node: Node) -> CachedAttentionParams:
     om, osh = quantize_multiplier(ps * _f32(v.scale) / _f32(out.scale))
     requant = int((ps, zp) != (PROBS_SCALE, PROBS_ZERO_POINT))
     pm, psh = quantize_multiplier(PROBS_SCALE / ps) if requant else (0, 0)
+    sp = _scores_softmax(node, ss)
     return CachedAttentionParams(q.shape[0], q.shape[1], cache.shape[1], -q.zero_point, -k.zero_point, -v.zero_point,
-                                 zs, sm, sh, out.zero_point, om, osh, requant, zp, pm, psh, _scores_softmax(node, ss))
+                                 zs, sm, sh, out.zero_point, om, osh, requant, zp, pm, psh, sp, _exp_table(sp))
+
+
+def _exp_table(p: softmax_op.SoftmaxParams) -> np.ndarray:
+    """The softmax's exp of every difference an int8 row can hold (mote.ops.softmax's fixed point), for the C."""
+    diff = -np.arange(256, dtype=np.int64)
+    used = diff >= p.diff_min
+    scaled = fp.mul(np.where(used, diff, 0) << p.input_left_shift, p.input_multiplier)
+    exps = fp.exp_on_negative_values(scaled, softmax_op.SCALED_DIFF_INTEGER_BITS)
+    return np.where(used, exps, 0).astype(np.int32)
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:
@@ -180,15 +194,15 @@ def emit(node: Node, p: CachedAttentionParams, em: Emitter) -> CCall:
         "output_multiplier": p.output_multiplier, "output_shift": p.output_shift,
         "requantize_probs": p.requantize_probs, "probs_offset": p.probs_offset,
         "probs_multiplier": p.probs_multiplier, "probs_shift": p.probs_shift,
-        "softmax_multiplier": p.softmax.input_multiplier, "softmax_left_shift": p.softmax.input_left_shift,
-        "softmax_diff_min": p.softmax.diff_min}
+        "softmax_diff_min": p.softmax.diff_min, "exp_table": em.const(p.exp_table, "attention_exp_table")}
     args = [em.tensor(t) for t in node.inputs if t is not None]
     return CCall("mote_cached_attention_s8", "mote_cached_attention_params", fields,
                  [*args, em.tensor(node.outputs[0])])
 
 
 def scratch_bytes(node: Node, p: CachedAttentionParams) -> int:
-    return 2 * p.max_context  # one head's scores and probabilities
+    """One head's query and probabilities less their zero points (int16), its scores and probabilities (int8)."""
+    return 2 * p.head_dim + 4 * p.max_context
 
 
 def macs(node: Node) -> int:

@@ -27,7 +27,7 @@ def _q(scale: float, zero_point: int) -> Quant:
 ONNX_PROBS = (float(np.float32(1 / 255)), -128)  # onnxruntime's softmax output quantization
 
 
-def attention_graph(max_context: int, probs: tuple[float, int] | None = None) -> Graph:
+def attention_graph(max_context: int, probs: tuple[float, int] | None = None, scores_scale: float = 0.06) -> Graph:
     q = Tensor("q", (HEADS, HEAD_DIM), DType.INT8, _q(0.05, 3))
     k = Tensor("k", (HEADS, HEAD_DIM), DType.INT8, _q(0.04, -5))
     v = Tensor("v", (HEADS, HEAD_DIM), DType.INT8, _q(0.03, 7))
@@ -35,7 +35,7 @@ def attention_graph(max_context: int, probs: tuple[float, int] | None = None) ->
     vc = Tensor("v_cache", (HEADS, max_context, HEAD_DIM), DType.INT8, v.quant, variable=True)
     pos = Tensor("position", (1,), DType.INT32, variable=True)
     y = Tensor("y", (HEADS, HEAD_DIM), DType.INT8, _q(0.02, -1))
-    attrs: dict[str, float | int] = {"scores_scale": 0.06, "scores_zero_point": 10}
+    attrs: dict[str, float | int] = {"scores_scale": scores_scale, "scores_zero_point": 10}
     if probs is not None:
         attrs.update(probs_scale=probs[0], probs_zero_point=probs[1])
     node = Node("cached_attention", "attention", [q, k, v, kc, vc, pos], [y], attrs)
@@ -56,7 +56,7 @@ def _decomposed(graph: Graph, steps: list[dict[str, np.ndarray]], probs: tuple[f
     qt = Tensor("q3", (HEADS, 1, HEAD_DIM), DType.INT8, q.quant)
     kt = Tensor("k3", (HEADS, n, HEAD_DIM), DType.INT8, k.quant)
     vt = Tensor("v3", (HEADS, n, HEAD_DIM), DType.INT8, v.quant)
-    st = Tensor("s", (HEADS, 1, n), DType.INT8, _q(0.06, 10))
+    st = Tensor("s", (HEADS, 1, n), DType.INT8, _q(graph.nodes[0].attrs["scores_scale"], 10))
     pt = Tensor("p", (HEADS, 1, n), DType.INT8, _q(1 / 256, -128))
     yt = Tensor("y3", (HEADS, 1, HEAD_DIM), DType.INT8, graph.outputs[0].quant)
     nodes = [Node("batch_matmul", "scores", [qt, kt], [st], {"adj_y": True}),
@@ -73,15 +73,17 @@ def _decomposed(graph: Graph, steps: list[dict[str, np.ndarray]], probs: tuple[f
     return values_of[yt][:, 0]
 
 
-@pytest.mark.parametrize("probs", [None, ONNX_PROBS])
-def test_each_step_is_the_decomposed_attention_over_the_live_context(probs: tuple[float, int] | None) -> None:
-    graph = attention_graph(max_context=12, probs=probs)
+@pytest.mark.parametrize(("probs", "scores_scale"), [(None, 0.06), (ONNX_PROBS, 0.06), (ONNX_PROBS, 0.5)])
+def test_each_step_is_the_decomposed_attention_over_the_live_context(probs: tuple[float, int] | None,
+                                                                     scores_scale: float) -> None:
+    """0.5: scores far below their row's maximum fall under the softmax's diff_min (probability 0)."""
+    graph = attention_graph(max_context=12, probs=probs, scores_scale=scores_scale)
     steps = _steps(12)
     state = reset_state(graph)
     outputs = [interpret(graph, s, state)["y"] for s in steps]
     for n in range(1, len(steps) + 1):
         np.testing.assert_array_equal(outputs[n - 1], _decomposed(graph, steps[:n], probs), err_msg=f"step {n}")
-    assert len({o.tobytes() for o in outputs}) == len(outputs)  # the context changes every answer
+    assert len({o.tobytes() for o in outputs}) > len(outputs) // 2  # the context changes the answers
     position = next(a for t, a in state.items() if t.name == "position")
     assert position[0] == 12
 
@@ -95,9 +97,10 @@ def test_a_full_context_is_an_error() -> None:
         interpret(graph, _steps(1, seed=9)[0], state)
 
 
-@pytest.mark.parametrize("probs", [None, ONNX_PROBS])
-def test_generated_c_gives_the_reference_step_by_step(probs: tuple[float, int] | None, tmp_path: Path) -> None:
-    graph = attention_graph(max_context=9, probs=probs)
+@pytest.mark.parametrize(("probs", "scores_scale"), [(None, 0.06), (ONNX_PROBS, 0.06), (ONNX_PROBS, 0.5)])
+def test_generated_c_gives_the_reference_step_by_step(probs: tuple[float, int] | None, scores_scale: float,
+                                                      tmp_path: Path) -> None:
+    graph = attention_graph(max_context=9, probs=probs, scores_scale=scores_scale)
     steps = _steps(9, seed=2)
     state = reset_state(graph)
     expected = [interpret(graph, s, state)["y"] for s in steps]
