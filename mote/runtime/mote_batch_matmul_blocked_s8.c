@@ -67,14 +67,18 @@ static inline void take(uint32_t *acc, int32_t x, int32_t w) {
 #endif
 }
 
-/* acc[4i + j] -= sum_q X_i[q] . W_j[q] for four rows by four columns: the rows' words at x[4q + i], the
- * columns' at w[4q + j]. Not inlined: its sixteen sums and their operands take the core's registers. */
+/* acc[4i + j] = row_term[i] + col_term[j] - sum_q X_i[q] . W_j[q] for four rows by four columns: the rows' words
+ * at x[4q + i], the columns' at w[4q + j]. Not inlined: its sixteen sums and their operands take the core's
+ * registers. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t acc[16]) {
+static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const uint32_t *row_term,
+                    const uint32_t *col_term, uint32_t acc[16]) {
   uint32_t s[16];
-  for (int32_t i = 0; i < 16; ++i) s[i] = acc[i];
+  for (int32_t i = 0; i < 4; ++i) {
+    for (int32_t j = 0; j < 4; ++j) s[4 * i + j] = row_term[i] + col_term[j];
+  }
   for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
     const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
     for (int32_t j = 0; j < 4; ++j) {
@@ -173,11 +177,16 @@ mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params 
       const int32_t n = cols - c0 < 4 ? cols - c0 : 4;
       for (int32_t r = 0; r < whole; r += 4) {
         uint32_t acc[16];
-        for (int32_t i = 0; i < 4; ++i) {
-          for (int32_t j = 0; j < 4; ++j) acc[4 * i + j] = row_term[r + i] + col_term[j];
+        dot_4x4(a_words + r * pairs, b_words, pairs, row_term + r, col_term, acc);
+        int8_t *out = output + r * cols + c0;
+        if (n == 4) {
+          for (int32_t i = 0; i < 16; i += 4, out += cols) {
+            out[0] = mote_output_of((int32_t)acc[i], &s), out[1] = mote_output_of((int32_t)acc[i + 1], &s);
+            out[2] = mote_output_of((int32_t)acc[i + 2], &s), out[3] = mote_output_of((int32_t)acc[i + 3], &s);
+          }
+        } else {
+          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(&s, acc + 4 * i, n, out);
         }
-        dot_4x4(a_words + r * pairs, b_words, pairs, acc);
-        for (int32_t i = 0; i < 4; ++i) store_row(&s, acc + 4 * i, n, output + (r + i) * cols + c0);
       }
       for (int32_t r = whole; r < rows; ++r) {
         uint32_t acc[4];
