@@ -161,7 +161,7 @@ def _pairs(p: BatchMatMulParams) -> int:
 
 def _blocked_scratch(node: Node, p: BatchMatMulParams) -> int:
     rows4 = -(-p.rows // 4) * 4
-    return 4 * (rows4 * _pairs(p) + rows4 + 4 * _pairs(p))
+    return 4 * (rows4 * _pairs(p) + rows4 + 4 * _pairs(p) + 4 * rows4)
 
 
 def _pack_blocked(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:

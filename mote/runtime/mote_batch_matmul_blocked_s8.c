@@ -67,22 +67,29 @@ static inline void take(uint32_t *acc, int32_t x, int32_t w) {
 #endif
 }
 
-/* acc[4i + j] -= sum_q X_i[q] . W_j[q] for four rows by four columns: the rows' words at x[4q + i], the
- * columns' at w[4q + j]. Not inlined: its sixteen sums and their operands take the core's registers. */
+/* acc[16b + 4i + j] = row_term[4b + i] + col_term[j] - sum_q X_{4b+i}[q] . W_j[q] for `blocks` blocks of four rows
+ * by four columns: block b's rows' words at x[4 pairs b + 4q + i], the columns' at w[4q + j]. Not inlined: its
+ * sixteen sums and their operands take the core's registers. */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t acc[16]) {
-  uint32_t s[16];
-  for (int32_t i = 0; i < 16; ++i) s[i] = acc[i];
-  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
-    const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
-    for (int32_t j = 0; j < 4; ++j) {
-      const int32_t v = w[j];
-      take(&s[j], x0, v), take(&s[4 + j], x1, v), take(&s[8 + j], x2, v), take(&s[12 + j], x3, v);
+static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const uint32_t *row_term,
+                    const uint32_t *col_term, int32_t blocks, uint32_t *acc) {
+  for (; blocks > 0; --blocks, row_term += 4, acc += 16) {
+    uint32_t s[16];
+    for (int32_t i = 0; i < 4; ++i) {
+      for (int32_t j = 0; j < 4; ++j) s[4 * i + j] = row_term[i] + col_term[j];
     }
+    const int32_t *v = w;
+    for (const int32_t *end = x + 4 * pairs; x != end; x += 4, v += 4) {
+      const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+      for (int32_t j = 0; j < 4; ++j) {
+        const int32_t u = v[j];
+        take(&s[j], x0, u), take(&s[4 + j], x1, u), take(&s[8 + j], x2, u), take(&s[12 + j], x3, u);
+      }
+    }
+    for (int32_t i = 0; i < 16; ++i) acc[i] = s[i];
   }
-  for (int32_t i = 0; i < 16; ++i) acc[i] = s[i];
 }
 
 /* acc[j] -= sum_q X[4q] . W_j[q]: one row (its words at x[4q]) by four columns. */
@@ -153,11 +160,12 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
 mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params *p, const int8_t *a,
                                          const int8_t *b, int8_t *output, mote_scratch scratch) {
   const int32_t rows = p->rows, cols = p->cols, pairs = p->pairs, rows4 = (rows + 3) & ~3;
-  const size_t words = (size_t)rows4 * (size_t)pairs + (size_t)rows4 + 4 * (size_t)pairs;
+  const size_t words = (size_t)rows4 * (size_t)pairs + (size_t)rows4 + 4 * (size_t)pairs + 4 * (size_t)rows4;
   if (pairs != (p->depth + 1) / 2 || rows <= 0 || cols <= 0 || scratch.size < 4 * words) return MOTE_ERROR;
   int32_t *a_words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
   uint32_t *row_term = (uint32_t *)(a_words + rows4 * pairs);
   int32_t *b_words = (int32_t *)(row_term + rows4);
+  uint32_t *acc = (uint32_t *)(b_words + 4 * pairs); /* [rows4 / 4][16]: a set of four columns' sums */
   const mote_output_channel s = mote_output_channel_at(p->output_stage, 0, p->output_offset, p->act_min,
                                                        p->act_max);
   const int32_t whole = rows / 4 * 4;
@@ -171,13 +179,18 @@ mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params 
       uint32_t col_term[4];
       pack_cols(p, b + p->b_offsets[batch], c0, b_words, col_term);
       const int32_t n = cols - c0 < 4 ? cols - c0 : 4;
+      dot_4x4(a_words, b_words, pairs, row_term, col_term, whole / 4, acc);
       for (int32_t r = 0; r < whole; r += 4) {
-        uint32_t acc[16];
-        for (int32_t i = 0; i < 4; ++i) {
-          for (int32_t j = 0; j < 4; ++j) acc[4 * i + j] = row_term[r + i] + col_term[j];
+        int8_t *out = output + r * cols + c0;
+        const uint32_t *block = acc + 4 * r;
+        if (n == 4) {
+          for (int32_t i = 0; i < 16; i += 4, out += cols) {
+            out[0] = mote_output_of((int32_t)block[i], &s), out[1] = mote_output_of((int32_t)block[i + 1], &s);
+            out[2] = mote_output_of((int32_t)block[i + 2], &s), out[3] = mote_output_of((int32_t)block[i + 3], &s);
+          }
+        } else {
+          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(&s, block + 4 * i, n, out);
         }
-        dot_4x4(a_words + r * pairs, b_words, pairs, acc);
-        for (int32_t i = 0; i < 4; ++i) store_row(&s, acc + 4 * i, n, output + (r + i) * cols + c0);
       }
       for (int32_t r = whole; r < rows; ++r) {
         uint32_t acc[4];

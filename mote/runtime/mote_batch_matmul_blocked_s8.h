@@ -27,7 +27,7 @@ typedef struct {
   int32_t output_offset, act_min, act_max;
 } mote_batch_matmul_blocked_params;
 
-/* Scratch: 4 * (rows4 * pairs + rows4 + 4 * pairs) bytes, rows4 = rows rounded up to a multiple of 4. */
+/* Scratch: 4 * (rows4 * pairs + rows4 + 4 * pairs + 4 * rows4) bytes, rows4 = rows rounded up to a multiple of 4. */
 mote_status mote_batch_matmul_blocked_s8(const mote_batch_matmul_blocked_params *p, const int8_t *a,
                                          const int8_t *b, int8_t *output, mote_scratch scratch);
 

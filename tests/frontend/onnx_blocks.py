@@ -215,3 +215,27 @@ def llama_block(vocab: int = 48, seq: int = 8, dim: int = 32, heads: int = 2, hi
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
     m.ir_version = 8
     return m
+
+
+def decomposed_norm(kind: str, seq: int = 8, dim: int = 32, seed: int = 0) -> onnx.ModelProto:
+    """MatMul -> a norm written out in ops -> MatMul: RMSNorm with Div ("rms_div": x / sqrt(mean(x^2) + eps) * g) or
+    with Reciprocal and Mul ("rms_reciprocal"), or LayerNorm ("layer": ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt,
+    Div, Mul, Add)."""
+    rng = np.random.default_rng(seed)
+    init: dict[str, Any] = {"w": (rng.normal(size=(dim, dim)) / np.sqrt(dim)).astype(np.float32),
+                            "two": np.array(2, np.float32), "ax": np.array([-1], np.int64),
+                            "eps": np.array(1e-5, np.float32), "g": (1 + rng.normal(size=dim) * 0.2).astype(np.float32),
+                            "b": (rng.normal(size=dim) * 0.2).astype(np.float32)}
+    if kind == "layer":
+        body = [N("ReduceMean", ["h", "ax"], ["mu"], keepdims=1), N("Sub", ["h", "mu"], ["d"]),
+                N("Pow", ["d", "two"], ["d2"]), N("ReduceMean", ["d2", "ax"], ["var"], keepdims=1),
+                N("Add", ["var", "eps"], ["ve"]), N("Sqrt", ["ve"], ["sd"]), N("Div", ["d", "sd"], ["n"]),
+                N("Mul", ["n", "g"], ["ng"]), N("Add", ["ng", "b"], ["z"])]
+    else:
+        body = [N("Pow", ["h", "two"], ["h2"]), N("ReduceMean", ["h2", "ax"], ["ms"], keepdims=1),
+                N("Add", ["ms", "eps"], ["mse"]), N("Sqrt", ["mse"], ["r"])]
+        body += [N("Div", ["h", "r"], ["n"])] if kind == "rms_div" else \
+            [N("Reciprocal", ["r"], ["ir"]), N("Mul", ["h", "ir"], ["n"])]
+        body.append(N("Mul", ["n", "g"], ["z"]))
+    nodes = [N("MatMul", ["x", "w"], ["h"]), *body, N("MatMul", ["z", "w"], ["y"])]
+    return model(nodes, {"x": (1, seq, dim)}, ["y"], init, opset=18)

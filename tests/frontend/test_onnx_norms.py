@@ -41,3 +41,20 @@ def test_layer_normalization_on_rv32(tmp_path: Path) -> None:
     result = firmware.run(inputs)
     for name, want in interpret(conv.graph, inputs).items():
         assert np.array_equal(result.outputs[name], want), name
+
+
+@pytest.mark.parametrize("kind", ["rms_div", "rms_reciprocal", "layer"])
+def test_decomposed_norms(kind: str, tmp_path: Path) -> None:
+    """Norms written out in ops, quantized by onnxruntime (which quantizes some of the intermediate values): RMSNorm
+    in either form runs in integers (table_mean for the mean of squares, a table for the square root and reciprocal,
+    row_scale for the division), within 1 LSB of onnxruntime. LayerNorm's centering (x - mean(x), a float value
+    onnxruntime leaves unquantized) still runs in float32 between DEQUANTIZE and QUANTIZE, within 1 LSB."""
+    q = quantize_qdq(onnx_blocks.decomposed_norm(kind), np.random.default_rng(len(kind)))
+    check_against_onnx(q, seeds=3, max_lsb=1, host=tmp_path, sanitize=True)
+    graph = convert(q, kind).graph
+    in_float = [n.op for n in graph.nodes if n.outputs[0].dtype.value == "float32"]
+    if kind == "layer":
+        assert "mean" in in_float
+    else:
+        assert in_float == ["dequantize"], in_float
+        assert "table_mean" in {n.op for n in graph.nodes}

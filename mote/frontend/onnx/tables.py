@@ -27,6 +27,7 @@ from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.qdq import Handler
 from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, identity, once
 from mote.ir import DType, Quant
+from mote.quant import quantize_multiplier
 
 BYTES = np.arange(256, dtype=np.uint8).view(np.int8)  # the input value of each table position
 UNARY = ("Erf", "Gelu", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs", "Reciprocal", "Softplus", "Softsign", "Elu",
@@ -98,6 +99,10 @@ def tabled(op: str, fallback: Handler | None, in_float: Handler | None) -> Handl
             source, feeds[name] = found
             chained |= isinstance(v, Tabled)
         levels = None if source is None or (op in QUANTIZED and not chained) else _evaluate(ctx, node, feeds)
+        if source is None and op in ("Div", "Mul"):
+            scaled = row_scale(ctx, node, None if in_float is None else once(lambda: in_float(ctx, node, attrs)[0]))
+            if scaled is not None:
+                return scaled
         if source is None or levels is None:
             if fallback is None:
                 raise UnsupportedError(f"{ctx.where(node)}: {op} runs as a table of one quantized tensor: its input "
@@ -114,6 +119,51 @@ def tabled(op: str, fallback: Handler | None, in_float: Handler | None) -> Handl
         return [Tabled(op, name, build, clampable=False, as_float=as_float, source=x, levels=levels)]
 
     return handler
+
+
+def _row_multipliers(real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TFLite's (multiplier, shift) of each real factor, capped at 2^15 (every nonzero input then saturates, as it
+    would) and 0 below 2^-31 or where it is not finite and positive."""
+    mul, shift = np.zeros(256, np.int32), np.zeros(256, np.int32)
+    for i, r in enumerate(real):
+        if r == np.inf:
+            r = 2.0**15
+        elif not np.isfinite(r) or r <= 0:
+            continue
+        m, e = quantize_multiplier(min(float(r), 2.0**15))
+        if e >= -31:
+            mul[i], shift[i] = m, e
+    return mul, shift
+
+
+def row_scale(ctx: Context, node: Any, as_float: Any = None) -> list[Value] | None:
+    """Div(x, f(s)) or Mul(x, f(s)) / Mul(f(s), x) of a dequantized x [..., D] and a chain f of one value per
+    row s [..., 1] (RMSNorm's x / sqrt(mean(x^2) + eps)): a row_scale op; None when the inputs are not so."""
+    values = [ctx.value(node, i) for i in range(2)]
+    found = None
+    for xi, fi in [(0, 1)] if node.op_type == "Div" else [(0, 1), (1, 0)]:
+        x, f = values[xi], values[fi]
+        if (isinstance(x, Deq) and isinstance(f, Tabled) and f.source is not None and f.levels is not None
+                and len(x.act.quant.scale) == 1 and f.source.onnx_shape == (*x.act.onnx_shape[:-1], 1)):
+            found = (x.act, f.source, f.levels.astype(np.float64))
+            break
+    if found is None:
+        return None
+    xs, rows, levels = found
+    name = node.output[0]
+
+    def build(q: Quant, lo: float, hi: float) -> Act:
+        ratio = float(np.float32(xs.quant.scale[0])) / float(np.float32(q.scale[0]))
+        with np.errstate(all="ignore"):
+            real = ratio / levels if node.op_type == "Div" else ratio * levels
+        mul, shift = _row_multipliers(real)
+        b = ctx.b
+        xt = b.to_layout(xs, identity(xs.rank)).tensor
+        rt = b.to_layout(rows, identity(rows.rank)).tensor
+        consts = [b.const(f"{name}_multipliers", mul, DType.INT32), b.const(f"{name}_shifts", shift, DType.INT32)]
+        return Act(b.node("row_scale", [xt, rt, *consts], name, DType.INT8, q), identity(xs.rank))
+
+    return [Pending(node.op_type, name, build, clampable=False, as_float=as_float)]
 
 
 MEAN_FRACTION = 10  # fraction bits of table_mean's table
