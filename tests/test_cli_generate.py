@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mote.cli import main
+from mote.cli_generate import bundled_language_model
 from mote.pipeline import default_model
 
 
@@ -44,3 +45,21 @@ def test_the_bundled_model_gives_the_same_tokens_everywhere(capsys: pytest.Captu
     assert host["text"] == bytes(host["tokens"]).decode("utf-8", "replace") and len(host["tokens"]) == 6
     assert host["host_us_per_token"] > 0 and rv32["instructions_per_token"] > 0 and rv32["cycles_per_token"] > 0
     assert host["macs_per_token"] == rv32["macs_per_token"] > 1_000_000
+
+
+def test_compile_with_a_maximum_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`mote compile --max-context`: the bundled model's cache as state for that many tokens, the API in model.h;
+    a cache over rv32's RAM is refused in one line."""
+    import json
+
+    assert main(["compile", str(bundled_language_model()), "--max-context", "64", "-o", str(tmp_path / "p"),
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    cache = 2 * 4 * 4 * 64 * 32  # keys and values: 4 layers of 4 heads, 64 tokens of 32 bytes
+    assert cache < report["state_bytes"] <= cache + 4 * 8  # and each layer's position, aligned
+    header = (tmp_path / "p" / "model.h").read_text()
+    assert "#define MODEL_MAX_CONTEXT 64" in header and "model_step(int32_t token)" in header
+    assert main(["compile", str(bundled_language_model()), "--max-context", "4000", "--target", "rv32",
+                 "-o", str(tmp_path / "q")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "at a maximum context of 4000 tokens, over the budget" in err and len(err.splitlines()) == 1
