@@ -23,6 +23,8 @@ from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
 from tflite_micro.python.tflite_micro import runtime
+from tiny_lm import measure as measure_tiny_lm
+from tiny_lm import report as tiny_lm_report
 
 from mote.accel import find_accelerator
 from mote.codegen.compile import compile_graph
@@ -244,12 +246,11 @@ def host_report(rows: list[dict]) -> list[str]:
 
 def kept_sections() -> list[str]:
     """The sections other commands wrote between their markers, carried over unchanged: `make fuzz`'s
-    (scripts/fuzz.py), then the legacy uint8 layers' (benchmarks/uint8_layers.py --write), then the tiny
-    language model's (benchmarks/tiny_lm.py --write)."""
+    (scripts/fuzz.py), then the legacy uint8 layers' (benchmarks/uint8_layers.py --write)."""
     path = REPO / "benchmarks" / "RESULTS.md"
     old = path.read_text() if path.exists() else ""
     kept = []
-    for name in ("fuzz", "uint8", "tiny_lm"):
+    for name in ("fuzz", "uint8"):
         match = re.search(rf"<!-- {name}:begin -->.*?<!-- {name}:end -->", old, re.S)
         kept += [match.group(0), ""] if match else []  # onnx_report ends in a blank line
     return kept
@@ -268,6 +269,8 @@ def main() -> int:
         operator_set = operator_set_report(Path(tmp))
         print("measuring real-model layer shapes on rv32 ...", file=sys.stderr)
         layers = layer_shapes_report(Path(tmp))
+        print("measuring the tiny language model ...", file=sys.stderr)
+        tiny_lm = [*tiny_lm_report(measure_tiny_lm(Path(tmp))), ""]
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -275,7 +278,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_sections()])
+        *onnx_report(), *operator_set, *layers, *kept_sections(), *tiny_lm])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

@@ -3,8 +3,8 @@ token on the host (system cc, -O2) and on the rv32 virtual platform (zig, -O2, r
 core): instructions and cycles per token, instructions per MAC of the decode steps, tokens per second at 100 MHz,
 beside the anchor, Deeploy's microLlama on Siracusa.
 
-Run alone: `python benchmarks/tiny_lm.py [--write]` (--write puts the section into RESULTS.md, where
-benchmarks/run.py carries it over)."""
+`make bench` (benchmarks/run.py) measures it with the rest; run alone: `python benchmarks/tiny_lm.py [--write]`
+(--write replaces its section of RESULTS.md)."""
 
 from __future__ import annotations
 
