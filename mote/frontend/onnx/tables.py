@@ -7,7 +7,9 @@ float32 results (`Tabled.levels`, evaluated by onnx's reference implementation o
 specifies), and the QuantizeLinear after the chain makes one table_lookup op (ONNX's rounding: halves to even,
 saturated). The device looks one byte up per value, whatever the chain computes; against onnxruntime the outputs
 differ only where its float32 function results and onnx's differ across a rounding boundary (one step).
-Ops mote also runs quantized (Sigmoid, Add, Mul, Relu, Clip) stay so unless their input is already such a chain;
+Sigmoid too is a table (onnxruntime's float logistic, rounded once, where TFLite's int8 LOGISTIC costs a few hundred
+instructions a value). Ops mote also runs quantized (Add, Mul, Relu, Clip) stay so unless their input is already
+such a chain;
 where a float op takes the chain's result, it runs in float32 (floats.py) if mote has the ops in float. A
 ReduceMean over the last axis of such a chain (RMSNorm's mean of squares) sums the function's values from an
 integer table (mote.ops.table_mean), within 2^-10 of an output step before its one rounding.
@@ -30,11 +32,11 @@ from mote.ir import DType, Quant
 from mote.quant import quantize_multiplier
 
 BYTES = np.arange(256, dtype=np.uint8).view(np.int8)  # the input value of each table position
-UNARY = ("Erf", "Gelu", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs", "Reciprocal", "Softplus", "Softsign", "Elu",
-         "Selu", "Celu", "Mish", "Floor", "Ceil", "Round", "Sin", "Cos", "HardSigmoid", "HardSwish", "LeakyRelu",
-         "Sign")
+UNARY = ("Sigmoid", "Erf", "Gelu", "Tanh", "Exp", "Log", "Sqrt", "Neg", "Abs", "Reciprocal", "Softplus", "Softsign",
+         "Elu", "Selu", "Celu", "Mish", "Floor", "Ceil", "Round", "Sin", "Cos", "HardSigmoid", "HardSwish",
+         "LeakyRelu", "Sign")
 BINARY = ("Sub", "Div", "Pow", "Max", "Min")
-QUANTIZED = ("Sigmoid", "Add", "Mul", "Relu", "Clip")  # tabled only after another tabled op
+QUANTIZED = ("Add", "Mul", "Relu", "Clip")  # tabled only after another tabled op
 
 
 @dataclass(eq=False)
@@ -137,15 +139,16 @@ def _row_multipliers(real: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def row_scale(ctx: Context, node: Any, as_float: Any = None) -> list[Value] | None:
-    """Div(x, f(s)) or Mul(x, f(s)) / Mul(f(s), x) of a dequantized x [..., D] and a chain f of one value per
-    row s [..., 1] (RMSNorm's x / sqrt(mean(x^2) + eps)): a row_scale op; None when the inputs are not so."""
+    """Div(x, f(s)) or Mul(x, f(s)) / Mul(f(s), x) of a dequantized x [..., D] and a chain f (or just the
+    dequantization) of one value per row s [..., 1] (RMSNorm's x / sqrt(mean(x^2) + eps), or x * its quantized
+    reciprocal): a row_scale op; None when the inputs are not so."""
     values = [ctx.value(node, i) for i in range(2)]
     found = None
     for xi, fi in [(0, 1)] if node.op_type == "Div" else [(0, 1), (1, 0)]:
-        x, f = values[xi], values[fi]
-        if (isinstance(x, Deq) and isinstance(f, Tabled) and f.source is not None and f.levels is not None
-                and len(x.act.quant.scale) == 1 and f.source.onnx_shape == (*x.act.onnx_shape[:-1], 1)):
-            found = (x.act, f.source, f.levels.astype(np.float64))
+        x, f = values[xi], _levels(values[fi])
+        if (isinstance(x, Deq) and f is not None and len(x.act.quant.scale) == 1
+                and f[0].onnx_shape == (*x.act.onnx_shape[:-1], 1) and x.act.onnx_shape[-1] > 1):
+            found = (x.act, f[0], f[1].astype(np.float64))
             break
     if found is None:
         return None
