@@ -23,6 +23,8 @@ from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
 from tflite_micro.python.tflite_micro import runtime
+from tiny_lm import measure as measure_tiny_lm
+from tiny_lm import report as tiny_lm_report
 
 from mote.accel import find_accelerator
 from mote.codegen.compile import compile_graph
@@ -268,6 +270,8 @@ def main() -> int:
         operator_set = operator_set_report(Path(tmp))
         print("measuring real-model layer shapes on rv32 ...", file=sys.stderr)
         layers = layer_shapes_report(Path(tmp))
+        print("measuring the tiny language model ...", file=sys.stderr)
+        tiny_lm = [*tiny_lm_report(measure_tiny_lm(Path(tmp))), ""]
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -275,7 +279,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_sections()])
+        *onnx_report(), *operator_set, *layers, *kept_sections(), *tiny_lm])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

@@ -18,6 +18,7 @@ from mote.accel import find_accelerator
 from mote.accel.partition import partition, regions
 from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
 from mote.cli_compile import add_compile_command
+from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, rv32_config
 from mote.cli_report import print_profile, print_run, short
@@ -94,6 +95,7 @@ def _parser() -> argparse.ArgumentParser:
 
     add_compile_command(sub)
     add_ops_command(sub)
+    add_generate_command(sub)
 
     p = sub.add_parser("run", help="compile, build, run on a target and check against the reference")
     _add_run_arguments(p)

@@ -10,9 +10,13 @@ from pathlib import Path
 from mote import pipeline
 from mote.accel import find_accelerator
 from mote.arena_notes import arena_notes, describe
+from mote.cli_args import bounded_int
 from mote.cli_explain import explain_json, explain_lines
+from mote.codegen.compile import compile_graph
+from mote.codegen.decoder import check_budget
 from mote.codegen.ir_text import dump_compiled
 from mote.errors import MoteError
+from mote.generate import load_decoder
 from mote.ops.registry import Core
 from mote.outputs import check_project_dir
 from mote.targets import TARGETS, find_target
@@ -41,6 +45,10 @@ def add_compile_command(sub: argparse._SubParsersAction) -> None:
                    help="show each layer's kernel and why the faster ones before it in its op's table declined")
     p.add_argument("--print-ir", action="store_true",
                    help="print the graph as compiled: each layer's op, tensors, attributes, kernel and arena offsets")
+    p.add_argument("--max-context", type=bounded_int(1, 1 << 20), metavar="TOKENS",
+                   help="a decoder step with an explicit KV cache (ONNX past/present inputs and outputs): its cache "
+                        "becomes state for this many tokens, with the autoregressive C API (model_prefill, "
+                        "model_step); refused when cache, state and arena exceed rv32's RAM")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run_compile)
 
@@ -53,7 +61,14 @@ def run_compile(args: argparse.Namespace) -> int:
     accelerator = find_accelerator(args.accel) if args.accel else None
     target.check_accelerator(accelerator)
     core = Core(args.kernels) if args.kernels else target.project_core()
-    compiled = pipeline.compile_model(args.model, accelerator, core)
+    if args.max_context:
+        graph = load_decoder(args.model, args.max_context)
+        compiled = compile_graph(graph, accelerator, core)
+        if isinstance(target, Rv32):
+            check_budget(graph, compiled.state_bytes, compiled.plan.size,
+                         target.config.ram_bytes - target.config.stack_bytes)
+    else:
+        compiled = pipeline.compile_model(args.model, accelerator, core)
     target.write_project(compiled, args.output)
     notes = arena_notes(compiled)
     if args.json:

@@ -16,15 +16,34 @@ from mote.frontend.files import read_arrays
 from mote.ir import DType, Graph, Tensor
 
 
+def _index_bounds(graph: Graph) -> dict[str, int]:
+    """Graph inputs that are the indices of gather nodes (token ids, positions): name -> the smallest extent they
+    index, so that random ones stay inside every table they pick from."""
+    bounds: dict[str, int] = {}
+    names = {t.name for t in graph.inputs}
+    for node in graph.nodes:
+        if node.op != "gather" or len(node.inputs) < 2 or node.inputs[0] is None or node.inputs[1] is None:
+            continue
+        ids, table = node.inputs[1], node.inputs[0]
+        if ids.name in names:
+            axis = int(node.attrs.get("axis", 0)) % max(len(table.shape), 1)
+            bounds[ids.name] = min(bounds.get(ids.name, table.shape[axis]), table.shape[axis])
+    return bounds
+
+
 def random_inputs(graph: Graph, seed: int) -> dict[str, np.ndarray]:
-    """Integers over the dtype's whole range; floats over the range the input quantizer covers."""
+    """Integers over the dtype's whole range (ids a gather reads: over its table); floats over the range the input
+    quantizer covers."""
     rng = np.random.default_rng(seed)
     out = {}
+    bounds = _index_bounds(graph)
     for t in graph.inputs:
         if t.dtype is DType.FLOAT32:
             out[t.name] = rng.uniform(-1.0, 1.0, t.shape).astype(np.float32)
         elif t.dtype is DType.BOOL:
             out[t.name] = rng.integers(0, 2, t.shape).astype(bool)
+        elif t.name in bounds:
+            out[t.name] = rng.integers(0, max(bounds[t.name], 1), t.shape).astype(t.dtype.np)
         else:
             info = np.iinfo(t.dtype.np)
             out[t.name] = rng.integers(info.min, info.max + 1, t.shape, dtype=t.dtype.np)

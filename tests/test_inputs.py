@@ -15,7 +15,8 @@ from test_cli import assert_one_line_error, mote
 
 from mote.errors import MoteError
 from mote.frontend import load
-from mote.inputs import load_inputs
+from mote.inputs import load_inputs, random_inputs
+from mote.ir import DType
 
 KWS = MLPERF_TINY / "kws_ref_model.tflite"  # one input, 'input_1', int8 [1, 49, 10, 1]
 
@@ -127,3 +128,17 @@ def test_paths_that_are_not_regular_files_are_refused_without_blocking(tmp_path:
                           text=True, timeout=120)  # opening a FIFO would block until the timeout
     assert_one_line_error(proc, str(path))
     assert "not a regular file" in proc.stderr
+
+
+def test_random_ids_stay_inside_the_tables_they_index() -> None:
+    """An integer input a gather reads (token ids, positions) is drawn from the smallest table it indexes."""
+    from mote.ir import Graph, Node, Quant, Tensor
+
+    ids = Tensor("ids", (1, 64), DType.INT64)
+    big = Tensor("big", (50, 4), DType.INT8, Quant((0.1,), (0,)), np.zeros((50, 4), np.int8))
+    small = Tensor("small", (12, 4), DType.INT8, Quant((0.1,), (0,)), np.zeros((12, 4), np.int8))
+    a, b = (Tensor(n, (1, 64, 4), DType.INT8, Quant((0.1,), (0,))) for n in ("a", "b"))
+    graph = Graph("g", [ids], [a, b], [Node("gather", "a", [big, ids], [a], {"axis": 0}),
+                                       Node("gather", "b", [small, ids], [b], {"axis": 0})])
+    drawn = np.concatenate([random_inputs(graph, seed)["ids"].reshape(-1) for seed in range(4)])
+    assert drawn.dtype == np.int64 and drawn.min() >= 0 and drawn.max() <= 11 and drawn.max() >= 8

@@ -28,10 +28,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("sim", ("mote.sim",)),
     ("targets", ("mote.targets",)),
     # arena_notes reports on a compiled model (codegen and ops only); the pipeline's report and the CLI use it
-    ("pipeline", ("mote.pipeline", "mote.stream", "mote.inputs", "mote.arena_notes", "mote.tflm_match")),
+    ("pipeline", ("mote.pipeline", "mote.stream", "mote.inputs", "mote.arena_notes", "mote.tflm_match",
+                  "mote.generate")),
     ("explore", ("mote.explore",)),
     ("cli", ("mote.cli", "mote.cli_args", "mote.cli_compile", "mote.cli_explain", "mote.cli_ops", "mote.cli_report",
-             "mote.cli_platform")),
+             "mote.cli_platform", "mote.cli_generate")),
 ]
 
 

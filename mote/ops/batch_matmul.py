@@ -5,8 +5,11 @@ transposed with adj_x, B with adj_y), the batch dimensions broadcast, as TFLite 
 - int8: sum_k (a - a_zp)(b - b_zp) in int32, MultiplyByQuantizedMultiplier(double(s_a) * double(s_b) /
   double(s_out)), plus the output zero point, clamped to int8;
 - int16: the same in int64 with TFLite's int64 requantization and zero points 0.
-Where each batch's A and B start is planned at compile time (a table of offsets); the C kernel is a plain
-triple loop.
+Where each batch's A and B start is planned at compile time (a table of offsets).
+
+Kernels (KERNELS): int8 takes mote_batch_matmul_blocked_s8 (both operands packed at run time into pair words, four
+rows by four columns of sums in registers, the zero points folded into one term per row and per column); float32,
+int16 and any int8 layer it declines take the plain triple loops (mote_batch_matmul_{f32,s8,s16}).
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import numpy as np
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
 from mote.ops.float_common import accumulate_taps
-from mote.ops.registry import CCall, Emitter, OpDef, attr, register
+from mote.ops.output_stage import output_stage
+from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, register
 from mote.quant import multiply_by_quantized_multiplier, multiply_by_quantized_multiplier_64, quantize_multiplier
 
 
@@ -151,10 +155,43 @@ def emit(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
                  [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
+def _pairs(p: BatchMatMulParams) -> int:
+    return (p.depth + 1) // 2
+
+
+def _blocked_scratch(node: Node, p: BatchMatMulParams) -> int:
+    rows4 = -(-p.rows // 4) * 4
+    return 4 * (rows4 * _pairs(p) + rows4 + 4 * _pairs(p) + 4 * rows4)
+
+
+def _pack_blocked(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
+    a, b = _operands(node)
+    fields: dict[str, int | str] = {
+        "batches": int(p.a_offsets.size), "rows": p.rows, "cols": p.cols, "depth": p.depth, "pairs": _pairs(p),
+        "a_offsets": em.const(p.a_offsets, "matmul_offsets"), "b_offsets": em.const(p.b_offsets, "matmul_offsets"),
+        "a_row_step": p.a_row_step, "a_depth_step": p.a_depth_step, "b_depth_step": p.b_depth_step,
+        "b_col_step": p.b_col_step, "a_zero_point": -p.a_offset, "b_zero_point": -p.b_offset,
+        "output_stage": output_stage(em, np.array([p.multiplier]), np.array([p.shift]), p.output_offset, p.act_min,
+                                     p.act_max),
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max}
+    return CCall("mote_batch_matmul_blocked_s8", "mote_batch_matmul_blocked_params", fields,
+                 [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
+
+
+KERNELS = (
+    Kernel("mote_batch_matmul_f32", frozenset(Core), emit, dtypes=frozenset({DType.FLOAT32})),
+    Kernel("mote_batch_matmul_s16", frozenset(Core), emit, dtypes=frozenset({DType.INT16})),
+    Kernel("mote_batch_matmul_blocked_s8", frozenset(Core), _pack_blocked, scratch_bytes=_blocked_scratch,
+           scratch_why="both operands packed in pair words"),
+    Kernel("mote_batch_matmul_s8", frozenset(Core), emit),
+)
+
+
 def macs(node: Node) -> int:
     (rows, depth), (_, cols), batch = _matrices(node)
     return int(np.prod(batch, dtype=np.int64)) * rows * cols * depth
 
 
 OP = register(OpDef("batch_matmul", shape, prepare, reference, emit, macs, tflite=("BATCH_MATMUL",), check=check,
+                    kernels=KERNELS,
                     attrs={"adj_x": False, "adj_y": False}, dtypes=(DType.INT8, DType.INT16, DType.FLOAT32)))

@@ -1,6 +1,7 @@
 """GATHER, SELECT_V2, ARG_MAX and ARG_MIN: ops that pick elements by runtime values.
 
-  gather      inputs [params, indices (int32, runtime or constant)]; attrs axis, batch_dims (0 only):
+  gather      inputs [params, indices (int32, or int64 as ONNX's token ids; runtime or constant)]; attrs axis,
+              batch_dims (0 only):
               out = params[..., indices, ...] along axis. An index outside the axis makes the C return
               MOTE_ERROR (TFLite Micro fails the same way) and the reference raise.
   select_v2   inputs [condition (bool), x, y], broadcast together: condition ? x : y
@@ -75,7 +76,7 @@ def check_gather(node: Node) -> None:
     x = checks.present(node, 0, "input")
     checks.dtype(node, x, "input", *DTYPES[node.op])
     _axis(node, x)
-    checks.dtype(node, checks.present(node, 1, "indices"), "indices", DType.INT32)
+    checks.dtype(node, checks.present(node, 1, "indices"), "indices", DType.INT32, DType.INT64)
     checks.dtype(node, node.outputs[0], "output", x.dtype)
     if attr(node, "batch_dims") != 0:
         raise checks.fail(node, f"batch_dims {attr(node, 'batch_dims')} is not supported (only 0)")

@@ -7,6 +7,10 @@ Compile time (in double): frexp(s_in * 2^27) = (q, shift), multiplier = round(q 
     radius = floor(15 * 2^27 / 2^shift)                          (CalculateInputRadius(4, shift, 31))
 TFLite Micro requires the output zero point to be -128 and assumes, without checking, that the output
 scale is 1/256; mote does the same (the output scale is not used).
+
+A layer of at least LUT_MIN_SIZE values (a transformer's SiLU gate) runs as a 256-entry table instead
+(mote_lut_s8): the reference above evaluated at every int8 value at compile time, so the bytes are the same,
+for a load per value instead of the fixed-point exponential.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from mote.ops.registry import CCall, Emitter, OpDef, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, round_half_away, rounding_divide_by_pot
 
 INPUT_INTEGER_BITS = 4
+LUT_MIN_SIZE = 256  # values; below it the table's 256 bytes of flash cost more than they save
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,15 @@ def sigmoid_call(func: str, node: Node, p: SigmoidParams, em: Emitter) -> CCall:
 
 
 def emit(node: Node, p: SigmoidParams, em: Emitter) -> CCall:
-    return sigmoid_call("mote_logistic_s8", node, p, em)
+    if p.size < LUT_MIN_SIZE:
+        return sigmoid_call("mote_logistic_s8", node, p, em)
+    values = np.arange(-128, 128).astype(np.int8)
+    table = np.zeros(256, np.int8)
+    table[values.view(np.uint8)] = reference(node, p, [values])[0]
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_lut_s8", "mote_lut_s8_params", {"size": p.size, "table": em.const(table, "logistic_table")},
+                 [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 # Per activation dtype: (check, prepare, reference, emit).

@@ -1,6 +1,6 @@
 """The one-input float32 math of TFLite Micro, element by element: ABS, NEG, CEIL, FLOOR, ROUND, SQRT, RSQRT,
 SQUARE, EXP, LOG, SIN, COS, ELU, HARD_SWISH and LEAKY_RELU (LEAKY_RELU and ABS also run int8 and int16,
-ELU and HARD_SWISH int8: leaky_relu_int, abs_int, elu_int, hard_swish_int).
+ELU, HARD_SWISH and RSQRT int8: leaky_relu_int, abs_int, elu_int, hard_swish_int, rsqrt_int).
 
 Each is a row of `UNARY`: its TFLite builtin, its numpy semantics and the C expression of one element
 (mote/runtime/mote_<op>_f32.c applies it in a loop). The expressions keep TFLite Micro's float operation
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node
-from mote.ops import abs_int, elu_int, hard_swish_int, leaky_relu_int
+from mote.ops import abs_int, elu_int, hard_swish_int, leaky_relu_int, rsqrt_int
 from mote.ops import float_math as fm
 from mote.ops.float_common import c_float, unary_float
 from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
@@ -109,7 +109,7 @@ def _shape(node: Node) -> list[tuple[int, ...]]:
 
 
 for _name, _unary in UNARY.items():
-    if _name in ("abs", "elu", "hard_swish"):
+    if _name in ("abs", "elu", "hard_swish", "rsqrt"):
         continue
     register(OpDef(_name, _shape, prepare, reference, emit, tflite=(_unary.builtin,), check=unary_float,
                    dtypes=(DType.FLOAT32,)))
@@ -131,6 +131,11 @@ _ELU = {DType.FLOAT32: (unary_float, prepare, reference, emit), DType.INT8: elu_
 _check_elu, _prepare_elu, _reference_elu, _emit_elu = dtype_columns(_ELU)
 register(OpDef("elu", _shape, _prepare_elu, _reference_elu, _emit_elu, tflite=("ELU",), check=_check_elu,
                dtypes=tuple(_ELU)))
+# RSQRT also runs on int8 (mote.ops.rsqrt_int).
+_RSQRT = {DType.FLOAT32: (unary_float, prepare, reference, emit), DType.INT8: rsqrt_int.ROW}
+_check_rs, _prepare_rs, _reference_rs, _emit_rs = dtype_columns(_RSQRT)
+register(OpDef("rsqrt", _shape, _prepare_rs, _reference_rs, _emit_rs, tflite=("RSQRT",), check=_check_rs,
+               dtypes=tuple(_RSQRT)))
 # HARD_SWISH also runs on int8 (mote.ops.hard_swish_int).
 _HARD_SWISH = {DType.FLOAT32: (unary_float, prepare, reference, emit), DType.INT8: hard_swish_int.ROW}
 _check_hs, _prepare_hs, _reference_hs, _emit_hs = dtype_columns(_HARD_SWISH)

@@ -91,15 +91,18 @@ def feeds_for(conv: OnnxConversion, rng: np.random.Generator, scale: float = 1.0
 
 def check_against_onnx(m: onnx.ModelProto, seeds: int = 2, min_match: float = 0.99, scale: float = 1.0,
                        max_lsb: float | None = None, host: Path | None = None,
-                       sanitize: bool = False) -> OnnxComparison:
+                       sanitize: bool = False, ids: dict[str, int] | None = None) -> OnnxComparison:
     """Convert, run mote's reference and the ONNX runtime on random inputs, assert the match criterion;
     with `host`, also build the generated C there (with sanitizers if asked) and assert it is bit-exact
-    with the reference."""
+    with the reference. `ids`: integer inputs that index a table (Gather), each drawn from [0, its bound)."""
     conv = convert(m, "test")
     binary = build_host(compile_graph(conv.graph), host / "project", sanitize=sanitize) if host else None
     results = []
     for seed in range(seeds):
-        inputs = feeds_for(conv, np.random.default_rng(100 + seed), scale)
+        rng = np.random.default_rng(100 + seed)
+        inputs = feeds_for(conv, rng, scale)
+        for name, bound in (ids or {}).items():
+            inputs[name] = rng.integers(0, bound, inputs[name].shape).astype(inputs[name].dtype)
         outputs = interpret(conv.graph, inputs)
         results.append(compare(m, conv, inputs, outputs))
         if binary is not None:

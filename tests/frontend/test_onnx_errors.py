@@ -95,8 +95,9 @@ def test_not_an_onnx_file(tmp_path: Path) -> None:
         convert_file(bad)
 
 
-def test_matmul_of_two_activations() -> None:
+def test_matmul_of_two_activations_of_rank_one() -> None:
+    """Two activations multiply as BATCH_MATMUL, which needs matrices: a vector operand is refused."""
     rng = np.random.default_rng(6)
-    f = model([helper.make_node("MatMul", ["x", "x2"], ["y"])], {"x": (1, 4, 4), "x2": (1, 4, 4)}, ["y"])
+    f = model([helper.make_node("MatMul", ["x", "x2"], ["y"])], {"x": (4,), "x2": (4, 4)}, ["y"])
     message = error(quantize_qdq(f, rng))
-    assert "MatMul" in message and "activation" in message
+    assert "MatMul" in message and "rank 2 to 5" in message

@@ -122,3 +122,24 @@ def test_calibration_errors(float_model: Path, tmp_path: Path) -> None:
         quantize_model(float_model, bad, tmp_path / "q.onnx")
     with pytest.raises(MoteError, match="method"):
         quantize_model(float_model, bad, tmp_path / "q.onnx", "Guess")
+
+
+def test_integer_inputs_calibrate_as_their_declared_type(tmp_path: Path) -> None:
+    """An int64 index input (a language model's token) reaches onnxruntime as int64, not as float32."""
+    from onnx import TensorProto, numpy_helper
+
+    table = np.arange(32, dtype=np.float32).reshape(8, 4) / 8
+    graph = helper.make_graph(
+        [helper.make_node("Gather", ["table", "token"], ["rows"], axis=0),
+         helper.make_node("MatMul", ["rows", "w"], ["y3"]),
+         helper.make_node("Reshape", ["y3", "shape"], ["y"])], "gather_matmul",
+        [helper.make_tensor_value_info("token", TensorProto.INT64, [1, 1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2])],
+        [numpy_helper.from_array(table, "table"), numpy_helper.from_array(np.ones((4, 2), np.float32), "w"),
+         numpy_helper.from_array(np.array([1, 2], np.int64), "shape")])
+    src = tmp_path / "gather.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), src)
+    np.savez(tmp_path / "calib.npz", token=np.arange(8, dtype=np.int32).reshape(8, 1, 1))
+    report = quantize_model(src, tmp_path / "calib.npz", tmp_path / "q.onnx")
+    assert report["calibration_samples"] == 8
+    assert report["top1_agreement"] == 1.0

@@ -1,18 +1,24 @@
 """BATCH_MATMUL against TFLite Micro: float32 (bit-exact, the products summed in order), int8 and int16;
-2-D to 4-D operands, broadcast batches, adj_x and adj_y, a constant second operand; the generated C."""
+2-D to 4-D operands, broadcast batches, adj_x and adj_y, a constant second operand; the generated C, int8 by the
+register-blocked kernel (rows and columns past a set of four, odd depths, extreme values)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
+from mote.ops.registry import Core
 from mote.reference import interpret
+from mote.targets.host import build_host
 from tests.conftest import tflm_outputs
+from tests.ops.kernel_util import chosen
 
 
 def matmul_model(dtype: str, a_shape: list[int], b_shape: list[int], adj_x: bool = False, adj_y: bool = False,
@@ -57,3 +63,47 @@ def test_c_matches_tflm(dtype: str, check_model: Callable[..., object]) -> None:
     check_model(matmul_model(dtype, [2, 1, 3, 5], [3, 5, 4]), seeds=2, sanitize=True)
     check_model(matmul_model(dtype, [2, 5, 3], [2, 4, 5], adj_x=True, adj_y=True), seeds=1, sanitize=True)
     check_model(matmul_model(dtype, [4, 6], [6, 3], constant_b=True), seeds=1, sanitize=True)
+
+
+def int8_model(a_shape: list[int], b_shape: list[int], za: int, zb: int, adj_x: bool = False,
+               adj_y: bool = False) -> bytes:
+    """Two int8 activations with the given zero points."""
+    rows = a_shape[-1] if adj_x else a_shape[-2]
+    cols = b_shape[-2] if adj_y else b_shape[-1]
+    out = [*np.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2])), rows, cols]
+    mb = ModelBuilder()
+    a = mb.tensor("a", a_shape, "int8", scale=0.05, zero_point=za)
+    b = mb.tensor("b", b_shape, "int8", scale=0.04, zero_point=zb)
+    y = mb.tensor("y", out, "int8", scale=0.25, zero_point=3)
+    mb.op("BATCH_MATMUL", [a, b], [y], adj_x=adj_x, adj_y=adj_y)
+    return mb.build([a, b], [y])
+
+
+# (A, B, adj_x, adj_y): rows and columns past a set of four, odd depths, one row (a decode step), broadcast batches
+BLOCKED = [([4, 4], [4, 4], False, False), ([2, 9, 7], [2, 7, 6], False, False),
+           ([3, 5, 1], [3, 1, 11], False, False), ([1, 16], [16, 33], False, False),
+           ([2, 1, 8, 5], [3, 5, 4], False, False), ([2, 3, 7], [2, 9, 7], False, True),
+           ([3, 2, 5], [3, 5, 6], False, False), ([2, 7, 6], [2, 13, 7], True, True)]
+
+
+@pytest.mark.parametrize("core", [Core.SCALAR, Core.VECTOR], ids=lambda c: c.value)
+@pytest.mark.parametrize("shapes", BLOCKED, ids=str)
+def test_blocked_int8_matches_tflm(shapes: tuple[list[int], list[int], bool, bool], core: Core,
+                                   check_model: Callable[..., object]) -> None:
+    graph = check_model(int8_model(shapes[0], shapes[1], -3, 7, *shapes[2:]), seeds=2, sanitize=True, core=core)
+    assert chosen(graph.nodes[0], core) == "mote_batch_matmul_blocked_s8"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("za,zb", [(127, -128), (-128, 127), (0, 0)])
+def test_blocked_int8_extreme_values(za: int, zb: int, tmp_path: Path) -> None:
+    """Every operand at -128 or 127 (each pair of products at the edge of the pair words' range), extreme zero
+    points: bit-exact with TFLite Micro."""
+    model = int8_model([2, 6, 9], [2, 9, 5], za, zb)
+    graph = load_tflite(model, "m")
+    binary = build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "project", sanitize=True)
+    rng = np.random.default_rng(0)
+    for pick in ([-128], [127], [-128, 127]):
+        inputs = {"a": rng.choice(pick, (2, 6, 9)).astype(np.int8), "b": rng.choice(pick, (2, 9, 5)).astype(np.int8)}
+        want = tflm_outputs(model, graph, inputs)["y"]
+        np.testing.assert_array_equal(interpret(graph, inputs)["y"], want)
+        np.testing.assert_array_equal(binary.run(inputs)[0]["y"], want)

@@ -74,3 +74,14 @@ def test_logistic_rejects_other_zero_point() -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_c_matches_tflm(builtin: str, seed: int, check_model: Callable[..., object]) -> None:
     check_model(random_model(builtin, np.random.default_rng(100 + seed)), seeds=2, sanitize=seed == 0)
+
+
+@pytest.mark.parametrize("zero_point", [-128, 3, 90])
+def test_a_large_logistic_runs_as_its_table(zero_point: int, check_model: Callable[..., object]) -> None:
+    """From LUT_MIN_SIZE values the C looks each value up in a table of the reference; every int8 value."""
+    from mote.codegen.compile import compile_graph
+    from mote.ops.logistic import LUT_MIN_SIZE
+
+    model = unary_model("LOGISTIC", [2, LUT_MIN_SIZE], 0.07, zero_point)
+    assert compile_graph(load_tflite(model, "m")).layers[0].kernel == "mote_lut_s8"
+    check_model(model, seeds=3, sanitize=zero_point == 3)

@@ -1,5 +1,6 @@
-"""The blocked 16x8 and float32 kernels of the scalar core (mote.ops.blocked_16x8, mote.ops.blocked_f32) on the
-virtual MCU: padded windows, strides, dilation, border pixels and channels or rows past a set of four, bit-exact
+"""The blocked 16x8 and float32 kernels of the scalar core (mote.ops.blocked_16x8, mote.ops.blocked_f32) and the
+int8 BATCH_MATMUL of two activations on the virtual MCU:
+padded windows, strides, dilation, border pixels and channels or rows past a set of four, bit-exact
 with the reference (float32 with the F extension)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 
 from mote import pipeline
 from mote.targets.rv32 import Rv32, Rv32Config
+from tests.ops import test_batch_matmul as matmul
 from tests.ops import test_conv2d_f32 as conv_f32
 from tests.ops import test_fully_connected_f32 as fc_f32
 from tests.ops import test_weighted_16x8 as wide
@@ -30,6 +32,10 @@ MODELS: dict[str, tuple[Callable[[], bytes], str, str]] = {
                       "mote_depthwise_conv_blocked_f32"),
     "fully_connected_f32": (lambda: fc_f32.fc_model(np.random.default_rng(6), 1.0), "rv32imfc",
                             "mote_fully_connected_blocked_f32"),
+    "batch_matmul_s8": (lambda: matmul.int8_model([2, 9, 7], [2, 7, 10], -3, 7), "rv32imc",
+                        "mote_batch_matmul_blocked_s8"),
+    "batch_matmul_s8_one_row": (lambda: matmul.int8_model([4, 1, 16], [4, 23, 16], 5, -7, adj_y=True), "rv32imc",
+                                "mote_batch_matmul_blocked_s8"),
 }
 
 

@@ -124,20 +124,31 @@ def _session(proto: Any, exact: bool = True) -> Any:
     """A one-thread CPU session. `exact`: on x86 CPUs without VNNI, onnxruntime's u8 x s8 integer kernels
     (vpmaddubsw) saturate pairs of products to int16 and return wrong results; session.x64quantprecision
     has it use exact u8 x u8 kernels instead. onnxruntime cannot run QLinearConv with int8 activations
-    that way (no kernel for s8 x u8), and needs no help there (its s8 x s8 kernels are exact): fall back."""
+    that way (no kernel for s8 x u8), and needs no help there (its s8 x s8 kernels are exact): fall back.
+    Where its graph optimizer fails on a QDQ model (some transformer graphs: RMSNormalization or Pow before a
+    MatMul), the session runs the graph as written, each DequantizeLinear, float op and QuantizeLinear by itself."""
     import onnxruntime as ort
     from onnxruntime.capi.onnxruntime_pybind11_state import NotImplemented as KernelMissing
 
     ort.set_default_logger_severity(4)  # fatal only: its warnings and errors would reach stderr; mote reports
 
-    def make(precise: bool) -> Any:
+    def make(precise: bool, optimize: bool = True) -> Any:
         options = ort.SessionOptions()
+        if not optimize:
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         options.log_severity_level = 4  # a failure becomes mote's own one-line error
         if precise:
             options.add_session_config_entry("session.x64quantprecision", "1")
-        return ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        try:
+            return ort.InferenceSession(proto.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        except KernelMissing:
+            raise
+        except Exception as e:  # onnxruntime's Fail from a graph transformer
+            if optimize and "during initialization" in str(e):
+                return make(precise, optimize=False)
+            raise
 
     if exact:
         try:

@@ -43,6 +43,8 @@ _QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearM
                   "QLinearSigmoid", "QLinearConcat", "QLinearSoftmax", "QGemm",
                   "QLinearLeakyRelu"}
 _INTEGER_OPS = INTEGER_OPS
+# Integer graph inputs taken as they are: the ids a Gather reads.
+INDEX_INPUTS = {np.dtype(np.int64): DType.INT64, np.dtype(np.int32): DType.INT32}
 
 
 @dataclass(frozen=True)
@@ -327,9 +329,11 @@ def _graph_input(ctx: Context, vi: Any, given: Mapping[str, tuple[int, ...]], sp
     elif onnx_dtype in (np.int8, np.uint8):
         dtype = DType.INT8  # quantization comes from the first QLinear consumer
         offset = 128 if onnx_dtype == np.uint8 else 0
+    elif onnx_dtype in INDEX_INPUTS:
+        dtype = INDEX_INPUTS[onnx_dtype]  # token ids or positions, for Gather (sequence.py)
     else:
-        raise UnsupportedError(f"{ctx.model}: input {vi.name!r} is {onnx_dtype.name}; mote takes float32, int8 or "
-                               "uint8 inputs")
+        raise UnsupportedError(f"{ctx.model}: input {vi.name!r} is {onnx_dtype.name}; mote takes float32, int8, "
+                               "uint8 inputs, and int32 or int64 ids for Gather")
     t = ctx.b.tensor(vi.name, tuple(shape[p] for p in perm), dtype, quant)
     return Act(t, perm), IoInfo(vi.name, t.name, onnx_dtype, dtype.np, perm, offset)
 

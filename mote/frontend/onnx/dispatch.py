@@ -6,7 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import floats, integer, integer_movement, integer_nonlinear, movement, qdq, qop, resize
+from mote.frontend.onnx import (
+    floats,
+    integer,
+    integer_movement,
+    integer_nonlinear,
+    movement,
+    norms,
+    qdq,
+    qop,
+    resize,
+    sequence,
+    tables,
+)
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.fold import fold, foldable
 from mote.frontend.onnx.values import Value
@@ -15,15 +27,16 @@ _DOMAINS = {"": "", "ai.onnx": "", "com.microsoft": "com.microsoft"}
 
 
 def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]:
-    tables = {("", op): h for op, h in {**movement.HANDLERS, **qdq.HANDLERS}.items()}
-    tables.update(qop.HANDLERS)
-    tables.update(floats.HANDLERS)
-    tables.update(resize.HANDLERS)
+    found = {("", op): h for op, h in {**movement.HANDLERS, **qdq.HANDLERS}.items()}
+    for more in (qop.HANDLERS, floats.HANDLERS, resize.HANDLERS, sequence.HANDLERS, norms.HANDLERS):
+        found.update(more)
     if dialect == "integer":
-        tables.update(integer_movement.HANDLERS)
-        tables.update(integer.HANDLERS)
-        tables.update(integer_nonlinear.HANDLERS)
-    return tables
+        found.update(integer_movement.HANDLERS)
+        found.update(integer.HANDLERS)
+        found.update(integer_nonlinear.HANDLERS)
+    else:
+        found.update(tables.handlers(found))  # elementwise ops of one quantized tensor as tables
+    return found
 
 
 def attributes(node: Any) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from mote.frontend.onnx import lower
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.values import (
     Act,
+    Builder,
     Const,
     Deq,
     Pending,
@@ -26,12 +27,13 @@ from mote.frontend.onnx.values import (
     Value,
     as_2d,
     from_2d,
+    identity,
     int8_quant,
     same_quant,
     to_int8,
 )
 from mote.frontend.onnx.window import attrs_2d
-from mote.ir import DType, Quant
+from mote.ir import DType, Quant, Tensor
 
 Handler = Callable[[Context, Any, dict], list]
 WINDOW = {"auto_pad", "pads", "strides", "kernel_shape", "dilations", "ceil_mode"}
@@ -224,7 +226,32 @@ def gemm(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     return pending(ctx, node, lambda q, lo, hi, act: lower.fully_connected(ctx.b, x, w, bias, q, act, name, False))
 
 
+def _matrix_layout(b: Builder, x: Act) -> tuple[Tensor, bool]:
+    """An activation as BATCH_MATMUL's operand: its tensor and whether it is stored with its last two axes
+    swapped (a Transpose of them before the MatMul, Q . K^T, moves no data: the kernel reads it transposed)."""
+    lead = tuple(range(x.rank - 2))
+    swapped = (*lead, x.rank - 1, x.rank - 2)
+    if x.perm == swapped:
+        return x.tensor, True
+    return b.to_layout(x, identity(x.rank)).tensor, False
+
+
+def batch_matmul(b: Builder, lhs: Act, rhs: Act, out_q: Quant, name: str) -> Act:
+    """MatMul of two int8 activations (numpy's matmul: the batch axes broadcast): one BATCH_MATMUL."""
+    for x in (lhs, rhs):
+        if not 2 <= x.rank <= 5:
+            raise UnsupportedError(f"{name}: a MatMul of two activations needs operands of rank 2 to 5, got "
+                                   f"{list(x.onnx_shape)}")
+    a, adj_x = _matrix_layout(b, lhs)
+    c, adj_y = _matrix_layout(b, rhs)
+    out = b.node("batch_matmul", [a, c], name, DType.INT8, out_q, {"adj_x": adj_x, "adj_y": adj_y})
+    return Act(out, identity(len(out.shape)))
+
+
 def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    if isinstance(ctx.value(node, 1), Deq):  # two activations (attention's Q . K^T and weights . V)
+        a, c, name = act_input(ctx, node, 0), act_input(ctx, node, 1), node.output[0]
+        return pending(ctx, node, lambda q, lo, hi, act: batch_matmul(ctx.b, a, c, q, name), clampable=False)
     x, w = act_input(ctx, node, 0), qconst_input(ctx, node, 1, "second input")
     if w.q.ndim != 2 or x.rank < 2:
         raise UnsupportedError(f"{ctx.where(node)}: MatMul needs an activation of rank >= 2 and 2-D weights")

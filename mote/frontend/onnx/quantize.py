@@ -105,7 +105,9 @@ def calibration_samples(model: Any, calib: Path, input_shapes: Mapping[str, tupl
     """Calibration data as a list of feeds {input name: one sample shaped for the model}."""
     inputs = _model_inputs(model, input_shapes)
     arrays = _load_calibration(calib, list(inputs))
-    per_input = {name: _split(arrays[name], shape, name, calib) for name, shape in inputs.items()}
+    dtypes = _input_dtypes(model)
+    per_input = {name: _split(arrays[name], shape, name, calib, dtypes.get(name, np.dtype(np.float32)))
+                 for name, shape in inputs.items()}
     counts = {len(v) for v in per_input.values()}
     if len(counts) != 1:
         raise MoteError(f"{calib}: the inputs have different numbers of calibration samples "
@@ -126,6 +128,18 @@ def _model_inputs(model: Any, input_shapes: Mapping[str, tuple[int, ...]]) -> di
         dims = vi.type.tensor_type.shape.dim
         shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None for d in dims]
         out[vi.name] = list(input_shapes.get(vi.name, shape))
+    return out
+
+
+def _input_dtypes(model: Any) -> dict[str, np.dtype]:
+    """Input name -> its numpy dtype: float32, or the integer type of ids (a Gather's token ids, positions)."""
+    from onnx import helper
+
+    out = {}
+    for vi in model.graph.input:
+        elem = vi.type.tensor_type.elem_type
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem)) if elem else np.dtype(np.float32)
+        out[vi.name] = dtype if dtype.kind in "iu" else np.dtype(np.float32)
     return out
 
 
@@ -161,11 +175,17 @@ def _load_calibration(calib: Path, names: list[str]) -> dict[str, np.ndarray]:
     return {n: arrays[n] for n in names}
 
 
-def _split(a: np.ndarray, shape: list[int | None], name: str, calib: Path) -> list[np.ndarray]:
-    """Samples of input `name` from one calibration array."""
+FLOAT32 = np.dtype(np.float32)
+
+
+def _split(a: np.ndarray, shape: list[int | None], name: str, calib: Path,
+           dtype: np.dtype = FLOAT32) -> list[np.ndarray]:
+    """Samples of input `name` from one calibration array, in the input's dtype (float32, or integer ids)."""
     if a.dtype.kind not in "biuf":
         raise MoteError(f"{calib}: calibration array for {name!r} holds {a.dtype.str} values; it needs numbers")
-    a = np.asarray(a, dtype=np.float32)
+    if dtype.kind in "iu" and a.dtype.kind == "f" and not np.array_equal(a, np.round(a)):
+        raise MoteError(f"{calib}: calibration array for {name!r} holds fractions; the input takes integer ids")
+    a = np.asarray(a, dtype=dtype)
 
     def fits(s: tuple[int, ...]) -> bool:
         return len(s) == len(shape) and all(d is None or d == n for d, n in zip(shape, s))

@@ -205,15 +205,20 @@ def _twins(model: CompiledModel) -> set[str]:
     return {name for layer in model.layers for name in layer.twins}
 
 
-def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | None = None) -> Rv32Firmware:
+def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | None = None,
+               main: str | None = None) -> Rv32Firmware:
     """Write the project (with kernels for a scalar core) to `project_dir` and build
-    project_dir/firmware.elf. Raises MoteError."""
+    project_dir/firmware.elf. `main`: the text of another firmware main.c than mote's (one that drives the model
+    through an API of its own, e.g. a decoder's model_step). Raises MoteError."""
     model = model.for_core(Core.SCALAR)
     config = config or Rv32Config()
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
-    dataclasses.replace(model, sources={**model.sources, **project_files(model, config)}).write(project_dir)
+    files = project_files(model, config)
+    if main is not None:
+        files[f"{PLATFORM_DIR}/main.c"] = main
+    dataclasses.replace(model, sources={**model.sources, **files}).write(project_dir)
     twins = _twins(model)
     kernels = sorted(rel for rel in model.sources
                      if rel.startswith("mote/") and rel.endswith(".c") and Path(rel).stem not in twins)
