@@ -23,9 +23,18 @@ GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "depth_multipl
 WINDOW = ("filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
 
 
+def fixed(p: DepthwiseParams) -> bool:
+    """The filters the kernel has constant-size blocks of eight pixels for (mote_depthwise_conv_plane_fixed.h):
+    3x3 at stride 1 by two lanes, 5x5 at stride 2 by one, taps adjacent across."""
+    if p.dilation_w != 1 or p.out_w <= 4:
+        return False
+    window = (p.filter_h, p.filter_w, p.stride_w)
+    return (window == (3, 3, 1) and p.depth_multiplier % 2 == 0) or (window == (5, 5, 2) and lanes(p) == 1)
+
+
 def pixels(p: DepthwiseParams) -> int:
-    """Pixels per block: eight with one lane on rows longer than four, else four."""
-    return 8 if lanes(p) == 1 and p.out_w > 4 else 4
+    """Pixels per block: eight with one lane on rows longer than four or a fixed filter, else four."""
+    return 8 if fixed(p) or (lanes(p) == 1 and p.out_w > 4) else 4
 
 
 def plane_shape(p: DepthwiseParams) -> tuple[int, int]:
@@ -49,7 +58,11 @@ def accepts(node: Node, p: DepthwiseParams) -> str | None:
 
 
 def lanes(p: DepthwiseParams) -> int:
-    """Output channels per block, of one input channel: four, two or one, as the multiplier divides."""
+    """Output channels per block, of one input channel: four, two or one, as the multiplier divides (two
+    for a fixed 3x3 filter)."""
+    if p.filter_h == p.filter_w == 3 and p.stride_w == 1 and p.dilation_w == 1 and p.out_w > 4 \
+            and p.depth_multiplier % 2 == 0:
+        return 2
     return next(n for n in (4, 2, 1) if p.depth_multiplier % n == 0)
 
 

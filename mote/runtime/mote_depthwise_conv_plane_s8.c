@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "mote_depthwise_conv_plane_fixed.h"
 #include "mote_output_stage.h"
 
 /* The block and row bodies below are instantiated with constants by each row function: they must be
@@ -154,6 +155,9 @@ MOTE_PLANE_OUTLINE void store_4x4(const plane_walk *k, const int32_t *acc, int8_
 MOTE_PLANE_OUTLINE void store_8x1(const plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 8, 1, out);
 }
+MOTE_PLANE_OUTLINE void store_8x2(const plane_walk *k, const int32_t *acc, int8_t *out) {
+  store_n(k, acc, 8, 2, out);
+}
 MOTE_PLANE_OUTLINE void store_4(const plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 4, k->lanes, out);
 }
@@ -165,11 +169,13 @@ MOTE_PLANE_OUTLINE void store_part(const plane_walk *k, const int32_t *acc, int3
  * below (slide8 where `slide`, else block<pixels>x<lanes>), so that each caller's inner loops take fixed
  * offsets. */
 MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
-                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
+                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels, int32_t fixed_h) {
   const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
   for (int32_t ox = 0; ox < out_w; ox += pixels, x += pixels * stride, out += pixels * step) {
     int32_t acc[16];
-    if (pixels == 8 && slide) {
+    if (fixed_h) {
+      mote_plane_fixed_block(x, w, row_step, fixed_h, fw, stride, lanes, pixels, k->bias, acc);
+    } else if (pixels == 8 && slide) {
       slide8(x, w, fh, fw, row_step, k->bias, acc);
     } else if (pixels == 8) {
       block8x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
@@ -182,6 +188,8 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
     }
     if (out_w - ox < pixels) {
       store_part(k, acc, out_w - ox, out);
+    } else if (pixels == 8 && lanes == 2) {
+      store_8x2(k, acc, out);
     } else if (pixels == 8) {
       store_8x1(k, acc, out);
     } else if (lanes == 4) {
@@ -195,24 +203,26 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
 typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
 
 /* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                             \
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS, FIXED_H)                    \
   static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
-    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                          \
+    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS, FIXED_H);                 \
   }
-MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
-MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4)
-MOTE_PLANE_ROW(row2_s1, 2, 1, k->fw, 0, 4)
-MOTE_PLANE_ROW(row2_s2, 2, 2, k->fw, 0, 4)
-MOTE_PLANE_ROW(row8_s1, 1, 1, k->fw, 0, 8)
-MOTE_PLANE_ROW(row8_s2, 1, 2, k->fw, 0, 8)
-MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8)
-MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8)
-MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8)
-MOTE_PLANE_ROW(slide8_w5, 1, 1, 5, 1, 8)
-MOTE_PLANE_ROW(slide8_w6, 1, 1, 6, 1, 8)
-MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8)
-MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
-MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare shapes: nothing fixed */
+MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4, 0)
+MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4, 0)
+MOTE_PLANE_ROW(row2_s1, 2, 1, k->fw, 0, 4, 0)
+MOTE_PLANE_ROW(row2_s2, 2, 2, k->fw, 0, 4, 0)
+MOTE_PLANE_ROW(row8_s1, 1, 1, k->fw, 0, 8, 0)
+MOTE_PLANE_ROW(row8_s2, 1, 2, k->fw, 0, 8, 0)
+MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8, 0)
+MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8, 0)
+MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8, 0)
+MOTE_PLANE_ROW(slide8_w5, 1, 1, 5, 1, 8, 0)
+MOTE_PLANE_ROW(slide8_w6, 1, 1, 6, 1, 8, 0)
+MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8, 0)
+MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8, 0)
+MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels, 0) /* the rare shapes: nothing fixed */
+MOTE_PLANE_ROW(fixed3x3_s1_x2, 2, 1, 3, 0, 8, 3)
+MOTE_PLANE_ROW(fixed5x5_s2_x1, 1, 2, 5, 0, 8, 5)
 #undef MOTE_PLANE_ROW
 
 /* The row function for the walk: strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
@@ -220,6 +230,12 @@ MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare sh
 static plane_row choose_row(const plane_walk *k) {
   static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
   static const plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
+  if (k->pixels == 8 && k->lanes == 2 && k->dx == 1 && k->stride == 1 && k->fh == 3 && k->fw == 3) {
+    return fixed3x3_s1_x2;
+  }
+  if (k->pixels == 8 && k->lanes == 1 && k->dx == 1 && k->stride == 2 && k->fh == 5 && k->fw == 5) {
+    return fixed5x5_s2_x1;
+  }
   if (k->pixels == 8 && k->lanes != 1) return NULL;
   if (k->pixels == 8 && k->stride == 1 && k->dx == 1 && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
   if ((k->pixels == 8) != (k->lanes == 1) || k->stride > 2) return row_any;
