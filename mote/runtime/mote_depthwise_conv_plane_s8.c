@@ -155,9 +155,6 @@ MOTE_PLANE_OUTLINE void store_4x4(const plane_walk *k, const int32_t *acc, int8_
 MOTE_PLANE_OUTLINE void store_8x1(const plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 8, 1, out);
 }
-MOTE_PLANE_OUTLINE void store_8x2(const plane_walk *k, const int32_t *acc, int8_t *out) {
-  store_n(k, acc, 8, 2, out);
-}
 MOTE_PLANE_OUTLINE void store_4(const plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 4, k->lanes, out);
 }
@@ -169,13 +166,11 @@ MOTE_PLANE_OUTLINE void store_part(const plane_walk *k, const int32_t *acc, int3
  * below (slide8 where `slide`, else block<pixels>x<lanes>), so that each caller's inner loops take fixed
  * offsets. */
 MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
-                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels, int32_t fixed_h) {
+                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
   const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
   for (int32_t ox = 0; ox < out_w; ox += pixels, x += pixels * stride, out += pixels * step) {
     int32_t acc[16];
-    if (fixed_h) {
-      mote_plane_fixed_block(x, w, row_step, fixed_h, fw, stride, lanes, pixels, k->bias, acc);
-    } else if (pixels == 8 && slide) {
+    if (pixels == 8 && slide) {
       slide8(x, w, fh, fw, row_step, k->bias, acc);
     } else if (pixels == 8) {
       block8x1(x, w, fh, fw, row_step, dx, stride, k->bias, acc);
@@ -188,8 +183,6 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
     }
     if (out_w - ox < pixels) {
       store_part(k, acc, out_w - ox, out);
-    } else if (pixels == 8 && lanes == 2) {
-      store_8x2(k, acc, out);
     } else if (pixels == 8) {
       store_8x1(k, acc, out);
     } else if (lanes == 4) {
@@ -203,27 +196,65 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
 typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
 
 /* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS, FIXED_H)                    \
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                             \
   static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
-    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS, FIXED_H);                 \
+    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                          \
   }
-MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4, 0)
-MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4, 0)
-MOTE_PLANE_ROW(row2_s1, 2, 1, k->fw, 0, 4, 0)
-MOTE_PLANE_ROW(row2_s2, 2, 2, k->fw, 0, 4, 0)
-MOTE_PLANE_ROW(row8_s1, 1, 1, k->fw, 0, 8, 0)
-MOTE_PLANE_ROW(row8_s2, 1, 2, k->fw, 0, 8, 0)
-MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8, 0)
-MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8, 0)
-MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8, 0)
-MOTE_PLANE_ROW(slide8_w5, 1, 1, 5, 1, 8, 0)
-MOTE_PLANE_ROW(slide8_w6, 1, 1, 6, 1, 8, 0)
-MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8, 0)
-MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8, 0)
-MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels, 0) /* the rare shapes: nothing fixed */
-MOTE_PLANE_ROW(fixed3x3_s1_x2, 2, 1, 3, 0, 8, 3)
-MOTE_PLANE_ROW(fixed5x5_s2_x1, 1, 2, 5, 0, 8, 5)
+MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
+MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4)
+MOTE_PLANE_ROW(row2_s1, 2, 1, k->fw, 0, 4)
+MOTE_PLANE_ROW(row2_s2, 2, 2, k->fw, 0, 4)
+MOTE_PLANE_ROW(row8_s1, 1, 1, k->fw, 0, 8)
+MOTE_PLANE_ROW(row8_s2, 1, 2, k->fw, 0, 8)
+MOTE_PLANE_ROW(slide8_w2, 1, 1, 2, 1, 8)
+MOTE_PLANE_ROW(slide8_w3, 1, 1, 3, 1, 8)
+MOTE_PLANE_ROW(slide8_w4, 1, 1, 4, 1, 8)
+MOTE_PLANE_ROW(slide8_w5, 1, 1, 5, 1, 8)
+MOTE_PLANE_ROW(slide8_w6, 1, 1, 6, 1, 8)
+MOTE_PLANE_ROW(slide8_w7, 1, 1, 7, 1, 8)
+MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
+MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare shapes: nothing fixed */
 #undef MOTE_PLANE_ROW
+
+/* An output through the channel's shortcuts as mote_output_of, the rest out of line: a fixed row function
+ * inlines it for each of its block's outputs, whose sums stay in registers. */
+MOTE_PLANE_INLINE int8_t output_near(int32_t acc, const mote_output_channel *s) {
+  if (MOTE_LIKELY(acc > s->fast_after)) return mote_output_positive(acc, s);
+  if (acc < s->min_below) return (int8_t)s->lo;
+  return mote_output_rest_s8(acc, s->row, (int32_t)s->offset, s->lo, s->hi);
+}
+
+/* A row of outputs in blocks of eight pixels for a constant fh x fw filter, stride and lanes
+ * (mote_plane_fixed_block): the whole blocks requantized from registers, the last one if short through
+ * store_part. */
+MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t fh,
+                                 int32_t fw, int32_t stride, int32_t lanes) {
+  const int32_t row_step = k->row_step, out_w = k->out_w, step = k->out_step;
+  int32_t ox = 0;
+  for (; ox + 8 <= out_w; ox += 8, x += 8 * stride, out += 8 * step) {
+    int32_t acc[16];
+    mote_plane_fixed_block(x, w, row_step, fh, fw, stride, lanes, 8, k->bias, acc);
+#pragma GCC unroll 4
+    for (int32_t j = 0; j < lanes; ++j) {
+      const mote_output_channel stage = k->stage[j];
+      int8_t *o = out + j;
+#pragma GCC unroll 8
+      for (int32_t i = 0; i < 8; ++i, o += step) *o = output_near(acc[lanes * i + j], &stage);
+    }
+  }
+  if (ox < out_w) {
+    int32_t acc[16];
+    mote_plane_fixed_block(x, w, row_step, fh, fw, stride, lanes, 8, k->bias, acc);
+    store_part(k, acc, out_w - ox, out);
+  }
+}
+
+static void fixed3x3_s1_x2(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
+  fixed_row(k, x, w, out, 3, 3, 1, 2);
+}
+static void fixed5x5_s2_x1(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
+  fixed_row(k, x, w, out, 5, 5, 2, 1);
+}
 
 /* The row function for the walk: strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
  * across) the filter width too; row_any for the others. NULL: pixels 8 with more than one lane. */
