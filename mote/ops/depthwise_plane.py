@@ -25,8 +25,9 @@ WINDOW = ("filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilatio
 
 def fixed(p: DepthwiseParams) -> bool:
     """The filters the kernel has constant-size blocks of eight pixels for (mote_depthwise_conv_plane_fixed.h):
-    3x3 at stride 1 by two lanes, 5x5 at stride 2 by one, taps adjacent across."""
-    if p.dilation_w != 1 or p.out_w <= 4:
+    3x3 at stride 1 by two lanes, 5x5 at stride 2 by one, taps adjacent across, rows of at least eight
+    outputs. Their plane interleaves four input channels (plane_group)."""
+    if p.dilation_w != 1 or p.out_w < 8:
         return False
     window = (p.filter_h, p.filter_w, p.stride_w)
     return (window == (3, 3, 1) and p.depth_multiplier % 2 == 0) or (window == (5, 5, 2) and lanes(p) == 1)
@@ -60,7 +61,7 @@ def accepts(node: Node, p: DepthwiseParams) -> str | None:
 def lanes(p: DepthwiseParams) -> int:
     """Output channels per block, of one input channel: four, two or one, as the multiplier divides (two
     for a fixed 3x3 filter)."""
-    if p.filter_h == p.filter_w == 3 and p.stride_w == 1 and p.dilation_w == 1 and p.out_w > 4 \
+    if p.filter_h == p.filter_w == 3 and p.stride_w == 1 and p.dilation_w == 1 and p.out_w >= 8 \
             and p.depth_multiplier % 2 == 0:
         return 2
     return next(n for n in (4, 2, 1) if p.depth_multiplier % n == 0)
@@ -77,15 +78,21 @@ def pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_plane_s8", "mote_depthwise_conv_plane_params", {
         **{name: getattr(p, name) for name in GEOMETRY}, "lanes": n, "pixels": pixels(p),
         **{name: getattr(p, name) for name in WINDOW},
-        "plane_h": plane_h, "plane_w": plane_w, "zero_point": -p.input_offset, "output_offset": p.output_offset,
+        "plane_h": plane_h, "plane_w": plane_w, "plane_group": plane_group(p), "zero_point": -p.input_offset, "output_offset": p.output_offset,
         "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(weights), "weights"),
         "folded_bias": em.const(folded_bias(p).astype(np.int32), "folded_bias"),
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
 
 
+def plane_group(p: DepthwiseParams) -> int:
+    """Input channels interleaved in the plane: four for the fixed filters (a pixel's four channels copied as
+    one word), else one."""
+    return 4 if fixed(p) else 1
+
+
 def scratch(node: Node, p: DepthwiseParams) -> int:
     plane_h, plane_w = plane_shape(p)
-    return plane_h * plane_w
+    return plane_h * plane_w * plane_group(p)
 
 
 SCRATCH_WHY = "one input channel's plane, bordered with the zero point"

@@ -14,14 +14,14 @@
 #define MOTE_FIXED_INLINE static inline
 #endif
 
-/* `pixels` windows `stride` bytes apart by `lanes` lanes (output channels of one input channel), a fh x fw
- * filter with taps one byte apart across and `row_step` bytes apart down; weights [fh][fw][lanes]. A filter
- * row's input bytes are read once each, left to right, and each is added to every window and lane it is a
- * tap of: a row of windows overlapping by fw - stride bytes costs (pixels - 1) * stride + fw loads, not
- * pixels * fw. acc[lanes * pixel + lane], at most 16. */
-MOTE_FIXED_INLINE void mote_plane_fixed_block(const int8_t *x, const int8_t *w, int32_t row_step, int32_t fh,
-                                              int32_t fw, int32_t stride, int32_t lanes, int32_t pixels,
-                                              const int32_t *bias, int32_t *acc) {
+/* `pixels` windows `stride` columns apart by `lanes` lanes (output channels of one input channel), a fh x fw
+ * filter with taps one column apart across and `row_step` bytes apart down, columns `dx` bytes apart;
+ * weights [fh][fw][lanes]. A filter row's input bytes are read once each, left to right, and each is added
+ * to every window and lane it is a tap of: a row of windows overlapping by fw - stride columns costs
+ * (pixels - 1) * stride + fw loads, not pixels * fw. acc[lanes * pixel + lane], at most 16. */
+MOTE_FIXED_INLINE void mote_plane_fixed_block(const int8_t *x, const int8_t *w, int32_t row_step, int32_t dx,
+                                              int32_t fh, int32_t fw, int32_t stride, int32_t lanes,
+                                              int32_t pixels, const int32_t *bias, int32_t *acc) {
   int32_t a[16];
   #pragma GCC unroll 32
   for (int32_t i = 0; i < pixels; ++i) {
@@ -33,7 +33,7 @@ MOTE_FIXED_INLINE void mote_plane_fixed_block(const int8_t *x, const int8_t *w, 
   for (int32_t fy = 0; fy < fh; ++fy, x += row_step, w += fw * lanes) {
     #pragma GCC unroll 32
     for (int32_t c = 0; c < span; ++c) {
-      const int32_t v = x[c];
+      const int32_t v = x[c * dx];
       #pragma GCC unroll 32
       for (int32_t fx = 0; fx < fw; ++fx) {
         const int32_t d = c - fx;

@@ -33,6 +33,42 @@ static void fill_plane(const mote_depthwise_conv_plane_params *p, const int8_t *
   }
 }
 
+/* A word that may alias the bytes it is read from or written to (4-byte aligned here). */
+#if defined(__GNUC__)
+typedef uint32_t __attribute__((may_alias)) plane_word;
+#else
+typedef uint32_t plane_word;
+#endif
+
+/* Input channels c .. c + n - 1 (n <= 4) of one image into a plane of four interleaved channels (column x
+ * of channel c + j at byte 4 * x + j); a pixel's four bytes are one word when the input's are aligned. */
+static void fill_plane4(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int32_t n,
+                        int8_t *plane) {
+  const int32_t ch = p->in_ch, in_h = p->in_h, in_w = p->in_w, plane_w = 4 * p->plane_w;
+  const int8_t *src = image + c;
+  int8_t *dst = plane + 4 * (p->pad_top * p->plane_w + p->pad_left);
+  if (n == 4 && ch % 4 == 0 && ((uintptr_t)src & 3) == 0 && ((uintptr_t)plane & 3) == 0) {
+    const int32_t in_w4 = in_w & ~3;
+    for (int32_t iy = 0; iy < in_h; ++iy, dst += plane_w) {
+      int32_t ix = 0;
+      for (; ix < in_w4; ix += 4) {
+        plane_word *d = (plane_word *)(void *)(dst + 4 * ix);
+        d[0] = *(const plane_word *)(const void *)src, src += ch;
+        d[1] = *(const plane_word *)(const void *)src, src += ch;
+        d[2] = *(const plane_word *)(const void *)src, src += ch;
+        d[3] = *(const plane_word *)(const void *)src, src += ch;
+      }
+      for (; ix < in_w; ++ix, src += ch) *(plane_word *)(void *)(dst + 4 * ix) = *(const plane_word *)(const void *)src;
+    }
+    return;
+  }
+  for (int32_t iy = 0; iy < in_h; ++iy, dst += plane_w) {
+    for (int32_t ix = 0; ix < in_w; ++ix, src += ch) {
+      for (int32_t j = 0; j < n; ++j) dst[4 * ix + j] = src[j];
+    }
+  }
+}
+
 /* Eight windows at stride 1, dilation 1 across, one lane, for a constant filter width (2 to 8): each
  * input byte of a filter row is loaded once for the eight, and the unrolled steps rename the window's
  * registers instead of moving them. */
@@ -129,6 +165,7 @@ MOTE_PLANE_INLINE void block4x4(const int8_t *x, const int8_t *w, int32_t fh, in
 /* A channel group's walk over the plane and its outputs, read from the params once. */
 typedef struct {
   int32_t fh, fw, row_step, dx, stride, lanes, pixels;
+  int32_t group;                         /* channels interleaved in the plane: 1 or 4 */
   int32_t out_w, out_step;               /* outputs per row; bytes between an output pixel and the next */
   int32_t bias[4];                       /* the group's folded biases */
   mote_output_channel stage[4];          /* the group's output stages */
@@ -225,15 +262,18 @@ MOTE_PLANE_INLINE int8_t output_near(int32_t acc, const mote_output_channel *s) 
 }
 
 /* A row of outputs in blocks of eight pixels for a constant fh x fw filter, stride and lanes
- * (mote_plane_fixed_block): the whole blocks requantized from registers, the last one if short through
- * store_part. */
+ * (mote_plane_fixed_block) on a plane of four interleaved channels, requantized from registers; a row
+ * whose length is not a multiple of eight ends with the eight pixels that end it, its first outputs
+ * written twice with the same values (rows have at least eight pixels). */
 MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t fh,
                                  int32_t fw, int32_t stride, int32_t lanes) {
   const int32_t row_step = k->row_step, out_w = k->out_w, step = k->out_step;
-  int32_t ox = 0;
-  for (; ox + 8 <= out_w; ox += 8, x += 8 * stride, out += 8 * step) {
+  for (int32_t ox = 0; ox < out_w; ox += 8, x += 32 * stride, out += 8 * step) {
+    if (ox + 8 > out_w) { /* the last, overlapping the one before */
+      x -= 4 * stride * (ox + 8 - out_w), out -= step * (ox + 8 - out_w), ox = out_w - 8;
+    }
     int32_t acc[16];
-    mote_plane_fixed_block(x, w, row_step, fh, fw, stride, lanes, 8, k->bias, acc);
+    mote_plane_fixed_block(x, w, row_step, 4, fh, fw, stride, lanes, 8, k->bias, acc);
 #pragma GCC unroll 4
     for (int32_t j = 0; j < lanes; ++j) {
       const mote_output_channel stage = k->stage[j];
@@ -241,11 +281,6 @@ MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int
 #pragma GCC unroll 8
       for (int32_t i = 0; i < 8; ++i, o += step) *o = output_near(acc[lanes * i + j], &stage);
     }
-  }
-  if (ox < out_w) {
-    int32_t acc[16];
-    mote_plane_fixed_block(x, w, row_step, fh, fw, stride, lanes, 8, k->bias, acc);
-    store_part(k, acc, out_w - ox, out);
   }
 }
 
@@ -256,16 +291,17 @@ static void fixed5x5_s2_x1(const plane_walk *k, const int8_t *x, const int8_t *w
   fixed_row(k, x, w, out, 5, 5, 2, 1);
 }
 
-/* The row function for the walk: strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
- * across) the filter width too; row_any for the others. NULL: pixels 8 with more than one lane. */
+/* The row function for the walk: on a plane of four channels the fixed filters (3x3 at stride 1 by two lanes,
+ * 5x5 at stride 2 by one, no dilation across); on a plane of one strides 1 and 2 fixed, and for one lane
+ * sliding at stride 1 (no dilation across) the filter width too; row_any for the others. NULL: none. */
 static plane_row choose_row(const plane_walk *k) {
   static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
   static const plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
-  if (k->pixels == 8 && k->lanes == 2 && k->dx == 1 && k->stride == 1 && k->fh == 3 && k->fw == 3) {
-    return fixed3x3_s1_x2;
-  }
-  if (k->pixels == 8 && k->lanes == 1 && k->dx == 1 && k->stride == 2 && k->fh == 5 && k->fw == 5) {
-    return fixed5x5_s2_x1;
+  if (k->group != 1) {
+    if (k->group != 4 || k->pixels != 8 || k->dx != 4) return NULL;
+    if (k->lanes == 2 && k->stride == 1 && k->fh == 3 && k->fw == 3) return fixed3x3_s1_x2;
+    if (k->lanes == 1 && k->stride == 2 && k->fh == 5 && k->fw == 5) return fixed5x5_s2_x1;
+    return NULL;
   }
   if (k->pixels == 8 && k->lanes != 1) return NULL;
   if (k->pixels == 8 && k->stride == 1 && k->dx == 1 && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
@@ -276,14 +312,15 @@ static plane_row choose_row(const plane_walk *k) {
 /* Output channels o0 .. o0 + lanes - 1 (of one input channel) over the plane. */
 static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_t *plane, const int8_t *w,
                           int32_t o0, int8_t *out_image) {
-  plane_walk k = {p->filter_h, p->filter_w, p->dilation_h * p->plane_w, p->dilation_w, p->stride_w, p->lanes,
-                  p->pixels, p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
+  const int32_t group = p->plane_group, plane_w = group * p->plane_w;
+  plane_walk k = {p->filter_h, p->filter_w, p->dilation_h * plane_w, group * p->dilation_w, p->stride_w, p->lanes,
+                  p->pixels, group, p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
   for (int32_t j = 0; j < k.lanes; ++j) {
     k.stage[j] = mote_output_channel_at(p->output_stage, o0 + j, p->output_offset, p->act_min, p->act_max);
     k.bias[j] = p->folded_bias[o0 + j];
   }
   const plane_row row = choose_row(&k); /* not NULL: checked by the caller */
-  const int32_t in_row = p->stride_h * p->plane_w, out_row = p->out_w * k.out_step;
+  const int32_t in_row = p->stride_h * plane_w, out_row = p->out_w * k.out_step;
   int8_t *out = out_image + o0;
   for (int32_t oy = 0; oy < p->out_h; ++oy, plane += in_row, out += out_row) row(&k, plane, w, out);
 }
@@ -291,20 +328,30 @@ static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_
 mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params *p, const int8_t *input,
                                          int8_t *output, mote_scratch scratch) {
   const int32_t m = p->depth_multiplier, lanes = p->lanes, ch = p->in_ch, taps = p->filter_h * p->filter_w;
-  const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w;
+  const int32_t group = p->plane_group;
+  const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w * (size_t)group;
   if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2 && lanes != 4) || m % lanes != 0) return MOTE_ERROR;
-  const plane_walk shape = {p->filter_h, p->filter_w, 0, p->dilation_w, p->stride_w, lanes, p->pixels, 0, 0,
-                            {0, 0, 0, 0}, {{0}}};
-  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) return MOTE_ERROR;
+  const plane_walk shape = {p->filter_h, p->filter_w, 0, group * p->dilation_w, p->stride_w, lanes, p->pixels, group,
+                            0, 0, {0, 0, 0, 0}, {{0}}};
+  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL || (group == 4 && p->out_w < 8)) {
+    return MOTE_ERROR;
+  }
   int8_t *plane = scratch.buf;
   memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *image = input + b * p->in_h * p->in_w * ch;
     int8_t *out_image = output + b * p->out_h * p->out_w * ch * m;
-    for (int32_t c = 0; c < ch; ++c) {
-      fill_plane(p, image, c, plane);
-      for (int32_t g = 0; g < m; g += lanes) {
-        channel_group(p, plane, p->weights + (c * m + g) * taps, c * m + g, out_image);
+    for (int32_t c0 = 0; c0 < ch; c0 += group) {
+      const int32_t n = ch - c0 < group ? ch - c0 : group;
+      if (group == 1) {
+        fill_plane(p, image, c0, plane);
+      } else {
+        fill_plane4(p, image, c0, n, plane);
+      }
+      for (int32_t c = c0; c < c0 + n; ++c) {
+        for (int32_t g = 0; g < m; g += lanes) {
+          channel_group(p, plane + (c - c0), p->weights + (c * m + g) * taps, c * m + g, out_image);
+        }
       }
     }
   }

@@ -19,6 +19,7 @@ typedef struct {
   int32_t stride_h, stride_w, dilation_h, dilation_w; /* all >= 1 */
   int32_t pad_top, pad_left;             /* >= 0 */
   int32_t plane_h, plane_w;              /* the plane: every window of every block of pixels inside */
+  int32_t plane_group;                   /* 1, or 4: four channels interleaved in the plane (the fixed filters) */
   int32_t zero_point;                    /* the input zero point: the plane's border */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
@@ -27,7 +28,7 @@ typedef struct {
   const int32_t *output_stage;           /* [out_ch][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_depthwise_conv_plane_params;
 
-/* Bit-exact with TFLite Micro's int8 DepthwiseConvPerChannel. Scratch: plane_h * plane_w bytes. */
+/* Bit-exact with TFLite Micro's int8 DepthwiseConvPerChannel. Scratch: plane_h * plane_w * plane_group bytes. */
 mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params *p, const int8_t *input,
                                          int8_t *output, mote_scratch scratch);
 
