@@ -62,9 +62,11 @@ static void fill_plane4(const mote_depthwise_conv_plane_params *p, const int8_t 
     }
     return;
   }
-  for (int32_t iy = 0; iy < in_h; ++iy, dst += plane_w) {
-    for (int32_t ix = 0; ix < in_w; ++ix, src += ch) {
-      for (int32_t j = 0; j < n; ++j) dst[4 * ix + j] = src[j];
+  for (int32_t j = 0; j < n; ++j) { /* a channel at a time: one byte a step */
+    const int8_t *s = src + j;
+    int8_t *d = dst + j;
+    for (int32_t iy = 0; iy < in_h; ++iy, d += plane_w) {
+      for (int32_t ix = 0; ix < 4 * in_w; ix += 4, s += ch) d[ix] = *s;
     }
   }
 }
@@ -255,10 +257,21 @@ MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare sh
 
 /* An output through the channel's shortcuts as mote_output_of, the rest out of line: a fixed row function
  * inlines it for each of its block's outputs, whose sums stay in registers. */
-MOTE_PLANE_INLINE int8_t output_near(int32_t acc, const mote_output_channel *s) {
-  if (MOTE_LIKELY(acc > s->fast_after)) return mote_output_positive(acc, s);
-  if (acc < s->min_below) return (int8_t)s->lo;
-  return mote_output_rest_s8(acc, s->row, (int32_t)s->offset, s->lo, s->hi);
+MOTE_PLANE_INLINE void output_near(int32_t acc, const mote_output_channel *s, int8_t *out) {
+  if (MOTE_LIKELY(acc > s->fast_after)) {
+    if (MOTE_UNLIKELY(acc > s->max_above)) {
+      *out = (int8_t)s->hi;
+#if defined(__GNUC__)
+      __asm__ volatile(""); /* a store of its own: not a select of act_max ahead of the likely path */
+#endif
+      return;
+    }
+    const uint64_t product = (uint64_t)(uint32_t)acc * s->m2;
+    const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
+    *out = (int8_t)((int32_t)(v + s->k) >> s->shift);
+  } else {
+    *out = acc < s->min_below ? (int8_t)s->lo : mote_output_rest_s8(acc, s->row, (int32_t)s->offset, s->lo, s->hi);
+  }
 }
 
 /* A row of outputs in blocks of eight pixels for a constant fh x fw filter, stride and lanes
@@ -279,7 +292,7 @@ MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int
       const mote_output_channel stage = k->stage[j];
       int8_t *o = out + j;
 #pragma GCC unroll 8
-      for (int32_t i = 0; i < 8; ++i, o += step) *o = output_near(acc[lanes * i + j], &stage);
+      for (int32_t i = 0; i < 8; ++i, o += step) output_near(acc[lanes * i + j], &stage, o);
     }
   }
 }
