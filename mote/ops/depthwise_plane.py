@@ -78,7 +78,8 @@ def pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_plane_s8", "mote_depthwise_conv_plane_params", {
         **{name: getattr(p, name) for name in GEOMETRY}, "lanes": n, "pixels": pixels(p),
         **{name: getattr(p, name) for name in WINDOW},
-        "plane_h": plane_h, "plane_w": plane_w, "plane_group": plane_group(p), "zero_point": -p.input_offset, "output_offset": p.output_offset,
+        "plane_h": plane_h, "plane_w": plane_w, "plane_group": plane_group(p), "zero_point": -p.input_offset,
+        "output_offset": p.output_offset,
         "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(weights), "weights"),
         "folded_bias": em.const(folded_bias(p).astype(np.int32), "folded_bias"),
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
