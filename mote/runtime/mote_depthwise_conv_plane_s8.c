@@ -16,7 +16,7 @@
 #endif
 
 /* Input channel c of one image into the plane at (pad_top, pad_left); the border keeps the zero point. */
-static void fill_plane(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int8_t *plane) {
+MOTE_PLANE_OUTLINE void fill_plane(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int8_t *plane) {
   const int32_t ch = p->in_ch, in_h = p->in_h, in_w = p->in_w, plane_w = p->plane_w;
   const int8_t *src = image + c;
   int8_t *dst = plane + p->pad_top * plane_w + p->pad_left;
@@ -42,7 +42,7 @@ typedef uint32_t plane_word;
 
 /* Input channels c .. c + n - 1 (n <= 4) of one image into a plane of four interleaved channels (column x
  * of channel c + j at byte 4 * x + j); a pixel's four bytes are one word when the input's are aligned. */
-static void fill_plane4(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int32_t n,
+MOTE_PLANE_OUTLINE void fill_plane4(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int32_t n,
                         int8_t *plane) {
   const int32_t ch = p->in_ch, in_h = p->in_h, in_w = p->in_w, plane_w = 4 * p->plane_w;
   const int8_t *src = image + c;
@@ -326,8 +326,10 @@ static plane_row choose_row(const plane_walk *k) {
 static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_t *plane, const int8_t *w,
                           int32_t o0, int8_t *out_image) {
   const int32_t group = p->plane_group, plane_w = group * p->plane_w;
-  plane_walk k = {p->filter_h, p->filter_w, p->dilation_h * plane_w, group * p->dilation_w, p->stride_w, p->lanes,
-                  p->pixels, group, p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
+  plane_walk k; /* field by field: an initializer would clear all four stages, a memset per channel */
+  k.fh = p->filter_h, k.fw = p->filter_w, k.row_step = p->dilation_h * plane_w, k.dx = group * p->dilation_w;
+  k.stride = p->stride_w, k.lanes = p->lanes, k.pixels = p->pixels, k.group = group, k.out_w = p->out_w;
+  k.out_step = p->in_ch * p->depth_multiplier;
   for (int32_t j = 0; j < k.lanes; ++j) {
     k.stage[j] = mote_output_channel_at(p->output_stage, o0 + j, p->output_offset, p->act_min, p->act_max);
     k.bias[j] = p->folded_bias[o0 + j];
