@@ -5,7 +5,11 @@ input, which is a depthwise convolution whose multiplier is its output channels)
 Each input channel is copied into a plane in scratch bordered with the input zero point, so every window
 is complete: its padding taps give w * (zp + input_offset) = 0, and it starts from the folded bias, bias +
 input_offset * the sum of its filter, then adds products of raw int8 values. Blocks of four pixels of a
-row (eight with one lane) by four, two or one output channels keep their sums in registers.
+row (eight with one lane) by four, two or one output channels keep their sums in registers. Two filters
+common in real models and short enough that the per-output requantization weighs (3x3 at stride 1 with an
+even depth multiplier, 5x5 at stride 2 with one lane) take blocks of eight pixels whose loops are all
+constant, on a plane that interleaves four input channels, so that a pixel's four channels are copied as one
+word.
 """
 
 from __future__ import annotations
@@ -23,14 +27,17 @@ GEOMETRY = ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "depth_multipl
 WINDOW = ("filter_h", "filter_w", "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left")
 
 
+def _fixed_window(p: DepthwiseParams, size: int, stride: int) -> bool:
+    return (p.filter_h, p.filter_w, p.stride_w, p.dilation_w) == (size, size, stride, 1) and p.out_w >= 8
+
+
 def fixed(p: DepthwiseParams) -> bool:
     """The filters the kernel has constant-size blocks of eight pixels for (mote_depthwise_conv_plane_fixed.h):
-    3x3 at stride 1 by two lanes, 5x5 at stride 2 by one, taps adjacent across, rows of at least eight
-    outputs. Their plane interleaves four input channels (plane_group)."""
-    if p.dilation_w != 1 or p.out_w < 8:
-        return False
-    window = (p.filter_h, p.filter_w, p.stride_w)
-    return (window == (3, 3, 1) and p.depth_multiplier % 2 == 0) or (window == (5, 5, 2) and lanes(p) == 1)
+    3x3 at stride 1 by two lanes (an even depth multiplier), 5x5 at stride 2 by one (an odd one), taps
+    adjacent across, rows of at least eight outputs (the last block of a row overlaps the one before). Their
+    plane interleaves four input channels (plane_group)."""
+    return ((_fixed_window(p, 3, 1) and p.depth_multiplier % 2 == 0)
+            or (_fixed_window(p, 5, 2) and p.depth_multiplier % 2 == 1))
 
 
 def pixels(p: DepthwiseParams) -> int:
@@ -40,8 +47,8 @@ def pixels(p: DepthwiseParams) -> int:
 
 def plane_shape(p: DepthwiseParams) -> tuple[int, int]:
     """The plane, rows by columns: the input with its top and left padding, and every tap of every window
-    of a row's last block of pixels."""
-    last_x = round_up(p.out_w, pixels(p)) - 1
+    of a row's last block of pixels (with a fixed filter, of the row's last pixel)."""
+    last_x = p.out_w - 1 if fixed(p) else round_up(p.out_w, pixels(p)) - 1
     return (max(p.pad_top + p.in_h, (p.out_h - 1) * p.stride_h + (p.filter_h - 1) * p.dilation_h + 1),
             max(p.pad_left + p.in_w, last_x * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1))
 
@@ -61,8 +68,7 @@ def accepts(node: Node, p: DepthwiseParams) -> str | None:
 def lanes(p: DepthwiseParams) -> int:
     """Output channels per block, of one input channel: four, two or one, as the multiplier divides (two
     for a fixed 3x3 filter)."""
-    if p.filter_h == p.filter_w == 3 and p.stride_w == 1 and p.dilation_w == 1 and p.out_w >= 8 \
-            and p.depth_multiplier % 2 == 0:
+    if _fixed_window(p, 3, 1) and p.depth_multiplier % 2 == 0:
         return 2
     return next(n for n in (4, 2, 1) if p.depth_multiplier % n == 0)
 

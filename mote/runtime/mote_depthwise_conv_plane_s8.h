@@ -7,14 +7,18 @@
  * channel at a time: the channel is copied into a plane in scratch whose border is the input zero point,
  * so every window is complete (a padding tap gives w * (zp + input_offset) = 0) and starts from
  * folded_bias (bias + input_offset * the sum of its filter); the taps are raw int8 products. The outputs
- * go in blocks of `pixels` pixels along a row (four, or eight with one lane) by `lanes` output channels (four, two or one, as the depth multiplier divides), their
- * accumulators in registers; at stride 1 with one lane each input byte of a filter row is loaded once for
- * the block's windows. Each block is requantized through the output-stage table. */
+ * go in blocks of `pixels` pixels along a row (four, or eight with one lane) by `lanes` output channels
+ * (four, two or one, as the depth multiplier divides), their accumulators in registers; at stride 1 with
+ * one lane each input byte of a filter row is loaded once for the block's windows. Each block is
+ * requantized through the output-stage table. The fixed filters (3x3 at stride 1 by two lanes, 5x5 at
+ * stride 2 by one, no dilation across, rows of eight outputs or more) take blocks of eight pixels whose
+ * loops are all constant (mote_depthwise_conv_plane_fixed.h) on a plane of four interleaved channels
+ * (plane_group 4), each filter row's input bytes loaded once for the block. */
 typedef struct {
   int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
   int32_t out_h, out_w;                  /* output [batches][out_h][out_w][in_ch * depth_multiplier] */
   int32_t depth_multiplier, lanes;       /* >= 1; lanes 4, 2 or 1, dividing depth_multiplier */
-  int32_t pixels;                        /* 4, or 8 with lanes 1 */
+  int32_t pixels;                        /* 4, or 8 with lanes 1 or a fixed filter */
   int32_t filter_h, filter_w;
   int32_t stride_h, stride_w, dilation_h, dilation_w; /* all >= 1 */
   int32_t pad_top, pad_left;             /* >= 0 */
