@@ -9,7 +9,7 @@ row (eight with one lane) by four, two or one output channels keep their sums in
 common in real models and short enough that the per-output requantization weighs (3x3 at stride 1 with an
 even depth multiplier, 5x5 at stride 2 with one lane) take blocks of eight pixels whose loops are all
 constant, on a plane that interleaves four input channels, so that a pixel's four channels are copied as one
-word.
+word (a one-channel input keeps a plane of one with the 3x3 filter).
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ def pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
 
 def plane_group(p: DepthwiseParams) -> int:
     """Input channels interleaved in the plane: four for the fixed filters (a pixel's four channels copied as
-    one word), else one."""
-    return 4 if fixed(p) else 1
+    one word), but one for a 3x3 filter on a one-channel input (the first layer of many models: its plane
+    stays a quarter of the size), else one."""
+    return 4 if fixed(p) and not (p.in_ch == 1 and _fixed_window(p, 3, 1)) else 1
 
 
 def scratch(node: Node, p: DepthwiseParams) -> int:

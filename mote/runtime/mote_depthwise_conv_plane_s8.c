@@ -224,14 +224,14 @@ MOTE_PLANE_INLINE void output_near(int32_t acc, const mote_output_channel *s, in
  * whose length is not a multiple of eight ends with the eight pixels that end it, its first outputs
  * written twice with the same values (rows have at least eight pixels). */
 MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t fh,
-                                 int32_t fw, int32_t stride, int32_t lanes) {
+                                 int32_t fw, int32_t stride, int32_t lanes, int32_t dx) {
   const int32_t row_step = k->row_step, out_w = k->out_w, step = k->out_step;
-  for (int32_t ox = 0; ox < out_w; ox += 8, x += 32 * stride, out += 8 * step) {
+  for (int32_t ox = 0; ox < out_w; ox += 8, x += 8 * stride * dx, out += 8 * step) {
     if (ox + 8 > out_w) { /* the last, overlapping the one before */
-      x -= 4 * stride * (ox + 8 - out_w), out -= step * (ox + 8 - out_w), ox = out_w - 8;
+      x -= stride * dx * (ox + 8 - out_w), out -= step * (ox + 8 - out_w), ox = out_w - 8;
     }
     int32_t acc[16];
-    mote_plane_fixed_block(x, w, row_step, 4, fh, fw, stride, lanes, 8, k->bias, acc);
+    mote_plane_fixed_block(x, w, row_step, dx, fh, fw, stride, lanes, 8, k->bias, acc);
 #pragma GCC unroll 4
     for (int32_t j = 0; j < lanes; ++j) {
       const mote_output_channel stage = k->stage[j];
@@ -243,23 +243,30 @@ MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int
 }
 
 static void fixed3x3_s1_x2(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
-  fixed_row(k, x, w, out, 3, 3, 1, 2);
+  fixed_row(k, x, w, out, 3, 3, 1, 2, 4);
 }
 static void fixed5x5_s2_x1(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
-  fixed_row(k, x, w, out, 5, 5, 2, 1);
+  fixed_row(k, x, w, out, 5, 5, 2, 1, 4);
+}
+static void fixed3x3_s1_x2_one(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
+  fixed_row(k, x, w, out, 3, 3, 1, 2, 1); /* a plane of one channel: one input channel, its scratch a quarter */
 }
 
-/* The row function for the walk: on a plane of four channels the fixed filters (3x3 at stride 1 by two lanes,
- * 5x5 at stride 2 by one, no dilation across); on a plane of one strides 1 and 2 fixed, and for one lane
- * sliding at stride 1 (no dilation across) the filter width too; row_any for the others. NULL: none. */
+/* The row function for the walk: the fixed filters on rows of eight outputs or more (3x3 at stride 1 by two
+ * lanes on a plane of four channels or of one, 5x5 at stride 2 by one lane on a plane of four, no dilation
+ * across); else, on a plane of one, strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
+ * across) the filter width too; row_any for the others. NULL: none. */
 static plane_row choose_row(const plane_walk *k) {
   static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
   static const plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
   if (k->group != 1) {
-    if (k->group != 4 || k->pixels != 8 || k->dx != 4) return NULL;
+    if (k->group != 4 || k->pixels != 8 || k->dx != 4 || k->out_w < 8) return NULL;
     if (k->lanes == 2 && k->stride == 1 && k->fh == 3 && k->fw == 3) return fixed3x3_s1_x2;
     if (k->lanes == 1 && k->stride == 2 && k->fh == 5 && k->fw == 5) return fixed5x5_s2_x1;
     return NULL;
+  }
+  if (k->pixels == 8 && k->lanes == 2 && k->stride == 1 && k->dx == 1 && k->fh == 3 && k->fw == 3) {
+    return k->out_w < 8 ? NULL : fixed3x3_s1_x2_one;
   }
   if (k->pixels == 8 && k->lanes != 1) return NULL;
   if (k->pixels == 8 && k->stride == 1 && k->dx == 1 && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
@@ -292,10 +299,8 @@ mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params 
   const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w * (size_t)group;
   if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2 && lanes != 4) || m % lanes != 0) return MOTE_ERROR;
   const plane_walk shape = {p->filter_h, p->filter_w, 0, group * p->dilation_w, p->stride_w, lanes, p->pixels, group,
-                            0, 0, {0, 0, 0, 0}, {{0}}};
-  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL || (group == 4 && p->out_w < 8)) {
-    return MOTE_ERROR;
-  }
+                            p->out_w, 0, {0, 0, 0, 0}, {{0}}};
+  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) return MOTE_ERROR;
   int8_t *plane = scratch.buf;
   if (group == 1) {
     memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */

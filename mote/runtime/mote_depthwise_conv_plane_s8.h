@@ -13,7 +13,7 @@
  * requantized through the output-stage table. The fixed filters (3x3 at stride 1 by two lanes, 5x5 at
  * stride 2 by one, no dilation across, rows of eight outputs or more) take blocks of eight pixels whose
  * loops are all constant (mote_depthwise_conv_plane_fixed.h) on a plane of four interleaved channels
- * (plane_group 4), each filter row's input bytes loaded once for the block. */
+ * (plane_group 4; 1 for a 3x3 filter on a one-channel input), each filter row's input bytes loaded once. */
 typedef struct {
   int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
   int32_t out_h, out_w;                  /* output [batches][out_h][out_w][in_ch * depth_multiplier] */
