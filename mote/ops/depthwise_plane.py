@@ -88,7 +88,17 @@ def pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
         "output_offset": p.output_offset,
         "act_min": p.act_min, "act_max": p.act_max, "weights": em.const(np.ascontiguousarray(weights), "weights"),
         "folded_bias": em.const(folded_bias(p).astype(np.int32), "folded_bias"),
-        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}, args)
+        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
+        "fixed_row": fixed_row(p) or 0}, args)
+
+
+def fixed_row(p: DepthwiseParams) -> str | None:
+    """The row function of a fixed filter (a C function of its own, linked only where a model uses it)."""
+    if not fixed(p):
+        return None
+    if _fixed_window(p, 5, 2):
+        return "mote_depthwise_conv_plane_5x5_s2_s8"
+    return "mote_depthwise_conv_plane_3x3_s8" if plane_group(p) == 4 else "mote_depthwise_conv_plane_3x3_one_s8"
 
 
 def plane_group(p: DepthwiseParams) -> int:

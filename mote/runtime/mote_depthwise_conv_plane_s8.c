@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "mote_depthwise_conv_plane_fill.h"
-#include "mote_depthwise_conv_plane_fixed.h"
 #include "mote_output_stage.h"
 
 /* The block and row bodies below are instantiated with constants by each row function: they must be
@@ -109,18 +108,9 @@ MOTE_PLANE_INLINE void block4x4(const int8_t *x, const int8_t *w, int32_t fh, in
   acc[15] = a15;
 }
 
-/* A channel group's walk over the plane and its outputs, read from the params once. */
-typedef struct {
-  int32_t fh, fw, row_step, dx, stride, lanes, pixels;
-  int32_t group;                         /* channels interleaved in the plane: 1 or 4 */
-  int32_t out_w, out_step;               /* outputs per row; bytes between an output pixel and the next */
-  int32_t bias[4];                       /* the group's folded biases */
-  mote_output_channel stage[4];          /* the group's output stages */
-} plane_walk;
-
 /* A block's outputs, n pixels `step` bytes apart by `lanes` lanes, from acc[lanes * pixel + lane], the stage
  * of a lane in registers for its pixels. */
-MOTE_PLANE_INLINE void store_n(const plane_walk *k, const int32_t *acc, int32_t n, int32_t lanes, int8_t *out) {
+MOTE_PLANE_INLINE void store_n(const mote_plane_walk *k, const int32_t *acc, int32_t n, int32_t lanes, int8_t *out) {
   const int32_t step = k->out_step;
   for (int32_t j = 0; j < lanes; ++j) {
     const mote_output_channel stage = k->stage[j];
@@ -133,24 +123,24 @@ MOTE_PLANE_INLINE void store_n(const plane_walk *k, const int32_t *acc, int32_t 
 /* The stores out of line: inlined into every row function, the output stage would multiply the code by
  * their number. The whole blocks of the two shapes the widest layers take (four pixels by four lanes,
  * eight pixels by one) unrolled, any other block's pixels unrolled. */
-MOTE_PLANE_OUTLINE void store_4x4(const plane_walk *k, const int32_t *acc, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_4x4(const mote_plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 4, 4, out);
 }
-MOTE_PLANE_OUTLINE void store_8x1(const plane_walk *k, const int32_t *acc, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_8x1(const mote_plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 8, 1, out);
 }
-MOTE_PLANE_OUTLINE void store_4(const plane_walk *k, const int32_t *acc, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_4(const mote_plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 4, k->lanes, out);
 }
-MOTE_PLANE_OUTLINE void store_part(const plane_walk *k, const int32_t *acc, int32_t n, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_part(const mote_plane_walk *k, const int32_t *acc, int32_t n, int8_t *out) {
   store_n(k, acc, n, k->lanes, out);
 }
 
 /* A row of outputs in blocks of `pixels` pixels, the block's shape given as constants by the callers
  * below (slide8 where `slide`, else block<pixels>x<lanes>), so that each caller's inner loops take fixed
  * offsets. */
-MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
-                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
+MOTE_PLANE_INLINE void row_blocks(const mote_plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out,
+                                  int32_t lanes, int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
   const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
   for (int32_t ox = 0; ox < out_w; ox += pixels, x += pixels * stride, out += pixels * step) {
     int32_t acc[16];
@@ -177,11 +167,9 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
   }
 }
 
-typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
-
 /* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
 #define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                             \
-  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
+  static void NAME(const mote_plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
     row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                          \
   }
 MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
@@ -200,74 +188,14 @@ MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
 MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare shapes: nothing fixed */
 #undef MOTE_PLANE_ROW
 
-/* An output through the channel's shortcuts as mote_output_of, the rest out of line: a fixed row function
- * inlines it for each of its block's outputs, whose sums stay in registers. */
-MOTE_PLANE_INLINE void output_near(int32_t acc, const mote_output_channel *s, int8_t *out) {
-  if (MOTE_LIKELY(acc > s->fast_after)) {
-    if (MOTE_UNLIKELY(acc > s->max_above)) {
-      *out = (int8_t)s->hi;
-#if defined(__GNUC__)
-      __asm__ volatile(""); /* a store of its own: not a select of act_max ahead of the likely path */
-#endif
-      return;
-    }
-    const uint64_t product = (uint64_t)(uint32_t)acc * s->m2;
-    const uint32_t v = (uint32_t)(product >> 32) + ((uint32_t)product >> 31);
-    *out = (int8_t)((int32_t)(v + s->k) >> s->shift);
-  } else {
-    *out = acc < s->min_below ? (int8_t)s->lo : mote_output_rest_s8(acc, s->row, (int32_t)s->offset, s->lo, s->hi);
-  }
-}
-
-/* A row of outputs in blocks of eight pixels for a constant fh x fw filter, stride and lanes
- * (mote_plane_fixed_block) on a plane of four interleaved channels, requantized from registers; a row
- * whose length is not a multiple of eight ends with the eight pixels that end it, its first outputs
- * written twice with the same values (rows have at least eight pixels). */
-MOTE_PLANE_INLINE void fixed_row(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t fh,
-                                 int32_t fw, int32_t stride, int32_t lanes, int32_t dx) {
-  const int32_t row_step = k->row_step, out_w = k->out_w, step = k->out_step;
-  for (int32_t ox = 0; ox < out_w; ox += 8, x += 8 * stride * dx, out += 8 * step) {
-    if (ox + 8 > out_w) { /* the last, overlapping the one before */
-      x -= stride * dx * (ox + 8 - out_w), out -= step * (ox + 8 - out_w), ox = out_w - 8;
-    }
-    int32_t acc[16];
-    mote_plane_fixed_block(x, w, row_step, dx, fh, fw, stride, lanes, 8, k->bias, acc);
-#pragma GCC unroll 4
-    for (int32_t j = 0; j < lanes; ++j) {
-      const mote_output_channel stage = k->stage[j];
-      int8_t *o = out + j;
-#pragma GCC unroll 8
-      for (int32_t i = 0; i < 8; ++i, o += step) output_near(acc[lanes * i + j], &stage, o);
-    }
-  }
-}
-
-static void fixed3x3_s1_x2(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
-  fixed_row(k, x, w, out, 3, 3, 1, 2, 4);
-}
-static void fixed5x5_s2_x1(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
-  fixed_row(k, x, w, out, 5, 5, 2, 1, 4);
-}
-static void fixed3x3_s1_x2_one(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) {
-  fixed_row(k, x, w, out, 3, 3, 1, 2, 1); /* a plane of one channel: one input channel, its scratch a quarter */
-}
-
-/* The row function for the walk: the fixed filters on rows of eight outputs or more (3x3 at stride 1 by two
- * lanes on a plane of four channels or of one, 5x5 at stride 2 by one lane on a plane of four, no dilation
- * across); else, on a plane of one, strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
- * across) the filter width too; row_any for the others. NULL: none. */
-static plane_row choose_row(const plane_walk *k) {
-  static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
-  static const plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
-  if (k->group != 1) {
-    if (k->group != 4 || k->pixels != 8 || k->dx != 4 || k->out_w < 8) return NULL;
-    if (k->lanes == 2 && k->stride == 1 && k->fh == 3 && k->fw == 3) return fixed3x3_s1_x2;
-    if (k->lanes == 1 && k->stride == 2 && k->fh == 5 && k->fw == 5) return fixed5x5_s2_x1;
-    return NULL;
-  }
-  if (k->pixels == 8 && k->lanes == 2 && k->stride == 1 && k->dx == 1 && k->fh == 3 && k->fw == 3) {
-    return k->out_w < 8 ? NULL : fixed3x3_s1_x2_one;
-  }
+/* The row function for the walk of a filter that is not fixed (those name theirs in the params): strides 1
+ * and 2 fixed, and for one lane sliding at stride 1 (no dilation across) the filter width too; row_any for
+ * the others. NULL: none (blocks of eight with more than one lane, a plane of four channels). */
+static mote_plane_row choose_row(const mote_plane_walk *k) {
+  static const mote_plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5,
+                                            slide8_w6, slide8_w7, slide8_w8};
+  static const mote_plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
+  if (k->group != 1) return NULL;
   if (k->pixels == 8 && k->lanes != 1) return NULL;
   if (k->pixels == 8 && k->stride == 1 && k->dx == 1 && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
   if ((k->pixels == 8) != (k->lanes == 1) || k->stride > 2) return row_any;
@@ -278,7 +206,7 @@ static plane_row choose_row(const plane_walk *k) {
 static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_t *plane, const int8_t *w,
                           int32_t o0, int8_t *out_image) {
   const int32_t group = p->plane_group, plane_w = group * p->plane_w;
-  plane_walk k; /* field by field: an initializer would clear all four stages, a memset per channel */
+  mote_plane_walk k; /* field by field: an initializer would clear all four stages, a memset per channel */
   k.fh = p->filter_h, k.fw = p->filter_w, k.row_step = p->dilation_h * plane_w, k.dx = group * p->dilation_w;
   k.stride = p->stride_w, k.lanes = p->lanes, k.pixels = p->pixels, k.group = group, k.out_w = p->out_w;
   k.out_step = p->in_ch * p->depth_multiplier;
@@ -286,7 +214,7 @@ static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_
     k.stage[j] = mote_output_channel_at(p->output_stage, o0 + j, p->output_offset, p->act_min, p->act_max);
     k.bias[j] = p->folded_bias[o0 + j];
   }
-  const plane_row row = choose_row(&k); /* not NULL: checked by the caller */
+  const mote_plane_row row = p->fixed_row != NULL ? p->fixed_row : choose_row(&k); /* not NULL: checked */
   const int32_t in_row = p->stride_h * plane_w, out_row = p->out_w * k.out_step;
   int8_t *out = out_image + o0;
   for (int32_t oy = 0; oy < p->out_h; ++oy, plane += in_row, out += out_row) row(&k, plane, w, out);
@@ -298,9 +226,12 @@ mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params 
   const int32_t group = p->plane_group;
   const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w * (size_t)group;
   if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2 && lanes != 4) || m % lanes != 0) return MOTE_ERROR;
-  const plane_walk shape = {p->filter_h, p->filter_w, 0, group * p->dilation_w, p->stride_w, lanes, p->pixels, group,
-                            p->out_w, 0, {0, 0, 0, 0}, {{0}}};
-  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) return MOTE_ERROR;
+  const mote_plane_walk shape = {p->filter_h, p->filter_w, 0, group * p->dilation_w, p->stride_w, lanes, p->pixels,
+                                 group, p->out_w, 0, {0, 0, 0, 0}, {{0}}};
+  if (p->fixed_row != NULL ? p->pixels != 8 || p->out_w < 8 || (group != 1 && group != 4)
+                           : (p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) {
+    return MOTE_ERROR;
+  }
   int8_t *plane = scratch.buf;
   if (group == 1) {
     memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */
