@@ -35,7 +35,7 @@ def fixed(p: DepthwiseParams) -> bool:
     """The filters the kernel has constant-size blocks of eight pixels for (mote_depthwise_conv_plane_fixed.h):
     3x3 at stride 1 by two lanes (an even depth multiplier), 5x5 at stride 2 by one (an odd one), taps
     adjacent across, rows of at least eight outputs (the last block of a row overlaps the one before). Their
-    plane interleaves four input channels (plane_group)."""
+    plane interleaves four input channels (plane_group), but for a 3x3 filter on a one-channel input."""
     return ((_fixed_window(p, 3, 1) and p.depth_multiplier % 2 == 0)
             or (_fixed_window(p, 5, 2) and p.depth_multiplier % 2 == 1))
 
@@ -113,6 +113,6 @@ def scratch(node: Node, p: DepthwiseParams) -> int:
     return plane_h * plane_w * plane_group(p)
 
 
-SCRATCH_WHY = "one input channel's plane, bordered with the zero point"
+SCRATCH_WHY = "one input channel's plane (four interleaved for a fixed filter), bordered with the zero point"
 KERNEL = Kernel("mote_depthwise_conv_plane_s8", frozenset({Core.SCALAR}), pack, accepts, scratch,
                 scratch_why=SCRATCH_WHY)

@@ -168,9 +168,9 @@ MOTE_PLANE_INLINE void row_blocks(const mote_plane_walk *k, const int8_t *x, con
 }
 
 /* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                             \
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                                  \
   static void NAME(const mote_plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
-    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                          \
+    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                               \
   }
 MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
 MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4)
