@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "mote_depthwise_conv_plane_fill.h"
 #include "mote_output_stage.h"
 
 /* The block and row bodies below are instantiated with constants by each row function: they must be
@@ -13,24 +14,6 @@
 #define MOTE_PLANE_INLINE static inline
 #define MOTE_PLANE_OUTLINE static
 #endif
-
-/* Input channel c of one image into the plane at (pad_top, pad_left); the border keeps the zero point. */
-static void fill_plane(const mote_depthwise_conv_plane_params *p, const int8_t *image, int32_t c, int8_t *plane) {
-  const int32_t ch = p->in_ch, in_h = p->in_h, in_w = p->in_w, plane_w = p->plane_w;
-  const int8_t *src = image + c;
-  int8_t *dst = plane + p->pad_top * plane_w + p->pad_left;
-  const int32_t in_w4 = in_w & ~3;
-  for (int32_t iy = 0; iy < in_h; ++iy, dst += plane_w) {
-    int32_t ix = 0;
-    for (; ix < in_w4; ix += 4) { /* four bytes a step: one loop test, the source stepped as it is read */
-      dst[ix] = *src, src += ch;
-      dst[ix + 1] = *src, src += ch;
-      dst[ix + 2] = *src, src += ch;
-      dst[ix + 3] = *src, src += ch;
-    }
-    for (; ix < in_w; ++ix, src += ch) dst[ix] = *src;
-  }
-}
 
 /* Eight windows at stride 1, dilation 1 across, one lane, for a constant filter width (2 to 8): each
  * input byte of a filter row is loaded once for the eight, and the unrolled steps rename the window's
@@ -125,17 +108,9 @@ MOTE_PLANE_INLINE void block4x4(const int8_t *x, const int8_t *w, int32_t fh, in
   acc[15] = a15;
 }
 
-/* A channel group's walk over the plane and its outputs, read from the params once. */
-typedef struct {
-  int32_t fh, fw, row_step, dx, stride, lanes, pixels;
-  int32_t out_w, out_step;               /* outputs per row; bytes between an output pixel and the next */
-  int32_t bias[4];                       /* the group's folded biases */
-  mote_output_channel stage[4];          /* the group's output stages */
-} plane_walk;
-
 /* A block's outputs, n pixels `step` bytes apart by `lanes` lanes, from acc[lanes * pixel + lane], the stage
  * of a lane in registers for its pixels. */
-MOTE_PLANE_INLINE void store_n(const plane_walk *k, const int32_t *acc, int32_t n, int32_t lanes, int8_t *out) {
+MOTE_PLANE_INLINE void store_n(const mote_plane_walk *k, const int32_t *acc, int32_t n, int32_t lanes, int8_t *out) {
   const int32_t step = k->out_step;
   for (int32_t j = 0; j < lanes; ++j) {
     const mote_output_channel stage = k->stage[j];
@@ -148,24 +123,24 @@ MOTE_PLANE_INLINE void store_n(const plane_walk *k, const int32_t *acc, int32_t 
 /* The stores out of line: inlined into every row function, the output stage would multiply the code by
  * their number. The whole blocks of the two shapes the widest layers take (four pixels by four lanes,
  * eight pixels by one) unrolled, any other block's pixels unrolled. */
-MOTE_PLANE_OUTLINE void store_4x4(const plane_walk *k, const int32_t *acc, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_4x4(const mote_plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 4, 4, out);
 }
-MOTE_PLANE_OUTLINE void store_8x1(const plane_walk *k, const int32_t *acc, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_8x1(const mote_plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 8, 1, out);
 }
-MOTE_PLANE_OUTLINE void store_4(const plane_walk *k, const int32_t *acc, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_4(const mote_plane_walk *k, const int32_t *acc, int8_t *out) {
   store_n(k, acc, 4, k->lanes, out);
 }
-MOTE_PLANE_OUTLINE void store_part(const plane_walk *k, const int32_t *acc, int32_t n, int8_t *out) {
+MOTE_PLANE_OUTLINE void store_part(const mote_plane_walk *k, const int32_t *acc, int32_t n, int8_t *out) {
   store_n(k, acc, n, k->lanes, out);
 }
 
 /* A row of outputs in blocks of `pixels` pixels, the block's shape given as constants by the callers
  * below (slide8 where `slide`, else block<pixels>x<lanes>), so that each caller's inner loops take fixed
  * offsets. */
-MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out, int32_t lanes,
-                                  int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
+MOTE_PLANE_INLINE void row_blocks(const mote_plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out,
+                                  int32_t lanes, int32_t stride, int32_t fw, int32_t slide, int32_t pixels) {
   const int32_t fh = k->fh, row_step = k->row_step, dx = k->dx, out_w = k->out_w, step = k->out_step;
   for (int32_t ox = 0; ox < out_w; ox += pixels, x += pixels * stride, out += pixels * step) {
     int32_t acc[16];
@@ -192,12 +167,10 @@ MOTE_PLANE_INLINE void row_blocks(const plane_walk *k, const int8_t *x, const in
   }
 }
 
-typedef void (*plane_row)(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out);
-
 /* The row functions: lanes, stride, pixels and, where they slide, the filter width fixed. */
-#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                             \
-  static void NAME(const plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
-    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                          \
+#define MOTE_PLANE_ROW(NAME, LANES, STRIDE, FW, SLIDE, PIXELS)                                  \
+  static void NAME(const mote_plane_walk *k, const int8_t *x, const int8_t *w, int8_t *out) { \
+    row_blocks(k, x, w, out, LANES, STRIDE, FW, SLIDE, PIXELS);                               \
   }
 MOTE_PLANE_ROW(row4_s1, 4, 1, k->fw, 0, 4)
 MOTE_PLANE_ROW(row4_s2, 4, 2, k->fw, 0, 4)
@@ -215,11 +188,14 @@ MOTE_PLANE_ROW(slide8_w8, 1, 1, 8, 1, 8)
 MOTE_PLANE_ROW(row_any, k->lanes, k->stride, k->fw, 0, k->pixels) /* the rare shapes: nothing fixed */
 #undef MOTE_PLANE_ROW
 
-/* The row function for the walk: strides 1 and 2 fixed, and for one lane sliding at stride 1 (no dilation
- * across) the filter width too; row_any for the others. NULL: pixels 8 with more than one lane. */
-static plane_row choose_row(const plane_walk *k) {
-  static const plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5, slide8_w6, slide8_w7, slide8_w8};
-  static const plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
+/* The row function for the walk of a filter that is not fixed (those name theirs in the params): strides 1
+ * and 2 fixed, and for one lane sliding at stride 1 (no dilation across) the filter width too; row_any for
+ * the others. NULL: none (blocks of eight with more than one lane, a plane of four channels). */
+static mote_plane_row choose_row(const mote_plane_walk *k) {
+  static const mote_plane_row slides8[7] = {slide8_w2, slide8_w3, slide8_w4, slide8_w5,
+                                            slide8_w6, slide8_w7, slide8_w8};
+  static const mote_plane_row by_lanes[3][2] = {{row8_s1, row8_s2}, {row2_s1, row2_s2}, {row4_s1, row4_s2}};
+  if (k->group != 1) return NULL;
   if (k->pixels == 8 && k->lanes != 1) return NULL;
   if (k->pixels == 8 && k->stride == 1 && k->dx == 1 && k->fw >= 2 && k->fw <= 8) return slides8[k->fw - 2];
   if ((k->pixels == 8) != (k->lanes == 1) || k->stride > 2) return row_any;
@@ -229,14 +205,17 @@ static plane_row choose_row(const plane_walk *k) {
 /* Output channels o0 .. o0 + lanes - 1 (of one input channel) over the plane. */
 static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_t *plane, const int8_t *w,
                           int32_t o0, int8_t *out_image) {
-  plane_walk k = {p->filter_h, p->filter_w, p->dilation_h * p->plane_w, p->dilation_w, p->stride_w, p->lanes,
-                  p->pixels, p->out_w, p->in_ch * p->depth_multiplier, {0, 0, 0, 0}, {{0}}};
+  const int32_t group = p->plane_group, plane_w = group * p->plane_w;
+  mote_plane_walk k; /* field by field: an initializer would clear all four stages, a memset per channel */
+  k.fh = p->filter_h, k.fw = p->filter_w, k.row_step = p->dilation_h * plane_w, k.dx = group * p->dilation_w;
+  k.stride = p->stride_w, k.lanes = p->lanes, k.pixels = p->pixels, k.group = group, k.out_w = p->out_w;
+  k.out_step = p->in_ch * p->depth_multiplier;
   for (int32_t j = 0; j < k.lanes; ++j) {
     k.stage[j] = mote_output_channel_at(p->output_stage, o0 + j, p->output_offset, p->act_min, p->act_max);
     k.bias[j] = p->folded_bias[o0 + j];
   }
-  const plane_row row = choose_row(&k); /* not NULL: checked by the caller */
-  const int32_t in_row = p->stride_h * p->plane_w, out_row = p->out_w * k.out_step;
+  const mote_plane_row row = p->fixed_row != NULL ? p->fixed_row : choose_row(&k); /* not NULL: checked */
+  const int32_t in_row = p->stride_h * plane_w, out_row = p->out_w * k.out_step;
   int8_t *out = out_image + o0;
   for (int32_t oy = 0; oy < p->out_h; ++oy, plane += in_row, out += out_row) row(&k, plane, w, out);
 }
@@ -244,20 +223,35 @@ static void channel_group(const mote_depthwise_conv_plane_params *p, const int8_
 mote_status mote_depthwise_conv_plane_s8(const mote_depthwise_conv_plane_params *p, const int8_t *input,
                                          int8_t *output, mote_scratch scratch) {
   const int32_t m = p->depth_multiplier, lanes = p->lanes, ch = p->in_ch, taps = p->filter_h * p->filter_w;
-  const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w;
+  const int32_t group = p->plane_group;
+  const size_t plane_bytes = (size_t)p->plane_h * (size_t)p->plane_w * (size_t)group;
   if (scratch.size < plane_bytes || (lanes != 1 && lanes != 2 && lanes != 4) || m % lanes != 0) return MOTE_ERROR;
-  const plane_walk shape = {p->filter_h, p->filter_w, 0, p->dilation_w, p->stride_w, lanes, p->pixels, 0, 0,
-                            {0, 0, 0, 0}, {{0}}};
-  if ((p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) return MOTE_ERROR;
+  const mote_plane_walk shape = {p->filter_h, p->filter_w, 0, group * p->dilation_w, p->stride_w, lanes, p->pixels,
+                                 group, p->out_w, 0, {0, 0, 0, 0}, {{0}}};
+  if (p->fixed_row != NULL ? p->pixels != 8 || p->out_w < 8 || (group != 1 && group != 4)
+                           : (p->pixels != 4 && p->pixels != 8) || choose_row(&shape) == NULL) {
+    return MOTE_ERROR;
+  }
   int8_t *plane = scratch.buf;
-  memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */
+  if (group == 1) {
+    memset(plane, p->zero_point, plane_bytes); /* the border; the channels overwrite the rest */
+  } else {
+    fill_border(p, plane, group); /* rows four times as long: the border alone */
+  }
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *image = input + b * p->in_h * p->in_w * ch;
     int8_t *out_image = output + b * p->out_h * p->out_w * ch * m;
-    for (int32_t c = 0; c < ch; ++c) {
-      fill_plane(p, image, c, plane);
-      for (int32_t g = 0; g < m; g += lanes) {
-        channel_group(p, plane, p->weights + (c * m + g) * taps, c * m + g, out_image);
+    for (int32_t c0 = 0; c0 < ch; c0 += group) {
+      const int32_t n = ch - c0 < group ? ch - c0 : group;
+      if (group == 1) {
+        fill_plane(p, image, c0, plane);
+      } else {
+        fill_plane4(p, image, c0, n, plane);
+      }
+      for (int32_t c = c0; c < c0 + n; ++c) {
+        for (int32_t g = 0; g < m; g += lanes) {
+          channel_group(p, plane + (c - c0), p->weights + (c * m + g) * taps, c * m + g, out_image);
+        }
       }
     }
   }

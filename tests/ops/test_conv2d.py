@@ -318,7 +318,10 @@ def test_conv2d_scalar_weights_at_minus_128_split(case: Case, check_model: Calla
 
 
 ONE_CHANNEL = [
-    Case(1, (12, 11), 1, 8, (3, 3), 1, (1, 1), (1, 1), "SAME", "RELU", True, True),  # four lanes
+    Case(1, (12, 11), 1, 8, (3, 3), 1, (1, 1), (1, 1), "SAME", "RELU", True, True),  # fixed 3x3: two lanes
+    Case(1, (2, 19), 1, 6, (3, 3), 1, (1, 1), (1, 1), "SAME", "RELU", True, True),  # fixed: three groups, two rows
+    Case(2, (5, 10), 1, 4, (3, 3), 1, (2, 1), (1, 1), "VALID", "RELU6", True, True),  # fixed: 8 across, stride 2 down
+    Case(1, (4, 9), 1, 8, (3, 3), 1, (1, 1), (1, 1), "VALID", "NONE", True, True),  # seven across: four lanes
     Case(2, (13, 12), 1, 8, (5, 5), 1, (2, 2), (1, 1), "SAME", "RELU6", True, True),  # four lanes, stride 2
     Case(1, (11, 14), 1, 6, (4, 4), 1, (2, 2), (1, 1), "SAME", "NONE", False, True),  # two lanes, even filter
     Case(1, (9, 15), 1, 5, (1, 7), 1, (1, 1), (1, 1), "SAME", "RELU", True, False),  # one lane: sliding rows
@@ -330,7 +333,8 @@ ONE_CHANNEL = [
 @pytest.mark.parametrize("case", ONE_CHANNEL, ids=[f"case{i}" for i in range(len(ONE_CHANNEL))])
 def test_conv2d_one_channel_plane_matches_tflm(case: Case, check_model: Callable[..., object]) -> None:
     """A one-channel input on a scalar core runs as a depthwise convolution (mote_conv_plane_s8): blocks of
-    one, two and four output channels, strides 1 to 3, dilation, partial blocks of four pixels (sanitized)."""
+    one, two and four output channels, strides 1 to 3, dilation, partial blocks of four pixels, the fixed 3x3
+    blocks of eight (sanitized)."""
     rng = np.random.default_rng(case.out_ch * 31 + case.filt[0])
     graph = check_model(conv_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
     assert chosen(graph.nodes[0], Core.SCALAR) == "mote_conv_plane_s8"

@@ -11,7 +11,7 @@ import pytest
 
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
-from mote.ops import OPS
+from mote.ops import OPS, depthwise_plane
 from mote.ops.depthwise_conv2d import frame, pack_3x3
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
@@ -268,6 +268,45 @@ def test_depthwise_conv2d_plane_matches_tflm(case: Case, check_model: Callable[.
     rng = np.random.default_rng(case.in_hw[1] * 7 + case.multiplier)
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
     assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_plane_s8"
+
+
+FIXED_CASES = [
+    Case(1, (3, 8), 5, 2, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),  # one block a row, a channel alone
+    Case(1, (1, 13), 4, 2, (3, 3), (2, 1), (1, 1), "SAME", "NONE", True, False),  # one row; the last block overlaps
+    Case(1, (3, 11), 6, 4, (3, 3), (1, 1), (1, 1), "VALID", "RELU6", False, True),  # two groups of two lanes
+    Case(2, (9, 17), 3, 2, (3, 3), (1, 1), (2, 1), "SAME", "RELU6", True, True),  # dilated down, two images
+    Case(1, (7, 16), 9, 1, (5, 5), (2, 2), (1, 1), "SAME", "RELU", True, True),  # even width: eight outputs
+    Case(1, (5, 19), 4, 1, (5, 5), (2, 2), (1, 1), "VALID", "NONE", True, True),  # odd width, one output row
+    Case(1, (3, 30), 2, 1, (5, 5), (1, 2), (1, 1), "SAME", "RELU_N1_TO_1", True, True),  # 15 across, 3 down
+    Case(2, (8, 17), 2, 3, (5, 5), (2, 2), (1, 1), "SAME", "RELU", False, True),  # three lanes of one
+]
+
+
+@pytest.mark.parametrize("case", FIXED_CASES, ids=[f"case{i}" for i in range(len(FIXED_CASES))])
+def test_depthwise_conv2d_plane_fixed_matches_tflm(case: Case, check_model: Callable[..., object]) -> None:
+    """The plane kernel's fixed filters (3x3 at stride 1 by two lanes, 5x5 at stride 2 by one) on a plane of four
+    interleaved channels (sanitized on the host): channel counts with a partial group of four, rows of eight
+    outputs and longer ones whose last block overlaps, one to nine rows, VALID and SAME, odd and even widths,
+    vertical strides and dilation, two images."""
+    rng = np.random.default_rng(case.in_hw[1] * 11 + case.in_ch)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_plane_s8"
+    p = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
+    assert depthwise_plane.fixed(p) and depthwise_plane.plane_group(p) == 4
+
+
+@pytest.mark.parametrize("case", [
+    Case(1, (5, 3), 3, 2, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),  # three across: blocks of four
+    Case(1, (6, 9), 5, 1, (5, 5), (1, 2), (1, 1), "SAME", "NONE", True, True),  # five across at stride 2
+    Case(1, (4, 12), 2, 2, (3, 3), (1, 1), (1, 2), "SAME", "RELU6", True, True),  # dilated across
+], ids=["narrow", "five_across", "dilated_across"])
+def test_depthwise_conv2d_plane_short_rows_not_fixed(case: Case, check_model: Callable[..., object]) -> None:
+    """Rows of fewer than eight outputs, or taps not adjacent across, keep the plane's general blocks."""
+    rng = np.random.default_rng(case.in_hw[1] * 13 + case.in_ch)
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_plane_s8"
+    p = OPS["depthwise_conv2d"].prepare(graph.nodes[0])
+    assert not depthwise_plane.fixed(p) and depthwise_plane.plane_group(p) == 1
 
 
 def test_depthwise_conv2d_plane_left_shift(check_model: Callable[..., object]) -> None:

@@ -1,7 +1,7 @@
 """The scalar kernels for real-model layer shapes on the rv32 virtual platform against TFLite Micro: the depthwise
-plane (micro_speech's layer, sliding blocks of eight, two lanes at stride 2), the 3x3 rows kernel on small frames,
-a one-channel convolution as a depthwise one, and fully connected layers whose rows are not a multiple of
-sixteen."""
+plane (micro_speech's layer, sliding blocks of eight, two lanes at stride 2, the fixed 3x3 and 5x5 stride-2
+blocks on four interleaved channels), the 3x3 rows kernel on small frames, a one-channel convolution as a
+depthwise one, and fully connected layers whose rows are not a multiple of sixteen."""
 
 from __future__ import annotations
 
@@ -32,6 +32,12 @@ MODELS = {
                                                          "RELU6", True, True), rng), "mote_depthwise_conv_plane_s8"),
     "two_lanes_stride2": (lambda rng: depthwise_model(DepthwiseCase(1, (13, 14), 3, 2, (4, 3), (2, 2), (1, 1), "SAME",
                                                                     "NONE", True, True), rng),
+                          "mote_depthwise_conv_plane_s8"),
+    "fixed_3x3_two_lanes": (lambda rng: depthwise_model(DepthwiseCase(1, (7, 13), 6, 2, (3, 3), (1, 1), (1, 1),
+                                                                      "SAME", "RELU", True, True), rng),
+                            "mote_depthwise_conv_plane_s8"),
+    "fixed_5x5_stride2": (lambda rng: depthwise_model(DepthwiseCase(1, (9, 19), 5, 1, (5, 5), (2, 2), (1, 1), "SAME",
+                                                                    "RELU6", True, True), rng),
                           "mote_depthwise_conv_plane_s8"),
     "rows_small_stride2": (lambda rng: depthwise_model(DepthwiseCase(2, (6, 7), 9, 1, (3, 3), (2, 2), (1, 1), "SAME",
                                                                      "RELU6", True, True), rng),
