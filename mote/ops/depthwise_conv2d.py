@@ -26,7 +26,7 @@ zero point runs on the same rows kernel with those weights minus their zero poin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import blocked_16x8, blocked_f32, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
+from mote.ops.depthwise_band import band_fits, frame, pack_band
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -164,38 +165,6 @@ def _pack_generic(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_s8", "mote_depthwise_conv_params", fields, args)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """The rows kernel's frame: the image, or its transpose when the output's columns are longer
-    than its rows (the kernel walks rows, and each row has a set-up cost), with the steps of its rows
-    and columns in the NHWC tensors."""
-    in_h: int
-    in_w: int
-    out_h: int
-    out_w: int
-    stride_h: int
-    stride_w: int
-    pad_top: int
-    pad_left: int
-    in_row_step: int
-    in_col_step: int
-    out_row_step: int
-    out_col_step: int
-    weights: np.ndarray = field(compare=False)  # [3, 3, channels] in frame order
-
-    def c_fields(self) -> dict[str, int]:
-        return {name: value for name, value in vars(self).items() if name != "weights"}
-
-
-def frame(p: DepthwiseParams) -> Frame:
-    n = p.in_ch
-    if p.out_h > p.out_w:
-        return Frame(p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h, p.pad_left, p.pad_top, n,
-                     p.in_w * n, n, p.out_w * n, p.weights.transpose(1, 0, 2))
-    return Frame(p.in_h, p.in_w, p.out_h, p.out_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.in_w * n,
-                 n, p.out_w * n, n, p.weights)
-
-
 def macs(node: Node) -> int:
     w = node.inputs[1]
     assert w is not None
@@ -210,6 +179,10 @@ def _accepts_3x3(node: Node, p: DepthwiseParams) -> str | None:
     if p.dilation_h != 1 or p.dilation_w != 1:
         return "dilated"
     return "accumulator may exceed int32" if p.folded_bias is None else None
+
+
+def _accepts_band(node: Node, p: DepthwiseParams) -> str | None:
+    return _accepts_3x3(node, p) or band_fits(p)
 
 
 def _wide_weights(p: DepthwiseParams) -> np.ndarray:
@@ -265,6 +238,8 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
+    Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), pack_band, _accepts_band,
+           twins=("mote_depthwise_conv_band_s8",)),
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),
