@@ -8,8 +8,8 @@ from mote.ops.registry import OPS, CCall, OpDef, register
 # Modules that register no op of their own.
 _INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks", "windows", "conv_common",
                    "conv2d_params", "conv2d_kernels", "weighted_16x8", "arith_s16", "abs_int", "copy_plan",
-                   "sigmoid_table", "sigmoid_s16", "softmax_s16", "depthwise_plane", "depthwise_params", "depthwise_band",
-                   "squared_difference_int", "elu_int",
+                   "sigmoid_table", "sigmoid_s16", "softmax_s16", "depthwise_plane", "depthwise_params",
+                   "depthwise_band", "squared_difference_int", "elu_int",
                    "hard_swish_int", "l2_norm_int", "div_int", "detection_nms", "subgraphs",
                    "lstm_common", "lstm_int", "filter_offset", "log_softmax_int"}
 

@@ -13,7 +13,7 @@ from mote.c_text import c_struct
 from mote.ir import Node
 from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.output_stage import output_stage
-from mote.ops.registry import CCall, Emitter
+from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 BANDS = 4  # MOTE_DEPTHWISE_BANDS
 
@@ -119,3 +119,13 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
         "folded_bias": em.const(p.folded_bias, "folded_bias"),
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
         "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}"}, [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _accepts(node: Node, p: DepthwiseParams) -> str | None:
+    if (p.filter_h, p.filter_w) != (3, 3) or p.depth_multiplier != 1 or (p.dilation_h, p.dilation_w) != (1, 1):
+        return "not 3x3, depth multiplier 1, undilated"
+    return "accumulator may exceed int32" if p.folded_bias is None else band_fits(p)
+
+
+KERNEL = Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), pack_band, _accepts,
+                twins=("mote_depthwise_band_s8",))

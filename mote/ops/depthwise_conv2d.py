@@ -33,8 +33,7 @@ import numpy as np
 from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import blocked_16x8, blocked_f32, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
-from mote.ops.depthwise_band import band_fits, frame, pack_band
+from mote.ops import blocked_16x8, blocked_f32, depthwise_band, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -48,6 +47,7 @@ from mote.ops.conv_common import (
     max_abs,
     requantize,
 )
+from mote.ops.depthwise_band import frame
 from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
@@ -181,10 +181,6 @@ def _accepts_3x3(node: Node, p: DepthwiseParams) -> str | None:
     return "accumulator may exceed int32" if p.folded_bias is None else None
 
 
-def _accepts_band(node: Node, p: DepthwiseParams) -> str | None:
-    return _accepts_3x3(node, p) or band_fits(p)
-
-
 def _wide_weights(p: DepthwiseParams) -> np.ndarray:
     """int64 [3, 3, in_ch]: w + filter_offset, the weights as TFLite's uint8 kernel took them."""
     return p.weights.astype(np.int64) + p.filter_offset
@@ -238,8 +234,7 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
-    Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), pack_band, _accepts_band,
-           twins=("mote_depthwise_conv_band_s8",)),
+    depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),

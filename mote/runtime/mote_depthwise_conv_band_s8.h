@@ -22,8 +22,8 @@
  * fy) are the same. A filter row outside the input gets zero weights and its taps' zero point in the
  * bias; its row pointer is some row inside, read and multiplied by zero.
  *
- * On rv32 the whole function is assembly (mote_micro_s8.S, mote/targets/rv32/micro_depthwise.py); this C
- * is its twin for other targets. */
+ * The work is mote_depthwise_band_s8's: on rv32 assembly (mote_micro_s8.S, mote/targets/rv32/micro_depthwise.py),
+ * its C for other targets. */
 
 #define MOTE_DEPTHWISE_BANDS 4
 
@@ -54,5 +54,8 @@ typedef struct {
 /* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Needs no scratch. */
 mote_status mote_depthwise_conv_band_s8(const mote_depthwise_conv_band_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch);
+
+/* The kernel's body, every channel of the image. */
+void mote_depthwise_band_s8(const mote_depthwise_conv_band_params *p, const int8_t *input, int8_t *output);
 
 #endif

@@ -288,7 +288,8 @@ to pick the kind and loop; per filter row 11; per output 10 through the shortcut
 
 FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
-FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8", "mote_depthwise_conv_band_s8")
+FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8",
+             "mote_depthwise_band_s8")
 
 
 def source(functions: Iterable[str] = FUNCTIONS) -> str:
@@ -298,6 +299,6 @@ def source(functions: Iterable[str] = FUNCTIONS) -> str:
             " * Each function's C twin, with the same semantics, is in mote/, for other targets. */", ""]
     make = {"mote_dot_pairs_4x4_s8": pairs_4x4, "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
-            "mote_depthwise_conv_band_s8": lambda: function("mote_depthwise_conv_band_s8", micro_depthwise.DOC,
+            "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
                                                             micro_depthwise.band_function())}
     return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in set(functions))

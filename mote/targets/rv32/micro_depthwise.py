@@ -1,4 +1,5 @@
-"""mote_depthwise_conv_band_s8 as rv32 assembly (its C twin and contract: mote/runtime/mote_depthwise_conv_band_s8.h).
+"""mote_depthwise_band_s8, the body of mote_depthwise_conv_band_s8, as rv32 assembly (its C twin: mote/runtime/
+mote_depthwise_band_s8.c; the contract: mote_depthwise_conv_band_s8.h).
 
 The nine weights stay in s0-s8 and the bias in s9 for a band of rows of a channel; the channel's output
 stage (fast_after, max_above, m2, k, shift, min_below) in t0-t5 for all its bands. Per output at stride 1:
@@ -32,8 +33,9 @@ MIN_BELOW, FAST_AFTER, MAX_ABOVE, M2, K, SHIFT = 8, 12, 16, 20, 24, 28
 K9 = [f"s{i}" for i in range(9)]
 BIAS, NEXT, AFTER = "s9", "s10", "s11"
 TOP, MID, BOT, STEP, OSTEP, OUT, END, X, P, ACC = "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra", "t6"
-SLOTS = ("p", "cin", "cout", "left", "w", "bias", "stage", "band", "rows", "top", "rowout", "start", "zc", "lo",
-         "hi", "offset", "res")
+SLOTS = ("p", "cin", "cout", "left", "w", "bias", "stage", "band", "rowend", "top", "rowout", "start", "zc", "lo",
+         "hi", "offset", "res", "zp", "col_step", "out_col_step", "span", "in_row_step", "out_row_step", "pad_left",
+         "pad_right", "stride", "d_mid", "d_bottom")
 CALL_SAVED = ["ra", *[f"t{i}" for i in range(7)], *[f"a{i}" for i in range(8)]]
 SAVED = ["ra", *[f"s{i}" for i in range(12)]]
 S = {name: 4 * k for k, name in enumerate(SLOTS)}
@@ -105,34 +107,44 @@ def column2(fy: int, row: str) -> list[str]:
 
 def band_setup() -> list[str]:
     """The band at `band`: its rows, the channel's weights with the band's clipped filter rows zeroed
-    and their zero-point taps in the bias, start (bias, plus za after a padded first column) and zc."""
+    and their zero-point taps in the bias, start (bias, plus za after a padded first column), zc, its row
+    distances and first and last rows' outputs; then the steps in a3 and a4, on to the row loop of the stride."""
     out = [f"lw a0, {S['band']}(sp)", f"lw a1, {BAND['rows']}(a0)", "beqz a1, .Ldw_band_next",
-           f"sw a1, {S['rows']}(sp)", f"lw a2, {S['w']}(sp)", *[f"lb {K9[t]}, {t}(a2)" for t in range(9)],
-           f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)", f"lw a1, {BAND['clip']}(a0)", f"lw a3, {S['p']}(sp)",
-           f"lw a3, {PARAMS['zero_point']}(a3)"]
+           f"lw a2, {S['out_row_step']}(sp)", "mul a1, a1, a2", f"lw a2, {S['w']}(sp)",
+           *[f"lb {K9[t]}, {t}(a2)" for t in range(9)], f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)",
+           f"lw a5, {BAND['clip']}(a0)", f"lw a3, {S['zp']}(sp)"]
     for fy in range(3):
         ks = K9[3 * fy:3 * fy + 3]
-        out += [f"andi a2, a1, {1 << fy}", f"beqz a2, .Ldw_keep{fy}", f"add a2, {ks[0]}, {ks[1]}",
+        out += [f"andi a2, a5, {1 << fy}", f"beqz a2, .Ldw_keep{fy}", f"add a2, {ks[0]}, {ks[1]}",
                 f"add a2, a2, {ks[2]}", "mul a2, a2, a3", f"add {BIAS}, {BIAS}, a2",
                 *[f"mv {k}, zero" for k in ks], f".Ldw_keep{fy}:"]
     out += [f"add a2, {K9[0]}, {K9[3]}", f"add a2, a2, {K9[6]}", "mul a2, a2, a3",
             f"add a4, {K9[2]}, {K9[5]}", f"add a4, a4, {K9[8]}", "mul a4, a4, a3", f"sw a4, {S['zc']}(sp)",
-            f"lw a5, {S['p']}(sp)", f"lw a5, {PARAMS['pad_left']}(a5)", f"mv a6, {BIAS}", "beqz a5, .Ldw_unpadded",
-            "add a6, a6, a2", ".Ldw_unpadded:", f"sw a6, {S['start']}(sp)",
-            f"lw a1, {S['cin']}(sp)", f"lw a2, {BAND['in_start']}(a0)", "add a1, a1, a2", f"sw a1, {S['top']}(sp)",
-            f"lw a1, {S['cout']}(sp)", f"lw a2, {BAND['out_start']}(a0)", "add a1, a1, a2",
-            f"sw a1, {S['rowout']}(sp)"]
+            f"lw a5, {S['pad_left']}(sp)", f"mv a6, {BIAS}", "beqz a5, .Ldw_unpadded", "add a6, a6, a2",
+            ".Ldw_unpadded:", f"sw a6, {S['start']}(sp)",
+            f"lw a2, {BAND['d_mid']}(a0)", f"sw a2, {S['d_mid']}(sp)",
+            f"lw a2, {BAND['d_bottom']}(a0)", f"sw a2, {S['d_bottom']}(sp)",
+            f"lw a4, {S['cin']}(sp)", f"lw a2, {BAND['in_start']}(a0)", "add a4, a4, a2", f"sw a4, {S['top']}(sp)",
+            f"lw a4, {S['cout']}(sp)", f"lw a2, {BAND['out_start']}(a0)", "add a4, a4, a2",
+            f"sw a4, {S['rowout']}(sp)", "add a4, a4, a1", f"sw a4, {S['rowend']}(sp)",
+            f"lw {STEP}, {S['col_step']}(sp)", f"lw {OSTEP}, {S['out_col_step']}(sp)", f"lw a5, {S['stride']}(sp)",
+            "addi a5, a5, -1", "bnez a5, .Ldw_row2"]
     return out
 
 
-def row_setup() -> list[str]:
-    """The row's pointers and loop end; a7 = p; then on to the row at stride 2 or on at stride 1."""
-    return [f"lw a4, {S['band']}(sp)", f"lw {TOP}, {S['top']}(sp)", f"lw {MID}, {BAND['d_mid']}(a4)",
-            f"add {MID}, {TOP}, {MID}", f"lw {BOT}, {BAND['d_bottom']}(a4)", f"add {BOT}, {TOP}, {BOT}",
-            f"lw {X}, {S['p']}(sp)", f"lw {STEP}, {PARAMS['col_step']}({X})", f"lw {OSTEP}, {PARAMS['out_col_step']}({X})",
-            f"lw {OUT}, {S['rowout']}(sp)", f"lw {END}, {PARAMS['count']}({X})", f"mul {END}, {END}, {OSTEP}",
-            f"add {END}, {END}, {OUT}", f"lw {P}, {PARAMS['stride']}({X})", f"addi {P}, {P}, -1",
-            f"bnez {P}, .Ldw_s2"]
+def row_setup(tag: str) -> list[str]:
+    """The row's pointers and loop end."""
+    return [f"{tag}:", f"lw {TOP}, {S['top']}(sp)", f"lw {MID}, {S['d_mid']}(sp)", f"add {MID}, {TOP}, {MID}",
+            f"lw {BOT}, {S['d_bottom']}(sp)", f"add {BOT}, {TOP}, {BOT}", f"lw {OUT}, {S['rowout']}(sp)",
+            f"lw {END}, {S['span']}(sp)", f"add {END}, {END}, {OUT}"]
+
+
+def row_end(tag: str) -> list[str]:
+    """The next row of the band, if any, else the next band."""
+    return ["4:", f"lw a0, {S['top']}(sp)", f"lw a1, {S['in_row_step']}(sp)", "add a0, a0, a1",
+            f"sw a0, {S['top']}(sp)",
+            f"lw a0, {S['rowout']}(sp)", f"lw a1, {S['out_row_step']}(sp)", "add a0, a0, a1",
+            f"sw a0, {S['rowout']}(sp)", f"lw a1, {S['rowend']}(sp)", f"bne a0, a1, {tag}", "j .Ldw_band_next"]
 
 
 def stride1() -> tuple[list[str], list[str]]:
@@ -141,10 +153,10 @@ def stride1() -> tuple[list[str], list[str]]:
     right, cold_r = output(".Ldw_r1")
     body = [*column1(TOP, 0, True), *column1(MID, 1, False), *column1(BOT, 2, False), *out,
             *step_rows(STEP), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, 2b"]
-    code = [f"lw {AFTER}, {S['start']}(sp)", f"lw {P}, {PARAMS['pad_left']}({X})", f"bnez {P}, 1f", *peel,
-            "1:", *peel, f"beq {OUT}, {END}, 3f", "2:", *body,
-            "3:", f"lw {X}, {S['p']}(sp)", f"lw {P}, {PARAMS['pad_right']}({X})", "beqz ra, .Ldw_row_end",
-            f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right, "j .Ldw_row_end"]
+    code = [*row_setup(".Ldw_row1"), f"lw {AFTER}, {S['start']}(sp)", f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, 1f",
+            *peel, "1:", *peel, f"beq {OUT}, {END}, 3f", "2:", *body,
+            "3:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f",
+            f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right, *row_end(".Ldw_row1")]
     return code, cold + cold_r
 
 
@@ -159,43 +171,43 @@ def stride2() -> tuple[list[str], list[str]]:
     last = [f"lw {ACC}, {S['zc']}(sp)", f"add {ACC}, {ACC}, {NEXT}"]
     for fy, row in enumerate((TOP, MID, BOT)):
         last += [f"lb {X}, 0({row})", f"mul {X}, {X}, {K9[3 * fy + 1]}", f"add {ACC}, {ACC}, {X}"]
-    code = [".Ldw_s2:", f"add {AFTER}, {STEP}, {STEP}", f"lw {NEXT}, {S['start']}(sp)",
-            f"lw {P}, {PARAMS['pad_left']}({X})", f"bnez {P}, 1f", *peel,
+    code = [*row_setup(".Ldw_row2"), f"add {AFTER}, {STEP}, {STEP}", f"lw {NEXT}, {S['start']}(sp)",
+            f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, 1f", *peel,
             "1:", f"beq {OUT}, {END}, 3f", "2:", *body,
-            "3:", f"lw {X}, {S['p']}(sp)", f"lw {P}, {PARAMS['pad_right']}({X})", "beqz ra, .Ldw_row_end",
-            *last, *right]
+            "3:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f", *last, *right, *row_end(".Ldw_row2")]
     return code, cold + cold_r
 
 
 def band_function() -> list[str]:
-    """The function's body (mote_depthwise_conv_band_s8(p a0, input a1, output a2, scratch))."""
+    """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2))."""
     code1, cold1 = stride1()
     code2, cold2 = stride2()
     save = [f"addi sp, sp, -{SIZE}", *[f"sw {r}, {SIZE - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)]]
     restore = [*[f"lw {r}, {SIZE - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)], f"addi sp, sp, {SIZE}", "ret"]
     head = [f"sw a0, {S['p']}(sp)", f"sw a1, {S['cin']}(sp)", f"sw a2, {S['cout']}(sp)",
-            f"lw t0, {PARAMS['channels']}(a0)", "beqz t0, .Ldw_done", f"sw t0, {S['left']}(sp)",
-            *[f"lw t1, {PARAMS[field]}(a0)\n  sw t1, {S[slot]}(sp)" for field, slot in
-              (("weights", "w"), ("folded_bias", "bias"), ("output_stage", "stage"), ("output_offset", "offset"),
-               ("act_min", "lo"), ("act_max", "hi"))]]
+            f"lw t0, {PARAMS['channels']}(a0)", "beqz t0, .Ldw_done", f"sw t0, {S['left']}(sp)"]
+    for field, slot in (("weights", "w"), ("folded_bias", "bias"), ("output_stage", "stage"),
+                        ("output_offset", "offset"), ("act_min", "lo"), ("act_max", "hi"), ("zero_point", "zp"),
+                        ("col_step", "col_step"), ("out_col_step", "out_col_step"), ("in_row_step", "in_row_step"),
+                        ("out_row_step", "out_row_step"), ("pad_left", "pad_left"), ("pad_right", "pad_right"),
+                        ("stride", "stride")):
+        head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
+    head += [f"lw t1, {PARAMS['count']}(a0)", f"lw t2, {PARAMS['out_col_step']}(a0)", "mul t1, t1, t2",
+             f"sw t1, {S['span']}(sp)"]
     channel = [".Ldw_channel:", f"lw ra, {S['stage']}(sp)", f"lw t5, {MIN_BELOW}(ra)", f"lw t0, {FAST_AFTER}(ra)",
                f"lw t1, {MAX_ABOVE}(ra)", f"lw t2, {M2}(ra)", f"lw t3, {K}(ra)", f"lw t4, {SHIFT}(ra)",
                f"lw a0, {S['p']}(sp)", f"addi a0, a0, {PARAMS['bands']}", f"sw a0, {S['band']}(sp)"]
-    row_end = [".Ldw_row_end:", f"lw {X}, {S['p']}(sp)", f"lw a0, {S['top']}(sp)", f"lw a1, {PARAMS['in_row_step']}({X})",
-               "add a0, a0, a1", f"sw a0, {S['top']}(sp)", f"lw a0, {S['rowout']}(sp)",
-               f"lw a1, {PARAMS['out_row_step']}({X})", "add a0, a0, a1", f"sw a0, {S['rowout']}(sp)",
-               f"lw a0, {S['rows']}(sp)", "addi a0, a0, -1", f"sw a0, {S['rows']}(sp)", "bnez a0, .Ldw_row",
-               ".Ldw_band_next:", f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
-               f"lw a1, {S['p']}(sp)", f"addi a1, a1, {PARAMS['bands'] + BANDS * BAND_BYTES}", "bne a0, a1, .Ldw_band",
-               "/* the next channel */"]
+    tail = [".Ldw_band_next:", f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
+            f"lw a1, {S['p']}(sp)", f"addi a1, a1, {PARAMS['bands'] + BANDS * BAND_BYTES}", "bne a0, a1, .Ldw_band",
+            "/* the next channel */"]
     for slot, size in (("w", 9), ("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
-        row_end += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
-    row_end += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
-    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), ".Ldw_row:", *row_setup(), *code1, *code2,
-            *row_end, *restore, *cold1, *cold2, *other()]
+        tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
+    tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
+    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *code1, *code2, *tail, *restore, *cold1, *cold2,
+            *other()]
 
 
-DOC = """mote_depthwise_conv_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
+DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
 18 multiplies and adds, 9 instructions of output stage through the shortcuts (5 when the clamp
 decides) and 5 to step and loop; at stride 2, 6 loads, 3 address adds, the same 18, 9 and 5; per row
 about 30 and the columns read before the first window completes; per band of a channel about 50."""
