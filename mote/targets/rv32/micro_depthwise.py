@@ -43,12 +43,14 @@ KEEP = 4 * len(SLOTS)  # the caller-saved registers around a call, then the call
 SIZE = -(-(KEEP + 4 * len(CALL_SAVED) + 4 * len(SAVED)) // 16) * 16
 
 
-def output(tag: str) -> tuple[list[str], list[str]]:
-    """The output of the accumulator t6 to 0(a5), and its out-of-line paths."""
+def output(tag: str, tail: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """The output of the accumulator t6 to 0(a5), and its out-of-line paths. A clamped output's path
+    ends with `tail` (the loop's step and branch, then a jump past the loop) when given, else jumps back."""
+    back = tail or [f"j {tag}_done"]
     hot = [f"ble {ACC}, t0, {tag}_rest", f"blt t1, {ACC}, {tag}_high", f"mulhu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2",
            f"srli {P}, {P}, 31", f"add {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4", f"sb {X}, 0({OUT})",
            f"{tag}_done:"]
-    cold = [f"{tag}_high:", f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", f"j {tag}_done",
+    cold = [f"{tag}_high:", f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", *back,
             f"{tag}_rest:", f"blt {ACC}, t5, {tag}_low",
             "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
             f"addi {X}, t0, 1", f"bltz {X}, {tag}_other",
@@ -57,7 +59,7 @@ def output(tag: str) -> tuple[list[str], list[str]]:
             f"srli {P}, {X}, 31", f"sub {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
             f"lw {P}, {S['hi']}(sp)", f"bge {P}, {X}, {tag}_store", f"mv {X}, {P}",
             f"{tag}_store:", f"sb {X}, 0({OUT})", f"j {tag}_done",
-            f"{tag}_low:", f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})", f"j {tag}_done",
+            f"{tag}_low:", f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})", *back,
             f"{tag}_other:", f"jal {P}, .Ldw_other", f"j {tag}_done"]
     return hot, cold
 
@@ -109,7 +111,7 @@ def band_setup() -> list[str]:
     """The band at `band`: its rows, the channel's weights with the band's clipped filter rows zeroed
     and their zero-point taps in the bias, start (bias, plus za after a padded first column), zc, its row
     distances and first and last rows' outputs; then the steps in a3 and a4, on to the row loop of the stride."""
-    out = [f"lw a0, {S['band']}(sp)", f"lw a1, {BAND['rows']}(a0)", "beqz a1, .Ldw_band_next",
+    out = [f"lw a0, {S['band']}(sp)", f"lw a1, {BAND['rows']}(a0)", "beqz a1, .Ldw_channel_next",
            f"lw a2, {S['out_row_step']}(sp)", "mul a1, a1, a2", f"lw a2, {S['w']}(sp)",
            *[f"lb {K9[t]}, {t}(a2)" for t in range(9)], f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)",
            f"lw a5, {BAND['clip']}(a0)", f"lw a3, {S['zp']}(sp)"]
@@ -149,32 +151,32 @@ def row_end(tag: str) -> list[str]:
 
 def stride1() -> tuple[list[str], list[str]]:
     peel = [*carry1(TOP, 0, True), *carry1(MID, 1, False), *carry1(BOT, 2, False), *step_rows(STEP)]
-    out, cold = output(".Ldw_o1")
+    loop = [*step_rows(STEP), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, .Ldw_loop1"]
+    out, cold = output(".Ldw_o1", [*loop, "j .Ldw_exit1"])
     right, cold_r = output(".Ldw_r1")
-    body = [*column1(TOP, 0, True), *column1(MID, 1, False), *column1(BOT, 2, False), *out,
-            *step_rows(STEP), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, 2b"]
+    body = [*column1(TOP, 0, True), *column1(MID, 1, False), *column1(BOT, 2, False), *out, *loop]
     code = [*row_setup(".Ldw_row1"), f"lw {AFTER}, {S['start']}(sp)", f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, 1f",
-            *peel, "1:", *peel, f"beq {OUT}, {END}, 3f", "2:", *body,
-            "3:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f",
+            *peel, "1:", *peel, f"beq {OUT}, {END}, .Ldw_exit1", ".Ldw_loop1:", *body,
+            ".Ldw_exit1:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f",
             f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right, *row_end(".Ldw_row1")]
     return code, cold + cold_r
 
 
 def stride2() -> tuple[list[str], list[str]]:
-    out, cold = output(".Ldw_o2")
+    loop = [*step_rows(AFTER), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, .Ldw_loop2"]
+    out, cold = output(".Ldw_o2", [*loop, "j .Ldw_exit2"])
     right, cold_r = output(".Ldw_r2")
     peel = [f"lb {X}, 0({TOP})", f"mul {NEXT}, {X}, {K9[0]}", f"add {NEXT}, {NEXT}, {BIAS}",
             f"lb {X}, 0({MID})", f"mul {P}, {X}, {K9[3]}", f"add {NEXT}, {NEXT}, {P}",
             f"lb {X}, 0({BOT})", f"mul {P}, {X}, {K9[6]}", f"add {NEXT}, {NEXT}, {P}", *step_rows(STEP)]
-    body = [*column2(0, TOP), *column2(1, MID), *column2(2, BOT), *out, *step_rows(AFTER),
-            f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, 2b"]
+    body = [*column2(0, TOP), *column2(1, MID), *column2(2, BOT), *out, *loop]
     last = [f"lw {ACC}, {S['zc']}(sp)", f"add {ACC}, {ACC}, {NEXT}"]
     for fy, row in enumerate((TOP, MID, BOT)):
         last += [f"lb {X}, 0({row})", f"mul {X}, {X}, {K9[3 * fy + 1]}", f"add {ACC}, {ACC}, {X}"]
     code = [*row_setup(".Ldw_row2"), f"add {AFTER}, {STEP}, {STEP}", f"lw {NEXT}, {S['start']}(sp)",
             f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, 1f", *peel,
-            "1:", f"beq {OUT}, {END}, 3f", "2:", *body,
-            "3:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f", *last, *right, *row_end(".Ldw_row2")]
+            "1:", f"beq {OUT}, {END}, .Ldw_exit2", ".Ldw_loop2:", *body,
+            ".Ldw_exit2:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f", *last, *right, *row_end(".Ldw_row2")]
     return code, cold + cold_r
 
 
@@ -199,7 +201,7 @@ def band_function() -> list[str]:
                f"lw a0, {S['p']}(sp)", f"addi a0, a0, {PARAMS['bands']}", f"sw a0, {S['band']}(sp)"]
     tail = [".Ldw_band_next:", f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
             f"lw a1, {S['p']}(sp)", f"addi a1, a1, {PARAMS['bands'] + BANDS * BAND_BYTES}", "bne a0, a1, .Ldw_band",
-            "/* the next channel */"]
+            ".Ldw_channel_next:", "/* the next channel (the bands in use come first) */"]
     for slot, size in (("w", 9), ("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
