@@ -102,6 +102,15 @@ def band_fits(p: DepthwiseParams) -> str | None:
     return None if row_bands(f) is not None else f"more than {BANDS} bands of rows"
 
 
+def band_shapes(p: DepthwiseParams) -> list[tuple[int, int, int, int]]:
+    """(stride across, column step, d_mid, d_bottom) of the bands of a layer the kernel takes whose filter
+    rows are all inside the input (those with most rows; a clipped band is a row or two): what the rv32
+    assembly can lay out its row loops for when the project is built (mote.targets.rv32.micro_depthwise)."""
+    f = frame(p)
+    bands = row_bands(f)
+    return [(f.stride_w, f.in_col_step, b["d_mid"], b["d_bottom"]) for b in bands or [] if not b["clip"]]
+
+
 def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None and p.folded_bias is not None

@@ -5,6 +5,7 @@ the output stage's paths (shortcuts, the negative path, wide channels, TFLite's 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
-from mote.targets.rv32 import Rv32Config, build_rv32
+from mote.targets.rv32 import Rv32Config, build_rv32, firmware, micro
 from tests.ops.kernel_util import chosen
 from tests.ops.test_depthwise_conv2d import out_len
 
@@ -67,8 +68,14 @@ def run_on_rv32(data: bytes, name: str, tmp_path: Path) -> None:
                     f"rv32 firmware, seed {seed}")
 
 
+@pytest.mark.parametrize("laid_out", [True, False], ids=["laid-out", "generic"])
 @pytest.mark.parametrize("name", list(CHAINS))
-def test_band_chains_match_tflm_on_rv32(name: str, tmp_path: Path) -> None:
+def test_band_chains_match_tflm_on_rv32(name: str, laid_out: bool, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the row loops laid out for the layers' band shapes, and with the generic loops only (what a
+    shape gets whose rows are too far apart for immediate offsets)."""
+    if not laid_out:
+        monkeypatch.setattr(firmware, "_band_shapes", lambda model: [])
     in_hw, channels, layers = CHAINS[name]
     run_on_rv32(depthwise_chain(in_hw, channels, layers, np.random.default_rng(len(name))), name, tmp_path)
 
@@ -79,3 +86,13 @@ def test_band_output_paths_on_rv32(gain: float, bias_max: int, tmp_path: Path) -
     (wide channels), with and without ReLU (negative accumulators past the clamp)."""
     layers = [((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU"), ((1, 1), "SAME", "NONE")]
     run_on_rv32(depthwise_chain((6, 9), 5, layers, np.random.default_rng(7), gain, bias_max), "paths", tmp_path)
+
+
+def test_band_shapes_get_their_loops() -> None:
+    """Shapes whose rows (and, at stride 2, next column) are within a load's offset get a loop of their own,
+    the others none: stride 1 with all three rows too far apart, a column step beyond the offsets."""
+    src = micro.source(["mote_depthwise_band_s8"], [(1, 16, 768, 1536), (2, 32, 1536, 3072), (1, 64, 3000, 6000),
+                                                    (2, 2100, 4200, 8400)])
+    assert set(re.findall(r"^(\.Ldw_row\dv\d+):$", src, re.M)) == {".Ldw_row1v0", ".Ldw_row2v2"}  # sorted shapes
+    assert "lb a7, 1536(a0)" in src  # the bottom row of (1, 16, 768, 1536) from the top row's pointer
+    assert "lb ra, 1568(a0)" in src  # the middle row's next column at (2, 32, 1536, 3072)

@@ -15,6 +15,9 @@ Everything else lives in the stack frame.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 # mote_depthwise_conv_band_params and mote_depthwise_band (rv32 ABI): tests/targets/test_asm_offsets.py
 # checks each with offsetof.
 PARAMS = {"channels": 0, "zero_point": 4, "in_row_step": 8, "col_step": 12, "out_row_step": 16, "out_col_step": 20,
@@ -35,7 +38,7 @@ BIAS, NEXT, AFTER = "s9", "s10", "s11"
 TOP, MID, BOT, STEP, OSTEP, OUT, END, X, P, ACC = "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra", "t6"
 SLOTS = ("p", "cin", "cout", "left", "w", "bias", "stage", "band", "rowend", "top", "rowout", "start", "zc", "lo",
          "hi", "offset", "res", "zp", "col_step", "out_col_step", "span", "in_row_step", "out_row_step", "pad_left",
-         "pad_right", "stride", "d_mid", "d_bottom")
+         "pad_right", "stride", "d_mid", "d_bottom", "target", "targets", "targets1", "targets2", "targets3")
 CALL_SAVED = ["ra", *[f"t{i}" for i in range(7)], *[f"a{i}" for i in range(8)]]
 SAVED = ["ra", *[f"s{i}" for i in range(12)]]
 S = {name: 4 * k for k, name in enumerate(SLOTS)}
@@ -73,29 +76,76 @@ def other() -> list[str]:
             *back, f"lw {X}, {S['res']}(sp)", f"sb {X}, 0({OUT})", f"jr {P}"]
 
 
-def step_rows(step: str) -> list[str]:
-    return [f"add {TOP}, {TOP}, {step}", f"add {MID}, {MID}, {step}", f"add {BOT}, {BOT}, {step}"]
+@dataclass(frozen=True)
+class Layout:
+    """Where a row loop reads: each filter row's byte at the column (x) as "offset(pointer)", at stride 2
+    the next column's (y; None: one add from x's pointer, the column step not known here), the pointers
+    to step, and how they are set from a0 (the top row) at the start of a row."""
+    tag: str
+    x: tuple[str, str, str]
+    y: tuple[str, str, str] | None
+    pointers: tuple[str, ...]
+    setup: tuple[str, ...]
 
 
-def carry1(row: str, fy: int, first: bool) -> list[str]:
+GENERIC = Layout("", ("0(a0)", "0(a1)", "0(a2)"), None, (TOP, MID, BOT),
+                 (f"lw {MID}, {S['d_mid']}(sp)", f"add {MID}, {TOP}, {MID}", f"lw {BOT}, {S['d_bottom']}(sp)",
+                  f"add {BOT}, {TOP}, {BOT}"))
+IMM = 2047  # the largest offset a load takes
+
+
+def fixed_layout(shape: tuple[int, int, int, int], index: int) -> Layout | None:
+    """The layout for a band shape (stride, col_step, d_mid, d_bottom) known when the project is built:
+    rows at immediate offsets from as few pointers as they allow (at stride 2 the next column too), or
+    None when that saves nothing over GENERIC."""
+    stride, col_step, d_mid, d_bottom = shape
+    extra = col_step if stride == 2 else 0
+    if extra > IMM:
+        return None
+    bases: list[int] = []
+    place: list[tuple[int, int]] = []
+    for row in (0, d_mid, d_bottom):
+        for b, base in enumerate(bases):
+            if 0 <= row - base and row - base + extra <= IMM:
+                place.append((b, row - base))
+                break
+        else:
+            bases.append(row)
+            place.append((len(bases) - 1, 0))
+    if stride == 1 and len(bases) == 3 or not all(0 <= row for row in (d_mid, d_bottom)):
+        return None
+    regs = (TOP, MID, BOT)
+    setup = []
+    for b, base in enumerate(bases[1:], 1):
+        setup += [f"li {regs[b]}, {base}", f"add {regs[b]}, {TOP}, {regs[b]}"]
+    x = tuple(f"{off}({regs[b]})" for b, off in place)
+    y = tuple(f"{off + col_step}({regs[b]})" for b, off in place) if stride == 2 else None
+    return Layout(f"v{index}", x, y, regs[:len(bases)], tuple(setup))  # type: ignore[arg-type]
+
+
+def step_rows(layout: Layout, step: str) -> list[str]:
+    return [f"add {r}, {r}, {step}" for r in layout.pointers]
+
+
+def carry1(addr: str, fy: int, first: bool) -> list[str]:
     """Stride 1: the byte of a row at the column, into next (filter column 1) and after (column 0)."""
     k0, k1 = K9[3 * fy], K9[3 * fy + 1]
     if first:
-        return [f"lb {X}, 0({row})", f"mul {NEXT}, {X}, {k1}", f"add {NEXT}, {NEXT}, {AFTER}",
+        return [f"lb {X}, {addr}", f"mul {NEXT}, {X}, {k1}", f"add {NEXT}, {NEXT}, {AFTER}",
                 f"mul {AFTER}, {X}, {k0}", f"add {AFTER}, {AFTER}, {BIAS}"]
-    return [f"lb {X}, 0({row})", f"mul {P}, {X}, {k1}", f"add {NEXT}, {NEXT}, {P}", f"mul {P}, {X}, {k0}",
+    return [f"lb {X}, {addr}", f"mul {P}, {X}, {k1}", f"add {NEXT}, {NEXT}, {P}", f"mul {P}, {X}, {k0}",
             f"add {AFTER}, {AFTER}, {P}"]
 
 
-def column1(row: str, fy: int, first: bool) -> list[str]:
+def column1(addr: str, fy: int, first: bool) -> list[str]:
     """Stride 1: the byte of a row at the column, completing the accumulator (filter column 2) first."""
     k2 = K9[3 * fy + 2]
-    head = ([f"lb {X}, 0({row})", f"mul {ACC}, {X}, {k2}", f"add {ACC}, {ACC}, {NEXT}"] if first else
-            [f"lb {X}, 0({row})", f"mul {P}, {X}, {k2}", f"add {ACC}, {ACC}, {P}"])
-    return head + carry1(row, fy, first)[1:]
+    head = ([f"lb {X}, {addr}", f"mul {ACC}, {X}, {k2}", f"add {ACC}, {ACC}, {NEXT}"] if first else
+            [f"lb {X}, {addr}", f"mul {P}, {X}, {k2}", f"add {ACC}, {ACC}, {P}"])
+    return head + carry1(addr, fy, first)[1:]
 
 
-def column2(fy: int, row: str) -> list[str]:
+def column2(layout: Layout, fy: int) -> list[str]:
     """Stride 2: the row's bytes at the column (filter column 1) and the next (column 2, and column 0
     of the next window's carry)."""
     k0, k1, k2 = K9[3 * fy:3 * fy + 3]
@@ -103,8 +153,10 @@ def column2(fy: int, row: str) -> list[str]:
              [f"mul {P}, {P}, {k0}", f"add {NEXT}, {NEXT}, {P}"])
     first = [f"mul {X}, {X}, {k1}", f"add {ACC}, {NEXT}, {X}"] if fy == 0 else [f"mul {X}, {X}, {k1}",
                                                                               f"add {ACC}, {ACC}, {X}"]
-    return [f"lb {X}, 0({row})", f"add {P}, {row}, {STEP}", f"lb {P}, 0({P})", *first, f"mul {X}, {P}, {k2}",
-            f"add {ACC}, {ACC}, {X}", *carry]
+    x = layout.x[fy]
+    pointer, offset = x[x.index("(") + 1:-1], x[:x.index("(")]
+    y = [f"lb {P}, {layout.y[fy]}"] if layout.y else [f"add {P}, {pointer}, {STEP}", f"lb {P}, {offset}({P})"]
+    return [f"lb {X}, {x}", *y, *first, f"mul {X}, {P}, {k2}", f"add {ACC}, {ACC}, {X}", *carry]
 
 
 def band_setup() -> list[str]:
@@ -129,61 +181,89 @@ def band_setup() -> list[str]:
             f"lw a4, {S['cin']}(sp)", f"lw a2, {BAND['in_start']}(a0)", "add a4, a4, a2", f"sw a4, {S['top']}(sp)",
             f"lw a4, {S['cout']}(sp)", f"lw a2, {BAND['out_start']}(a0)", "add a4, a4, a2",
             f"sw a4, {S['rowout']}(sp)", "add a4, a4, a1", f"sw a4, {S['rowend']}(sp)",
-            f"lw {STEP}, {S['col_step']}(sp)", f"lw {OSTEP}, {S['out_col_step']}(sp)", f"lw a5, {S['stride']}(sp)",
-            "addi a5, a5, -1", "bnez a5, .Ldw_row2"]
+            f"lw {STEP}, {S['col_step']}(sp)", f"lw {OSTEP}, {S['out_col_step']}(sp)", f"lw a5, {S['target']}(sp)",
+            "lw a5, 0(a5)", "jr a5"]
     return out
 
 
-def row_setup(tag: str) -> list[str]:
+def row_setup(layout: Layout, tag: str) -> list[str]:
     """The row's pointers and loop end."""
-    return [f"{tag}:", f"lw {TOP}, {S['top']}(sp)", f"lw {MID}, {S['d_mid']}(sp)", f"add {MID}, {TOP}, {MID}",
-            f"lw {BOT}, {S['d_bottom']}(sp)", f"add {BOT}, {TOP}, {BOT}", f"lw {OUT}, {S['rowout']}(sp)",
+    return [f"{tag}:", f"lw {TOP}, {S['top']}(sp)", *layout.setup, f"lw {OUT}, {S['rowout']}(sp)",
             f"lw {END}, {S['span']}(sp)", f"add {END}, {END}, {OUT}"]
 
 
 def row_end(tag: str) -> list[str]:
     """The next row of the band, if any, else the next band."""
-    return ["4:", f"lw a0, {S['top']}(sp)", f"lw a1, {S['in_row_step']}(sp)", "add a0, a0, a1",
+    return [f"{tag}_end:", f"lw a0, {S['top']}(sp)", f"lw a1, {S['in_row_step']}(sp)", "add a0, a0, a1",
             f"sw a0, {S['top']}(sp)",
             f"lw a0, {S['rowout']}(sp)", f"lw a1, {S['out_row_step']}(sp)", "add a0, a0, a1",
             f"sw a0, {S['rowout']}(sp)", f"lw a1, {S['rowend']}(sp)", f"bne a0, a1, {tag}", "j .Ldw_band_next"]
 
 
-def stride1() -> tuple[list[str], list[str]]:
-    peel = [*carry1(TOP, 0, True), *carry1(MID, 1, False), *carry1(BOT, 2, False), *step_rows(STEP)]
-    loop = [*step_rows(STEP), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, .Ldw_loop1"]
-    out, cold = output(".Ldw_o1", [*loop, "j .Ldw_exit1"])
-    right, cold_r = output(".Ldw_r1")
-    body = [*column1(TOP, 0, True), *column1(MID, 1, False), *column1(BOT, 2, False), *out, *loop]
-    code = [*row_setup(".Ldw_row1"), f"lw {AFTER}, {S['start']}(sp)", f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, 1f",
-            *peel, "1:", *peel, f"beq {OUT}, {END}, .Ldw_exit1", ".Ldw_loop1:", *body,
-            ".Ldw_exit1:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f",
-            f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right, *row_end(".Ldw_row1")]
+def stride1(layout: Layout) -> tuple[list[str], list[str]]:
+    tag = f".Ldw_row1{layout.tag}"
+    x = layout.x
+    peel = [*carry1(x[0], 0, True), *carry1(x[1], 1, False), *carry1(x[2], 2, False), *step_rows(layout, STEP)]
+    loop = [*step_rows(layout, STEP), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, {tag}_loop"]
+    out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"])
+    right, cold_r = output(f"{tag}_r")
+    body = [*column1(x[0], 0, True), *column1(x[1], 1, False), *column1(x[2], 2, False), *out, *loop]
+    code = [*row_setup(layout, tag), f"lw {AFTER}, {S['start']}(sp)", f"lw {P}, {S['pad_left']}(sp)",
+            f"bnez {P}, {tag}_peeled", *peel, f"{tag}_peeled:", *peel, f"beq {OUT}, {END}, {tag}_exit",
+            f"{tag}_loop:", *body,
+            f"{tag}_exit:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, {tag}_end",
+            f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right, *row_end(tag)]
     return code, cold + cold_r
 
 
-def stride2() -> tuple[list[str], list[str]]:
-    loop = [*step_rows(AFTER), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, .Ldw_loop2"]
-    out, cold = output(".Ldw_o2", [*loop, "j .Ldw_exit2"])
-    right, cold_r = output(".Ldw_r2")
-    peel = [f"lb {X}, 0({TOP})", f"mul {NEXT}, {X}, {K9[0]}", f"add {NEXT}, {NEXT}, {BIAS}",
-            f"lb {X}, 0({MID})", f"mul {P}, {X}, {K9[3]}", f"add {NEXT}, {NEXT}, {P}",
-            f"lb {X}, 0({BOT})", f"mul {P}, {X}, {K9[6]}", f"add {NEXT}, {NEXT}, {P}", *step_rows(STEP)]
-    body = [*column2(0, TOP), *column2(1, MID), *column2(2, BOT), *out, *loop]
+def stride2(layout: Layout) -> tuple[list[str], list[str]]:
+    tag = f".Ldw_row2{layout.tag}"
+    x = layout.x
+    loop = [*step_rows(layout, AFTER), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, {tag}_loop"]
+    out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"])
+    right, cold_r = output(f"{tag}_r")
+    peel = [f"lb {X}, {x[0]}", f"mul {NEXT}, {X}, {K9[0]}", f"add {NEXT}, {NEXT}, {BIAS}",
+            f"lb {X}, {x[1]}", f"mul {P}, {X}, {K9[3]}", f"add {NEXT}, {NEXT}, {P}",
+            f"lb {X}, {x[2]}", f"mul {P}, {X}, {K9[6]}", f"add {NEXT}, {NEXT}, {P}", *step_rows(layout, STEP)]
+    body = [*column2(layout, 0), *column2(layout, 1), *column2(layout, 2), *out, *loop]
     last = [f"lw {ACC}, {S['zc']}(sp)", f"add {ACC}, {ACC}, {NEXT}"]
-    for fy, row in enumerate((TOP, MID, BOT)):
-        last += [f"lb {X}, 0({row})", f"mul {X}, {X}, {K9[3 * fy + 1]}", f"add {ACC}, {ACC}, {X}"]
-    code = [*row_setup(".Ldw_row2"), f"add {AFTER}, {STEP}, {STEP}", f"lw {NEXT}, {S['start']}(sp)",
-            f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, 1f", *peel,
-            "1:", f"beq {OUT}, {END}, .Ldw_exit2", ".Ldw_loop2:", *body,
-            ".Ldw_exit2:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, 4f", *last, *right, *row_end(".Ldw_row2")]
+    for fy in range(3):
+        last += [f"lb {X}, {x[fy]}", f"mul {X}, {X}, {K9[3 * fy + 1]}", f"add {ACC}, {ACC}, {X}"]
+    code = [*row_setup(layout, tag), f"add {AFTER}, {STEP}, {STEP}", f"lw {NEXT}, {S['start']}(sp)",
+            f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, {tag}_peeled", *peel,
+            f"{tag}_peeled:", f"beq {OUT}, {END}, {tag}_exit", f"{tag}_loop:", *body,
+            f"{tag}_exit:", f"lw {P}, {S['pad_right']}(sp)", f"beqz {P}, {tag}_end", *last, *right, *row_end(tag)]
     return code, cold + cold_r
 
 
-def band_function() -> list[str]:
-    """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2))."""
-    code1, cold1 = stride1()
-    code2, cold2 = stride2()
+def dispatch(shapes: Sequence[tuple[int, int, int, int]], layouts: Sequence[Layout | None]) -> list[str]:
+    """Each band's row loop, once a call, into the `targets` slots: the generic one of its stride, or the
+    one laid out for its shape."""
+    out = [f"lw a4, {S['stride']}(sp)", f"lw a3, {S['col_step']}(sp)", f"lw a0, {S['p']}(sp)",
+           f"addi a0, a0, {PARAMS['bands']}", f"addi a5, sp, {S['targets']}",
+           f"addi a7, sp, {S['targets'] + 4 * BANDS}",
+           ".Ldw_dispatch:", f"lw a1, {BAND['d_mid']}(a0)", f"lw a2, {BAND['d_bottom']}(a0)",
+           "la a6, .Ldw_row1", "li ra, 1", "beq a4, ra, 1f", "la a6, .Ldw_row2", "1:"]
+    for shape, layout in zip(shapes, layouts):
+        if layout is None:
+            continue
+        for value, reg in zip(shape, ("a4", "a3", "a1", "a2")):
+            out += [f"li ra, {value}", f"bne {reg}, ra, 9f"]
+        out += [f"la a6, .Ldw_row{shape[0]}{layout.tag}", "9:"]
+    return out + ["sw a6, 0(a5)", f"addi a0, a0, {BAND_BYTES}", "addi a5, a5, 4", "bne a5, a7, .Ldw_dispatch"]
+
+
+def band_function(shapes: Sequence[tuple[int, int, int, int]] = ()) -> list[str]:
+    """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2)), with row loops laid out
+    for the band shapes (stride, col_step, d_mid, d_bottom) of the project's layers besides the generic ones."""
+    shapes = sorted(set(shapes))
+    layouts = [fixed_layout(shape, i) for i, shape in enumerate(shapes)]
+    loops, cold = [], []
+    for stride, layout in [(1, GENERIC), (2, GENERIC),
+                           *[(shape[0], lay) for shape, lay in zip(shapes, layouts) if lay is not None]]:
+        code, paths = (stride1 if stride == 1 else stride2)(layout)
+        loops += code
+        cold += paths
     save = [f"addi sp, sp, -{SIZE}", *[f"sw {r}, {SIZE - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)]]
     restore = [*[f"lw {r}, {SIZE - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)], f"addi sp, sp, {SIZE}", "ret"]
     head = [f"sw a0, {S['p']}(sp)", f"sw a1, {S['cin']}(sp)", f"sw a2, {S['cout']}(sp)",
@@ -196,17 +276,19 @@ def band_function() -> list[str]:
         head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
     head += [f"lw t1, {PARAMS['count']}(a0)", f"lw t2, {PARAMS['out_col_step']}(a0)", "mul t1, t1, t2",
              f"sw t1, {S['span']}(sp)"]
+    head += dispatch(shapes, layouts)
     channel = [".Ldw_channel:", f"lw ra, {S['stage']}(sp)", f"lw t5, {MIN_BELOW}(ra)", f"lw t0, {FAST_AFTER}(ra)",
                f"lw t1, {MAX_ABOVE}(ra)", f"lw t2, {M2}(ra)", f"lw t3, {K}(ra)", f"lw t4, {SHIFT}(ra)",
-               f"lw a0, {S['p']}(sp)", f"addi a0, a0, {PARAMS['bands']}", f"sw a0, {S['band']}(sp)"]
-    tail = [".Ldw_band_next:", f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
+               f"lw a0, {S['p']}(sp)", f"addi a0, a0, {PARAMS['bands']}", f"sw a0, {S['band']}(sp)",
+               f"addi a0, sp, {S['targets']}", f"sw a0, {S['target']}(sp)"]
+    tail = [".Ldw_band_next:", f"lw a0, {S['target']}(sp)", "addi a0, a0, 4", f"sw a0, {S['target']}(sp)",
+            f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
             f"lw a1, {S['p']}(sp)", f"addi a1, a1, {PARAMS['bands'] + BANDS * BAND_BYTES}", "bne a0, a1, .Ldw_band",
             ".Ldw_channel_next:", "/* the next channel (the bands in use come first) */"]
     for slot, size in (("w", 9), ("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
-    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *code1, *code2, *tail, *restore, *cold1, *cold2,
-            *other()]
+    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *loops, *tail, *restore, *cold, *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
