@@ -11,8 +11,11 @@ stride 1; mote_depthwise_conv_channels_s8 for any other filter with depth multip
 over its contiguous channels into int32 accumulators in scratch (about twice as fast as the generic
 kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth multipliers above 1
 (an input pixel read once per tap into up to eight register accumulators); mote_depthwise_conv_s8
-otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
-runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
+otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case of one image at stride 1 or 2 across
+(padding at most a column a side) runs as mote_depthwise_conv_band_s8 (mote.ops.depthwise_band): channel by
+channel, one row of outputs at a time read in place, each output requantized as its window completes, rows
+whose filter rows leave the input in bands of their own; the other 3x3 cases there
+run as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
 its nine weights and output stage in registers (a small frame, every window within 16 rows by 16
 columns and at most 64 outputs, from a copy of the channel on the stack bordered with the zero
 point, without bounds tests, its outputs requantized in one pass); any other depthwise convolution there runs as
