@@ -102,13 +102,19 @@ def band_fits(p: DepthwiseParams) -> str | None:
     return None if row_bands(f) is not None else f"more than {BANDS} bands of rows"
 
 
-def band_shapes(p: DepthwiseParams) -> list[tuple[int, int, int, int]]:
-    """(stride across, column step, d_mid, d_bottom) of the bands of a layer the kernel takes whose filter
-    rows are all inside the input (those with most rows; a clipped band is a row or two): what the rv32
-    assembly can lay out its row loops for when the project is built (mote.targets.rv32.micro_depthwise)."""
+def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
+    """(stride across, column step, d_mid, d_bottom, pad_left, pad_right, in_row_step, out_row_step,
+    out_col_step, span) of the bands of a layer the kernel takes whose filter rows are all inside the input
+    (those with most rows; a clipped band is a row or two), span the bytes from a row's first output to
+    the first padded or past its end: what the rv32 assembly can lay out its row loops for when the
+    project is built (mote.targets.rv32.micro_depthwise)."""
     f = frame(p)
-    bands = row_bands(f)
-    return [(f.stride_w, f.in_col_step, b["d_mid"], b["d_bottom"]) for b in bands or [] if not b["clip"]]
+    bands, columns = row_bands(f), window_columns(f.stride_w, f.pad_left, f.in_w, f.out_w)
+    if bands is None or columns is None:
+        return []
+    return [(f.stride_w, f.in_col_step, b["d_mid"], b["d_bottom"], f.pad_left, columns[1],
+             f.stride_h * f.in_row_step, f.out_row_step, f.out_col_step, columns[0] * f.out_col_step)
+            for b in bands if not b["clip"]]
 
 
 def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:

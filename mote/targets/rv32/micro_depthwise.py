@@ -86,21 +86,25 @@ class Layout:
     y: tuple[str, str, str] | None
     pointers: tuple[str, ...]
     setup: tuple[str, ...]
+    shape: Shape | None = None  # a laid-out loop's band shape; None: the generic loop
+    kept: tuple[str, ...] = ()  # a laid-out loop's registers for the top row, first and end outputs of its row
 
 
+# (stride, col_step, d_mid, d_bottom, pad_left, pad_right, in_row_step, out_row_step, out_col_step, span)
+Shape = tuple[int, int, int, int, int, int, int, int, int, int]
 GENERIC = Layout("", ("0(a0)", "0(a1)", "0(a2)"), None, (TOP, MID, BOT),
                  (f"lw {MID}, {S['d_mid']}(sp)", f"add {MID}, {TOP}, {MID}", f"lw {BOT}, {S['d_bottom']}(sp)",
                   f"add {BOT}, {TOP}, {BOT}"))
 IMM = 2047  # the largest offset a load takes
 
 
-def fixed_layout(shape: tuple[int, int, int, int], index: int) -> Layout | None:
-    """The layout for a band shape (stride, col_step, d_mid, d_bottom) known when the project is built:
-    rows at immediate offsets from as few pointers as they allow (at stride 2 the next column too), or
-    None when that saves nothing over GENERIC."""
-    stride, col_step, d_mid, d_bottom = shape
+def fixed_layout(shape: Shape, index: int) -> Layout | None:
+    """The layout for a band shape known when the project is built: rows at immediate offsets from at most
+    two pointers (at stride 2 the next column too), the steps and paddings constants, the row's top, first
+    and end outputs kept in registers; or None when the shape does not allow it (the generic loop then)."""
+    stride, col_step, d_mid, d_bottom = shape[:4]
     extra = col_step if stride == 2 else 0
-    if extra > IMM:
+    if stride * col_step > IMM or shape[8] > IMM:
         return None
     bases: list[int] = []
     place: list[tuple[int, int]] = []
@@ -112,7 +116,7 @@ def fixed_layout(shape: tuple[int, int, int, int], index: int) -> Layout | None:
         else:
             bases.append(row)
             place.append((len(bases) - 1, 0))
-    if stride == 1 and len(bases) == 3 or not all(0 <= row for row in (d_mid, d_bottom)):
+    if len(bases) == 3 or not all(0 <= row for row in (d_mid, d_bottom)):
         return None
     regs = (TOP, MID, BOT)
     setup = []
@@ -120,11 +124,48 @@ def fixed_layout(shape: tuple[int, int, int, int], index: int) -> Layout | None:
         setup += [f"li {regs[b]}, {base}", f"add {regs[b]}, {TOP}, {regs[b]}"]
     x = tuple(f"{off}({regs[b]})" for b, off in place)
     y = tuple(f"{off + col_step}({regs[b]})" for b, off in place) if stride == 2 else None
-    return Layout(f"v{index}", x, y, regs[:len(bases)], tuple(setup))  # type: ignore[arg-type]
+    kept = ((MID, BOT, STEP) if len(bases) == 1 else (BOT, STEP, OSTEP))
+    return Layout(f"v{index}", x, y, regs[:len(bases)], tuple(setup), shape, kept)  # type: ignore[arg-type]
 
 
-def step_rows(layout: Layout, step: str) -> list[str]:
+def add_const(reg: str, src: str, value: int) -> list[str]:
+    """reg = src + value (a7 the constant when it takes more than an immediate)."""
+    return [f"addi {reg}, {src}, {value}"] if -2048 <= value <= IMM else [f"li {X}, {value}", f"add {reg}, {src}, {X}"]
+
+
+def fixed_row(layout: Layout, tag: str, body: list[str], peel: list[str], right: list[str], first: str) -> list[str]:
+    """A laid-out loop's band: the kept registers from the frame, then per row its pointers, `first` (the
+    state before the peel), the peel, the loop when the row has windows to it, the padded last window,
+    and the next row."""
+    assert layout.shape is not None
+    stride, _, _, _, pad_left, pad_right, in_step, out_step, _, span = layout.shape
+    rt, ro, re = layout.kept
+    out = [f"{tag}:", f"lw {rt}, {S['top']}(sp)", f"lw {ro}, {S['rowout']}(sp)", f"lw {re}, {S['rowend']}(sp)",
+           f"{tag}_row:", f"mv {TOP}, {rt}", *layout.setup, f"mv {OUT}, {ro}", *add_const(END, OUT, span), first,
+           *(peel * ((2 - pad_left) if stride == 1 else (1 - pad_left)))]
+    if span:
+        out += [f"{tag}_loop:", *body, f"{tag}_exit:"]
+    if pad_right:
+        out += right
+    return out + [*add_const(rt, rt, in_step), *add_const(ro, ro, out_step), f"bne {ro}, {re}, {tag}_row",
+                  "j .Ldw_band_next"]
+
+
+def fixed_cold(layout: Layout, loop: list[str], right: list[str]) -> list[str]:
+    """The out-of-line paths of a laid-out loop's outputs it has: in the loop, at the padded last window."""
+    assert layout.shape is not None
+    return [*(loop if layout.shape[9] else []), *(right if layout.shape[5] else [])]
+
+
+def step_rows(layout: Layout, step: str, columns: int = 1) -> list[str]:
+    """The pointers on by `columns` columns: by the register `step` (the generic loop), or by a constant."""
+    if layout.shape is not None:
+        return [f"addi {r}, {r}, {columns * layout.shape[1]}" for r in layout.pointers]
     return [f"add {r}, {r}, {step}" for r in layout.pointers]
+
+
+def step_out(layout: Layout) -> str:
+    return f"addi {OUT}, {OUT}, {layout.shape[8]}" if layout.shape is not None else f"add {OUT}, {OUT}, {OSTEP}"
 
 
 def carry1(addr: str, fy: int, first: bool) -> list[str]:
@@ -204,10 +245,14 @@ def stride1(layout: Layout) -> tuple[list[str], list[str]]:
     tag = f".Ldw_row1{layout.tag}"
     x = layout.x
     peel = [*carry1(x[0], 0, True), *carry1(x[1], 1, False), *carry1(x[2], 2, False), *step_rows(layout, STEP)]
-    loop = [*step_rows(layout, STEP), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, {tag}_loop"]
+    loop = [*step_rows(layout, STEP), step_out(layout), f"bne {OUT}, {END}, {tag}_loop"]
     out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"])
     right, cold_r = output(f"{tag}_r")
     body = [*column1(x[0], 0, True), *column1(x[1], 1, False), *column1(x[2], 2, False), *out, *loop]
+    if layout.shape is not None:
+        last = [f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right]
+        return (fixed_row(layout, tag, body, peel, last, f"lw {AFTER}, {S['start']}(sp)"),
+                fixed_cold(layout, cold, cold_r))
     code = [*row_setup(layout, tag), f"lw {AFTER}, {S['start']}(sp)", f"lw {P}, {S['pad_left']}(sp)",
             f"bnez {P}, {tag}_peeled", *peel, f"{tag}_peeled:", *peel, f"beq {OUT}, {END}, {tag}_exit",
             f"{tag}_loop:", *body,
@@ -219,7 +264,7 @@ def stride1(layout: Layout) -> tuple[list[str], list[str]]:
 def stride2(layout: Layout) -> tuple[list[str], list[str]]:
     tag = f".Ldw_row2{layout.tag}"
     x = layout.x
-    loop = [*step_rows(layout, AFTER), f"add {OUT}, {OUT}, {OSTEP}", f"bne {OUT}, {END}, {tag}_loop"]
+    loop = [*step_rows(layout, AFTER, 2), step_out(layout), f"bne {OUT}, {END}, {tag}_loop"]
     out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"])
     right, cold_r = output(f"{tag}_r")
     peel = [f"lb {X}, {x[0]}", f"mul {NEXT}, {X}, {K9[0]}", f"add {NEXT}, {NEXT}, {BIAS}",
@@ -229,6 +274,9 @@ def stride2(layout: Layout) -> tuple[list[str], list[str]]:
     last = [f"lw {ACC}, {S['zc']}(sp)", f"add {ACC}, {ACC}, {NEXT}"]
     for fy in range(3):
         last += [f"lb {X}, {x[fy]}", f"mul {X}, {X}, {K9[3 * fy + 1]}", f"add {ACC}, {ACC}, {X}"]
+    if layout.shape is not None:
+        return (fixed_row(layout, tag, body, peel, [*last, *right], f"lw {NEXT}, {S['start']}(sp)"),
+                fixed_cold(layout, cold, cold_r))
     code = [*row_setup(layout, tag), f"add {AFTER}, {STEP}, {STEP}", f"lw {NEXT}, {S['start']}(sp)",
             f"lw {P}, {S['pad_left']}(sp)", f"bnez {P}, {tag}_peeled", *peel,
             f"{tag}_peeled:", f"beq {OUT}, {END}, {tag}_exit", f"{tag}_loop:", *body,
@@ -236,7 +284,7 @@ def stride2(layout: Layout) -> tuple[list[str], list[str]]:
     return code, cold + cold_r
 
 
-def dispatch(shapes: Sequence[tuple[int, int, int, int]], layouts: Sequence[Layout | None]) -> list[str]:
+def dispatch(shapes: Sequence[Shape], layouts: Sequence[Layout | None]) -> list[str]:
     """Each band's row loop, once a call, into the `targets` slots: the generic one of its stride, or the
     one laid out for its shape."""
     out = [f"lw a4, {S['stride']}(sp)", f"lw a3, {S['col_step']}(sp)", f"lw a0, {S['p']}(sp)",
@@ -247,15 +295,18 @@ def dispatch(shapes: Sequence[tuple[int, int, int, int]], layouts: Sequence[Layo
     for shape, layout in zip(shapes, layouts):
         if layout is None:
             continue
-        for value, reg in zip(shape, ("a4", "a3", "a1", "a2")):
+        for value, reg in zip(shape[:4], ("a4", "a3", "a1", "a2")):
             out += [f"li ra, {value}", f"bne {reg}, ra, 9f"]
+        for value, slot in zip(shape[4:], ("pad_left", "pad_right", "in_row_step", "out_row_step", "out_col_step",
+                                          "span")):
+            out += [f"lw t0, {S[slot]}(sp)", f"li ra, {value}", "bne t0, ra, 9f"]
         out += [f"la a6, .Ldw_row{shape[0]}{layout.tag}", "9:"]
     return out + ["sw a6, 0(a5)", f"addi a0, a0, {BAND_BYTES}", "addi a5, a5, 4", "bne a5, a7, .Ldw_dispatch"]
 
 
-def band_function(shapes: Sequence[tuple[int, int, int, int]] = ()) -> list[str]:
+def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
     """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2)), with row loops laid out
-    for the band shapes (stride, col_step, d_mid, d_bottom) of the project's layers besides the generic ones."""
+    for the band shapes (Shape) of the project's layers besides the generic ones."""
     shapes = sorted(set(shapes))
     layouts = [fixed_layout(shape, i) for i, shape in enumerate(shapes)]
     loops, cold = [], []
