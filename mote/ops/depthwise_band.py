@@ -104,10 +104,10 @@ def band_fits(p: DepthwiseParams) -> str | None:
 
 def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
     """(stride across, column step, d_mid, d_bottom, pad_left, pad_right, in_row_step, out_row_step,
-    out_col_step, span) of the bands of a layer the kernel takes whose filter rows are all inside the input
-    (those with most rows; a clipped band is a row or two), span the bytes from a row's first output to
-    the first padded or past its end: what the rv32 assembly can lay out its row loops for when the
-    project is built (mote.targets.rv32.micro_depthwise)."""
+    out_col_step, span) of the bands of a layer the kernel takes, span the bytes from a row's first output
+    to the padded last or past its end: what the rv32 assembly can lay out its row loops for when the
+    project is built (mote.targets.rv32.micro_depthwise). Only the bands whose filter rows are all inside
+    the input (the others are a row or two each, not worth their code in flash)."""
     f = frame(p)
     bands, columns = row_bands(f), window_columns(f.stride_w, f.pad_left, f.in_w, f.out_w)
     if bands is None or columns is None:

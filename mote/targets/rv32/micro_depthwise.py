@@ -309,12 +309,11 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
     for the band shapes (Shape) of the project's layers besides the generic ones."""
     shapes = sorted(set(shapes))
     layouts = [fixed_layout(shape, i) for i, shape in enumerate(shapes)]
-    loops, cold = [], []
+    loops: list[str] = []
     for stride, layout in [(1, GENERIC), (2, GENERIC),
                            *[(shape[0], lay) for shape, lay in zip(shapes, layouts) if lay is not None]]:
         code, paths = (stride1 if stride == 1 else stride2)(layout)
-        loops += code
-        cold += paths
+        loops += [*code, *paths]  # each loop's out-of-line paths within a branch's reach of it
     save = [f"addi sp, sp, -{SIZE}", *[f"sw {r}, {SIZE - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)]]
     restore = [*[f"lw {r}, {SIZE - 4 * (k + 1)}(sp)" for k, r in enumerate(SAVED)], f"addi sp, sp, {SIZE}", "ret"]
     head = [f"sw a0, {S['p']}(sp)", f"sw a1, {S['cin']}(sp)", f"sw a2, {S['cout']}(sp)",
@@ -339,7 +338,7 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
     for slot, size in (("w", 9), ("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
-    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *loops, *tail, *restore, *cold, *other()]
+    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *loops, *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
