@@ -30,6 +30,8 @@ CHAINS = {
     "even_valid": ((8, 12), 7, [((2, 2), "VALID", "NONE"), ((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU"),
                                 ((1, 1), "SAME", "NONE")]),
     "one_pixel": ((1, 1), 3, [((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU")]),
+    # rows 1200 bytes apart: the laid-out loops reach the bottom row from a second pointer
+    "wide_rows": ((8, 100), 12, [((1, 1), "SAME", "RELU"), ((2, 2), "SAME", "NONE")]),
 }
 
 
@@ -77,6 +79,10 @@ def test_band_chains_match_tflm_on_rv32(name: str, laid_out: bool, tmp_path: Pat
     if not laid_out:
         monkeypatch.setattr(firmware, "_band_shapes", lambda model: [])
     in_hw, channels, layers = CHAINS[name]
+    if name == "wide_rows" and laid_out:
+        graph = load_tflite(depthwise_chain(in_hw, channels, layers, np.random.default_rng(0)), name)
+        src = micro.source(["mote_depthwise_band_s8"], firmware._band_shapes(compile_graph(graph, core=Core.SCALAR)))
+        assert "lb a7, 0(a1)" in src and "lb ra, 12(a1)" in src  # the bottom row from the second pointer
     run_on_rv32(depthwise_chain(in_hw, channels, layers, np.random.default_rng(len(name))), name, tmp_path)
 
 
