@@ -74,16 +74,22 @@ def row_bands(f: Frame) -> list[dict[str, int]] | None:
         inside = [0 <= y0 + fy < f.in_h for fy in range(3)]
         if not any(inside):
             return None
-        first = next(y0 + fy for fy in range(3) if inside[fy])
-        ys = [y0 + fy if inside[fy] else first for fy in range(3)]
+        clip = sum(1 << fy for fy in range(3) if not inside[fy])
+        # Three rows inside at the usual distances, one below or above the window's when it is cut.
+        shift = max(-y0, 0) - max(y0 + 3 - f.in_h, 0)
+        if f.in_h >= 3 and abs(shift) <= 1:
+            ys = [y0 + shift + r for r in range(3)]
+        else:
+            first = next(y0 + fy for fy in range(3) if inside[fy])
+            ys, shift = [y0 + fy if inside[fy] else first for fy in range(3)], 0
         rows.append({"rows": 1, "in_start": ys[0] * f.in_row_step, "d_mid": (ys[1] - ys[0]) * f.in_row_step,
                      "d_bottom": (ys[2] - ys[0]) * f.in_row_step, "out_start": oy * f.out_row_step,
-                     "clip": sum(1 << fy for fy in range(3) if not inside[fy])})
+                     "clip": clip, "shift": shift})
     bands: list[dict[str, int]] = []
     step = f.stride_h * f.in_row_step
     for row in rows:
         last = bands[-1] if bands else None
-        if (last is not None and all(last[k] == row[k] for k in ("d_mid", "d_bottom", "clip"))
+        if (last is not None and all(last[k] == row[k] for k in ("d_mid", "d_bottom", "clip", "shift"))
                 and row["in_start"] == last["in_start"] + last["rows"] * step):
             last["rows"] += 1
         else:
@@ -123,7 +129,7 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     f = frame(p)
     columns, bands = window_columns(f.stride_w, f.pad_left, f.in_w, f.out_w), row_bands(f)
     assert columns is not None and bands is not None
-    unused = {"rows": 0, "in_start": 0, "d_mid": 0, "d_bottom": 0, "out_start": 0, "clip": 0}
+    unused = {"rows": 0, "in_start": 0, "d_mid": 0, "d_bottom": 0, "out_start": 0, "clip": 0, "shift": 0}
     bands += [unused] * (BANDS - len(bands))
     return CCall("mote_depthwise_conv_band_s8", "mote_depthwise_conv_band_params", {
         "channels": p.in_ch, "zero_point": -p.input_offset, "in_row_step": f.stride_h * f.in_row_step,

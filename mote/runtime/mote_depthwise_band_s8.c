@@ -50,11 +50,15 @@ void mote_depthwise_band_s8(const mote_depthwise_conv_band_params *p, const int8
       if (band->rows == 0) continue;
       band_filter f;
       f.bias = p->folded_bias[c];
-      for (int32_t t = 0; t < 9; ++t) f.k[t] = p->weights[9 * c + t];
+      for (int32_t r = 0; r < 3; ++r) {
+        const int32_t fy = r + band->shift; /* the filter row the row read meets */
+        const int32_t inside = fy >= 0 && fy < 3 && !(band->clip >> fy & 1);
+        for (int32_t fx = 0; fx < 3; ++fx) f.k[3 * r + fx] = inside ? p->weights[9 * c + 3 * fy + fx] : 0;
+      }
       for (int32_t fy = 0; fy < 3; ++fy) {
         if (!(band->clip >> fy & 1)) continue;
-        f.bias += zp * (f.k[3 * fy] + f.k[3 * fy + 1] + f.k[3 * fy + 2]);
-        f.k[3 * fy] = f.k[3 * fy + 1] = f.k[3 * fy + 2] = 0;
+        const int8_t *k = p->weights + 9 * c + 3 * fy;
+        f.bias += zp * (k[0] + k[1] + k[2]);
       }
       f.za = zp * (f.k[0] + f.k[3] + f.k[6]);
       f.zc = zp * (f.k[2] + f.k[5] + f.k[8]);

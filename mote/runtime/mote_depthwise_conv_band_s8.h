@@ -20,7 +20,10 @@
  * Down the frame, the rows of outputs come in bands: rows whose three input rows are at the same
  * distances from each other and whose filter rows outside the input (`clip`, bit fy for filter row
  * fy) are the same. A filter row outside the input gets zero weights and its taps' zero point in the
- * bias; its row pointer is some row inside, read and multiplied by zero.
+ * bias. The three rows read are a band's top row and the rows d_mid and d_bottom after it; filter row fy
+ * meets the row read r = fy - shift (a row read that meets no filter row inside gets zero weights), so a
+ * window row cut by the top or bottom of a frame of three rows or more reads three rows inside at the
+ * usual distances, shifted down or up by one.
  *
  * The work is mote_depthwise_band_s8's: on rv32 assembly (mote_micro_s8.S, mote/targets/rv32/micro_depthwise.py),
  * its C for other targets. */
@@ -34,6 +37,7 @@ typedef struct {
   int32_t d_bottom;  /* bytes from a top row to the row filter row 2 reads */
   int32_t out_start; /* bytes from the channel's first output byte to the band's first output */
   int32_t clip;      /* bit fy: filter row fy lies outside the input */
+  int32_t shift;     /* -1, 0 or 1: the rows read lie that many rows below the window's */
 } mote_depthwise_band;
 
 typedef struct {

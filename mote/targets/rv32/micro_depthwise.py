@@ -23,8 +23,8 @@ from dataclasses import dataclass
 PARAMS = {"channels": 0, "zero_point": 4, "in_row_step": 8, "col_step": 12, "out_row_step": 16, "out_col_step": 20,
           "stride": 24, "pad_left": 28, "count": 32, "pad_right": 36, "output_offset": 40, "act_min": 44,
           "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64}
-BAND = {"rows": 0, "in_start": 4, "d_mid": 8, "d_bottom": 12, "out_start": 16, "clip": 20}
-BAND_BYTES, BANDS = 24, 4
+BAND = {"rows": 0, "in_start": 4, "d_mid": 8, "d_bottom": 12, "out_start": 16, "clip": 20, "shift": 24}
+BAND_BYTES, BANDS = 28, 4
 STRUCT_OFFSETS = {**{("mote_depthwise_conv_band_params", name): at for name, at in PARAMS.items()},
                   **{("mote_depthwise_band", name): at for name, at in BAND.items()}}
 STRUCT_HEADERS = {"mote_depthwise_conv_band_params": "mote_depthwise_conv_band_s8.h",
@@ -213,6 +213,11 @@ def band_setup() -> list[str]:
         out += [f"andi a2, a5, {1 << fy}", f"beqz a2, .Ldw_keep{fy}", f"add a2, {ks[0]}, {ks[1]}",
                 f"add a2, a2, {ks[2]}", "mul a2, a2, a3", f"add {BIAS}, {BIAS}, a2",
                 *[f"mv {k}, zero" for k in ks], f".Ldw_keep{fy}:"]
+    up = [f"mv {K9[t]}, {K9[t + 3]}" for t in range(6)] + [f"mv {K9[t]}, zero" for t in range(6, 9)]
+    down = [f"mv {K9[t]}, {K9[t - 3]}" for t in range(8, 2, -1)] + [f"mv {K9[t]}, zero" for t in range(3)]
+    out += [f"lw a2, {BAND['shift']}(a0)", "beqz a2, .Ldw_unshifted", "bltz a2, .Ldw_down",
+            "/* the rows read one below the window's: each meets the next filter row */", *up, "j .Ldw_unshifted",
+            ".Ldw_down:", "/* one above: each meets the filter row before */", *down, ".Ldw_unshifted:"]
     out += [f"add a2, {K9[0]}, {K9[3]}", f"add a2, a2, {K9[6]}", "mul a2, a2, a3",
             f"add a4, {K9[2]}, {K9[5]}", f"add a4, a4, {K9[8]}", "mul a4, a4, a3", f"sw a4, {S['zc']}(sp)",
             f"lw a5, {S['pad_left']}(sp)", f"mv a6, {BIAS}", "beqz a5, .Ldw_unpadded", "add a6, a6, a2",
