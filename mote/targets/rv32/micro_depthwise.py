@@ -203,11 +203,11 @@ def column2(layout: Layout, fy: int) -> list[str]:
 def band_setup() -> list[str]:
     """The band at `band`: its rows, the channel's weights with the band's clipped filter rows zeroed
     and their zero-point taps in the bias, start (bias, plus za after a padded first column), zc, its row
-    distances and first and last rows' outputs; then the steps in a3 and a4, on to the row loop of the stride."""
+    first and last rows' outputs; then on to its row loop."""
     out = [f"lw a0, {S['band']}(sp)", f"lw a1, {BAND['rows']}(a0)", "beqz a1, .Ldw_channel_next",
            f"lw a2, {S['out_row_step']}(sp)", "mul a1, a1, a2", f"lw a2, {S['w']}(sp)",
            *[f"lb {K9[t]}, {t}(a2)" for t in range(9)], f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)",
-           f"lw a5, {BAND['clip']}(a0)", f"lw a3, {S['zp']}(sp)"]
+           f"lw a5, {BAND['clip']}(a0)", f"lw a3, {S['zp']}(sp)", "beqz a5, .Ldw_unshifted"]
     for fy in range(3):
         ks = K9[3 * fy:3 * fy + 3]
         out += [f"andi a2, a5, {1 << fy}", f"beqz a2, .Ldw_keep{fy}", f"add a2, {ks[0]}, {ks[1]}",
@@ -215,26 +215,27 @@ def band_setup() -> list[str]:
                 *[f"mv {k}, zero" for k in ks], f".Ldw_keep{fy}:"]
     up = [f"mv {K9[t]}, {K9[t + 3]}" for t in range(6)] + [f"mv {K9[t]}, zero" for t in range(6, 9)]
     down = [f"mv {K9[t]}, {K9[t - 3]}" for t in range(8, 2, -1)] + [f"mv {K9[t]}, zero" for t in range(3)]
-    out += [f"lw a2, {BAND['shift']}(a0)", "beqz a2, .Ldw_unshifted", "bltz a2, .Ldw_down",
+    out += ["/* a band without rows outside the input reads them where the window is */",
+            f"lw a2, {BAND['shift']}(a0)", "beqz a2, .Ldw_unshifted", "bltz a2, .Ldw_down",
             "/* the rows read one below the window's: each meets the next filter row */", *up, "j .Ldw_unshifted",
             ".Ldw_down:", "/* one above: each meets the filter row before */", *down, ".Ldw_unshifted:"]
     out += [f"add a2, {K9[0]}, {K9[3]}", f"add a2, a2, {K9[6]}", "mul a2, a2, a3",
             f"add a4, {K9[2]}, {K9[5]}", f"add a4, a4, {K9[8]}", "mul a4, a4, a3", f"sw a4, {S['zc']}(sp)",
             f"lw a5, {S['pad_left']}(sp)", f"mv a6, {BIAS}", "beqz a5, .Ldw_unpadded", "add a6, a6, a2",
             ".Ldw_unpadded:", f"sw a6, {S['start']}(sp)",
-            f"lw a2, {BAND['d_mid']}(a0)", f"sw a2, {S['d_mid']}(sp)",
-            f"lw a2, {BAND['d_bottom']}(a0)", f"sw a2, {S['d_bottom']}(sp)",
             f"lw a4, {S['cin']}(sp)", f"lw a2, {BAND['in_start']}(a0)", "add a4, a4, a2", f"sw a4, {S['top']}(sp)",
             f"lw a4, {S['cout']}(sp)", f"lw a2, {BAND['out_start']}(a0)", "add a4, a4, a2",
             f"sw a4, {S['rowout']}(sp)", "add a4, a4, a1", f"sw a4, {S['rowend']}(sp)",
-            f"lw {STEP}, {S['col_step']}(sp)", f"lw {OSTEP}, {S['out_col_step']}(sp)", f"lw a5, {S['target']}(sp)",
-            "lw a5, 0(a5)", "jr a5"]
+            f"lw a5, {S['target']}(sp)", "lw a5, 0(a5)", "jr a5"]
     return out
 
 
 def row_setup(layout: Layout, tag: str) -> list[str]:
-    """The row's pointers and loop end."""
-    return [f"{tag}:", f"lw {TOP}, {S['top']}(sp)", *layout.setup, f"lw {OUT}, {S['rowout']}(sp)",
+    """The generic loop's band: its row distances and the steps; then per row its pointers and loop end."""
+    return [f"{tag}:", f"lw a4, {S['band']}(sp)", f"lw a1, {BAND['d_mid']}(a4)", f"sw a1, {S['d_mid']}(sp)",
+            f"lw a1, {BAND['d_bottom']}(a4)", f"sw a1, {S['d_bottom']}(sp)", f"lw {STEP}, {S['col_step']}(sp)",
+            f"lw {OSTEP}, {S['out_col_step']}(sp)",
+            f"{tag}_row:", f"lw {TOP}, {S['top']}(sp)", *layout.setup, f"lw {OUT}, {S['rowout']}(sp)",
             f"lw {END}, {S['span']}(sp)", f"add {END}, {END}, {OUT}"]
 
 
@@ -243,7 +244,7 @@ def row_end(tag: str) -> list[str]:
     return [f"{tag}_end:", f"lw a0, {S['top']}(sp)", f"lw a1, {S['in_row_step']}(sp)", "add a0, a0, a1",
             f"sw a0, {S['top']}(sp)",
             f"lw a0, {S['rowout']}(sp)", f"lw a1, {S['out_row_step']}(sp)", "add a0, a0, a1",
-            f"sw a0, {S['rowout']}(sp)", f"lw a1, {S['rowend']}(sp)", f"bne a0, a1, {tag}", "j .Ldw_band_next"]
+            f"sw a0, {S['rowout']}(sp)", f"lw a1, {S['rowend']}(sp)", f"bne a0, a1, {tag}_row", "j .Ldw_band_next"]
 
 
 def stride1(layout: Layout) -> tuple[list[str], list[str]]:
