@@ -38,11 +38,12 @@ CHAINS = {
 def depthwise_chain(in_hw: tuple[int, int], channels: int, layers: list[tuple[tuple[int, int], str, str]],
                     rng: np.random.Generator, gain: float = 0.0, bias_max: int = 20000) -> bytes:
     """3x3 DEPTHWISE_CONV_2D layers in sequence, random per-channel scales; with gain > 0 each output
-    scale is its input scale * the smallest filter scale / gain."""
+    scale is its input scale * the smallest filter scale / gain. Every layer's output is a model output,
+    so that a wrong value shows even where later layers would squash it."""
     mb = ModelBuilder()
     scale = float(rng.uniform(0.005, 0.05))
     x = mb.tensor("x", [1, *in_hw, channels], "int8", scale=scale, zero_point=int(rng.integers(-128, 128)))
-    y, hw = x, in_hw
+    y, hw, outputs = x, in_hw, []
     for i, (stride, padding, activation) in enumerate(layers):
         w_scales = rng.uniform(0.002, 0.02, channels)
         out_scale = float(scale * w_scales.mean() * 128 * 3 * rng.uniform(0.5, 2.5))
@@ -57,7 +58,8 @@ def depthwise_chain(in_hw: tuple[int, int], channels: int, layers: list[tuple[tu
         mb.op("DEPTHWISE_CONV_2D", [y, w, b], [out], padding=padding, stride_h=stride[0], stride_w=stride[1],
               depth_multiplier=1, fused_activation_function=activation)
         y, scale = out, out_scale
-    return mb.build([x], [y])
+        outputs.append(out)
+    return mb.build([x], outputs)
 
 
 def run_on_rv32(data: bytes, name: str, tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ KEEP = 4 * len(SLOTS)  # the caller-saved registers around a call, then the call
 SIZE = -(-(KEEP + 4 * len(CALL_SAVED) + 4 * len(SAVED)) // 16) * 16
 
 
-def output(tag: str, tail: list[str] | None = None) -> tuple[list[str], list[str]]:
+def output(tag: str, tail: list[str] | None = None, lo: str | None = None) -> tuple[list[str], list[str]]:
     """The output of the accumulator t6 to 0(a5), and its out-of-line paths. A clamped output's path
     ends with `tail` (the loop's step and branch, then a jump past the loop) when given, else jumps back."""
     back = tail or [f"j {tag}_done"]
@@ -62,7 +62,7 @@ def output(tag: str, tail: list[str] | None = None) -> tuple[list[str], list[str
             f"srli {P}, {X}, 31", f"sub {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
             f"lw {P}, {S['hi']}(sp)", f"bge {P}, {X}, {tag}_store", f"mv {X}, {P}",
             f"{tag}_store:", f"sb {X}, 0({OUT})", f"j {tag}_done",
-            f"{tag}_low:", f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})", *back,
+            f"{tag}_low:", *([f"sb {lo}, 0({OUT})"] if lo else [f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})"]), *back,
             f"{tag}_other:", f"jal {P}, .Ldw_other", f"j {tag}_done"]
     return hot, cold
 
@@ -88,6 +88,7 @@ class Layout:
     setup: tuple[str, ...]
     shape: Shape | None = None  # a laid-out loop's band shape; None: the generic loop
     kept: tuple[str, ...] = ()  # a laid-out loop's registers for the top row, first and end outputs of its row
+    lo: str | None = None  # a laid-out loop's register for act_min, where one is free
 
 
 # (stride, col_step, d_mid, d_bottom, pad_left, pad_right, in_row_step, out_row_step, out_col_step, span)
@@ -125,7 +126,8 @@ def fixed_layout(shape: Shape, index: int) -> Layout | None:
     x = tuple(f"{off}({regs[b]})" for b, off in place)
     y = tuple(f"{off + col_step}({regs[b]})" for b, off in place) if stride == 2 else None
     kept = ((MID, BOT, STEP) if len(bases) == 1 else (BOT, STEP, OSTEP))
-    return Layout(f"v{index}", x, y, regs[:len(bases)], tuple(setup), shape, kept)  # type: ignore[arg-type]
+    lo = OSTEP if len(bases) == 1 else AFTER if stride == 2 else None
+    return Layout(f"v{index}", x, y, regs[:len(bases)], tuple(setup), shape, kept, lo)  # type: ignore[arg-type]
 
 
 def add_const(reg: str, src: str, value: int) -> list[str]:
@@ -141,6 +143,7 @@ def fixed_row(layout: Layout, tag: str, body: list[str], peel: list[str], right:
     stride, _, _, _, pad_left, pad_right, in_step, out_step, _, span = layout.shape
     rt, ro, re = layout.kept
     out = [f"{tag}:", f"lw {rt}, {S['top']}(sp)", f"lw {ro}, {S['rowout']}(sp)", f"lw {re}, {S['rowend']}(sp)",
+           *([f"lw {layout.lo}, {S['lo']}(sp)"] if layout.lo else []),
            f"{tag}_row:", f"mv {TOP}, {rt}", *layout.setup, f"mv {OUT}, {ro}", *add_const(END, OUT, span), first,
            *(peel * ((2 - pad_left) if stride == 1 else (1 - pad_left)))]
     if span:
@@ -252,8 +255,8 @@ def stride1(layout: Layout) -> tuple[list[str], list[str]]:
     x = layout.x
     peel = [*carry1(x[0], 0, True), *carry1(x[1], 1, False), *carry1(x[2], 2, False), *step_rows(layout, STEP)]
     loop = [*step_rows(layout, STEP), step_out(layout), f"bne {OUT}, {END}, {tag}_loop"]
-    out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"])
-    right, cold_r = output(f"{tag}_r")
+    out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"], layout.lo)
+    right, cold_r = output(f"{tag}_r", lo=layout.lo)
     body = [*column1(x[0], 0, True), *column1(x[1], 1, False), *column1(x[2], 2, False), *out, *loop]
     if layout.shape is not None:
         last = [f"lw {P}, {S['zc']}(sp)", f"add {ACC}, {NEXT}, {P}", *right]
@@ -271,8 +274,8 @@ def stride2(layout: Layout) -> tuple[list[str], list[str]]:
     tag = f".Ldw_row2{layout.tag}"
     x = layout.x
     loop = [*step_rows(layout, AFTER, 2), step_out(layout), f"bne {OUT}, {END}, {tag}_loop"]
-    out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"])
-    right, cold_r = output(f"{tag}_r")
+    out, cold = output(f"{tag}_o", [*loop, f"j {tag}_exit"], layout.lo)
+    right, cold_r = output(f"{tag}_r", lo=layout.lo)
     peel = [f"lb {X}, {x[0]}", f"mul {NEXT}, {X}, {K9[0]}", f"add {NEXT}, {NEXT}, {BIAS}",
             f"lb {X}, {x[1]}", f"mul {P}, {X}, {K9[3]}", f"add {NEXT}, {NEXT}, {P}",
             f"lb {X}, {x[2]}", f"mul {P}, {X}, {K9[6]}", f"add {NEXT}, {NEXT}, {P}", *step_rows(layout, STEP)]
