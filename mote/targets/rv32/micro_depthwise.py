@@ -5,11 +5,19 @@ The nine weights stay in s0-s8 and the bias in s9 for a band of rows of a channe
 stage (fast_after, max_above, m2, k, shift, min_below) in t0-t5 for all its bands. Per output at stride 1:
 three byte loads, nine multiplies and nine adds carrying the column to the three windows it belongs to,
 then the output stage straight from the accumulator (9 instructions through the shortcuts, 5 when the
-clamp decides) and 5 to step the pointers and loop: 35. At stride 2 two columns a window, the second's
-address one add from the first's: 41. Registers in the row loops:
+clamp decides) and the steps and loop. At stride 2 two columns a window (six loads).
+Two kinds of row loops:
+  - generic: any band; the rows read through three pointers (a0-a2) stepped by the column step (a3), at
+    stride 2 the next column one add away; per output 5 (stride 1) or 8 (stride 2) to step and loop;
+  - laid out when the project is built for a band shape of its layers (mote.ops.depthwise_band.band_shapes):
+    the rows and the next column at immediate offsets from one or two pointers, the steps, paddings and
+    row span constants, the row's top and outputs in registers: per output 3 or 4 to step and loop.
+Once a call each band gets its loop (the `targets` slots); each loop's out-of-line paths follow it, within
+a conditional branch's reach. Registers in the row loops:
   s0-s8 k0-k8, s9 bias, s10 next (stride 1) or carry (stride 2), s11 after (stride 1) or two column steps;
-  a0-a2 the top, middle and bottom rows at the next column, a3 the column step, a4 the output step,
-  a5 the output, a6 its end for the row, a7 and ra the loaded byte and the products, t6 the accumulator.
+  a0-a2 the rows at the next column, a3 the column step, a4 the output step, a5 the output, a6 its end for
+  the row, a7 and ra the loaded byte and the products, t6 the accumulator (laid-out loops use the registers
+  they free for the row's top, first and end outputs and act_min).
 Everything else lives in the stack frame.
 """
 
@@ -352,5 +360,6 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
 18 multiplies and adds, 9 instructions of output stage through the shortcuts (5 when the clamp
-decides) and 5 to step and loop; at stride 2, 6 loads, 3 address adds, the same 18, 9 and 5; per row
-about 30 and the columns read before the first window completes; per band of a channel about 50."""
+decides) and 3 to 5 to step and loop; at stride 2, 6 loads, the same 18 and 9, and 4 to 8 to step and
+loop; per row about 10 (laid out) to 25 (generic) and the columns read before the first window completes;
+per band of a channel about 45."""
