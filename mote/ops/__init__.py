@@ -9,7 +9,7 @@ from mote.ops.registry import OPS, CCall, OpDef, register
 _INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks", "windows", "conv_common",
                    "conv2d_params", "conv2d_kernels", "weighted_16x8", "arith_s16", "abs_int", "copy_plan",
                    "sigmoid_table", "sigmoid_s16", "softmax_s16", "depthwise_plane", "depthwise_params",
-                   "squared_difference_int", "elu_int",
+                   "depthwise_band", "squared_difference_int", "elu_int",
                    "hard_swish_int", "l2_norm_int", "div_int", "detection_nms", "subgraphs",
                    "lstm_common", "lstm_int", "filter_offset", "log_softmax_int", "dialect_int",
                    "rsqrt_int"}

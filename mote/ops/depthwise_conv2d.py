@@ -11,8 +11,11 @@ stride 1; mote_depthwise_conv_channels_s8 for any other filter with depth multip
 over its contiguous channels into int32 accumulators in scratch (about twice as fast as the generic
 kernel on the host and on rv32); mote_depthwise_conv_multiplier_s8 for depth multipliers above 1
 (an input pixel read once per tap into up to eight register accumulators); mote_depthwise_conv_s8
-otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case
-runs as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
+otherwise. On a scalar core (Core.SCALAR: rv32imc), the 3x3 case of one image at stride 1 or 2 across
+(padding at most a column a side) runs as mote_depthwise_conv_band_s8 (mote.ops.depthwise_band): channel by
+channel, one row of outputs at a time read in place, each output requantized as its window completes, rows
+whose filter rows leave the input in bands of their own; the other 3x3 cases there
+run as mote_depthwise_conv_rows_s8: one channel and one row of outputs at a time, read in place,
 its nine weights and output stage in registers (a small frame, every window within 16 rows by 16
 columns and at most 64 outputs, from a copy of the channel on the stack bordered with the zero
 point, without bounds tests, its outputs requantized in one pass); any other depthwise convolution there runs as
@@ -26,14 +29,14 @@ zero point runs on the same rows kernel with those weights minus their zero poin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import blocked_16x8, blocked_f32, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, depthwise_band, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -47,6 +50,7 @@ from mote.ops.conv_common import (
     max_abs,
     requantize,
 )
+from mote.ops.depthwise_band import frame
 from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
@@ -164,38 +168,6 @@ def _pack_generic(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_s8", "mote_depthwise_conv_params", fields, args)
 
 
-@dataclass(frozen=True)
-class Frame:
-    """The rows kernel's frame: the image, or its transpose when the output's columns are longer
-    than its rows (the kernel walks rows, and each row has a set-up cost), with the steps of its rows
-    and columns in the NHWC tensors."""
-    in_h: int
-    in_w: int
-    out_h: int
-    out_w: int
-    stride_h: int
-    stride_w: int
-    pad_top: int
-    pad_left: int
-    in_row_step: int
-    in_col_step: int
-    out_row_step: int
-    out_col_step: int
-    weights: np.ndarray = field(compare=False)  # [3, 3, channels] in frame order
-
-    def c_fields(self) -> dict[str, int]:
-        return {name: value for name, value in vars(self).items() if name != "weights"}
-
-
-def frame(p: DepthwiseParams) -> Frame:
-    n = p.in_ch
-    if p.out_h > p.out_w:
-        return Frame(p.in_w, p.in_h, p.out_w, p.out_h, p.stride_w, p.stride_h, p.pad_left, p.pad_top, n,
-                     p.in_w * n, n, p.out_w * n, p.weights.transpose(1, 0, 2))
-    return Frame(p.in_h, p.in_w, p.out_h, p.out_w, p.stride_h, p.stride_w, p.pad_top, p.pad_left, p.in_w * n,
-                 n, p.out_w * n, n, p.weights)
-
-
 def macs(node: Node) -> int:
     w = node.inputs[1]
     assert w is not None
@@ -265,6 +237,7 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
+    depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,
     Kernel("mote_depthwise_conv_3x3_s8", ALL_CORES, _pack_3x3, _accepts_3x3),

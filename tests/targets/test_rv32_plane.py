@@ -42,7 +42,7 @@ MODELS = {
     "rows_small_stride2": (lambda rng: depthwise_model(DepthwiseCase(2, (6, 7), 9, 1, (3, 3), (2, 2), (1, 1), "SAME",
                                                                      "RELU6", True, True), rng),
                            "mote_depthwise_conv_rows_s8"),
-    "rows_small_stride1": (lambda rng: depthwise_model(DepthwiseCase(1, (5, 6), 11, 1, (3, 3), (1, 1), (1, 1), "VALID",
+    "rows_small_stride1": (lambda rng: depthwise_model(DepthwiseCase(2, (5, 6), 11, 1, (3, 3), (1, 1), (1, 1), "VALID",
                                                                      "NONE", True, True), rng),
                            "mote_depthwise_conv_rows_s8"),
     "one_channel_conv": (lambda rng: conv_model(ConvCase(1, (15, 17), 1, 8, (3, 3), 1, (1, 1), (1, 1), "SAME",

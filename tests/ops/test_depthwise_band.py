@@ -1,0 +1,139 @@
+"""mote_depthwise_conv_band_s8 (mote.ops.depthwise_band): the column scheme and the bands of rows against
+the windows they stand for, and the kernel's C twin on the host (sanitized) against TFLite Micro on edge
+shapes: widths 1 to 3, channel counts not a multiple of four, stride 2 on odd and even sizes, SAME and
+VALID, transposed frames, every output-stage path. The assembly twin: tests/targets/test_rv32_depthwise_band.py."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from mote.frontend.tflite import load_tflite
+from mote.ir import Graph, Node
+from mote.ops import OPS
+from mote.ops.depthwise_band import BANDS, band_fits, frame, row_bands, window_columns
+from mote.ops.depthwise_params import DepthwiseParams
+from mote.ops.registry import Core
+from tests.ops.kernel_util import chosen
+from tests.ops.test_depthwise_conv2d import Case, depthwise_model
+
+
+def _scheme(stride: int, pad_left: int, in_w: int, out_w: int) -> tuple[int, int] | None:
+    """What the kernel can walk, from the windows themselves: window j covers columns stride * j -
+    pad_left .. + 2; the first `count` have every column inside but for the first window's first when
+    pad_left is 1; then at most one more, whose last column is the first past the input and whose others
+    are as in the first `count`; at stride 1 without left padding two columns are read before the first
+    window completes."""
+    if pad_left > 1:
+        return None
+
+    def inside(w: list[int], j: int) -> bool:
+        return all(0 <= q < in_w or (fx == 0 and j == 0 and pad_left == 1 and q == -1) for fx, q in enumerate(w))
+
+    windows = [[stride * j - pad_left + fx for fx in range(3)] for j in range(out_w)]
+    count = 0
+    while count < out_w and inside(windows[count], count):
+        count += 1
+    rest = windows[count:]
+    if len(rest) > 1 or (rest and (rest[0][2] != in_w or not inside([*rest[0][:2], 0], count))):
+        return None
+    if stride == 1 and pad_left == 0 and in_w < 2:
+        return None
+    return count, out_w - count
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_window_columns_cover_every_window(stride: int) -> None:
+    """For every width, padding and output width, the scheme mote.ops.depthwise_band accepts is the one
+    the windows allow."""
+    accepted = 0
+    for in_w in range(1, 12):
+        for pad_left in range(0, 3):
+            for out_w in range(1, 8):
+                expected = _scheme(stride, pad_left, in_w, out_w)
+                assert window_columns(stride, pad_left, in_w, out_w) == expected, (stride, pad_left, in_w, out_w)
+                accepted += expected is not None
+    assert accepted > 20
+
+
+def _params(case: Case) -> tuple[Node, DepthwiseParams]:
+    rng = np.random.default_rng(0)
+    graph: Graph = load_tflite(depthwise_model(case, rng), "dw")
+    node = graph.nodes[0]
+    return node, OPS["depthwise_conv2d"].prepare(node)
+
+
+@pytest.mark.parametrize("case", [
+    Case(1, (9, 13), 3, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, True),
+    Case(1, (9, 13), 3, 1, (3, 3), (2, 2), (1, 1), "SAME", "NONE", True, True),
+    Case(1, (8, 12), 3, 1, (3, 3), (2, 2), (1, 1), "SAME", "NONE", True, True),
+    Case(1, (9, 13), 3, 1, (3, 3), (2, 2), (1, 1), "VALID", "NONE", True, True),
+    Case(1, (2, 5), 3, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, True),
+    Case(1, (1, 1), 3, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, True),
+], ids=["s1same", "s2same_odd", "s2same_even", "s2valid", "two_rows", "one_pixel"])
+def test_row_bands_cover_every_row_once(case: Case) -> None:
+    """Each output row lies in exactly one band, whose rows read the window's filter rows inside the
+    input at the right places and mark the others clipped."""
+    _, p = _params(case)
+    f = frame(p)
+    bands = row_bands(f)
+    assert bands is not None and 1 <= len(bands) <= BANDS
+    seen = []
+    for band in bands:
+        for r in range(band["rows"]):
+            oy = (band["out_start"] + r * f.out_row_step) // f.out_row_step
+            seen.append(oy)
+            top = band["in_start"] + r * f.stride_h * f.in_row_step
+            rows = [top, top + band["d_mid"], top + band["d_bottom"]]
+            assert all(0 <= row // f.in_row_step < f.in_h for row in rows)
+            for fy in range(3):
+                iy = oy * f.stride_h - f.pad_top + fy
+                inside = 0 <= iy < f.in_h
+                assert bool(band["clip"] >> fy & 1) == (not inside)
+                if inside:  # the row read that meets filter row fy
+                    assert rows[fy - band["shift"]] == iy * f.in_row_step
+    assert seen == list(range(f.out_h))
+
+
+def test_band_declines_what_it_cannot_walk() -> None:
+    assert band_fits(_params(Case(2, (6, 6), 3, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, True))[1]) \
+        == "more than one image"
+    assert band_fits(_params(Case(1, (9, 9), 3, 1, (3, 3), (3, 3), (1, 1), "SAME", "NONE", True, True))[1]) is not None
+
+
+EDGE = [
+    Case(1, (6, 1), 5, 1, (3, 3), (1, 1), (1, 1), "SAME", "RELU", True, True),  # width 1 (transposed: one row)
+    Case(1, (1, 1), 3, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, True),  # one pixel, four borders
+    Case(1, (5, 2), 6, 1, (3, 3), (1, 1), (1, 1), "SAME", "RELU6", True, True),  # width 2
+    Case(1, (3, 3), 7, 1, (3, 3), (1, 1), (1, 1), "SAME", "NONE", True, False),  # 3x3 frame, no bias
+    Case(1, (3, 7), 6, 1, (3, 3), (1, 1), (1, 1), "VALID", "NONE", True, True),  # one row of windows, VALID
+    Case(1, (7, 9), 5, 1, (3, 3), (2, 2), (1, 1), "SAME", "RELU", True, True),  # stride 2, odd: both sides padded
+    Case(1, (8, 10), 3, 1, (3, 3), (2, 2), (1, 1), "SAME", "NONE", False, True),  # stride 2, even: right padded
+    Case(1, (9, 11), 6, 1, (3, 3), (2, 2), (1, 1), "VALID", "RELU6", True, True),  # stride 2, VALID, odd
+    Case(1, (8, 10), 7, 1, (3, 3), (2, 2), (1, 1), "VALID", "NONE", True, True),  # stride 2, VALID, column left
+    Case(1, (3, 2), 5, 1, (3, 3), (2, 2), (1, 1), "SAME", "NONE", True, True),  # stride 2, width 2
+    Case(1, (11, 4), 3, 1, (3, 3), (1, 2), (1, 1), "SAME", "RELU", True, True),  # tall: the frame is transposed
+    Case(1, (6, 7), 9, 1, (3, 3), (2, 1), (1, 1), "SAME", "NONE", True, True),  # stride 2 down, 1 across
+]
+
+
+def edge_id(c: Case) -> str:
+    return f"{c.in_hw[0]}x{c.in_hw[1]}x{c.in_ch}s{c.stride[0]}{c.stride[1]}{c.padding}"
+
+
+@pytest.mark.parametrize("case", EDGE, ids=edge_id)
+def test_band_matches_tflm_on_edge_shapes(case: Case, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(31 + EDGE.index(case))
+    graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_band_s8"
+
+
+@pytest.mark.parametrize("gain", [2.0, 2.0**-20], ids=["left-shift", "tiny-multiplier"])
+def test_band_output_paths(gain: float, check_model: Callable[..., object]) -> None:
+    """A left-shifting multiplier (outputs past the shortcuts) and a tiny one with big accumulators."""
+    rng = np.random.default_rng(41)
+    case = Case(1, (6, 9), 5, 1, (3, 3), (1, 2), (1, 1), "SAME", "NONE", True, True)
+    graph = check_model(depthwise_model(case, rng, gain=gain), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_band_s8"
