@@ -303,3 +303,29 @@ def test_gather_several_indices_and_an_embedding(tmp_path: Path) -> None:
     m.graph.initializer.append(numpy_helper.from_array(np.asarray([[4, 0], [-1, 2]], np.int64), "idx"))
     g, e = run(tmp_path, m, [x.astype(np.uint8), tokens])
     assert np.array_equal(g, x[:, [[4, 0], [4, 2]]]) and np.array_equal(e, table[tokens])
+
+
+def test_mote_run_takes_and_writes_deeploy_files(tmp_path: Path) -> None:
+    """`mote run network.onnx --input inputs.npz --save-outputs out.npz` as a Deeploy test runs: the outputs
+    come back as integers under the output names, in the model's order and layout; too few arrays is one line."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(19)
+    x, w = ints(rng, 0, 255, 1, 2, 6), ints(rng, -128, 127, 3, 2, 3)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3]), rqs("c", "y", 2**8, signed=False)]
+    m = network(nodes, {"x": x.shape}, ["c", "y"], {"w": w, "y_mul": np.ones((3, 1)), "y_add": np.zeros((3, 1))})
+    path, npz = dp.save(tmp_path, m, [x.astype(np.uint8)])
+    out = tmp_path / "out.npz"
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(path), "--input", str(npz), "--save-outputs",
+                           str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    saved = np.load(out)
+    c = dp.conv(x, w, None, (1,), (0, 0))
+    assert saved.files == ["c", "y"] and saved["c"].dtype.kind == "i"
+    assert np.array_equal(saved["c"], c) and np.array_equal(saved["y"], dp.requant_shift(c, 1, 0, 2**8, 256, False))
+    two = network([helper.make_node("Add", ["a", "b"], ["s"])], {"a": (2,), "b": (2,)}, ["s"], {})
+    path, npz = dp.save(tmp_path / "two", two, [np.ones(2, np.int8)])
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(path), "--input", str(npz)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "by position" in proc.stderr
