@@ -329,3 +329,14 @@ def test_mote_run_takes_and_writes_deeploy_files(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(path), "--input", str(npz)],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "by position" in proc.stderr
+
+
+@pytest.mark.parametrize("values, levels, signed", [([0, 127], 256, False), ([0, 255], 256, False),
+                                                    ([-1, 127], 256, True), ([-129, 3], 2**32, True),
+                                                    ([0, 256], 2**32, True)])
+def test_input_type_inference_as_deeploys_runner(values: list[int], levels: int, signed: bool) -> None:
+    """The narrowest type, unsigned before signed (Deeploy's minimal integer type); wider ones as 32 bits."""
+    from mote.frontend.onnx.integer_io import infer_type
+
+    t = infer_type(np.asarray(values, np.float64))
+    assert (t.n_levels, t.signed) == (levels, signed)
