@@ -340,3 +340,14 @@ def test_input_type_inference_as_deeploys_runner(values: list[int], levels: int,
 
     t = infer_type(np.asarray(values, np.float64))
     assert (t.n_levels, t.signed) == (levels, signed)
+
+
+def test_matmul_integer_as_deeploy_maps_it(tmp_path: Path) -> None:
+    """MatMulInteger (zero points 0) is Deeploy's MatMul: the exact product, here requantized."""
+    rng = np.random.default_rng(20)
+    a, b = ints(rng, -128, 127, 3, 6), ints(rng, 0, 255, 6, 5)
+    nodes = [helper.make_node("MatMulInteger", ["a", "b", "za"], ["m"]), rqs("m", "y", 2**9)]
+    m = network(nodes, {"a": a.shape, "b": b.shape}, ["y"], {"za": np.zeros(1), "y_mul": np.asarray([3.0]),
+                                                           "y_add": np.asarray([0.0])})
+    want = dp.requant_shift(a @ b, 3, 0, 2**9, 256, True)
+    assert np.array_equal(run(tmp_path, m, [a.astype(np.int8), b.astype(np.uint8)])[0], want)
