@@ -101,7 +101,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_run_arguments(p)
     p.add_argument("--save-outputs", type=Path, metavar="OUT.npz",
                    help="write the outputs the target computed (a regular file in an existing directory; with "
-                        "--calls each output has the call as its leading axis)")
+                        "--calls each output has the call as its leading axis; an integer-dialect ONNX model's "
+                        "as its outputs' integer values, by output name, in the model's layout)")
     p.add_argument("--calls", type=bounded_int(1, MAX_CALLS), metavar="N",
                    help="run a stream of N calls in one build (a model with state carries it from call to call) and "
                         "compare every call with the reference and TFLite Micro: N random frames (frame k seeded by "

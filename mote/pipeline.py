@@ -51,7 +51,7 @@ class RunReport:
     figures: TargetFigures
     onnxruntime: dict[str, Any] = field(default_factory=dict)  # ONNX models: the match with onnxruntime
     tflite_micro: TflmMatch | None = None  # TFLite models, when asked: the match with TFLite Micro
-    onnx_outputs: dict[str, np.ndarray] | None = None  # ONNX models: the outputs as the ONNX model's (saved)
+    onnx_outputs: dict[str, np.ndarray] | None = None  # integer-dialect ONNX: the outputs as the model's (saved)
 
     @functools.cached_property
     def arena(self) -> dict[str, Any]:
@@ -108,7 +108,8 @@ def run(model_path: Path, *, target: str | Target = "host", input_path: Path | N
     mismatches = sum(int(np.count_nonzero(outcome.outputs[k] != v)) for k, v in expected.items())
     onnxruntime = onnx_model.report(inputs, outcome.outputs) if onnx_model is not None else {}
     tflm = tflm_match(model_path, original, inputs, outcome.outputs) if check_tflm and onnx_model is None else None
-    onnx_outputs = onnx_model.onnx_outputs(outcome.outputs) if onnx_model is not None else None
+    integer = onnx_model is not None and onnx_model.conversion.dialect == "integer"
+    onnx_outputs = onnx_model.onnx_outputs(outcome.outputs) if integer else None  # Deeploy's side of the files
     return RunReport(str(model_path), chosen.name, compiled, outcome.outputs, mismatches, outcome.figures,
                      onnxruntime, tflm, onnx_outputs)
 

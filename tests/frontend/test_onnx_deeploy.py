@@ -303,3 +303,51 @@ def test_gather_several_indices_and_an_embedding(tmp_path: Path) -> None:
     m.graph.initializer.append(numpy_helper.from_array(np.asarray([[4, 0], [-1, 2]], np.int64), "idx"))
     g, e = run(tmp_path, m, [x.astype(np.uint8), tokens])
     assert np.array_equal(g, x[:, [[4, 0], [4, 2]]]) and np.array_equal(e, table[tokens])
+
+
+def test_mote_run_takes_and_writes_deeploy_files(tmp_path: Path) -> None:
+    """`mote run network.onnx --input inputs.npz --save-outputs out.npz` as a Deeploy test runs: the outputs
+    come back as integers under the output names, in the model's order and layout; too few arrays is one line."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(19)
+    x, w = ints(rng, 0, 255, 1, 2, 6), ints(rng, -128, 127, 3, 2, 3)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3]), rqs("c", "y", 2**8, signed=False)]
+    m = network(nodes, {"x": x.shape}, ["c", "y"], {"w": w, "y_mul": np.ones((3, 1)), "y_add": np.zeros((3, 1))})
+    path, npz = dp.save(tmp_path, m, [x.astype(np.uint8)])
+    out = tmp_path / "out.npz"
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(path), "--input", str(npz), "--save-outputs",
+                           str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    saved = np.load(out)
+    c = dp.conv(x, w, None, (1,), (0, 0))
+    assert saved.files == ["c", "y"] and saved["c"].dtype.kind == "i"
+    assert np.array_equal(saved["c"], c) and np.array_equal(saved["y"], dp.requant_shift(c, 1, 0, 2**8, 256, False))
+    two = network([helper.make_node("Add", ["a", "b"], ["s"])], {"a": (2,), "b": (2,)}, ["s"], {})
+    path, npz = dp.save(tmp_path / "two", two, [np.ones(2, np.int8)])
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(path), "--input", str(npz)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "by position" in proc.stderr
+
+
+@pytest.mark.parametrize("values, levels, signed", [([0, 127], 256, False), ([0, 255], 256, False),
+                                                    ([-1, 127], 256, True), ([-129, 3], 2**32, True),
+                                                    ([0, 256], 2**32, True)])
+def test_input_type_inference_as_deeploys_runner(values: list[int], levels: int, signed: bool) -> None:
+    """The narrowest type, unsigned before signed (Deeploy's minimal integer type); wider ones as 32 bits."""
+    from mote.frontend.onnx.integer_io import infer_type
+
+    t = infer_type(np.asarray(values, np.float64))
+    assert (t.n_levels, t.signed) == (levels, signed)
+
+
+def test_matmul_integer_as_deeploy_maps_it(tmp_path: Path) -> None:
+    """MatMulInteger (zero points 0) is Deeploy's MatMul: the exact product, here requantized."""
+    rng = np.random.default_rng(20)
+    a, b = ints(rng, -128, 127, 3, 6), ints(rng, 0, 255, 6, 5)
+    nodes = [helper.make_node("MatMulInteger", ["a", "b", "za"], ["m"]), rqs("m", "y", 2**9)]
+    m = network(nodes, {"a": a.shape, "b": b.shape}, ["y"], {"za": np.zeros(1), "y_mul": np.asarray([3.0]),
+                                                           "y_add": np.asarray([0.0])})
+    want = dp.requant_shift(a @ b, 3, 0, 2**9, 256, True)
+    assert np.array_equal(run(tmp_path, m, [a.astype(np.int8), b.astype(np.uint8)])[0], want)

@@ -148,6 +148,10 @@ def _shape_of(ctx: Context, node: Any, i: int) -> tuple[int, ...]:
 
 
 def matmul(ctx: Context, node: Any, attrs: dict) -> list[Value]:
+    """MatMul, and MatMulInteger as Deeploy maps it (to MatMul: zero points, if given, must be 0)."""
+    for i in (2, 3):
+        if len(node.input) > i and node.input[i] and integers(ctx, node, i, "zero point").any():
+            raise UnsupportedError(f"{ctx.where(node)}: MatMulInteger with a nonzero zero point is not supported")
     return [_product(ctx, node, False, False, 1, None)]
 
 
@@ -271,6 +275,7 @@ HANDLERS: dict[tuple[str, str], tuple[qdq.Handler, set[str]]] = {
     ("", "Conv"): (conv, _WINDOW | {"group"}),
     ("", "Gemm"): (gemm, {"alpha", "beta", "transA", "transB"}),
     ("", "MatMul"): (matmul, set()),
+    ("", "MatMulInteger"): (matmul, set()),
     ("", "Add"): (add, set()),
     ("", "Sub"): (add, set()),
     ("", "Mul"): (add, set()),

@@ -5,7 +5,7 @@ A test's `inputs.npz` holds one array per graph input, matched by POSITION (the 
 Arrays beyond the graph's inputs are ignored; an empty array stands for an empty tensor (a KV cache of
 length 0); an array with fewer elements than the input is repeated to fill it (numpy's `tile`, as Deeploy's
 runner does). Each input's integer type is inferred from its values, as Deeploy's runner does: the smallest
-of int8, uint8 and (stored as int32) wider integers that holds them.
+of uint8, int8 and (stored as int32) wider integers that holds them, unsigned first.
 """
 
 from __future__ import annotations
@@ -35,13 +35,14 @@ def integer_valued(a: np.ndarray) -> bool:
 
 
 def infer_type(a: np.ndarray) -> IntType:
-    """The integer type of an input's values: int8, uint8, else 32-bit."""
+    """The integer type of an input's values as Deeploy's runner picks it, the narrowest first and unsigned
+    before signed: uint8, int8, else (16 or 32 bits) stored as int32."""
     v = np.asarray(a, np.float64)
     lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 0.0)
-    if lo >= -128 and hi <= 127:
-        return IntType(256, True)
     if lo >= 0 and hi <= 255:
         return IntType(256, False)
+    if lo >= -128 and hi <= 127:
+        return IntType(256, True)
     if lo < -2**31 or hi >= 2**31:
         raise MoteError(f"input values in [{lo:g}, {hi:g}] do not fit 32 bits")
     return INT32

@@ -44,9 +44,9 @@ def concat(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         return [acts[0]]
     like = acts[0]
     axis = attr_int(ctx, node, attrs, "axis") % like.rank
-    same = all(a.tensor.dtype is like.tensor.dtype and a.tensor.quant == like.tensor.quant for a in acts)
-    same = same and len(acts) == len(values) and like.tensor.dtype is DType.INT8 or (
-        same and like.tensor.dtype is DType.INT32)
+    uniform = all(a.tensor.dtype is like.tensor.dtype and a.tensor.quant == like.tensor.quant for a in acts)
+    constants_fit = like.tensor.dtype is DType.INT32 or len(acts) == len(values)  # constants may need 32 bits
+    same = uniform and constants_fit
     dtype, quant = (like.tensor.dtype, like.tensor.quant) if same else (DType.INT32, ACC)
     tensors = []
     for i, v in enumerate(values):

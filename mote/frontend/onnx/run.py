@@ -172,11 +172,11 @@ def _integer_model_arrays(proto: Any, input_path: Path | None) -> list[np.ndarra
         return None
     ops = {n.op_type for n in proto.graph.node}
     integer_ops = bool(ops & INTEGER_OPS)
-    if not integer_ops and not is_float_model(proto):
+    if not integer_ops and (not is_float_model(proto) or "Cast" in ops):  # a Cast: a float model's own input cast
         return None
     names = [vi.name for vi in proto.graph.input if vi.name not in {i.name for i in proto.graph.initializer}]
     arrays = positional_arrays(Path(input_path), names)
-    if integer_ops or (len(arrays) >= len(names) and all(integer_valued(a) for a in arrays[:len(names)])):
+    if integer_ops or (arrays and all(integer_valued(a) for a in arrays[:len(names)])):
         return arrays
     return None
 
