@@ -5,9 +5,11 @@ computed in 64-bit integers as floor((2 * (v * mul + add) + divisor) / (2 * divi
 signed ([-n/2, (n-1)/2]) or unsigned ([0, n-1]) range of n_levels levels. The int8 output stores
 y + output_zero_point (0 when signed, -128 when unsigned, so that [0, 255] fits int8).
 c runs over the last axis (`channels` values; 1: per tensor; the whole size: per element).
+With ties "away" an exact half rounds away from zero instead of up (Deeploy's integer mean over a length that
+is not a power of two: its kernel divides (sum + sign * (n >> 1)) / n, truncating).
 
 inputs [x int8 | int32, mul int32 [channels], add int32 [channels]]; attrs divisor (> 0),
-n_levels (<= 256), signed. The output tensor's zero point must be 0 (signed) or -128 (unsigned).
+n_levels (<= 256), signed, ties ("up" or "away"). The output tensor's zero point must be 0 (signed) or -128 (unsigned).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class RequantShiftParams:
     act_max: int  # hi
     divisor: int
     shift: int  # log2(divisor) when it is a power of two (the C kernel then shifts), else -1
+    ties_away: bool  # exact halves away from zero, not up
     mul: np.ndarray  # int32 [channels]
     add: np.ndarray  # int32 [channels]
 
@@ -68,7 +71,10 @@ def prepare(node: Node) -> RequantShiftParams:
     if worst > INT64_MAX or np.abs(m).max(initial=0) >= 2**31 or np.abs(a).max(initial=0) >= 2**31:
         raise UnsupportedError(f"node {node.name!r} (requant_shift): mul/add too large for 64-bit arithmetic")
     shift = divisor.bit_length() - 1 if divisor & (divisor - 1) == 0 else -1
-    return RequantShiftParams(x.size, channels, in_offset, out_zp, lo, hi, divisor, shift,
+    ties = attr(node, "ties")
+    if ties not in ("up", "away"):
+        raise UnsupportedError(f"node {node.name!r} (requant_shift): ties {ties!r}; 'up' or 'away'")
+    return RequantShiftParams(x.size, channels, in_offset, out_zp, lo, hi, divisor, shift, ties == "away",
                               np.broadcast_to(m, (channels,)).astype(np.int32),
                               np.broadcast_to(a, (channels,)).astype(np.int32))
 
@@ -83,6 +89,8 @@ def reference(node: Node, p: RequantShiftParams, inputs: list[np.ndarray]) -> li
     v = np.asarray(inputs[0], np.int64).reshape(-1, p.channels) + p.input_offset
     t = v * p.mul.astype(np.int64) + p.add.astype(np.int64)
     y = (2 * t + p.divisor) // (2 * p.divisor)  # numpy's // floors, as the formula wants
+    if p.ties_away:
+        y = np.where(t < 0, -((-2 * t + p.divisor) // (2 * p.divisor)), y)
     out = np.clip(y, p.act_min, p.act_max) + p.output_offset
     return [out.astype(np.int8).reshape(inputs[0].shape)]
 
@@ -92,10 +100,11 @@ def emit(node: Node, p: RequantShiftParams, em: Emitter) -> CCall:
     assert x is not None
     fields: dict[str, int | str] = {k: getattr(p, k) for k in ("size", "channels", "input_offset", "output_offset",
                                                                 "act_min", "act_max", "divisor", "shift")}
+    fields["ties_away"] = int(p.ties_away)
     fields.update(mul=em.const(p.mul, "rqs_mul"), add=em.const(p.add, "rqs_add"))
     func = "mote_requant_shift_s32_s8" if x.dtype is DType.INT32 else "mote_requant_shift_s8"
     return CCall(func, "mote_requant_shift_params", fields, [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 OP = register(OpDef("requant_shift", shape, prepare, reference, emit,
-                    attrs={"divisor": REQUIRED, "n_levels": REQUIRED, "signed": REQUIRED}))
+                    attrs={"divisor": REQUIRED, "n_levels": REQUIRED, "signed": REQUIRED, "ties": "up"}))

@@ -12,6 +12,7 @@ typedef struct {
   int32_t act_max;       /* highest level */
   int32_t divisor;       /* > 0 */
   int32_t shift;         /* log2(divisor) if divisor is a power of two, else -1 */
+  int32_t ties_away;     /* 1: an exact half rounds away from zero (Deeploy's integer mean), 0: up */
   const int32_t *mul;    /* [channels] */
   const int32_t *add;    /* [channels] */
 } mote_requant_shift_params;
@@ -22,7 +23,9 @@ typedef struct {
 static inline int8_t mote_requant_shift_one(const mote_requant_shift_params *p, int32_t x, int32_t c) {
   const int64_t t = ((int64_t)x + p->input_offset) * p->mul[c] + p->add[c];
   int64_t y;
-  if (p->shift >= 0) {
+  if (p->ties_away && t < 0) {
+    y = -((-2 * t + p->divisor) / (2 * (int64_t)p->divisor)); /* -t rounded half up, both sides positive */
+  } else if (p->shift >= 0) {
     /* floor((t + divisor / 2) / divisor); for divisor 1, t. Shifts only non-negative values. */
     const int64_t u = p->shift == 0 ? t : t + ((int64_t)1 << (p->shift - 1));
     y = u >= 0 ? u >> p->shift : -((-u + (((int64_t)1 << p->shift) - 1)) >> p->shift);

@@ -210,6 +210,19 @@ def test_reductions(tmp_path: Path, op: str, axes: tuple[int, ...], keepdims: in
     assert np.array_equal(run(tmp_path, m, [x.astype(np.int8)])[0], want)
 
 
+@pytest.mark.parametrize("target", ["reference", "host"])
+def test_a_mean_over_an_even_length_rounds_exact_halves_away_from_zero(tmp_path: Path, target: str) -> None:
+    """Length 6 (not a power of two): Deeploy's template divides (sum + sign * 3) / 6 truncating, so a sum of
+    -9 gives -2 (not -1, as rounding half up would) and 9 gives 2; the rows below hit every such tie."""
+    rows = np.array([[-2, -2, -2, -1, -1, -1], [2, 2, 2, 1, 1, 1], [-128, -128, -128, -127, -127, -127],
+                     [-1, -1, -1, 0, 0, 0], [5, -3, 0, 0, 0, 1], [-5, 3, 0, 0, 0, -1]], np.float32)
+    x = rows.reshape(1, 6, 1, 6)
+    m = network([helper.make_node("ReduceMean", ["x"], ["y"], axes=[3], keepdims=0)], {"x": x.shape}, ["y"], {})
+    got = run(tmp_path, m, [x.astype(np.int8)], target)[0]
+    assert np.array_equal(got, dp.reduce_mean(x, (3,), False))
+    assert got.reshape(-1).tolist() == [-2, 2, -128, -1, 1, -1]
+
+
 def _small_cnn(rng: np.random.Generator) -> tuple[object, list[np.ndarray], np.ndarray]:
     """Conv -> RQS (unsigned) -> MaxPool -> Flatten -> Gemm (transB) -> RQS, with the numpy expectation."""
     x, w, b = ints(rng, 0, 255, 1, 3, 8, 8), ints(rng, -128, 127, 4, 3, 3, 3), ints(rng, -2000, 2000, 4)

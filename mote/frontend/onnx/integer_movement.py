@@ -3,8 +3,9 @@
 Concat of mixed types (signed and unsigned 8-bit, 32-bit) widens every input to int32 first; empty
 constants (a KV cache of length 0) are dropped. Slice and Gather (constant indices) are strided copies.
 ReduceSum / ReduceMean / IntegerMean sum exactly (a 1x1 convolution with weights 1 over the reduced axes,
-which the layout brings last); the mean divides as Deeploy's kernel does, rounding half up
-(floor((sum + n/2) / n), a RequantShift by n).
+which the layout brings last); the mean divides as Deeploy's generic kernel does (a RequantShift by n): over
+a power-of-two length it shifts, rounding halves up; over another length it divides (sum + sign * (n >> 1)) / n,
+truncating, so that halves round away from zero.
 """
 
 from __future__ import annotations
@@ -182,7 +183,8 @@ def _reduce(ctx: Context, node: Any, attrs: dict, mean: bool) -> list[Value]:
     one = b.const(f"{name}_mul", np.ones((1,), np.int32), DType.INT32)
     zero = b.const(f"{name}_add", np.zeros((1,), np.int32), DType.INT32)
     y = b.node("requant_shift", [acc.tensor, one, zero], f"{name}_mean", DType.INT8, t.quant,
-               {"divisor": length, "n_levels": 256, "signed": t.signed})
+               {"divisor": length, "n_levels": 256, "signed": t.signed,
+                "ties": "up" if length & (length - 1) == 0 else "away"})
     return [Act(b.reshape(y, out_shape or (1,), name), identity(len(out_shape or (1,))))]
 
 
