@@ -272,8 +272,7 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
                   ) -> tuple[list[int], list[int], list[dict[str, float]]]:
     """(tokens, positions, per-step instructions and cycles) on the rv32 virtual platform: firmware whose main
     decodes greedily through model_prefill and model_step (_RV32_DRIVER), each step counted between its marks.
-    With a timed accelerator each step's accelerator cycles are its share of the run's: the layers it runs
-    (the linear ones) do the same work at every step, the prompt's too."""
+    With a timed accelerator each step's accelerator cycles are those of the jobs it started between its marks."""
     from mote.sim.devices import Reg
     from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
     from mote.targets.rv32 import Rv32Config, build_rv32
@@ -288,16 +287,14 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
     if ex.exit_status != 0:
         raise MoteError(f"the rv32 firmware failed (exit {ex.exit_status}): {ex.console.strip()[:200]}")
     tokens = [int(t) for t in np.frombuffer(ex.outputs["mote_generated"], dtype="<i4")]
-    begins = [(n, c) for mark, n, c in ex.marks if mark.reg is Reg.RUN_BEGIN]
-    ends = [(n, c) for mark, n, c in ex.marks if mark.reg is Reg.RUN_END]
-    steps = len(prompt) - 1 + count
-    accel = ex.accel.cycles / steps if ex.accel is not None and compiled.accelerator is not None \
-        and compiled.accelerator.timed else None
+    begins = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_BEGIN]
+    ends = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_END]
+    timed = ex.accel is not None and compiled.accelerator is not None and compiled.accelerator.timed
     figures = []
-    for (n0, c0), (n1, c1) in zip(begins, ends):
+    for (n0, c0, m0), (n1, c1, m1) in zip(begins, ends):
         figure = {"instructions": float(n1 - n0), "cycles": float(config.core.cycles(c1 - c0))}
-        if accel is not None:
-            figure["accel_cycles"] = float(accel)
+        if timed:
+            figure["accel_cycles"] = float(m1.accel_cycles - m0.accel_cycles)
         figures.append(figure)
     return tokens, list(range(len(prompt) - 1, len(prompt) - 1 + count)), figures
 
