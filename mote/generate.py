@@ -271,8 +271,8 @@ int main(void) {
 
 def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], count: int
                   ) -> tuple[list[int], list[int], list[dict[str, float]], list[Any]]:
-    """(tokens, positions, per-step figures, per-step energy events) on the rv32 virtual platform: firmware whose main
-    decodes greedily through model_prefill and model_step (_RV32_DRIVER), each step counted between its marks.
+    """(tokens, positions, per-step figures, per-step energy events) on the rv32 virtual platform: firmware whose
+    main decodes greedily through model_prefill and model_step (_RV32_DRIVER), each step counted between its marks.
     With a timed accelerator each step's accelerator cycles are those of the jobs it started between its marks.
     Each step's energy (`uj`, mote.sim.energy on the platform) is the formula over the events counted between
     its marks, with the offloaded layers' MACs at the platform's accelerator energy per MAC."""
