@@ -9,7 +9,7 @@ import numpy as np
 
 from mote.accel import find_accelerator
 from mote.codegen.compile import compile_graph
-from mote.targets.rv32 import Rv32, build_rv32
+from mote.targets.rv32 import Rv32, SimFigures, build_rv32
 from tests.codegen.decoder_models import decoder_graph
 
 
@@ -25,6 +25,9 @@ def test_each_call_reports_its_own_accelerator_cycles(tmp_path: Path) -> None:
     # the offloaded layers do the same work at every position: every call's figures are one call's
     assert [c.accel_cycles for c in calls] == [alone.accel_cycles] * 3
     assert [c.accel_jobs for c in calls] == [alone.accel_jobs] * 3
-    for call in calls:  # and a call's cycles are its layers'
+    for call in calls:  # and a call's cycles are its layers', as `mote run --calls` reports them
         assert sum(layer.accel_cycles for layer in call.layers) == call.accel_cycles
+        figures = SimFigures.of(call, compiled).call_json()
+        assert figures["accel_cycles"] == alone.accel_cycles and figures["accel_jobs"] == alone.accel_jobs
+        assert figures["total_cycles"] == call.cycles + alone.accel_cycles
         assert sum(layer.accel_cycles > 0 for layer in call.layers) >= 3  # q, k, v at least
