@@ -1,7 +1,8 @@
 """The bundled tiny language model (mote/models/tiny_lm.onnx) decoding greedily through its KV-cache C API: per
 token on the host (system cc, -O2) and on the rv32 virtual platform (zig, -O2, rv32imc, scalar kernels, one
-core): instructions and cycles per token, instructions per MAC of the decode steps, tokens per second at 100 MHz,
-beside the anchor, Deeploy's microLlama on Siracusa.
+core): instructions and cycles per token, instructions per MAC of the decode steps, tokens per second at 100 MHz
+and microjoules per token (mote.sim.energy), with and without the DLA, beside the anchor, Deeploy's microLlama on
+Siracusa.
 
 `make bench` (benchmarks/run.py) measures it with the rest; run alone: `python benchmarks/tiny_lm.py [--write]`
 (--write replaces its section of RESULTS.md)."""
@@ -19,6 +20,7 @@ sys.path.insert(0, str(REPO))
 from mote.accel import find_accelerator  # noqa: E402
 from mote.cli_generate import bundled_language_model  # noqa: E402
 from mote.generate import Generation, generate, load_decoder  # noqa: E402
+from mote.targets.rv32 import Rv32Config  # noqa: E402
 
 PROMPT = "The "
 TOKENS = 24
@@ -42,8 +44,24 @@ def measure(work: Path) -> dict[str, Generation]:
     return out
 
 
+def dla_traffic() -> tuple[int, int, int]:
+    """The DLA's DMA bytes per step: as compiled (consecutive readers of one input find it in SRAM), and with
+    every job on its own (each reads its input from system memory); and how many jobs read their input in SRAM."""
+    from mote.accel.dla.compiler import dma_bytes
+    from mote.codegen.compile import compile_graph
+    from mote.targets.rv32 import Rv32
+
+    accel = find_accelerator(DLA)
+    compiled = compile_graph(load_decoder(bundled_language_model(), None), accel, core=Rv32().core())
+    jobs = [node for node in compiled.graph.nodes if node.op == "accel"]
+    planned = sum(int(node.attrs["job"].info["dma_bytes"]) for node in jobs)
+    alone = sum(dma_bytes(accel.compile(node.attrs["original"]).commands) for node in jobs)  # type: ignore[attr-defined]
+    return planned, alone, sum(bool(node.attrs["job"].info["input_resident"]) for node in jobs)
+
+
 def report(runs: dict[str, Generation]) -> list[str]:
     host, rv32, dla = runs["host"].to_json(), runs["rv32"].to_json(), runs["dla"].to_json()
+    planned, alone, resident = dla_traffic()
     dla_total = dla["cycles_per_token"] + dla["accel_cycles_per_token"]
     same = all(r.matches_reference for r in runs.values()) and runs["host"].tokens == runs["rv32"].tokens \
         == runs["dla"].tokens
@@ -72,6 +90,12 @@ def report(runs: dict[str, Generation]) -> list[str]:
         f"({rv32['cycles_per_token'] / dla['cycles_per_token']:.1f}x fewer) |",
         f"| rv32 + DLA: accelerator cycles per token | {dla['accel_cycles_per_token']:,.0f} |",
         f"| rv32 + DLA: tokens/s at 100 MHz (CPU and DLA cycles added, no overlap) | {CLOCK_HZ / dla_total:.1f} |",
+        f"| rv32 + DLA: DLA DMA bytes per token ({resident} jobs read their input where the previous job left it "
+        f"in SRAM; each job on its own: {alone:,}) | {dla['accel_dma_bytes_per_token']:,.0f} "
+        f"({alone - planned:,} fewer) |",
+        f"| rv32: uJ per token (energy model, {Rv32Config().platform.name} platform) | {rv32['uj_per_token']:.1f} |",
+        f"| rv32 + DLA: uJ per token (CPU events, and the DLA's MACs at its energy per MAC; its DMA and SRAM "
+        f"accesses are not counted) | {dla['uj_per_token']:.1f} |",
         f"| anchor | {ANCHOR} |", "",
         f"Generated: `{text}`", "", END]
 

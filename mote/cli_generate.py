@@ -60,15 +60,20 @@ def _generate(args: argparse.Namespace) -> int:
     return 0 if result.matches_reference else 1
 
 
+def _figure(key: str, value: float) -> str:
+    """A per-step figure as the table shows it: energy (uJ) to the nJ, counts to a tenth."""
+    return f"{value:,.3f}" if key == "uj" else f"{value:,.1f}"
+
+
 def _print(result: Generation, prompt: str) -> None:
     print("\n".join(plain(line) for line in (prompt + result.text).split("\n")))  # other controls escaped
     print()
     keys = list(result.step_figures[0]) if result.step_figures else []
     print(f"{'position':>8}  {'token':>5}  {'MACs':>10}" + "".join(f"  {k:>14}" for k in keys))
     for p, t, m, f in zip(result.positions, result.tokens, result.macs_per_step, result.step_figures):
-        print(f"{p:>8}  {t:>5}  {m:>10}" + "".join(f"  {f[k]:>14.1f}" for k in keys))
+        print(f"{p:>8}  {t:>5}  {m:>10}" + "".join(f"  {_figure(k, f[k]):>14}" for k in keys))
     summary = result.to_json()
-    means = ", ".join(f"{summary[k + '_per_token']:,.1f} {k}" for k in keys)
+    means = ", ".join(f"{_figure(k, summary[k + '_per_token'])} {k}" for k in keys)
     print(f"{len(result.tokens)} tokens; per token {summary['macs_per_token']:,.0f} MACs, {means}")
     if len(result.step_figures) > 1:
         first, last = result.step_figures[0][keys[0]], result.step_figures[-1][keys[0]]

@@ -102,6 +102,7 @@ class Generation:
     reference_tokens: list[int]
     text: str = ""
     notes: list[str] = field(default_factory=list)
+    step_events: list[Any] = field(default_factory=list)  # rv32: each step's mote.sim.energy.EnergyEvents
 
     @property
     def matches_reference(self) -> bool:
@@ -269,12 +270,15 @@ int main(void) {
 
 
 def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], count: int
-                  ) -> tuple[list[int], list[int], list[dict[str, float]]]:
-    """(tokens, positions, per-step instructions and cycles) on the rv32 virtual platform: firmware whose main
-    decodes greedily through model_prefill and model_step (_RV32_DRIVER), each step counted between its marks.
-    With a timed accelerator each step's accelerator cycles are its share of the run's: the layers it runs
-    (the linear ones) do the same work at every step, the prompt's too."""
+                  ) -> tuple[list[int], list[int], list[dict[str, float]], list[Any]]:
+    """(tokens, positions, per-step figures, per-step energy events) on the rv32 virtual platform: firmware whose
+    main decodes greedily through model_prefill and model_step (_RV32_DRIVER), each step counted between its marks.
+    With a timed accelerator each step's accelerator cycles are those of the jobs it started between its marks.
+    Each step's energy (`uj`, mote.sim.energy on the platform) is the formula over the events counted between
+    its marks, with the offloaded layers' MACs at the platform's accelerator energy per MAC."""
+    from mote.sim.cycles import named_counts
     from mote.sim.devices import Reg
+    from mote.sim.energy import EnergyEvents, accesses, energy
     from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
     from mote.targets.rv32 import Rv32Config, build_rv32
 
@@ -288,18 +292,35 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
     if ex.exit_status != 0:
         raise MoteError(f"the rv32 firmware failed (exit {ex.exit_status}): {ex.console.strip()[:200]}")
     tokens = [int(t) for t in np.frombuffer(ex.outputs["mote_generated"], dtype="<i4")]
-    begins = [(n, c) for mark, n, c in ex.marks if mark.reg is Reg.RUN_BEGIN]
-    ends = [(n, c) for mark, n, c in ex.marks if mark.reg is Reg.RUN_END]
-    steps = len(prompt) - 1 + count
-    accel = ex.accel.cycles / steps if ex.accel is not None and compiled.accelerator is not None \
-        and compiled.accelerator.timed else None
-    figures = []
-    for (n0, c0), (n1, c1) in zip(begins, ends):
+    begins = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_BEGIN]
+    ends = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_END]
+    timed = ex.accel is not None and compiled.accelerator is not None and compiled.accelerator.timed
+    macs = sum(firmware.accel_macs.values())  # the offloaded layers' MACs: each runs once a step
+    traffic = accel_dma_bytes(compiled)
+    figures, step_events = [], []
+    for (n0, c0, m0), (n1, c1, m1) in zip(begins, ends):
         figure = {"instructions": float(n1 - n0), "cycles": float(config.core.cycles(c1 - c0))}
-        if accel is not None:
-            figure["accel_cycles"] = float(accel)
+        if timed:
+            figure["accel_cycles"] = float(m1.accel_cycles - m0.accel_cycles)
+        if traffic is not None:
+            figure["accel_dma_bytes"] = float(traffic)
+        counted = accesses(config.platform, m0.snapshot, m1.snapshot)
+        if counted is not None:
+            events = EnergyEvents(named_counts(c1 - c0), *counted,
+                                  accel_macs=macs if m1.accel_jobs > m0.accel_jobs else 0)
+            figure["uj"] = energy(config.platform, events).uj
+            step_events.append(events)
         figures.append(figure)
-    return tokens, list(range(len(prompt) - 1, len(prompt) - 1 + count)), figures
+    return tokens, list(range(len(prompt) - 1, len(prompt) - 1 + count)), figures, step_events
+
+
+def accel_dma_bytes(compiled: CompiledModel) -> int | None:
+    """The bytes the accelerator's jobs of one step move by DMA between system memory and its SRAM (each job
+    runs once a step), when its jobs report them; None without an accelerator."""
+    jobs = [node.attrs["job"] for node in compiled.graph.nodes if node.op == "accel" and "job" in node.attrs]
+    if compiled.accelerator is None or not jobs or any("dma_bytes" not in job.info for job in jobs):
+        return None
+    return sum(int(job.info["dma_bytes"]) for job in jobs)
 
 
 def generate(graph: Graph, prompt: list[int], count: int, project: Path, target: str = "host",
@@ -308,7 +329,8 @@ def generate(graph: Graph, prompt: list[int], count: int, project: Path, target:
     """Greedy decoding of `count` tokens after `prompt` on `target`, checked against the reference. The RAM
     budget (rv32: the platform's RAM less its stack, unless given) bounds the KV cache, state and arena. With an
     accelerator (rv32), the layers its patterns accept run on it; the per-step figures then add its cycles
-    (`accel_cycles`, in its timed mode) beside the CPU's."""
+    (`accel_cycles`, in its timed mode) and the bytes its DMA moves (`accel_dma_bytes`) beside the CPU's. On
+    rv32 each step's energy is `uj` (generate_rv32)."""
     graph = prepare_decoder(graph, context)
     check_context(graph, prompt, count)
     expected = reference_tokens(graph, prompt, count)
@@ -329,7 +351,7 @@ def generate(graph: Graph, prompt: list[int], count: int, project: Path, target:
 
         compiled = compile_graph(graph, accelerator, core=Rv32().core())
         check_budget(graph, compiled.state_bytes, compiled.plan.size, ram_budget)
-        tokens, positions, figures = generate_rv32(compiled, project, prompt, count)
+        tokens, positions, figures, events = generate_rv32(compiled, project, prompt, count)
     else:
         raise MoteError(f"--target {target}: generate runs on host or rv32")
     macs = [step_macs(graph, p) for p in positions]
@@ -337,4 +359,7 @@ def generate(graph: Graph, prompt: list[int], count: int, project: Path, target:
     notes = [f"{offloaded} layers on {compiled.accelerator.label}"] if compiled.accelerator is not None else []
     notes += [f"{len(attention_nodes(graph))} attention layers, KV cache for {max_context(graph)} tokens, "
              f"{compiled.state_bytes} bytes of state"]
-    return Generation(target, prompt, tokens, positions, figures, macs, expected, notes=notes)
+    result = Generation(target, prompt, tokens, positions, figures, macs, expected, notes=notes)
+    if target == "rv32":
+        result.step_events = events
+    return result

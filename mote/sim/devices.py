@@ -63,6 +63,8 @@ class Mark:
     reg: Reg
     value: int
     snapshot: object  # mote.sim.counting.Snapshot, kept opaque here to avoid an import cycle
+    accel_cycles: int = 0  # the accelerator's cost-model cycles so far in the run (its jobs so far below)
+    accel_jobs: int = 0
 
 
 @dataclass

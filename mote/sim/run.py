@@ -161,7 +161,8 @@ class Run:
             uc.emu_stop()
             return
         if reg in MARKS:
-            dev.marks.append(Mark(reg, value, snap))
+            stats = self.accel.stats if self.accel is not None else None
+            dev.marks.append(Mark(reg, value, snap, stats.cycles if stats else 0, stats.jobs if stats else 0))
             if reg is Reg.LAYER_BEGIN:
                 dev.open_layer = value
             elif reg is Reg.LAYER_END:

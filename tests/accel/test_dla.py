@@ -270,3 +270,47 @@ def test_the_timed_breakdown_adds_up_to_the_simulated_cycles() -> None:
     breakdown = accel.cost_breakdown({})
     assert set(breakdown) == set(Dla.cost_categories) and min(breakdown.values()) >= 0
     assert sum(breakdown.values()) == accel.cost({}) > 0
+
+
+def _three_readers(rng: np.random.Generator) -> Graph:
+    """Three fully connected layers of one input (a query, key and value projection)."""
+    from mote.ir import Node
+    first = GENERATORS["fully_connected"](rng)
+    x = first.inputs[0]
+    nodes = [first]
+    for k in (1, 2):
+        other = GENERATORS["fully_connected"](rng)
+        while other.inputs[1].shape[1] != x.shape[1]:  # weights for x's depth
+            other = GENERATORS["fully_connected"](rng)
+        nodes.append(Node("fully_connected", f"fc{k}", [x, *other.inputs[1:]], [other.outputs[0]], other.attrs))
+    return Graph("readers", [x], [n.outputs[0] for n in nodes], nodes)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_consecutive_readers_of_one_input_find_it_in_sram(seed: int) -> None:
+    """The first of three jobs that read one input reads it whole into SRAM once; the others read it there, with
+    no DMA of their input, and each computes what the reference computes."""
+    rng = np.random.default_rng(seed)
+    graph = _three_readers(rng)
+    accel = Dla()
+    jobs_nodes = offload(graph, accel).nodes
+    jobs = [n.attrs["job"] for n in jobs_nodes]
+    assert jobs[0].info["input_loaded"] and not jobs[0].info["input_resident"]
+    assert jobs[1].info["input_resident"] and jobs[2].info["input_resident"]
+    commands = [isa.decode(job.registers["cmd"].const.tobytes()) for job in jobs]
+    reads = [[c for c in cmds if c.op == isa.OP_DMA_READ and c.a == isa.BASE_IN0] for cmds in commands]
+    assert len(reads[0]) == 1 and reads[0][0].d * reads[0][0].e == graph.inputs[0].nbytes
+    assert reads[1] == [] and reads[2] == []
+    assert jobs[1].info["dma_bytes"] < job_bytes_alone(graph.nodes[1], accel)
+    x = rng.integers(-128, 128, graph.inputs[0].shape, dtype=np.int8)
+    for k, node in enumerate(graph.nodes):
+        want = OPS[node.op].reference(node, OPS[node.op].prepare(node), [x] + [t.data for t in node.inputs[1:]])[0]
+        # after the first job, the input in system memory is zeros: only the SRAM copy gives the right result
+        got = run_functional(accel, jobs_nodes[k], [x if k == 0 else np.zeros_like(x)] + [None] * 2)
+        assert np.array_equal(got, want)
+
+
+def job_bytes_alone(node, accel: Dla) -> int:  # noqa: ANN001
+    """The DMA bytes of `node`'s job without any residency."""
+    from mote.accel.dla.compiler import dma_bytes
+    return dma_bytes(accel.compile(node).commands)

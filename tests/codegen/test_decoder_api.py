@@ -106,3 +106,45 @@ def test_the_linear_layers_on_the_dla(tmp_path: Path) -> None:
     with pytest.raises(MoteError, match="attaches no accelerator"):
         generate(decoder_graph(max_context=16), PROMPT, 4, tmp_path / "host", "host",
                  accelerator=find_accelerator("dla"))
+
+
+def test_per_token_cycles_and_energy_with_and_without_the_dla(tmp_path: Path) -> None:
+    """Each step's accelerator cycles are its own (the same jobs at every step), the CPU figures stay the CPU's,
+    and each step's energy is the documented formula over the events counted between its marks, the offloaded
+    layers' MACs at the platform's energy per MAC."""
+    from mote.accel import find_accelerator
+    from mote.ops import OPS
+    from mote.sim.platforms import AcceleratorSlot, builtin
+    from mote.targets.rv32 import Rv32
+
+    accel = find_accelerator("dla:timed=1")
+    runs = {"cpu": generate(decoder_graph(max_context=16), PROMPT, 3, tmp_path / "cpu", "rv32"),
+            "dla": generate(decoder_graph(max_context=16), PROMPT, 3, tmp_path / "dla", "rv32", accelerator=accel)}
+    assert runs["cpu"].tokens == runs["dla"].tokens == runs["cpu"].reference_tokens
+    compiled = compile_graph(decoder_graph(max_context=16), accel, core=Rv32().core())
+    offloaded = [n.attrs["original"] for n in compiled.graph.nodes if n.op == "accel"]
+    assert offloaded
+    macs = sum(OPS[n.op].macs(n) for n in offloaded)
+    platform = builtin("mcu")
+    group, scale = platform.compute, platform.energy_scale
+    slot_pj = (platform.accelerators[0] if platform.accelerators else AcceleratorSlot("accel", ())).mac_pj
+    for name, run in runs.items():
+        accel_cycles = [f.get("accel_cycles", 0.0) for f in run.step_figures]
+        if name == "dla":
+            assert accel_cycles[0] > 0 and accel_cycles == [accel_cycles[0]] * len(accel_cycles)
+            assert all(f["accel_dma_bytes"] > 0 for f in run.step_figures)
+        else:
+            assert accel_cycles == [0.0] * len(accel_cycles)
+        assert len(run.step_events) == len(run.step_figures)
+        for figure, events in zip(run.step_figures, run.step_events):
+            assert sum(events.class_counts.values()) == figure["instructions"]
+            assert events.accel_macs == (macs if name == "dla" else 0)
+            pj = sum(n * group.energy_pj[c] for c, n in events.class_counts.items())
+            pj += sum(events.class_counts.values()) * group.fetch_pj
+            pj += sum(events.reads.get(m.name, 0) * m.read_pj + events.writes.get(m.name, 0) * m.write_pj
+                      for m in platform.memories)
+            pj = scale * pj + scale * events.accel_macs * slot_pj
+            assert figure["uj"] == pytest.approx(pj / 1e6, rel=1e-12) and figure["uj"] > 0
+        assert run.to_json()["uj_per_token"] == pytest.approx(np.mean([f["uj"] for f in run.step_figures]))
+    cpu, dla = runs["cpu"].to_json(), runs["dla"].to_json()
+    assert dla["cycles_per_token"] < cpu["cycles_per_token"]

@@ -13,7 +13,9 @@ covers its op entirely: the DLA requantizes and clamps itself.
 
 Before lowering, `plan` sees the whole offloaded graph and decides which results stay in SRAM for
 the next job (mote.accel.dla.compiler, Residency): a job keeps its output when the next node, also
-a DLA job, is its only reader, both fit their SRAM around it, and their estimated cycles drop. The
+a DLA job, is its only reader, both fit their SRAM around it, and their estimated cycles drop; and
+consecutive DLA jobs that read one input (the query, key and value projections, the gate and up
+ones) find it in SRAM, where the first of them read it whole. The
 plan (DlaPlan, residency by node name) is handed to `lower`; the accelerator keeps no state for it.
 Each job carries its cost-model figures (info["cost"]), which `job_breakdown` reports per category.
 """
@@ -112,21 +114,43 @@ class Dla(Accelerator):
         readers = Counter(t for n in graph.nodes for t in n.inputs if t is not None)
         returned = {t for t in graph.outputs}
         input_at: int | None = None  # where the previous job left this job's input
+        shared: Tensor | None = None  # the input the previous job left at input_at for its next readers
         for i, node in enumerate(graph.nodes):
             if node.op != "accel":
-                input_at = None
+                input_at, shared = None, None
                 continue
+            if shared is not None and node.inputs[0] is not shared:
+                input_at, shared = None, None
             here = Residency(input_at)
             nxt = graph.nodes[i + 1] if i + 1 < len(graph.nodes) else None
             out = node.outputs[0]
+            if shared is not None:  # one more reader of the input in SRAM; the next may read it too
+                input_at = input_at if nxt is not None and nxt.op == "accel" and nxt.inputs[0] is shared else None
+                shared = shared if input_at is not None else None
+                plan.residency[node.name] = here
+                continue
             input_at = None
             if nxt is not None and nxt.op == "accel" and nxt.inputs[0] is out and readers[out] == 1 and \
                     out not in returned and nxt.attrs["original"].op != "add":
                 keep = Residency(here.input_at, self._place(out.nbytes, here.input_at, node.inputs[0]))
                 if keep.output_at is not None and self._cheaper(node, nxt, here, keep):
                     here, input_at = keep, keep.output_at
+            elif here.input_at is None and self._shares_input(node, nxt):
+                load = Residency(self._place(node.inputs[0].nbytes, None, None), load_input=True)
+                if load.input_at is not None and self._fits(node, load) and self._fits(nxt, Residency(load.input_at)):
+                    here, input_at, shared = load, load.input_at, node.inputs[0]
             plan.residency[node.name] = here
         return plan
+
+    @staticmethod
+    def _shares_input(node: Node, nxt: Node | None) -> bool:
+        """`nxt`, the next node, is a DLA job that reads `node`'s input as its only tensor input too."""
+        return nxt is not None and nxt.op == "accel" and nxt.inputs[0] is node.inputs[0] and \
+            all(n.attrs["original"].op != "add" for n in (node, nxt))
+
+    def _fits(self, node: Node | None, residency: Residency) -> bool:
+        original = None if node is None else node.attrs["original"]
+        return original is not None and estimate(original, self.kind(original.op), self.config, residency) is not None
 
     def _place(self, nbytes: int, input_at: int | None, x: Tensor | None) -> int | None:
         """An SRAM address for a kept output: at the top, or below the job's resident input."""

@@ -7,8 +7,9 @@ slots (two of each when double-buffered, alternating by tile).
 
 Residency (decided per graph by the accelerator's plan): a job may keep its whole output in SRAM
 instead of writing it back, for the next job, its only reader, which then reads its tiles there
-(at the tensor's own pixel stride) instead of through DMA. The tile buffers live below the resident
-tensors.
+(at the tensor's own pixel stride) instead of through DMA. Likewise consecutive jobs that read one
+input: the first reads it whole into SRAM and leaves it there, the others read it in place. The tile
+buffers live below the resident tensors.
 """
 
 from __future__ import annotations
@@ -38,10 +39,13 @@ class Compiled:
 @dataclass(frozen=True)
 class Residency:
     """SRAM addresses of a job's whole input (left there by the previous job) and of its whole output
-    (kept there for the next one); None: through DMA from and to system memory."""
+    (kept there for the next one); None: through DMA from and to system memory. `load_input`: the job
+    itself reads its whole input to `input_at` with one DMA first and leaves it there for the next jobs,
+    which read the same tensor (e.g. the query, key and value projections of one normalized row)."""
 
     input_at: int | None = None
     output_at: int | None = None
+    load_input: bool = False
 
     def budget(self, sram: int) -> int:
         """The SRAM below the resident tensors, for tile buffers."""
@@ -148,6 +152,9 @@ def compile_node(node, kind: str, config: DlaConfig, residency: Residency = Resi
     out_slots = [base + i * out for i in range(out_copies)] if not kept_out else []
     em.second_input = inp // 2
     _configure(em, layer, p)
+    if residency.load_input and residency.input_at is not None:  # the whole input, once, for this job and the next
+        n = layer.in_h * layer.in_w * layer.in_c
+        em.add(isa.OP_DMA_READ, a=isa.BASE_IN0, b=0, c=residency.input_at, d=n, e=1, f=n)
     serial = 0 if tiling.double else 0x8000
     channels = channels_of(layer)
     m = layer.multiplier if layer.channel_tiled_input else 1
@@ -180,8 +187,15 @@ def compile_node(node, kind: str, config: DlaConfig, residency: Residency = Resi
             g += 1
     return Compiled(em.commands, consts, layer, tiling,
                     {"tiles": n_ct * n_rt, "channel_tile": tiling.channels, "row_tile": tiling.rows,
-                     "double_buffered": tiling.double, "sram_bytes": tiling.sram, "input_resident": resident_in,
-                     "output_kept": kept_out})
+                     "double_buffered": tiling.double, "sram_bytes": tiling.sram,
+                     "input_resident": resident_in and not residency.load_input,
+                     "input_loaded": residency.load_input, "output_kept": kept_out,
+                     "dma_bytes": dma_bytes(em.commands)})
+
+
+def dma_bytes(commands: list[isa.Command]) -> int:
+    """The bytes a job's DMA commands move between system memory and SRAM (both directions)."""
+    return sum(c.d * c.e for c in commands if c.op in (isa.OP_DMA_READ, isa.OP_DMA_WRITE))
 
 
 @dataclass(frozen=True)

@@ -72,8 +72,10 @@ class SimFigures(TargetFigures):
         return out
 
     def call_json(self) -> dict[str, Any]:
-        return {"instructions": self.sim.instructions, "cycles": self.sim.cycles,
-                "total_cycles": self.sim.total_cycles}
+        out = {"instructions": self.sim.instructions, "cycles": self.sim.cycles, "total_cycles": self.sim.total_cycles}
+        if self.offload is not None:  # this call's accelerator work (mote.sim: the difference at its marks)
+            out.update(accel_cycles=self.sim.accel_cycles, accel_jobs=self.sim.accel_jobs)
+        return out
 
     def layer_json(self, index: int) -> dict[str, Any]:
         layer = self.layers.get(index)

@@ -326,6 +326,8 @@ class Rv32Firmware:
     def _result(self, ex: Execution, outputs: dict[str, np.ndarray], marks: list[Any]) -> SimResult:
         """The figures of the model_run within `marks` (a run's marks, or one frame's of a stream)."""
         core = self.config.core
+        begin_mark = next((mk for mk, _, _ in marks if mk.reg is Reg.RUN_BEGIN), None)
+        end_mark = next((mk for mk, _, _ in marks if mk.reg is Reg.RUN_END), None)
         begin = next(((n, c, mk.snapshot) for mk, n, c in marks if mk.reg is Reg.RUN_BEGIN),
                      (0, ex.class_counts * 0, None))
         end = next(((n, c, mk.snapshot) for mk, n, c in marks if mk.reg is Reg.RUN_END),
@@ -336,10 +338,17 @@ class Rv32Firmware:
         layers = layer_profiles(marks, core, platform, self.accel_macs)
         counted = accesses(platform, begin[2], end[2])
         timed = ex.accel is not None and self.accelerator is not None and self.accelerator.timed
-        accel_cycles = ex.accel.cycles if timed and ex.accel else 0
-        if timed and ex.accel:
+        # this call's accelerator work: the difference of the run's totals at its marks (a stream runs many
+        # calls in one run of the firmware, so the run's totals are every call's)
+        jobs = cycles = 0
+        if ex.accel is not None:
+            cycles = (end_mark.accel_cycles if end_mark else ex.accel.cycles) - \
+                (begin_mark.accel_cycles if begin_mark else 0)
+            jobs = (end_mark.accel_jobs if end_mark else ex.accel.jobs) - (begin_mark.accel_jobs if begin_mark else 0)
+        accel_cycles = cycles if timed else 0
+        if not timed:
             for layer in layers:
-                layer.accel_cycles = ex.accel.by_layer.get(layer.index, 0)
+                layer.accel_cycles = 0
         return SimResult(
             outputs=outputs,
             instructions=end[0] - begin[0],
@@ -359,7 +368,7 @@ class Rv32Firmware:
             core=core.name,
             console=ex.console,
             accel_cycles=accel_cycles,
-            accel_jobs=ex.accel.jobs if ex.accel else 0,
+            accel_jobs=jobs,
             platform=platform.name,
             memory_accesses=counted,
             energy=between(platform, named_counts(run_classes), begin[2], end[2], sum(self.accel_macs.values())),
@@ -375,19 +384,21 @@ def _stalls(platform: Platform, start: Any, end: Any) -> int:
 
 def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel, platform: Platform | None = None,
                    accel_macs: dict[int, int] | None = None) -> list[LayerProfile]:
-    """Pair each LAYER_BEGIN(i) with the next LAYER_END(i): the instructions between the two stores, and
-    with a platform their energy (an offloaded layer's with its `accel_macs`)."""
+    """Pair each LAYER_BEGIN(i) with the next LAYER_END(i): the instructions and accelerator cycles between
+    the two stores, and with a platform their energy (an offloaded layer's with its `accel_macs`)."""
     open_layers: dict[int, tuple[int, np.ndarray, Any]] = {}
     layers = []
     for mark, insns, classes in marks:
         if mark.reg is Reg.LAYER_BEGIN:
-            open_layers[mark.value] = (insns, classes, mark.snapshot)
+            open_layers[mark.value] = (insns, classes, mark)
         elif mark.reg is Reg.LAYER_END and mark.value in open_layers:
-            n0, c0, s0 = open_layers.pop(mark.value)
+            n0, c0, m0 = open_layers.pop(mark.value)
+            s0 = m0.snapshot
             diff = classes - c0
             named = named_counts(diff)
             spent = None if platform is None else between(platform, named, s0, mark.snapshot,
                                                           (accel_macs or {}).get(mark.value, 0))
             stalls = 0 if platform is None else _stalls(platform, s0, mark.snapshot)
-            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff) + stalls, named, energy=spent))
+            layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff) + stalls, named,
+                                       accel_cycles=mark.accel_cycles - m0.accel_cycles, energy=spent))
     return sorted(layers, key=lambda layer: layer.index)
