@@ -123,7 +123,9 @@ def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
             for b in bands if not b["clip"]]
 
 
-def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -> CCall:
+    """The kernel's call; `wide`: p's weights are a legacy uint8 layer's w - w_zero_point (in [-255, 255]),
+    packed int16 into wide_weights."""
     x = node.inputs[0]
     assert x is not None and p.folded_bias is not None
     f = frame(p)
@@ -136,10 +138,13 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
         "col_step": f.in_col_step, "out_row_step": f.out_row_step, "out_col_step": f.out_col_step,
         "stride": f.stride_w, "pad_left": f.pad_left, "count": columns[0], "pad_right": columns[1],
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-        "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
+        "weights": "NULL" if wide else em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
         "folded_bias": em.const(p.folded_bias, "folded_bias"),
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
-        "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}"}, [em.tensor(x), em.tensor(node.outputs[0])])
+        "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}",
+        "wide_weights": (em.const(np.ascontiguousarray(f.weights.reshape(9, -1).T, np.int16), "weights") if wide
+                         else "NULL")},
+        [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 def _accepts(node: Node, p: DepthwiseParams) -> str | None:

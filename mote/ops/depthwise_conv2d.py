@@ -211,6 +211,17 @@ def _pack_offset_rows(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
                  call.args)
 
 
+def _accepts_offset_band(node: Node, p: DepthwiseParams) -> str | None:
+    """A legacy uint8 3x3 layer on the band kernel, its weights w + filter_offset as int16 (wide_weights)."""
+    reason = _accepts_offset_rows(node, p)
+    return reason if reason is not None else depthwise_band.band_fits(p)
+
+
+def _pack_offset_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    wide = replace(p, weights=_wide_weights(p), folded_bias=_wide_folded(p).astype(np.int32), filter_offset=0)
+    return depthwise_band.pack_band(node, wide, em, wide=True)
+
+
 def _pack_channels(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return replace(_pack_generic(node, p, em), func="mote_depthwise_conv_channels_s8")  # the generic's params
 
@@ -253,7 +264,8 @@ BY_DTYPE = {DType.INT16: weighted_16x8.DEPTHWISE, DType.INT8: (check_depthwise_c
             DType.FLOAT32: (depthwise_conv2d_f32.check, depthwise_conv2d_f32.prepare, depthwise_conv2d_f32.reference)}
 
 OFFSET_ROWS = Kernel("mote_depthwise_conv_offset_rows_s8", ALL_CORES, _pack_offset_rows, _accepts_offset_rows)
-TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE, (OFFSET_ROWS,))
+OFFSET_BAND = replace(depthwise_band.KERNEL, pack=_pack_offset_band, accepts=_accepts_offset_band)
+TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE, (OFFSET_BAND, OFFSET_ROWS))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 OP = register(OpDef("depthwise_conv2d", shape, _prepare, _reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
                     accumulate=accumulate, check=_check, kernels=TABLE,
