@@ -11,7 +11,7 @@ import numpy as np
 
 from mote.c_text import c_struct
 from mote.ir import Node
-from mote.ops.depthwise_params import DepthwiseParams
+from mote.ops.depthwise_params import DepthwiseParams, widened
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
@@ -147,11 +147,20 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
+def _pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    """An int8 layer, or a legacy uint8 one whose weights have a zero point (mote.ops.filter_offset) with its
+    weights minus that zero point (wide_weights)."""
+    wide = widened(p) if p.filter_offset else None
+    return pack_band(node, wide, em, wide=True) if wide is not None else pack_band(node, p, em)
+
+
 def _accepts(node: Node, p: DepthwiseParams) -> str | None:
     if (p.filter_h, p.filter_w) != (3, 3) or p.depth_multiplier != 1 or (p.dilation_h, p.dilation_w) != (1, 1):
         return "not 3x3, depth multiplier 1, undilated"
+    if p.filter_offset:
+        return "accumulator may exceed int32" if widened(p) is None else band_fits(p)
     return "accumulator may exceed int32" if p.folded_bias is None else band_fits(p)
 
 
-KERNEL = Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), pack_band, _accepts,
+KERNEL = Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), _pack, _accepts,
                 twins=("mote_depthwise_band_s8",))

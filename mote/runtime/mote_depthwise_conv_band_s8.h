@@ -60,7 +60,8 @@ typedef struct {
   const int16_t *wide_weights;
 } mote_depthwise_conv_band_params;
 
-/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Needs no scratch. */
+/* Bit-exact with mote_depthwise_conv_s8 on the same convolution (with wide_weights: mote_depthwise_conv_offset_s8).
+ * Needs no scratch. */
 mote_status mote_depthwise_conv_band_s8(const mote_depthwise_conv_band_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch);
 
