@@ -84,3 +84,43 @@ def test_uint8_depthwise_whose_accumulator_may_overflow_keeps_the_offset_kernel(
     bias = np.array([2**31 - 2**18, -2**31 + 2**18, 7, -7], np.int32)
     graph = load_tflite(_model(layer, w, bias), "m")
     assert chosen(_conv_node(graph), Core.SCALAR) == "mote_depthwise_conv_offset_s8"
+
+
+def test_int8_and_wide_layers_in_one_firmware(tmp_path: Path) -> None:
+    """Two depthwise layers on rv32, weights zero point 128 (int8 weights) then 97 (wide_weights): one assembly
+    function, the kind of weights chosen per call; against the uint8 oracle applied twice."""
+    from mote.frontend.tflite_writer import ModelBuilder
+    from mote.targets.rv32 import Rv32Config, build_rv32
+    from tests.frontend.legacy_uint8 import conv_uint8
+
+    rng = np.random.default_rng(77)
+    mb = ModelBuilder()
+    xq, wq = (0.0235, 131), 0.004
+    x = mb.tensor("x", [1, 7, 6, 5], "uint8", scale=xq[0], zero_point=xq[1])
+    layers, y = [], x
+    for i, (zp, stride) in enumerate([(128, 1), (97, 2)]):
+        w = rng.integers(0, 256, (1, 3, 3, 5)).astype(np.uint8)
+        w.reshape(-1)[:2] = [0, 255]
+        bias = rng.integers(-4000, 4000, 5).astype(np.int32)
+        wt = mb.tensor(f"w{i}", [1, 3, 3, 5], "uint8", scale=wq, zero_point=zp, data=w)
+        b = mb.tensor(f"b{i}", [5], "int32", scale=float(np.float32(xq[0]) * np.float32(wq)), zero_point=0,
+                      data=bias)
+        shape = [1, -(-7 // stride), -(-6 // stride), 5]
+        out = mb.tensor(f"y{i}", shape, "uint8", scale=xq[0], zero_point=xq[1])
+        mb.op("DEPTHWISE_CONV_2D", [y, wt, b], [out], padding="SAME", stride_h=stride, stride_w=stride,
+              depth_multiplier=1, fused_activation_function="NONE")
+        layers.append((w, zp, bias, stride))
+        y = out
+    graph = load_tflite(mb.build([x], [y]), "m")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    assert [layer.kernel for layer in compiled.layers if layer.op == "depthwise_conv2d"] == [BAND, BAND]
+    offsets = [OPS[n.op].prepare(n).filter_offset for n in graph.nodes if n.op == "depthwise_conv2d"]
+    assert offsets[0] == 0 and offsets[1] != 0
+    firmware = build_rv32(compiled, tmp_path, Rv32Config(cc="zig"))
+    for seed in range(2):
+        image = np.random.default_rng(seed).integers(0, 256, (1, 7, 6, 5)).astype(np.uint8)
+        want = image[0]
+        for w, zp, bias, stride in layers:
+            want = conv_uint8(want, xq, w[0], (wq, zp), bias, xq, stride, "SAME", "NONE", depthwise=True)
+        got = firmware.run({"x": image}).outputs[graph.outputs[0].name]
+        np.testing.assert_array_equal(got.reshape(want.shape), want)
