@@ -11,7 +11,7 @@ import numpy as np
 
 from mote.c_text import c_struct
 from mote.ir import Node
-from mote.ops.depthwise_params import DepthwiseParams
+from mote.ops.depthwise_params import DepthwiseParams, widened
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
@@ -123,7 +123,9 @@ def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
             for b in bands if not b["clip"]]
 
 
-def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -> CCall:
+    """The kernel's call; `wide`: p's weights are a legacy uint8 layer's w - w_zero_point (in [-255, 255]),
+    packed int16 into wide_weights."""
     x = node.inputs[0]
     assert x is not None and p.folded_bias is not None
     f = frame(p)
@@ -136,17 +138,29 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
         "col_step": f.in_col_step, "out_row_step": f.out_row_step, "out_col_step": f.out_col_step,
         "stride": f.stride_w, "pad_left": f.pad_left, "count": columns[0], "pad_right": columns[1],
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-        "weights": em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
+        "weights": "NULL" if wide else em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
         "folded_bias": em.const(p.folded_bias, "folded_bias"),
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
-        "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}"}, [em.tensor(x), em.tensor(node.outputs[0])])
+        "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}",
+        "wide_weights": (em.const(np.ascontiguousarray(f.weights.reshape(9, -1).T, np.int16), "weights") if wide
+                         else "NULL")},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    """An int8 layer, or a legacy uint8 one whose weights have a zero point (mote.ops.filter_offset) with its
+    weights minus that zero point (wide_weights)."""
+    wide = widened(p) if p.filter_offset else None
+    return pack_band(node, wide, em, wide=True) if wide is not None else pack_band(node, p, em)
 
 
 def _accepts(node: Node, p: DepthwiseParams) -> str | None:
     if (p.filter_h, p.filter_w) != (3, 3) or p.depth_multiplier != 1 or (p.dilation_h, p.dilation_w) != (1, 1):
         return "not 3x3, depth multiplier 1, undilated"
+    if p.filter_offset:
+        return "accumulator may exceed int32" if widened(p) is None else band_fits(p)
     return "accumulator may exceed int32" if p.folded_bias is None else band_fits(p)
 
 
-KERNEL = Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), pack_band, _accepts,
+KERNEL = Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), _pack, _accepts,
                 twins=("mote_depthwise_band_s8",))

@@ -23,8 +23,9 @@ mote_depthwise_conv_plane_s8 (mote.ops.depthwise_plane) when its accumulator bou
 channel copied into a plane bordered with the zero point (scratch), so that every window is complete and
 starts from a folded bias, then blocks of four pixels by four, two or one output channels, or of eight
 pixels by one, in registers. A 3x3 layer of a legacy uint8 model whose weights have a
-zero point runs on the same rows kernel with those weights minus their zero point, int16
-(mote_depthwise_conv_offset_rows_s8, mote.ops.filter_offset).
+zero point runs with those weights minus their zero point, int16, on the band kernel on scalar cores where it
+takes the shape (its wide_weights) and otherwise on the rows kernel (mote_depthwise_conv_offset_rows_s8,
+mote.ops.filter_offset).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from mote.ops.conv_common import (
     requantize,
 )
 from mote.ops.depthwise_band import frame
-from mote.ops.depthwise_params import DepthwiseParams
+from mote.ops.depthwise_params import DepthwiseParams, widened
 from mote.ops.output_stage import output_multipliers, output_stage
 from mote.ops.registry import WINDOW_ATTRS, CCall, Core, Emitter, Kernel, OpDef, attr, dtype_columns, register
 from mote.ops.window_checks import check_depthwise_conv2d
@@ -184,26 +185,18 @@ def _accepts_3x3(node: Node, p: DepthwiseParams) -> str | None:
     return "accumulator may exceed int32" if p.folded_bias is None else None
 
 
-def _wide_weights(p: DepthwiseParams) -> np.ndarray:
-    """int64 [3, 3, in_ch]: w + filter_offset, the weights as TFLite's uint8 kernel took them."""
-    return p.weights.astype(np.int64) + p.filter_offset
-
-
-def _wide_folded(p: DepthwiseParams) -> np.ndarray:
-    return fold_bias(p.bias, _wide_weights(p).reshape(9, -1).T, p.input_offset)
-
-
 def _accepts_offset_rows(node: Node, p: DepthwiseParams) -> str | None:
     """A legacy uint8 3x3 layer on the rows kernel, its weights w + filter_offset (|w| <= 255) in registers."""
     if not p.filter_offset:
         return "weights without a zero point"
     if p.filter_h != 3 or p.filter_w != 3 or p.depth_multiplier != 1 or p.dilation_h != 1 or p.dilation_w != 1:
         return "not 3x3, depth multiplier 1, undilated"
-    return None if fits_int32(max_abs(_wide_folded(p)) + 9 * 128 * 255) else "accumulator may exceed int32"
+    return None if widened(p) is not None else "accumulator may exceed int32"
 
 
 def _pack_offset_rows(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
-    wide = replace(p, weights=_wide_weights(p), folded_bias=_wide_folded(p).astype(np.int32), filter_offset=0)
+    wide = widened(p)
+    assert wide is not None
     call = _pack_rows(node, wide, em, weights="NULL")
     weights = frame(wide).weights.reshape(9, -1).T.astype(np.int16)
     return CCall("mote_depthwise_conv_offset_rows_s8", "mote_depthwise_conv_offset_rows_params",
@@ -253,7 +246,7 @@ BY_DTYPE = {DType.INT16: weighted_16x8.DEPTHWISE, DType.INT8: (check_depthwise_c
             DType.FLOAT32: (depthwise_conv2d_f32.check, depthwise_conv2d_f32.prepare, depthwise_conv2d_f32.reference)}
 
 OFFSET_ROWS = Kernel("mote_depthwise_conv_offset_rows_s8", ALL_CORES, _pack_offset_rows, _accepts_offset_rows)
-TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE, (OFFSET_ROWS,))
+TABLE = offset_kernels.with_filter_offset(KERNELS, offset_kernels.DEPTHWISE, (depthwise_band.KERNEL, OFFSET_ROWS))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 OP = register(OpDef("depthwise_conv2d", shape, _prepare, _reference, _pack_generic, macs, tflite=("DEPTHWISE_CONV_2D",),
                     accumulate=accumulate, check=_check, kernels=TABLE,

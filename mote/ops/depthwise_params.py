@@ -3,9 +3,11 @@ kernel records, there and in mote.ops.depthwise_plane, pack them)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from mote.ops.conv_common import fits_int32, fold_bias, max_abs
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,3 +41,19 @@ class DepthwiseParams:
     @property
     def out_ch(self) -> int:
         return self.in_ch * self.depth_multiplier
+
+
+def wide_weights(p: DepthwiseParams) -> np.ndarray:
+    """int64 [fh, fw, out_ch]: w + filter_offset, the weights as TFLite's uint8 kernel took them."""
+    return p.weights.astype(np.int64) + p.filter_offset
+
+
+def widened(p: DepthwiseParams) -> DepthwiseParams | None:
+    """A 3x3 layer whose weights have a zero point as one without: its weights w + filter_offset (in [-255,
+    255], int64) and their folded bias, for the kernels that keep a channel's nine weights in registers; None
+    when a window's accumulator, |folded bias| + 9 * 128 * 255 at most, may exceed int32."""
+    wide = wide_weights(p)
+    folded = fold_bias(p.bias, wide.reshape(9, -1).T, p.input_offset)
+    if not fits_int32(max_abs(folded) + 9 * 128 * 255):
+        return None
+    return replace(p, weights=wide, folded_bias=folded.astype(np.int32), filter_offset=0)

@@ -9,6 +9,8 @@ the bias. So every ordinary int8 kernel declines such a layer, and it runs on on
                                (x - x_zp) * v of an ordinary convolution, register-blocked, plus s * S, S =
                                sum over a window of x - x_zp computed once per output pixel
                                (mote.ops.filter_offset_conv);
+  mote_depthwise_conv_band_s8 (scalar cores, strides 1 and 2 across, mote.ops.depthwise_band) with the
+                               weights w - w_zero_point as int16 (wide_weights), else
   mote_depthwise_conv_offset_rows_s8   a 3x3 depthwise convolution with depth multiplier 1, undilated: the
                                rows kernel (mote_depthwise_conv_rows_s8), whose nine weights live in registers,
                                on the weights w - w_zero_point as int16 (mote.ops.depthwise_conv2d);
@@ -60,5 +62,7 @@ def with_filter_offset(kernels: tuple[Kernel, ...], offset: tuple[str, str],
                        fast: tuple[Kernel, ...] = ()) -> tuple[Kernel, ...]:
     """An op's int8 table (its generic kernel last) with every record declining a layer whose weights have a
     zero point, then the records `fast` for those layers, then the offset kernel `offset`: it computes any
-    layer of the op (with offset 0, as the generic kernel does) but is chosen only for those."""
-    return (*[_declining(k) for k in kernels], *fast, _offset_kernel(*offset, kernels[-1]))
+    layer of the op (with offset 0, as the generic kernel does) but is chosen only for those. A record of
+    `fast` that is in `kernels` takes both kinds of layers where it stands (and is not listed again)."""
+    return (*[k if k in fast else _declining(k) for k in kernels], *[k for k in fast if k not in kernels],
+            _offset_kernel(*offset, kernels[-1]))

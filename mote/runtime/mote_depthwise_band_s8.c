@@ -40,6 +40,11 @@ static void row_stride2(const mote_depthwise_conv_band_params *p, const band_fil
   if (p->pad_right) *out = mote_output_of(carry + column(f, rows, q, 1) + f->zc, s);
 }
 
+/* Weight t of channel c: int8, or int16 with wide_weights. */
+static inline int32_t weight(const mote_depthwise_conv_band_params *p, int32_t c, int32_t t) {
+  return p->wide_weights ? p->wide_weights[9 * c + t] : p->weights[9 * c + t];
+}
+
 void mote_depthwise_band_s8(const mote_depthwise_conv_band_params *p, const int8_t *input, int8_t *output) {
   const int32_t zp = p->zero_point;
   for (int32_t c = 0; c < p->channels; ++c) {
@@ -53,12 +58,11 @@ void mote_depthwise_band_s8(const mote_depthwise_conv_band_params *p, const int8
       for (int32_t r = 0; r < 3; ++r) {
         const int32_t fy = r + band->shift; /* the filter row the row read meets */
         const int32_t inside = fy >= 0 && fy < 3 && !(band->clip >> fy & 1);
-        for (int32_t fx = 0; fx < 3; ++fx) f.k[3 * r + fx] = inside ? p->weights[9 * c + 3 * fy + fx] : 0;
+        for (int32_t fx = 0; fx < 3; ++fx) f.k[3 * r + fx] = inside ? weight(p, c, 3 * fy + fx) : 0;
       }
       for (int32_t fy = 0; fy < 3; ++fy) {
         if (!(band->clip >> fy & 1)) continue;
-        const int8_t *k = p->weights + 9 * c + 3 * fy;
-        f.bias += zp * (k[0] + k[1] + k[2]);
+        f.bias += zp * (weight(p, c, 3 * fy) + weight(p, c, 3 * fy + 1) + weight(p, c, 3 * fy + 2));
       }
       f.za = zp * (f.k[0] + f.k[3] + f.k[6]);
       f.zc = zp * (f.k[2] + f.k[5] + f.k[8]);

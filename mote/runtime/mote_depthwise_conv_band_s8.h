@@ -49,13 +49,19 @@ typedef struct {
   int32_t stride;                      /* across: 1 or 2 */
   int32_t pad_left, count, pad_right;  /* as above */
   int32_t output_offset, act_min, act_max;
-  const int8_t *weights;               /* [channels][9] in frame order, zero point 0 */
+  const int8_t *weights;               /* [channels][9] in frame order, zero point 0; unused with wide_weights */
   const int32_t *folded_bias;          /* [channels]: bias + input offset times the sum of the nine weights */
   const int32_t *output_stage;         /* [channels][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
   mote_depthwise_band bands[MOTE_DEPTHWISE_BANDS];
+  /* NULL, or [channels][9] in frame order in [-255, 255], read instead of `weights`: a legacy uint8 layer's
+   * weights minus their zero point (mote.ops.filter_offset), as TensorFlow Lite's uint8 kernel took them; a
+   * tap outside the input then contributes (zero_point + input offset) * w = 0, as that kernel skipped it.
+   * Needs |folded_bias| + 9 * 128 * 255 <= INT32_MAX. */
+  const int16_t *wide_weights;
 } mote_depthwise_conv_band_params;
 
-/* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Needs no scratch. */
+/* Bit-exact with mote_depthwise_conv_s8 on the same convolution (with wide_weights: mote_depthwise_conv_offset_s8).
+ * Needs no scratch. */
 mote_status mote_depthwise_conv_band_s8(const mote_depthwise_conv_band_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch);
 

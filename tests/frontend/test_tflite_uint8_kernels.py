@@ -1,5 +1,6 @@
 """The fast kernels of legacy uint8 layers whose weights have a zero point other than 128
-(mote_conv_offset_blocked_s8, mote_depthwise_conv_offset_rows_s8) and their exact fallbacks (the offset
+(mote_conv_offset_blocked_s8, mote_depthwise_conv_offset_rows_s8; on scalar cores the band kernel first:
+tests/frontend/test_tflite_uint8_band.py) and their exact fallbacks (the offset
 kernels), against TensorFlow Lite's uint8 kernels (tests/frontend/legacy_uint8.py) or, for shapes that oracle
 does not take, mote's reference (itself checked against the oracle), sanitized on the host and on rv32."""
 
@@ -93,13 +94,14 @@ def _conv_node(graph: Graph) -> Node:
     return next(n for n in graph.nodes if n.op in ("conv2d", "depthwise_conv2d"))
 
 
-def _check(layer: Layer, kernel: str, tmp_path: Path, seed: int = 0) -> None:
+def _check(layer: Layer, kernel: str, tmp_path: Path, seed: int = 0, scalar: str | None = None) -> None:
+    """`kernel` chosen on every core, or `scalar` on a scalar one when given; the host build (a vector core's)."""
     rng = np.random.default_rng(seed)
     w = _weights(layer, rng)
     bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
     graph = load_tflite(_model(layer, w, bias), "m")
     for core in (Core.VECTOR, Core.SCALAR):
-        assert chosen(_conv_node(graph), core) == kernel
+        assert chosen(_conv_node(graph), core) == (scalar or kernel if core is Core.SCALAR else kernel)
     binary = build_host(compile_graph(graph), tmp_path / "host", sanitize=True)
     for x in _inputs(layer, rng):
         want = _want(layer, graph, w, bias, x)
@@ -137,7 +139,10 @@ DEPTHWISE = [
 
 @pytest.mark.parametrize("layer", DEPTHWISE, ids=lambda c: f"{c.h}x{c.w}s{c.stride}zp{c.w_zero_point}")
 def test_3x3_depthwise_with_weight_zero_point_runs_on_the_rows_kernel(layer: Layer, tmp_path: Path) -> None:
-    _check(layer, "mote_depthwise_conv_offset_rows_s8", tmp_path)
+    """On scalar cores the band kernel takes strides 1 and 2 across (mote.ops.depthwise_band)."""
+    band = layer.stride in (1, 2)
+    _check(layer, "mote_depthwise_conv_offset_rows_s8", tmp_path,
+           scalar="mote_depthwise_conv_band_s8" if band else None)
 
 
 @pytest.mark.parametrize("layer", [
@@ -219,7 +224,8 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
                                          (CONVS[-3], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-2], "mote_conv_offset_blocked_s8"),
                                          (CONVS[-1], "mote_conv_offset_blocked_s8"),
-                                         (DEPTHWISE[1], "mote_depthwise_conv_offset_rows_s8")]):
+                                         (DEPTHWISE[1], "mote_depthwise_conv_band_s8"),
+                                         (DEPTHWISE[2], "mote_depthwise_conv_offset_rows_s8")]):
         rng = np.random.default_rng(i)
         w = _weights(layer, rng)
         bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)

@@ -14,7 +14,8 @@ Two kinds of row loops:
     row span constants, the row's top and outputs in registers: per output 3 or 4 to step and loop.
 Once a call each band gets its loop (the `targets` slots); each loop's out-of-line paths follow it, within
 a conditional branch's reach. Registers in the row loops:
-  s0-s8 k0-k8, s9 bias, s10 next (stride 1) or carry (stride 2), s11 after (stride 1) or two column steps;
+  s0-s8 k0-k8 (loaded per band: int8 weights, or a legacy uint8 layer's int16 wide_weights out of line),
+  s9 bias, s10 next (stride 1) or carry (stride 2), s11 after (stride 1) or two column steps;
   a0-a2 the rows at the next column, a3 the column step, a4 the output step, a5 the output, a6 its end for
   the row, a7 and ra the loaded byte and the products, t6 the accumulator (laid-out loops use the registers
   they free for the row's top, first and end outputs and act_min).
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 # checks each with offsetof.
 PARAMS = {"channels": 0, "zero_point": 4, "in_row_step": 8, "col_step": 12, "out_row_step": 16, "out_col_step": 20,
           "stride": 24, "pad_left": 28, "count": 32, "pad_right": 36, "output_offset": 40, "act_min": 44,
-          "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64}
+          "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64, "wide_weights": 176}
 BAND = {"rows": 0, "in_start": 4, "d_mid": 8, "d_bottom": 12, "out_start": 16, "clip": 20, "shift": 24}
 BAND_BYTES, BANDS = 28, 4
 STRUCT_OFFSETS = {**{("mote_depthwise_conv_band_params", name): at for name, at in PARAMS.items()},
@@ -46,7 +47,8 @@ BIAS, NEXT, AFTER = "s9", "s10", "s11"
 TOP, MID, BOT, STEP, OSTEP, OUT, END, X, P, ACC = "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "ra", "t6"
 SLOTS = ("p", "cin", "cout", "left", "w", "bias", "stage", "band", "rowend", "top", "rowout", "start", "zc", "lo",
          "hi", "offset", "res", "zp", "col_step", "out_col_step", "span", "in_row_step", "out_row_step", "pad_left",
-         "pad_right", "stride", "d_mid", "d_bottom", "target", "targets", "targets1", "targets2", "targets3")
+         "pad_right", "stride", "d_mid", "d_bottom", "target", "targets", "targets1", "targets2", "targets3",
+         "wide", "w_step")
 CALL_SAVED = ["ra", *[f"t{i}" for i in range(7)], *[f"a{i}" for i in range(8)]]
 SAVED = ["ra", *[f"s{i}" for i in range(12)]]
 S = {name: 4 * k for k, name in enumerate(SLOTS)}
@@ -217,7 +219,8 @@ def band_setup() -> list[str]:
     first and last rows' outputs; then on to its row loop."""
     out = [f"lw a0, {S['band']}(sp)", f"lw a1, {BAND['rows']}(a0)", "beqz a1, .Ldw_channel_next",
            f"lw a2, {S['out_row_step']}(sp)", "mul a1, a1, a2", f"lw a2, {S['w']}(sp)",
-           *[f"lb {K9[t]}, {t}(a2)" for t in range(9)], f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)",
+           f"lw a3, {S['wide']}(sp)", "bnez a3, .Ldw_wide", *[f"lb {K9[t]}, {t}(a2)" for t in range(9)],
+           ".Ldw_weights:", f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)",
            f"lw a5, {BAND['clip']}(a0)", f"lw a3, {S['zp']}(sp)", "beqz a5, .Ldw_unshifted"]
     for fy in range(3):
         ks = K9[3 * fy:3 * fy + 3]
@@ -239,6 +242,11 @@ def band_setup() -> list[str]:
             f"sw a4, {S['rowout']}(sp)", "add a4, a4, a1", f"sw a4, {S['rowend']}(sp)",
             f"lw a5, {S['target']}(sp)", "lw a5, 0(a5)", "jr a5"]
     return out
+
+
+def wide_weights() -> list[str]:
+    """The channel's weights as int16 (wide_weights: a legacy uint8 layer's), out of line."""
+    return [".Ldw_wide:", *[f"lh {K9[t]}, {2 * t}(a2)" for t in range(9)], "j .Ldw_weights"]
 
 
 def row_setup(layout: Layout, tag: str) -> list[str]:
@@ -341,6 +349,8 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
                         ("out_row_step", "out_row_step"), ("pad_left", "pad_left"), ("pad_right", "pad_right"),
                         ("stride", "stride")):
         head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
+    head += [f"lw t1, {PARAMS['wide_weights']}(a0)", f"sw t1, {S['wide']}(sp)", "li t2, 9", "beqz t1, 1f",
+             f"sw t1, {S['w']}(sp)", "li t2, 18", "1:", f"sw t2, {S['w_step']}(sp)"]
     head += [f"lw t1, {PARAMS['count']}(a0)", f"lw t2, {PARAMS['out_col_step']}(a0)", "mul t1, t1, t2",
              f"sw t1, {S['span']}(sp)"]
     head += dispatch(shapes, layouts)
@@ -352,10 +362,12 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
             f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
             f"lw a1, {S['p']}(sp)", f"addi a1, a1, {PARAMS['bands'] + BANDS * BAND_BYTES}", "bne a0, a1, .Ldw_band",
             ".Ldw_channel_next:", "/* the next channel (the bands in use come first) */"]
-    for slot, size in (("w", 9), ("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
+    tail += [f"lw a0, {S['w']}(sp)", f"lw a1, {S['w_step']}(sp)", "add a0, a0, a1", f"sw a0, {S['w']}(sp)"]
+    for slot, size in (("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
-    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *loops, *other()]
+    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *wide_weights(), *loops,
+            *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
