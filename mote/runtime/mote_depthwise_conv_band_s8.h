@@ -53,6 +53,8 @@ typedef struct {
   const int32_t *folded_bias;          /* [channels]: bias + input offset times the sum of the nine weights */
   const int32_t *output_stage;         /* [channels][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
   mote_depthwise_band bands[MOTE_DEPTHWISE_BANDS];
+  int32_t frame_id; /* 0, or a checksum of the frame's shape: a target may have a routine laid out for it
+                     * that computes the same (mote.ops.depthwise_band.frame_shape); the C ignores it */
 } mote_depthwise_conv_band_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the same convolution. Needs no scratch. */

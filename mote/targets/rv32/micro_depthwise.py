@@ -30,7 +30,8 @@ from dataclasses import dataclass
 # checks each with offsetof.
 PARAMS = {"channels": 0, "zero_point": 4, "in_row_step": 8, "col_step": 12, "out_row_step": 16, "out_col_step": 20,
           "stride": 24, "pad_left": 28, "count": 32, "pad_right": 36, "output_offset": 40, "act_min": 44,
-          "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64}
+          "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64,
+          "frame_id": 176}
 BAND = {"rows": 0, "in_start": 4, "d_mid": 8, "d_bottom": 12, "out_start": 16, "clip": 20, "shift": 24}
 BAND_BYTES, BANDS = 28, 4
 STRUCT_OFFSETS = {**{("mote_depthwise_conv_band_params", name): at for name, at in PARAMS.items()},
@@ -321,9 +322,11 @@ def dispatch(shapes: Sequence[Shape], layouts: Sequence[Layout | None]) -> list[
     return out + ["sw a6, 0(a5)", f"addi a0, a0, {BAND_BYTES}", "addi a5, a5, 4", "bne a5, a7, .Ldw_dispatch"]
 
 
-def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
+def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[str]:
     """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2)), with row loops laid out
-    for the band shapes (Shape) of the project's layers besides the generic ones."""
+    for the band shapes (Shape) of the project's layers besides the generic ones; `frames`: the code
+    choosing a routine laid out for a small frame once the params are in the stack frame (a0 still the
+    params), and those routines (mote.targets.rv32.micro_depthwise_frame)."""
     shapes = sorted(set(shapes))
     layouts = [fixed_layout(shape, i) for i, shape in enumerate(shapes)]
     loops: list[str] = []
@@ -343,7 +346,7 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
         head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
     head += [f"lw t1, {PARAMS['count']}(a0)", f"lw t2, {PARAMS['out_col_step']}(a0)", "mul t1, t1, t2",
              f"sw t1, {S['span']}(sp)"]
-    head += dispatch(shapes, layouts)
+    head += [*frames[0], *dispatch(shapes, layouts)]
     channel = [".Ldw_channel:", f"lw ra, {S['stage']}(sp)", f"lw t5, {MIN_BELOW}(ra)", f"lw t0, {FAST_AFTER}(ra)",
                f"lw t1, {MAX_ABOVE}(ra)", f"lw t2, {M2}(ra)", f"lw t3, {K}(ra)", f"lw t4, {SHIFT}(ra)",
                f"lw a0, {S['p']}(sp)", f"addi a0, a0, {PARAMS['bands']}", f"sw a0, {S['band']}(sp)",
@@ -355,7 +358,7 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
     for slot, size in (("w", 9), ("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
-    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *loops, *other()]
+    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *loops, *frames[1], *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
