@@ -77,23 +77,26 @@ def frame_routine(shape: tuple[int, ...], index: int) -> list[str]:
         if outside:
             out += [f"mv {P}, {K9[outside[0]]}", *[f"add {P}, {P}, {K9[k]}" for k in outside[1:]],
                     f"mul {P}, {P}, a6", f"add {ACC}, {ACC}, {P}"]
-        out += [*add_const(OUT, "a1", at), f"ble {ACC}, t0, {o}_rest", f"blt t1, {ACC}, {o}_high",
+        out += [f"ble {ACC}, t0, {o}_cold", f"blt t1, {ACC}, {o}_cold",
                 f"mulhu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
-                f"add {X}, {X}, t3", f"sra {X}, {X}, t4", f"sb {X}, 0({OUT})", f"{o}_done:"]
-        stubs += [f"{o}_rest:", f"jal {RET}, .Ldw_frame_rest", f"j {o}_done",
-                  f"{o}_high:", f"jal {RET}, .Ldw_frame_high", f"j {o}_done"]
+                f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
+                *([f"sb {X}, {at}(a1)"] if at <= IMM else [f"li {P}, {at}", f"add {P}, a1, {P}", f"sb {X}, 0({P})"]),
+                f"{o}_done:"]
+        stubs += [f"{o}_cold:", *add_const(OUT, "a1", at), f"jal {RET}, .Ldw_frame_cold", f"j {o}_done"]
     out += ["addi a0, a0, 1", "addi a1, a1, 1", "addi a2, a2, 9", "addi a3, a3, 4", f"addi a4, a4, {ROW_BYTES}",
-            f"lw {X}, {S['left']}(sp)", f"addi {X}, {X}, -1", f"sw {X}, {S['left']}(sp)", f"beqz {X}, {tag}_end",
-            f"j {tag}_channel", *stubs, f"{tag}_end:", "j .Ldw_done"]
+            f"lw {X}, {S['left']}(sp)", f"addi {X}, {X}, -1", f"sw {X}, {S['left']}(sp)", f"bnez {X}, {tag}_channel",
+            "j .Ldw_done", *stubs]
     return out
 
 
 def shared() -> list[str]:
-    """The out-of-line paths of the frame routines' outputs (return address in s11): act_max; below the
-    shortcuts' range: act_min, the negative path, or mote_output_rest_s8 (.Ldw_other, through ra)."""
-    return [".Ldw_frame_high:", f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", f"jr {RET}",
-            ".Ldw_frame_rest:", f"blt {ACC}, t5, .Ldw_frame_low",
-            f"addi {X}, t0, 1", f"bltz {X}, .Ldw_frame_other",
+    """The out-of-line path of the frame routines' outputs (return address in s11, the output's address in
+    a5): below min_below act_min (the shortcuts are exact: an accumulator also above max_above gives the
+    same, act_min == act_max), else above fast_after act_max; otherwise the negative path, or
+    mote_output_rest_s8 (.Ldw_other, through ra)."""
+    return [".Ldw_frame_cold:", f"blt {ACC}, t5, .Ldw_frame_low", f"bge t0, {ACC}, .Ldw_frame_rest",
+            f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", f"jr {RET}",
+            ".Ldw_frame_rest:", f"addi {X}, t0, 1", f"bltz {X}, .Ldw_frame_other",
             f"mulhsu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
             f"srli {P}, {X}, 31", f"sub {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
             f"lw {P}, {S['hi']}(sp)", f"bge {P}, {X}, 1f", f"mv {X}, {P}",
