@@ -116,8 +116,9 @@ FRAME_REACH = 6142  # the farthest input byte it reads from a channel's first, f
 def frame_shape(p: DepthwiseParams) -> tuple[int, ...] | None:
     """The frame's fields (Frame, without the weights) when the rv32 assembly may compute a channel's whole
     frame in one straight-line routine laid out for it (mote.targets.rv32.micro_depthwise_frame): a
-    layer the band kernel takes, at most FRAME_OUTPUTS outputs, every input byte within FRAME_REACH."""
-    if band_fits(p) is not None:
+    layer the band kernel takes, at most FRAME_OUTPUTS outputs, every input byte within FRAME_REACH, its
+    weights' zero point 0 (the routines sum the raw weights)."""
+    if p.filter_offset != 0 or band_fits(p) is not None:
         return None
     f = frame(p)
     if f.out_h * f.out_w > FRAME_OUTPUTS or (f.in_h - 1) * f.in_row_step + (f.in_w - 1) * f.in_col_step > FRAME_REACH:
