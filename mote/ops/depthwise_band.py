@@ -5,7 +5,8 @@ columns (a padded first column, whole windows, a padded last column) and which r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import zlib
+from dataclasses import astuple, dataclass, field
 
 import numpy as np
 
@@ -108,12 +109,58 @@ def band_fits(p: DepthwiseParams) -> str | None:
     return None if row_bands(f) is not None else f"more than {BANDS} bands of rows"
 
 
+FRAME_OUTPUTS = 9  # the most outputs a channel's frame may have for its own straight-line routine
+FRAME_REACH = 6142  # the farthest input byte it reads from a channel's first, from two pointers
+
+
+def frame_shape(p: DepthwiseParams) -> tuple[int, ...] | None:
+    """The frame's fields (Frame, without the weights) when the rv32 assembly may compute a channel's whole
+    frame in one straight-line routine laid out for it (mote.targets.rv32.micro_depthwise_frame): a
+    layer the band kernel takes, at most FRAME_OUTPUTS outputs, every input byte within FRAME_REACH, its
+    weights' zero point 0 (the routines sum the raw weights)."""
+    if p.filter_offset != 0 or band_fits(p) is not None:
+        return None
+    f = frame(p)
+    if f.out_h * f.out_w > FRAME_OUTPUTS or (f.in_h - 1) * f.in_row_step + (f.in_w - 1) * f.in_col_step > FRAME_REACH:
+        return None
+    return astuple(f)[:-1]
+
+
+def frame_id(shape: tuple[int, ...] | None) -> int:
+    """The params' frame_id for a frame shape (0: none): a checksum of its fields, never 0."""
+    return 0 if shape is None else (zlib.crc32(repr(tuple(shape)).encode()) & 0x7FFFFFFF) | 1
+
+
+def frame_taps(shape: tuple[int, ...]) -> list[tuple[int, list[tuple[int, int]], list[int]]]:
+    """Per output of a frame shape (frame_shape): its byte offset from the channel's first output, the
+    taps inside the input (weight index 3 * fy + fx, byte offset from the channel's first input) and the
+    weight indices of the taps outside (they read the zero point)."""
+    in_h, in_w, out_h, out_w, sh, sw, pad_top, pad_left, in_row, in_col, out_row, out_col = shape
+    outputs = []
+    for oy in range(out_h):
+        for ox in range(out_w):
+            inside, outside = [], []
+            for fy in range(3):
+                for fx in range(3):
+                    y, x = oy * sh - pad_top + fy, ox * sw - pad_left + fx
+                    if 0 <= y < in_h and 0 <= x < in_w:
+                        inside.append((3 * fy + fx, y * in_row + x * in_col))
+                    else:
+                        outside.append(3 * fy + fx)
+            outputs.append((oy * out_row + ox * out_col, inside, outside))
+    return outputs
+
+
 def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
     """(stride across, column step, d_mid, d_bottom, pad_left, pad_right, in_row_step, out_row_step,
     out_col_step, span) of the bands of a layer the kernel takes, span the bytes from a row's first output
     to the padded last or past its end: what the rv32 assembly can lay out its row loops for when the
     project is built (mote.targets.rv32.micro_depthwise). Only the bands whose filter rows are all inside
-    the input (the others are a row or two each, not worth their code in flash)."""
+    the input (the others are a row or two each, not worth their code in flash). A layer whose frame takes
+    its own routine (frame_shape) has instead that one shape, 0 then the frame's fields."""
+    small = frame_shape(p)
+    if small is not None:
+        return [(0, *small)]
     f = frame(p)
     bands, columns = row_bands(f), window_columns(f.stride_w, f.pad_left, f.in_w, f.out_w)
     if bands is None or columns is None:
@@ -143,7 +190,8 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -
         "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
         "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}",
         "wide_weights": (em.const(np.ascontiguousarray(f.weights.reshape(9, -1).T, np.int16), "weights") if wide
-                         else "NULL")},
+                         else "NULL"),
+        "frame_id": 0 if wide else frame_id(frame_shape(p))},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 

@@ -58,6 +58,8 @@ typedef struct {
    * tap outside the input then contributes (zero_point + input offset) * w = 0, as that kernel skipped it.
    * Needs |folded_bias| + 9 * 128 * 255 <= INT32_MAX. */
   const int16_t *wide_weights;
+  int32_t frame_id; /* 0, or a checksum of the frame's shape: a target may have a routine laid out for it
+                     * that computes the same (mote.ops.depthwise_band.frame_shape); the C ignores it */
 } mote_depthwise_conv_band_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the same convolution (with wide_weights: mote_depthwise_conv_offset_s8).

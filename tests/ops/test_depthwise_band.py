@@ -13,7 +13,17 @@ import pytest
 from mote.frontend.tflite import load_tflite
 from mote.ir import Graph, Node
 from mote.ops import OPS
-from mote.ops.depthwise_band import BANDS, band_fits, frame, row_bands, window_columns
+from mote.ops.depthwise_band import (
+    BANDS,
+    FRAME_OUTPUTS,
+    band_fits,
+    frame,
+    frame_id,
+    frame_shape,
+    frame_taps,
+    row_bands,
+    window_columns,
+)
 from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
@@ -137,3 +147,44 @@ def test_band_output_paths(gain: float, check_model: Callable[..., object]) -> N
     case = Case(1, (6, 9), 5, 1, (3, 3), (1, 2), (1, 1), "SAME", "NONE", True, True)
     graph = check_model(depthwise_model(case, rng, gain=gain), seeds=2, sanitize=True, core=Core.SCALAR)
     assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_band_s8"
+
+
+SMALL = [(h, w, s, pad) for h, w in [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (3, 1), (2, 5), (6, 3)]
+         for s in (1, 2) for pad in ("SAME", "VALID") if pad == "SAME" or min(h, w) >= 3]
+
+
+@pytest.mark.parametrize(("h", "w", "stride", "padding"), SMALL, ids=[f"{h}x{w}s{s}{p}" for h, w, s, p in SMALL])
+def test_frame_taps_give_the_accumulators(h: int, w: int, stride: int, padding: str) -> None:
+    """A small frame's straight-line sums (frame_taps: the taps inside, the zero point times the weights
+    outside, the folded bias) are TFLite's accumulators of every output, computed here from the input
+    padded with its zero point; a frame of more than FRAME_OUTPUTS outputs takes the bands."""
+    _, p = _params(Case(1, (h, w), 4, 1, (3, 3), (stride, stride), (1, 1), padding, "NONE", True, True))
+    shape = frame_shape(p)
+    assert (shape is not None) == (p.out_h * p.out_w <= FRAME_OUTPUTS)
+    if shape is None:
+        return
+    assert frame_id(shape) % 2 == 1 and frame_id(shape) != frame_id((*shape[:-1], shape[-1] + 1))
+    f = frame(p)
+    rng = np.random.default_rng(h * 31 + w)
+    x = rng.integers(-128, 128, (p.in_h, p.in_w, p.in_ch))
+    zp = -p.input_offset
+    padded = np.full((p.in_h + 4, p.in_w + 4, p.in_ch), zp)
+    padded[2:2 + p.in_h, 2:2 + p.in_w] = x
+    bias = p.bias if p.bias is not None else np.zeros(p.in_ch, np.int64)
+    taps = frame_taps(shape)
+    assert len(taps) == p.out_h * p.out_w
+    flat = x.reshape(-1)  # NHWC bytes of one image
+    assert p.folded_bias is not None
+    for c in range(p.in_ch):
+        k = f.weights[:, :, c].reshape(-1).astype(np.int64)
+        got = {}
+        for at, inside, outside in taps:
+            assert sorted([t for t, _ in inside] + outside) == list(range(9))
+            got[at] = int(p.folded_bias[c]) + sum(int(k[t]) * int(flat[c + off]) for t, off in inside) \
+                + zp * int(sum(k[t] for t in outside))
+        for oy in range(p.out_h):
+            for ox in range(p.out_w):
+                y0, x0 = oy * p.stride_h - p.pad_top + 2, ox * p.stride_w - p.pad_left + 2
+                window = padded[y0:y0 + 3, x0:x0 + 3, c].astype(np.int64) + p.input_offset
+                want = int(bias[c]) + int((window * p.weights[:, :, c]).sum())
+                assert got[(oy * p.out_w + ox) * p.in_ch] == want, (oy, ox, c)

@@ -32,7 +32,15 @@ CHAINS = {
     "one_pixel": ((1, 1), 3, [((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU")]),
     # rows 1200 bytes apart: the laid-out loops reach the bottom row from a second pointer
     "wide_rows": ((8, 100), 12, [((1, 1), "SAME", "RELU"), ((2, 2), "SAME", "NONE")]),
+    # small frames (at most 9 outputs) take routines of their own: 7x7 -> 3x3 -> 3x3 -> 2x2 -> 2x2 -> 1x1 -> 1x1
+    "small_frames": ((7, 7), 5, [((2, 2), "VALID", "RELU"), ((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU6"),
+                                 ((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "NONE"), ((1, 1), "SAME", "RELU")]),
+    # 5x4 -> 3x2 -> 3x1 (transposed) -> 3x1; 6x6 with 120 channels -> 3x3, reading from a second pointer
+    "small_tall": ((5, 4), 3, [((2, 2), "SAME", "NONE"), ((1, 2), "SAME", "RELU"), ((1, 1), "SAME", "NONE")]),
+    "small_far": ((6, 6), 120, [((2, 2), "SAME", "RELU"), ((1, 1), "SAME", "NONE"), ((1, 1), "VALID", "RELU6")]),
 }
+# the chains whose layers include small frames, and how many frame shapes each has
+FRAMES = {"one_pixel": 2, "odd_then_even": 4, "small_frames": 6, "small_tall": 3, "small_far": 3}
 
 
 def depthwise_chain(in_hw: tuple[int, int], channels: int, layers: list[tuple[tuple[int, int], str, str]],
@@ -85,15 +93,22 @@ def test_band_chains_match_tflm_on_rv32(name: str, laid_out: bool, tmp_path: Pat
         graph = load_tflite(depthwise_chain(in_hw, channels, layers, np.random.default_rng(0)), name)
         src = micro.source(["mote_depthwise_band_s8"], firmware._band_shapes(compile_graph(graph, core=Core.SCALAR)))
         assert "lb a7, 0(a1)" in src and "lb ra, 12(a1)" in src  # the bottom row from the second pointer
+    if name in FRAMES and laid_out:
+        graph = load_tflite(depthwise_chain(in_hw, channels, layers, np.random.default_rng(0)), name)
+        src = micro.source(["mote_depthwise_band_s8"], firmware._band_shapes(compile_graph(graph, core=Core.SCALAR)))
+        assert len(re.findall(r"^\.Ldw_frame\d+:$", src, re.M)) == FRAMES[name]
+        assert (name == "small_far") == ("(s10)" in src)  # bytes past 2047 from the second pointer
     run_on_rv32(depthwise_chain(in_hw, channels, layers, np.random.default_rng(len(name))), name, tmp_path)
 
 
+@pytest.mark.parametrize("in_hw", [(6, 9), (5, 5)], ids=["bands", "frames"])
 @pytest.mark.parametrize(("gain", "bias_max"), [(2.0, 20000), (2.0**-24, 2**27)], ids=["left-shift", "wide-channels"])
-def test_band_output_paths_on_rv32(gain: float, bias_max: int, tmp_path: Path) -> None:
+def test_band_output_paths_on_rv32(gain: float, bias_max: int, in_hw: tuple[int, int], tmp_path: Path) -> None:
     """Left-shifting multipliers (TFLite's full rounding out of line) and tiny ones with big biases
-    (wide channels), with and without ReLU (negative accumulators past the clamp)."""
+    (wide channels), with and without ReLU (negative accumulators past the clamp); in the row loops, and
+    (5x5 -> 5x5 -> 3x3 -> 3x3) in the small frames' routines."""
     layers = [((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU"), ((1, 1), "SAME", "NONE")]
-    run_on_rv32(depthwise_chain((6, 9), 5, layers, np.random.default_rng(7), gain, bias_max), "paths", tmp_path)
+    run_on_rv32(depthwise_chain(in_hw, 5, layers, np.random.default_rng(7), gain, bias_max), "paths", tmp_path)
 
 
 def test_band_shapes_get_their_loops() -> None:

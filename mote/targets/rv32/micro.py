@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mote.ints import round_up
-from mote.targets.rv32 import micro_depthwise
+from mote.targets.rv32 import micro_depthwise, micro_depthwise_frame
 
 ACC = [f"s{i}" for i in range(12)] + [f"t{i}" for i in range(3, 7)]
 SAVED = ["ra"] + [f"s{i}" for i in range(12)]
@@ -317,6 +317,14 @@ FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_r
              "mote_dot_ring_s2_4x4_s8", "mote_depthwise_band_s8")
 
 
+def _depthwise(shapes: list[tuple[int, ...]]) -> list[str]:
+    """mote_depthwise_band_s8's body: row loops laid out for the band shapes, routines for the frame shapes
+    (those starting with 0, mote.ops.depthwise_band.band_shapes)."""
+    frames = sorted({shape for shape in shapes if shape[0] == 0})
+    code = (micro_depthwise_frame.dispatch(frames), micro_depthwise_frame.routines(frames))
+    return micro_depthwise.band_function([shape for shape in shapes if shape[0] != 0], code)  # type: ignore[misc]
+
+
 def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int, int, int, int]] = ()) -> str:
     """The assembly file with the given functions (of FUNCTIONS): the twins the records of a project's
     kernels name (mote.ops.registry.Kernel.twins)."""
@@ -326,5 +334,5 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
-                                                            micro_depthwise.band_function(list(band_shapes)))}
+                                                            _depthwise(list(band_shapes)))}
     return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in set(functions))

@@ -12,6 +12,8 @@ Two kinds of row loops:
   - laid out when the project is built for a band shape of its layers (mote.ops.depthwise_band.band_shapes):
     the rows and the next column at immediate offsets from one or two pointers, the steps, paddings and
     row span constants, the row's top and outputs in registers: per output 3 or 4 to step and loop.
+A layer whose frame has at most nine outputs takes instead a straight-line routine laid out for its frame
+(mote.targets.rv32.micro_depthwise_frame), chosen at the call's start by the params' frame_id.
 Once a call each band gets its loop (the `targets` slots); each loop's out-of-line paths follow it, within
 a conditional branch's reach. Registers in the row loops:
   s0-s8 k0-k8 (loaded per band: int8 weights, or a legacy uint8 layer's int16 wide_weights out of line),
@@ -31,7 +33,8 @@ from dataclasses import dataclass
 # checks each with offsetof.
 PARAMS = {"channels": 0, "zero_point": 4, "in_row_step": 8, "col_step": 12, "out_row_step": 16, "out_col_step": 20,
           "stride": 24, "pad_left": 28, "count": 32, "pad_right": 36, "output_offset": 40, "act_min": 44,
-          "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64, "wide_weights": 176}
+          "act_max": 48, "weights": 52, "folded_bias": 56, "output_stage": 60, "bands": 64, "wide_weights": 176,
+          "frame_id": 180}
 BAND = {"rows": 0, "in_start": 4, "d_mid": 8, "d_bottom": 12, "out_start": 16, "clip": 20, "shift": 24}
 BAND_BYTES, BANDS = 28, 4
 STRUCT_OFFSETS = {**{("mote_depthwise_conv_band_params", name): at for name, at in PARAMS.items()},
@@ -329,9 +332,11 @@ def dispatch(shapes: Sequence[Shape], layouts: Sequence[Layout | None]) -> list[
     return out + ["sw a6, 0(a5)", f"addi a0, a0, {BAND_BYTES}", "addi a5, a5, 4", "bne a5, a7, .Ldw_dispatch"]
 
 
-def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
+def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[str]:
     """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2)), with row loops laid out
-    for the band shapes (Shape) of the project's layers besides the generic ones."""
+    for the band shapes (Shape) of the project's layers besides the generic ones; `frames`: the code
+    choosing a routine laid out for a small frame once the params are in the stack frame (a0 still the
+    params), and those routines (mote.targets.rv32.micro_depthwise_frame)."""
     shapes = sorted(set(shapes))
     layouts = [fixed_layout(shape, i) for i, shape in enumerate(shapes)]
     loops: list[str] = []
@@ -353,7 +358,7 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
              f"sw t1, {S['w']}(sp)", "li t2, 18", "1:", f"sw t2, {S['w_step']}(sp)"]
     head += [f"lw t1, {PARAMS['count']}(a0)", f"lw t2, {PARAMS['out_col_step']}(a0)", "mul t1, t1, t2",
              f"sw t1, {S['span']}(sp)"]
-    head += dispatch(shapes, layouts)
+    head += [*frames[0], *dispatch(shapes, layouts)]
     channel = [".Ldw_channel:", f"lw ra, {S['stage']}(sp)", f"lw t5, {MIN_BELOW}(ra)", f"lw t0, {FAST_AFTER}(ra)",
                f"lw t1, {MAX_ABOVE}(ra)", f"lw t2, {M2}(ra)", f"lw t3, {K}(ra)", f"lw t4, {SHIFT}(ra)",
                f"lw a0, {S['p']}(sp)", f"addi a0, a0, {PARAMS['bands']}", f"sw a0, {S['band']}(sp)",
@@ -367,7 +372,7 @@ def band_function(shapes: Sequence[Shape] = ()) -> list[str]:
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
     return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *wide_weights(), *loops,
-            *other()]
+            *frames[1], *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,

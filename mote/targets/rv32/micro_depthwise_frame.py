@@ -1,0 +1,112 @@
+"""mote_depthwise_band_s8 on rv32 for a small frame (mote.ops.depthwise_band.frame_shape): one straight-line
+routine per frame shape of the project's layers computes a channel's whole frame, chosen once a call by the
+params' frame_id. Each output sums only its taps inside the input (a load from an immediate offset, a
+multiply and an add each); the taps outside read the zero point: zero_point times their weights' sum, added
+to the bias. No bands, rows or columns to step: per channel the weights, bias and output stage, per output
+its taps, the output stage and the output's address.
+
+Registers: s0-s8 the weights, s9 the bias, t0-t5 the output stage (as in mote.targets.rv32.micro_depthwise),
+t6 the accumulator; a0 the channel's input, s10 a second pointer 4095 bytes on, a1 its output, a2-a4 its
+weights, bias and output-stage row, a5 the output's address, a6 the zero point, a7 and ra scratch; s11 the
+return address of the shared out-of-line paths."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mote.ops.depthwise_band import frame_id, frame_taps
+from mote.targets.rv32.micro_depthwise import (
+    ACC,
+    BIAS,
+    FAST_AFTER,
+    IMM,
+    K9,
+    M2,
+    MAX_ABOVE,
+    MIN_BELOW,
+    OUT,
+    PARAMS,
+    ROW_BYTES,
+    SHIFT,
+    K,
+    P,
+    S,
+    X,
+    add_const,
+)
+
+# mote_depthwise_conv_band_params.frame_id (rv32 ABI)
+FRAME_ID = PARAMS["frame_id"]
+FAR = "s10"  # the input 4095 bytes on
+FAR_AT = 4095
+RET = "s11"
+
+
+def dispatch(shapes: Sequence[tuple[int, ...]]) -> list[str]:
+    """At the call's start (a0 the params): the routine laid out for the params' frame_id, if any."""
+    if not shapes:
+        return []
+    out = [f"lw t1, {FRAME_ID}(a0)"]
+    for i, shape in enumerate(shapes):
+        out += [f"li t2, {frame_id(shape[1:])}", "bne t1, t2, 1f", f"j .Ldw_frame{i}", "1:"]
+    return out
+
+
+def _address(offset: int) -> str:
+    """An input byte at `offset` from the channel's first: from a0, or from the second pointer."""
+    return f"{offset}(a0)" if offset <= IMM else f"{offset - FAR_AT}({FAR})"
+
+
+def frame_routine(shape: tuple[int, ...], index: int) -> list[str]:
+    """A frame shape's routine: every channel, then to the function's return (.Ldw_done)."""
+    tag = f".Ldw_frame{index}"
+    taps = frame_taps(shape[1:])
+    far = any(offset > IMM for _, inside, _ in taps for _, offset in inside)
+    out = [f"{tag}:", f"lw a0, {S['cin']}(sp)", f"lw a1, {S['cout']}(sp)", f"lw a2, {S['w']}(sp)",
+           f"lw a3, {S['bias']}(sp)", f"lw a4, {S['stage']}(sp)", f"lw a6, {S['zp']}(sp)",
+           f"{tag}_channel:", *[f"lb {K9[t]}, {t}(a2)" for t in range(9)], f"lw {BIAS}, 0(a3)",
+           f"lw t5, {MIN_BELOW}(a4)", f"lw t0, {FAST_AFTER}(a4)", f"lw t1, {MAX_ABOVE}(a4)", f"lw t2, {M2}(a4)",
+           f"lw t3, {K}(a4)", f"lw t4, {SHIFT}(a4)", *([f"li {FAR}, {FAR_AT}", f"add {FAR}, a0, {FAR}"] if far else [])]
+    stubs: list[str] = []
+    for n, (at, inside, outside) in enumerate(taps):
+        o = f"{tag}_o{n}"
+        (k, offset), rest = inside[0], inside[1:]
+        out += [f"lb {X}, {_address(offset)}", f"mul {X}, {X}, {K9[k]}", f"add {ACC}, {BIAS}, {X}"]
+        for k, offset in rest:
+            out += [f"lb {X}, {_address(offset)}", f"mul {X}, {X}, {K9[k]}", f"add {ACC}, {ACC}, {X}"]
+        if outside:
+            out += [f"mv {P}, {K9[outside[0]]}", *[f"add {P}, {P}, {K9[k]}" for k in outside[1:]],
+                    f"mul {P}, {P}, a6", f"add {ACC}, {ACC}, {P}"]
+        out += [f"ble {ACC}, t0, {o}_cold", f"blt t1, {ACC}, {o}_cold",
+                f"mulhu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
+                f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
+                *([f"sb {X}, {at}(a1)"] if at <= IMM else [f"li {P}, {at}", f"add {P}, a1, {P}", f"sb {X}, 0({P})"]),
+                f"{o}_done:"]
+        stubs += [f"{o}_cold:", *add_const(OUT, "a1", at), f"jal {RET}, .Ldw_frame_cold", f"j {o}_done"]
+    out += ["addi a0, a0, 1", "addi a1, a1, 1", "addi a2, a2, 9", "addi a3, a3, 4", f"addi a4, a4, {ROW_BYTES}",
+            f"lw {X}, {S['left']}(sp)", f"addi {X}, {X}, -1", f"sw {X}, {S['left']}(sp)", f"bnez {X}, {tag}_channel",
+            "j .Ldw_done", *stubs]
+    return out
+
+
+def shared() -> list[str]:
+    """The out-of-line path of the frame routines' outputs (return address in s11, the output's address in
+    a5): below min_below act_min (the shortcuts are exact: an accumulator also above max_above gives the
+    same, act_min == act_max), else above fast_after act_max; otherwise the negative path, or
+    mote_output_rest_s8 (.Ldw_other, through ra)."""
+    return [".Ldw_frame_cold:", f"blt {ACC}, t5, .Ldw_frame_low", f"bge t0, {ACC}, .Ldw_frame_rest",
+            f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", f"jr {RET}",
+            ".Ldw_frame_rest:", f"addi {X}, t0, 1", f"bltz {X}, .Ldw_frame_other",
+            f"mulhsu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
+            f"srli {P}, {X}, 31", f"sub {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
+            f"lw {P}, {S['hi']}(sp)", f"bge {P}, {X}, 1f", f"mv {X}, {P}",
+            "1:", f"sb {X}, 0({OUT})", f"jr {RET}",
+            ".Ldw_frame_low:", f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})", f"jr {RET}",
+            ".Ldw_frame_other:", f"mv {P}, {RET}", "j .Ldw_other"]
+
+
+def routines(shapes: Sequence[tuple[int, ...]]) -> list[str]:
+    """The frame routines of the given frame shapes (0 then the frame's fields) and their shared paths."""
+    if not shapes:
+        return []
+    return [line for i, shape in enumerate(shapes) for line in frame_routine(shape, i)] + shared()
