@@ -195,10 +195,14 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
+def wide_params(p: DepthwiseParams) -> DepthwiseParams | None:
+    """A legacy uint8 layer whose weights have a zero point (mote.ops.filter_offset) as the kernel takes it:
+    its weights minus that zero point, in wide_weights; None for an int8 layer."""
+    return widened(p) if p.filter_offset else None
+
+
 def _pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
-    """An int8 layer, or a legacy uint8 one whose weights have a zero point (mote.ops.filter_offset) with its
-    weights minus that zero point (wide_weights)."""
-    wide = widened(p) if p.filter_offset else None
+    wide = wide_params(p)
     return pack_band(node, wide, em, wide=True) if wide is not None else pack_band(node, p, em)
 
 

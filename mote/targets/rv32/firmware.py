@@ -25,7 +25,8 @@ from mote.codegen.compile import CompiledModel
 from mote.errors import BuildError, MemoryFitError, MoteError
 from mote.ir import Graph
 from mote.ops import OPS
-from mote.ops.depthwise_band import band_shapes
+from mote.ops.depthwise_band import band_shapes, wide_params
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.registry import Core
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark, Reg, c_header
@@ -199,16 +200,27 @@ def project_files(model: CompiledModel, config: Rv32Config) -> dict[str, str]:
     chosen kernels' records name (they replace those C files of the library in the build)."""
     return {**platform_files(config),
             f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None),
-            f"{PLATFORM_DIR}/{micro.FILE}": micro.source(sorted(_twins(model)), _band_shapes(model))}
+            f"{PLATFORM_DIR}/{micro.FILE}": _micro_source(model)}
 
 
-def _band_shapes(model: CompiledModel) -> list[tuple[int, int, int, int]]:
-    """The band shapes of the layers whose kernel's body is mote_depthwise_band_s8: the assembly lays out
-    row loops for them (any other shape takes its generic loops)."""
+def _micro_source(model: CompiledModel) -> str:
+    """The assembly for the chosen kernels; the int16 weights' code only where a band layer has them."""
+    wide = any(wide_params(p) is not None for p in _band_layers(model))
+    return micro.source(sorted(_twins(model)), _band_shapes(model), wide)
+
+
+def _band_layers(model: CompiledModel) -> list[DepthwiseParams]:
+    """The params of the layers whose kernel's body is mote_depthwise_band_s8."""
     nodes = model.graph.nodes
-    return sorted({shape for layer in model.layers if "mote_depthwise_band_s8" in layer.twins
-                   and layer.index < len(nodes) and nodes[layer.index].name == layer.name
-                   for shape in band_shapes(OPS[nodes[layer.index].op].prepare(nodes[layer.index]))})
+    return [OPS[nodes[layer.index].op].prepare(nodes[layer.index]) for layer in model.layers
+            if "mote_depthwise_band_s8" in layer.twins and layer.index < len(nodes)
+            and nodes[layer.index].name == layer.name]
+
+
+def _band_shapes(model: CompiledModel) -> list[tuple[int, ...]]:
+    """The band shapes of those layers: the assembly lays out row loops for them (any other shape takes its
+    generic loops)."""
+    return sorted({shape for p in _band_layers(model) for shape in band_shapes(p)})
 
 
 def _twins(model: CompiledModel) -> set[str]:

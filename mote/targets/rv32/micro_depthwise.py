@@ -216,13 +216,14 @@ def column2(layout: Layout, fy: int) -> list[str]:
     return [f"lb {X}, {x}", *y, *first, f"mul {X}, {P}, {k2}", f"add {ACC}, {ACC}, {X}", *carry]
 
 
-def band_setup() -> list[str]:
+def band_setup(wide: bool = False) -> list[str]:
     """The band at `band`: its rows, the channel's weights with the band's clipped filter rows zeroed
     and their zero-point taps in the bias, start (bias, plus za after a padded first column), zc, its row
-    first and last rows' outputs; then on to its row loop."""
+    first and last rows' outputs; then on to its row loop. `wide`: some layer may have wide_weights."""
+    to_wide = [f"lw a3, {S['wide']}(sp)", "bnez a3, .Ldw_wide"] if wide else []
     out = [f"lw a0, {S['band']}(sp)", f"lw a1, {BAND['rows']}(a0)", "beqz a1, .Ldw_channel_next",
            f"lw a2, {S['out_row_step']}(sp)", "mul a1, a1, a2", f"lw a2, {S['w']}(sp)",
-           f"lw a3, {S['wide']}(sp)", "bnez a3, .Ldw_wide", *[f"lb {K9[t]}, {t}(a2)" for t in range(9)],
+           *to_wide, *[f"lb {K9[t]}, {t}(a2)" for t in range(9)],
            ".Ldw_weights:", f"lw a2, {S['bias']}(sp)", f"lw {BIAS}, 0(a2)",
            f"lw a5, {BAND['clip']}(a0)", f"lw a3, {S['zp']}(sp)", "beqz a5, .Ldw_unshifted"]
     for fy in range(3):
@@ -332,11 +333,13 @@ def dispatch(shapes: Sequence[Shape], layouts: Sequence[Layout | None]) -> list[
     return out + ["sw a6, 0(a5)", f"addi a0, a0, {BAND_BYTES}", "addi a5, a5, 4", "bne a5, a7, .Ldw_dispatch"]
 
 
-def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Sequence[str]] = ((), ())) -> list[str]:
+def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Sequence[str]] = ((), ()),
+                  wide: bool = False) -> list[str]:
     """The function's body (mote_depthwise_band_s8(p a0, input a1, output a2)), with row loops laid out
     for the band shapes (Shape) of the project's layers besides the generic ones; `frames`: the code
     choosing a routine laid out for a small frame once the params are in the stack frame (a0 still the
-    params), and those routines (mote.targets.rv32.micro_depthwise_frame)."""
+    params), and those routines (mote.targets.rv32.micro_depthwise_frame); `wide`: whether a layer of the
+    project has wide_weights (without, their code is left out: int8 projects keep its flash and cycles)."""
     shapes = sorted(set(shapes))
     layouts = [fixed_layout(shape, i) for i, shape in enumerate(shapes)]
     loops: list[str] = []
@@ -354,8 +357,9 @@ def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Seq
                         ("out_row_step", "out_row_step"), ("pad_left", "pad_left"), ("pad_right", "pad_right"),
                         ("stride", "stride")):
         head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
-    head += [f"lw t1, {PARAMS['wide_weights']}(a0)", f"sw t1, {S['wide']}(sp)", "li t2, 9", "beqz t1, 1f",
-             f"sw t1, {S['w']}(sp)", "li t2, 18", "1:", f"sw t2, {S['w_step']}(sp)"]
+    if wide:
+        head += [f"lw t1, {PARAMS['wide_weights']}(a0)", f"sw t1, {S['wide']}(sp)", "li t2, 9", "beqz t1, 1f",
+                 f"sw t1, {S['w']}(sp)", "li t2, 18", "1:", f"sw t2, {S['w_step']}(sp)"]
     head += [f"lw t1, {PARAMS['count']}(a0)", f"lw t2, {PARAMS['out_col_step']}(a0)", "mul t1, t1, t2",
              f"sw t1, {S['span']}(sp)"]
     head += [*frames[0], *dispatch(shapes, layouts)]
@@ -367,12 +371,13 @@ def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Seq
             f"lw a0, {S['band']}(sp)", f"addi a0, a0, {BAND_BYTES}", f"sw a0, {S['band']}(sp)",
             f"lw a1, {S['p']}(sp)", f"addi a1, a1, {PARAMS['bands'] + BANDS * BAND_BYTES}", "bne a0, a1, .Ldw_band",
             ".Ldw_channel_next:", "/* the next channel (the bands in use come first) */"]
-    tail += [f"lw a0, {S['w']}(sp)", f"lw a1, {S['w_step']}(sp)", "add a0, a0, a1", f"sw a0, {S['w']}(sp)"]
+    tail += ([f"lw a0, {S['w']}(sp)", f"lw a1, {S['w_step']}(sp)", "add a0, a0, a1", f"sw a0, {S['w']}(sp)"]
+             if wide else [f"lw a0, {S['w']}(sp)", "addi a0, a0, 9", f"sw a0, {S['w']}(sp)"])
     for slot, size in (("bias", 4), ("stage", ROW_BYTES), ("cin", 1), ("cout", 1), ("left", -1)):
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
-    return [*save, *head, *channel, ".Ldw_band:", *band_setup(), *tail, *restore, *wide_weights(), *loops,
-            *frames[1], *other()]
+    return [*save, *head, *channel, ".Ldw_band:", *band_setup(wide), *tail, *restore,
+            *(wide_weights() if wide else []), *loops, *frames[1], *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
