@@ -171,6 +171,31 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
     return code, cold
 
 
+SINGLE_ROW_BYTES = 16  # a one-multiply output-stage row (mote_output_single.h): low, high, multiplier, 0
+
+
+def store_single(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
+    """store's sixteen outputs through one-multiply rows (mote.ops.output_single): act_min below the row's low,
+    act_max from its high on, else the low byte of the high word of the accumulator times its multiplier.
+    Registers: a0 the block's output, a1 the pixel step, a2-a4 low, high and multiplier, a5 the rows, ra an
+    output's address, t0/t1 act_min and act_max, t2 the product."""
+    slot = frame.slot
+    code = [f"lw a0, {slot['out']}(sp)", f"lw t2, {slot['how']}(sp)", f"lw a1, {M}(t2)", f"lw t0, {LO}(t2)",
+            f"lw t1, {HI}(t2)", f"lw a5, {slot['stage']}(sp)"]
+    cold: list[str] = []
+    for q in range(4):
+        code += [f"lw a{2 + k}, {SINGLE_ROW_BYTES * q + 4 * k}(a5)" for k in range(3)] + [f"addi ra, a0, {q}"]
+        for i in range(4):
+            r, label = acc(i, q), f"{tag}{q}{i}"
+            if i:
+                code.append("add ra, ra, a1")
+            code += [f"blt {r}, a2, {label}_low", f"bge {r}, a3, {label}_high", f"mulh t2, {r}, a4", "sb t2, 0(ra)",
+                     f"{label}_done:"]
+            cold += [f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done", f"{label}_high:", "sb t1, 0(ra)",
+                     f"j {label}_done"]
+    return code, cold
+
+
 def function(name: str, doc: str, body: list[str]) -> str:
     head = [f"/* {line} */" if line else "" for line in doc.splitlines()]
     lines = [*head, f"  .section .text.{name}, \"ax\", @progbits", f"  .globl {name}",
@@ -181,10 +206,11 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4(terms: bool = False) -> str:
+def pairs_4x4(terms: bool = False, single: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
-    accumulator's start."""
+    accumulator's start; with `single`, the outputs through one-multiply rows (store_single):
+    mote_dot_pairs_single_4x4_s8 and mote_dot_pairs_terms_single_4x4_s8."""
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
                   *(["terms"] if terms else []))
     slot = frame.slot
@@ -199,7 +225,9 @@ def pairs_4x4(terms: bool = False) -> str:
     shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
-    outputs, cold = store(frame, ".Lt" if terms else ".Lp")
+    tag = (".Lt" if terms else ".Lp") + ("s" if single else "")
+    outputs, cold = store_single(frame, tag) if single else store(frame, tag)
+    row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
     body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
             f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
             f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
@@ -216,12 +244,12 @@ def pairs_4x4(terms: bool = False) -> str:
             "5:", f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", "bne a0, a2, 1b",
             f"sw a1, {slot['w']}(sp)", *outputs,
             f"lw a2, {slot['out']}(sp)", "addi a2, a2, 4", f"sw a2, {slot['out']}(sp)",
-            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * ROW_BYTES}", f"sw a2, {slot['stage']}(sp)",
+            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * row_bytes}", f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
             "bnez a2, 0b", *frame.restore(), *cold]
-    if terms:
-        return function("mote_dot_pairs_terms_4x4_s8", PAIRS_TERMS_DOC, body)
-    return function("mote_dot_pairs_4x4_s8", PAIRS_DOC, body)
+    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single else ''}_4x4_s8"
+    return function(name, PAIRS_SINGLE_DOC.format(name=name) if single else PAIRS_TERMS_DOC if terms else PAIRS_DOC,
+                    body)
 
 
 def shared_pixels(i: int) -> list[str]:
@@ -243,6 +271,11 @@ four filters about 70 to start and to read their output stages, per call 30."""
 PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
 accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
 filters."""
+
+
+PAIRS_SINGLE_DOC = """{name} ({name}.h): the pairs loop above, each output through its channel's one-multiply
+row (mote_output_single.h): 4 operations when not clamped, 4 when clamped (out of line), per four filters 16 to
+read their rows."""
 
 
 def ring(stride: int) -> str:
@@ -312,7 +345,7 @@ to pick the kind and loop; per filter row 11; per output 10 through the shortcut
 FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
 FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_ring_s1_4x4_s8",
-             "mote_dot_ring_s2_4x4_s8")
+             "mote_dot_ring_s2_4x4_s8", "mote_dot_pairs_single_4x4_s8", "mote_dot_pairs_terms_single_4x4_s8")
 
 
 def source(functions: Iterable[str] = FUNCTIONS) -> str:
@@ -321,6 +354,8 @@ def source(functions: Iterable[str] = FUNCTIONS) -> str:
     head = ["/* The scalar kernels' inner loops for rv32im, generated by mote (mote/targets/rv32/micro.py).",
             " * Each function's C twin, with the same semantics, is in mote/, for other targets. */", ""]
     make = {"mote_dot_pairs_4x4_s8": pairs_4x4, "mote_dot_pairs_terms_4x4_s8": lambda: pairs_4x4(terms=True),
+            "mote_dot_pairs_single_4x4_s8": lambda: pairs_4x4(single=True),
+            "mote_dot_pairs_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True),
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2)}
     return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in set(functions))
