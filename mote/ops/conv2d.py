@@ -92,7 +92,7 @@ _SCALAR_FIRST = next(i for i, k in enumerate(KERNELS) if k.cores != frozenset({C
 _BLOCKED = next(i for i, k in enumerate(KERNELS) if "mote_dot_pairs_4x4_s8" in k.twins)
 INT8_KERNELS = offset_kernels.with_filter_offset(
     (*KERNELS[:_BLOCKED], conv_pointwise.KERNEL, *KERNELS[_BLOCKED:_SCALAR_FIRST], filter_offset_conv.WIDE_KERNEL,
-     *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV, (filter_offset_conv.KERNEL,))
+     *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV, (conv_pointwise.OFFSET_KERNEL, filter_offset_conv.KERNEL))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 TABLE = (blocked_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, blocked_f32.CONV_KERNEL, conv2d_f32.KERNEL, *INT8_KERNELS)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,

@@ -2,30 +2,47 @@
 
 #include "mote_conv_common.h"
 #include "mote_dot_pairs_single_4x4_s8.h"
+#include "mote_dot_pairs_terms_single_4x4_s8.h"
 #include "mote_output_single.h"
 
-/* Pixel i of a block (its in_ch channels at x, or zeros when x is NULL) as tap pairs, words[4k + i]. */
-static void pack_pixel(const int8_t *x, int32_t in_ch, int32_t pairs, int32_t *words) {
-  int32_t k = 0;
+/* Pixel i of a block (its in_ch channels at x, or zeros when x is NULL) as tap pairs, words[4k + i]; returns
+ * the sum of its taps. */
+static int32_t pack_pixel(const int8_t *x, int32_t in_ch, int32_t pairs, int32_t *words) {
+  int32_t k = 0, sum = 0;
   if (x != NULL) {
-    for (; 2 * k + 1 < in_ch; ++k) words[4 * k] = x[2 * k] * 65536 + x[2 * k + 1];
-    if (2 * k < in_ch) words[4 * k] = x[2 * k] * 65536, ++k;
+    for (; 2 * k + 1 < in_ch; ++k) {
+      const int32_t a = x[2 * k], b = x[2 * k + 1];
+      words[4 * k] = a * 65536 + b, sum += a + b;
+    }
+    if (2 * k < in_ch) words[4 * k] = x[2 * k] * 65536, sum += x[2 * k], ++k;
   }
   for (; k < pairs; ++k) words[4 * k] = 0;
+  return sum;
+}
+
+/* n sets of four output channels from set q on, for a block of packed pixels whose tap sums are `sums`. */
+static void sets(const mote_conv_pointwise_params *p, const int32_t *words, const int32_t sums[4], int32_t q,
+                 int32_t n, const mote_block_out *how) {
+  const int32_t *w = p->weights + 4 * q * p->pairs, *runs = p->runs + p->run_start[q];
+  if (p->terms) {
+    mote_dot_pairs_terms_single_4x4_s8(words, w, p->pairs / 2, runs, p->bias + 8 * q, n, how, sums);
+  } else {
+    mote_dot_pairs_single_4x4_s8(words, w, p->pairs / 2, runs, p->bias + 4 * q, n, how);
+  }
 }
 
 /* The outputs of a block of four packed pixels: whole sets of four channels to out (pixel step m), the
  * last set of fewer than four through a buffer. */
-static void block(const mote_conv_pointwise_params *p, const int32_t *words, int8_t *out, int32_t m) {
+static void block(const mote_conv_pointwise_params *p, const int32_t *words, const int32_t sums[4], int8_t *out,
+                  int32_t m) {
   const int32_t whole = p->out_ch / 4, rest = p->out_ch - 4 * whole, oc = 4 * whole;
   const mote_block_out how = {out, p->output_stage, m, 0, p->act_min, p->act_max};
-  if (whole > 0) mote_dot_pairs_single_4x4_s8(words, p->weights, p->pairs / 2, p->runs, p->bias, whole, &how);
+  if (whole > 0) sets(p, words, sums, 0, whole, &how);
   if (rest == 0) return;
   int8_t part[16];
   const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_SINGLE_WORDS, 4, 0, p->act_min,
                                p->act_max};
-  mote_dot_pairs_single_4x4_s8(words, p->weights + oc * p->pairs, p->pairs / 2, p->runs + p->run_start[whole],
-                               p->bias + oc, 1, &into);
+  sets(p, words, sums, whole, 1, &into);
   mote_block_copy(part, 4, rest, out + oc, m);
 }
 
@@ -33,14 +50,15 @@ static void block(const mote_conv_pointwise_params *p, const int32_t *words, int
 static void pixels_from(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output, int32_t px,
                         int32_t *words, int8_t *staged) {
   const int32_t count = p->pixels - px < 4 ? p->pixels - px : 4, m = p->out_ch;
+  int32_t sums[4];
   for (int32_t i = 0; i < 4; ++i) {
-    pack_pixel(i < count ? input + (px + i) * p->in_ch : NULL, p->in_ch, p->pairs, words + i);
+    sums[i] = pack_pixel(i < count ? input + (px + i) * p->in_ch : NULL, p->in_ch, p->pairs, words + i);
   }
   if (count == 4) {
-    block(p, words, output + px * m, m);
+    block(p, words, sums, output + px * m, m);
     return;
   }
-  block(p, words, staged, m);
+  block(p, words, sums, staged, m);
   for (int32_t k = 0; k < count * m; ++k) output[px * m + k] = staged[k];
 }
 

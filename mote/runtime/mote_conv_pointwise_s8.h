@@ -15,13 +15,18 @@ typedef struct {
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;                /* [ceil(out_ch / 4)][pairs][4]: w0 + w1 * 2^16 for input channels 2k,
                                             2k + 1 of a filter, |w| <= 127, zeros past in_ch and out_ch */
-  const int32_t *bias;                   /* [ceil(out_ch / 4) * 4]: the folded bias plus the output stage's
-                                            constant; |bias| + in_ch * 2^14 <= INT32_MAX */
+  const int32_t *bias;                   /* without terms, [ceil(out_ch / 4) * 4]: the folded bias plus the
+                                            output stage's constant, |bias| + in_ch * 2^14 <= INT32_MAX; with
+                                            terms, [ceil(out_ch / 4)][8]: four such biases, then their sum
+                                            scales (mote_conv_offset_pointwise_s8) */
   const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_SINGLE_WORDS] */
   const int32_t *runs;                   /* the runs of the inner loop for each four output channels, */
   const int32_t *run_start;              /* [ceil(out_ch / 4)]: from runs[run_start[oc / 4]] */
   int32_t reverse;                       /* from the last block of pixels to the first (an output larger than
                                             the input it overlaps) */
+  int32_t terms;                         /* 1: each accumulator starts from its bias plus the pixel's sum of
+                                            taps times the channel's sum scale (mote_dot_pairs_terms_single_4x4_s8):
+                                            weights in [-127, 128] */
 } mote_conv_pointwise_params;
 
 /* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 16 * pairs + 4 * out_ch

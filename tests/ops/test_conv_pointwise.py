@@ -12,12 +12,15 @@ import numpy as np
 import pytest
 
 from mote import pipeline
+from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.ops import OPS
 from mote.ops.output_single import single_output, single_stage
 from mote.ops.registry import Core, choose_kernel
 from mote.quant import multiply_by_quantized_multiplier
+from mote.targets.host import build_host
 from mote.targets.rv32 import Rv32, Rv32Config
+from tests.frontend import test_tflite_uint8_kernels as uint8
 from tests.ops.kernel_util import chosen
 from tests.ops.test_conv2d import Case, conv_chain_model, conv_model
 
@@ -141,3 +144,25 @@ def test_pointwise_on_rv32(tmp_path: Path) -> None:
         report = pipeline.run(model, target=Rv32(Rv32Config(cc="zig")), work_dir=tmp_path / "fw", seed=seed)
         assert report.to_json()["bit_exact"]
         assert {layer["kernel"] for layer in report.to_json()["layers"]} == {POINTWISE}
+
+
+UINT8_LAYERS = [uint8.Layer(False, 5, 3, 8, 12, (1, 1), 1, "SAME", 97),  # 15 pixels
+                uint8.Layer(False, 3, 3, 5, 7, (1, 1), 1, "SAME", 30, x_zero_point=0),  # odd window, 9 pixels
+                uint8.Layer(False, 2, 3, 9, 6, (1, 1), 1, "SAME", 200, spread=30),  # groups sharing roundings
+                uint8.Layer(False, 4, 4, 16, 3, (1, 1), 1, "SAME", 0, x_zero_point=255)]
+
+
+@pytest.mark.parametrize("index", range(len(UINT8_LAYERS)))
+def test_offset_pointwise_matches_uint8_oracle(index: int, tmp_path: Path) -> None:
+    """The uint8 variant (split weights, each pixel's sum of taps times the channel's sum scale at the start) in
+    C on the host, sanitized, against TensorFlow Lite's uint8 kernel, extremes of the input included."""
+    layer = UINT8_LAYERS[index]
+    rng = np.random.default_rng(index)
+    w = uint8._weights(layer, rng)
+    bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
+    graph = load_tflite(uint8._model(layer, w, bias), "m")
+    assert chosen(uint8._conv_node(graph), Core.SCALAR) == "mote_conv_offset_pointwise_s8"
+    binary = build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "host", sanitize=True)
+    for x in uint8._inputs(layer, rng):
+        want = uint8._want(layer, graph, w, bias, x)
+        np.testing.assert_array_equal(binary.run({"x": x})[0]["y"].reshape(want.shape), want)
