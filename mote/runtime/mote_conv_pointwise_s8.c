@@ -5,19 +5,38 @@
 #include "mote_dot_pairs_terms_single_4x4_s8.h"
 #include "mote_output_single.h"
 
-/* Pixel i of a block (its in_ch channels at x, or zeros when x is NULL) as tap pairs, words[4k + i]; returns
- * the sum of its taps. */
-static int32_t pack_pixel(const int8_t *x, int32_t in_ch, int32_t pairs, int32_t *words) {
-  int32_t k = 0, sum = 0;
-  if (x != NULL) {
-    for (; 2 * k + 1 < in_ch; ++k) {
-      const int32_t a = x[2 * k], b = x[2 * k + 1];
-      words[4 * k] = a * 65536 + b, sum += a + b;
+/* A block of four pixels from x (pixel step in_ch; those from `count` on read as zeros) as tap pairs,
+ * words[4k + i] = x_i[2k] * 2^16 + x_i[2k + 1]. */
+static void pack_block(const mote_conv_pointwise_params *p, const int8_t *x, int32_t count, int32_t *words) {
+  const int32_t c = p->in_ch, full = c / 2, pairs = p->pairs;
+  if (count == 4) {
+    const int8_t *x0 = x, *x1 = x + c, *x2 = x + 2 * c, *x3 = x + 3 * c;
+    int32_t *w = words;
+    for (int32_t k = 0; k < full; ++k, w += 4, x0 += 2, x1 += 2, x2 += 2, x3 += 2) {
+      w[0] = x0[0] * 65536 + x0[1], w[1] = x1[0] * 65536 + x1[1];
+      w[2] = x2[0] * 65536 + x2[1], w[3] = x3[0] * 65536 + x3[1];
     }
-    if (2 * k < in_ch) words[4 * k] = x[2 * k] * 65536, sum += x[2 * k], ++k;
+    if (c % 2 != 0) w[0] = x0[0] * 65536, w[1] = x1[0] * 65536, w[2] = x2[0] * 65536, w[3] = x3[0] * 65536;
+  } else {
+    for (int32_t i = 0; i < 4; ++i) {
+      for (int32_t k = 0; k < full; ++k) {
+        words[4 * k + i] = i < count ? x[i * c + 2 * k] * 65536 + x[i * c + 2 * k + 1] : 0;
+      }
+      if (c % 2 != 0) words[4 * full + i] = i < count ? x[i * c + c - 1] * 65536 : 0;
+    }
   }
-  for (; k < pairs; ++k) words[4 * k] = 0;
-  return sum;
+  for (int32_t k = 4 * ((c + 1) / 2); k < 4 * pairs; ++k) words[k] = 0;
+}
+
+/* Each packed pixel's sum of taps, from the sum t of its pair words x0 * 2^16 + x1 (modulo 2^32): the low
+ * halves' sum b (at most 16 * 128 in magnitude), plus the high halves', (t - b) / 2^16. */
+static void tap_sums(const int32_t *words, int32_t pairs, int32_t sums[4]) {
+  for (int32_t i = 0; i < 4; ++i) {
+    uint32_t t = 0;
+    for (int32_t k = 0; k < pairs; ++k) t += (uint32_t)words[4 * k + i];
+    const int32_t b = (int32_t)(t << 16) >> 16;
+    sums[i] = ((int32_t)(t - (uint32_t)b) >> 16) + b;
+  }
 }
 
 /* n sets of four output channels from set q on, for a block of packed pixels whose tap sums are `sums`. */
@@ -50,10 +69,9 @@ static void block(const mote_conv_pointwise_params *p, const int32_t *words, con
 static void pixels_from(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output, int32_t px,
                         int32_t *words, int8_t *staged) {
   const int32_t count = p->pixels - px < 4 ? p->pixels - px : 4, m = p->out_ch;
-  int32_t sums[4];
-  for (int32_t i = 0; i < 4; ++i) {
-    sums[i] = pack_pixel(i < count ? input + (px + i) * p->in_ch : NULL, p->in_ch, p->pairs, words + i);
-  }
+  int32_t sums[4] = {0, 0, 0, 0};
+  pack_block(p, input + px * p->in_ch, count, words);
+  if (p->terms) tap_sums(words, p->pairs, sums);
   if (count == 4) {
     block(p, words, sums, output + px * m, m);
     return;
