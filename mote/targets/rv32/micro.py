@@ -177,22 +177,21 @@ SINGLE_ROW_BYTES = 16  # a one-multiply output-stage row (mote_output_single.h):
 def store_single(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
     """store's sixteen outputs through one-multiply rows (mote.ops.output_single): act_min below the row's low,
     act_max from its high on, else the low byte of the high word of the accumulator times its multiplier.
-    Registers: a0 the block's output, a1 the pixel step, a2-a4 low, high and multiplier, a5 the rows, ra an
-    output's address, t0/t1 act_min and act_max, t2 the product."""
+    Registers: a0, a1, a7 and a6 the four pixels' outputs, a2-a4 low, high and multiplier, a5 the rows, t0/t1
+    act_min and act_max, t2 the product."""
     slot = frame.slot
-    code = [f"lw a0, {slot['out']}(sp)", f"lw t2, {slot['how']}(sp)", f"lw a1, {M}(t2)", f"lw t0, {LO}(t2)",
-            f"lw t1, {HI}(t2)", f"lw a5, {slot['stage']}(sp)"]
+    pixel = ["a0", "a1", "a7", "a6"]
+    code = [f"lw a0, {slot['out']}(sp)", f"lw t2, {slot['how']}(sp)", f"lw a6, {M}(t2)", f"lw t0, {LO}(t2)",
+            f"lw t1, {HI}(t2)", f"lw a5, {slot['stage']}(sp)", "add a1, a0, a6", "add a7, a1, a6", "add a6, a7, a6"]
     cold: list[str] = []
     for q in range(4):
-        code += [f"lw a{2 + k}, {SINGLE_ROW_BYTES * q + 4 * k}(a5)" for k in range(3)] + [f"addi ra, a0, {q}"]
+        code += [f"lw a{2 + k}, {SINGLE_ROW_BYTES * q + 4 * k}(a5)" for k in range(3)]
         for i in range(4):
             r, label = acc(i, q), f"{tag}{q}{i}"
-            if i:
-                code.append("add ra, ra, a1")
-            code += [f"blt {r}, a2, {label}_low", f"bge {r}, a3, {label}_high", f"mulh t2, {r}, a4", "sb t2, 0(ra)",
-                     f"{label}_done:"]
-            cold += [f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done", f"{label}_high:", "sb t1, 0(ra)",
-                     f"j {label}_done"]
+            code += [f"blt {r}, a2, {label}_low", f"bge {r}, a3, {label}_high", f"mulh t2, {r}, a4",
+                     f"sb t2, {q}({pixel[i]})", f"{label}_done:"]
+            cold += [f"{label}_low:", f"sb t0, {q}({pixel[i]})", f"j {label}_done", f"{label}_high:",
+                     f"sb t1, {q}({pixel[i]})", f"j {label}_done"]
     return code, cold
 
 
@@ -274,8 +273,8 @@ filters."""
 
 
 PAIRS_SINGLE_DOC = """{name} ({name}.h): the pairs loop above, each output through its channel's one-multiply
-row (mote_output_single.h): 4 operations when not clamped, 4 when clamped (out of line), per four filters 16 to
-read their rows."""
+row (mote_output_single.h): 4 operations when not clamped, 4 when clamped (out of line), per four filters 12 to
+read their rows and 12 to start."""
 
 
 def ring(stride: int) -> str:
