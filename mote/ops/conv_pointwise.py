@@ -27,6 +27,7 @@ from mote.ops.pair_groups import pair_runs
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 MAX_IN_CH = 16  # from 32 input channels on, the two roundings' cost is a small part of an output's
+CHUNK = 4  # MOTE_CONV_POINTWISE_CHUNK in mote_conv_pointwise_s8.h: blocks of four pixels per inner-loop call
 TAP = 128 * 127  # the largest magnitude of one product of an int8 input and a weight in [-127, 127]
 
 
@@ -127,12 +128,13 @@ def pack_offset(node: Node, p: ConvParams, em: Emitter) -> CCall:
 
 
 def scratch_bytes(node: Node, p: ConvParams) -> int:
-    return 16 * p.tap_pairs + 4 * p.out_ch
+    """A chunk of blocks packed in tap pairs and their last set's outputs, a short block's outputs."""
+    return CHUNK * (16 * p.tap_pairs + 16) + 4 * p.out_ch
 
 
 KERNEL = Kernel("mote_conv_pointwise_s8", frozenset({Core.SCALAR}), pack, accepts, scratch_bytes, blocked_overlap,
                 twins=("mote_dot_pairs_single_4x4_s8",),
-                scratch_why="a block of four pixels packed in tap pairs, and a short block's outputs")
+                scratch_why="blocks of four pixels packed in tap pairs, and outputs of partial blocks")
 OFFSET_KERNEL = Kernel("mote_conv_offset_pointwise_s8", frozenset({Core.SCALAR}), pack_offset, accepts_offset,
                        scratch_bytes, blocked_overlap, twins=("mote_dot_pairs_terms_single_4x4_s8",),
-                       scratch_why="a block of four pixels packed in tap pairs, and a short block's outputs")
+                       scratch_why="blocks of four pixels packed in tap pairs, and outputs of partial blocks")

@@ -39,59 +39,77 @@ static void tap_sums(const int32_t *words, int32_t pairs, int32_t sums[4]) {
   }
 }
 
-/* n sets of four output channels from set q on, for a block of packed pixels whose tap sums are `sums`. */
-static void sets(const mote_conv_pointwise_params *p, const int32_t *words, const int32_t sums[4], int32_t q,
-                 int32_t n, const mote_block_out *how) {
+/* n sets of four output channels from set q on, for `blocks` blocks of packed pixels whose tap sums are `sums`. */
+static void sets(const mote_conv_pointwise_params *p, const int32_t *words, const int32_t *sums, int32_t q,
+                 int32_t n, const mote_block_out *how, int32_t blocks) {
   const int32_t *w = p->weights + 4 * q * p->pairs, *runs = p->runs + p->run_start[q];
   if (p->terms) {
-    mote_dot_pairs_terms_single_4x4_s8(words, w, p->pairs / 2, runs, p->bias + 8 * q, n, how, sums);
+    mote_dot_pairs_terms_single_4x4_s8(words, w, p->pairs / 2, runs, p->bias + 8 * q, n, how, sums, blocks);
   } else {
-    mote_dot_pairs_single_4x4_s8(words, w, p->pairs / 2, runs, p->bias + 4 * q, n, how);
+    mote_dot_pairs_single_4x4_s8(words, w, p->pairs / 2, runs, p->bias + 4 * q, n, how, blocks);
   }
 }
 
-/* The outputs of a block of four packed pixels: whole sets of four channels to out (pixel step m), the
- * last set of fewer than four through a buffer. */
-static void block(const mote_conv_pointwise_params *p, const int32_t *words, const int32_t sums[4], int8_t *out,
-                  int32_t m) {
+/* The outputs of `blocks` blocks of four packed pixels, one after the other from out (pixel step m): whole sets
+ * of four channels straight there, the last set of fewer than four through `part` ([blocks][4][4]). */
+static void outputs(const mote_conv_pointwise_params *p, const int32_t *words, const int32_t *sums, int32_t blocks,
+                    int8_t *out, int32_t m, int8_t *part) {
   const int32_t whole = p->out_ch / 4, rest = p->out_ch - 4 * whole, oc = 4 * whole;
   const mote_block_out how = {out, p->output_stage, m, 0, p->act_min, p->act_max};
-  if (whole > 0) sets(p, words, sums, 0, whole, &how);
+  if (whole > 0) sets(p, words, sums, 0, whole, &how, blocks);
   if (rest == 0) return;
-  int8_t part[16];
   const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_SINGLE_WORDS, 4, 0, p->act_min,
                                p->act_max};
-  sets(p, words, sums, whole, 1, &into);
-  mote_block_copy(part, 4, rest, out + oc, m);
+  sets(p, words, sums, whole, 1, &into, blocks);
+  for (int32_t b = 0; b < blocks; ++b) mote_block_copy(part + 16 * b, 4, rest, out + 4 * b * m + oc, m);
 }
 
-/* The block of four pixels from px (pixels past the last read as zeros, their outputs dropped). */
-static void pixels_from(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output, int32_t px,
-                        int32_t *words, int8_t *staged) {
-  const int32_t count = p->pixels - px < 4 ? p->pixels - px : 4, m = p->out_ch;
-  int32_t sums[4] = {0, 0, 0, 0};
-  pack_block(p, input + px * p->in_ch, count, words);
-  if (p->terms) tap_sums(words, p->pairs, sums);
-  if (count == 4) {
-    block(p, words, sums, output + px * m, m);
-    return;
+/* Scratch: the packed pixels of a chunk of blocks, the last set's outputs of a chunk, a short block's outputs. */
+typedef struct {
+  int32_t *words;  /* [chunk][pairs][4] */
+  int8_t *part;    /* [chunk][4][4] */
+  int8_t *staged;  /* [4][out_ch] */
+} work;
+
+/* The whole blocks of four pixels, MOTE_CONV_POINTWISE_CHUNK at a time: backwards when the output outgrows the
+ * input it overlaps, so that each chunk's pixels are read before the outputs written so far reach them. */
+static void whole_blocks(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output, const work *at) {
+  const int32_t whole = p->pixels / 4, c = p->in_ch, m = p->out_ch, block_words = 4 * p->pairs;
+  int32_t sums[4 * MOTE_CONV_POINTWISE_CHUNK] = {0};
+  for (int32_t done = 0; done < whole;) {
+    const int32_t n = whole - done < MOTE_CONV_POINTWISE_CHUNK ? whole - done : MOTE_CONV_POINTWISE_CHUNK;
+    const int32_t first = p->reverse ? whole - done - n : done;
+    for (int32_t b = 0; b < n; ++b) {
+      pack_block(p, input + (first + b) * 4 * c, 4, at->words + b * block_words);
+      if (p->terms) tap_sums(at->words + b * block_words, p->pairs, sums + 4 * b);
+    }
+    outputs(p, at->words, sums, n, output + first * 4 * m, m, at->part);
+    done += n;
   }
-  block(p, words, sums, staged, m);
-  for (int32_t k = 0; k < count * m; ++k) output[px * m + k] = staged[k];
+}
+
+/* The last pixels when fewer than four are left: computed as a block whose missing pixels read zeros. */
+static void short_block(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output, const work *at) {
+  const int32_t px = p->pixels / 4 * 4, count = p->pixels - px, m = p->out_ch;
+  int32_t sums[4] = {0, 0, 0, 0};
+  pack_block(p, input + px * p->in_ch, count, at->words);
+  if (p->terms) tap_sums(at->words, p->pairs, sums);
+  outputs(p, at->words, sums, 1, at->staged, m, at->part);
+  for (int32_t k = 0; k < count * m; ++k) output[px * m + k] = at->staged[k];
 }
 
 mote_status mote_conv_pointwise_s8(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output,
                                    mote_scratch scratch) {
-  const int32_t pairs = p->pairs;
+  const int32_t pairs = p->pairs, chunk = MOTE_CONV_POINTWISE_CHUNK;
   if (pairs <= 0 || pairs % 2 != 0 || 2 * pairs < p->in_ch ||
-      scratch.size < (size_t)(16 * pairs + 4 * p->out_ch)) {
+      scratch.size < (size_t)(chunk * (16 * pairs + 16) + 4 * p->out_ch)) {
     return MOTE_ERROR;
   }
-  int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
-  int8_t *staged = scratch.buf + 16 * pairs;       /* a short block's outputs, [4][out_ch] */
-  /* Backwards from the last (short) block when the output outgrows the input it overlaps: each block is
-   * read before the outputs written so far reach it. */
-  const int32_t last = (p->pixels - 1) / 4 * 4;
-  for (int32_t k = 0; k <= last; k += 4) pixels_from(p, input, output, p->reverse ? last - k : k, words, staged);
+  int8_t *part = scratch.buf + chunk * 16 * pairs;
+  const work at = {(int32_t *)(void *)scratch.buf, part, part + chunk * 16}; /* the arena is 8-byte aligned */
+  const int tail = p->pixels % 4 != 0;
+  if (p->reverse && tail) short_block(p, input, output, &at);
+  whole_blocks(p, input, output, &at);
+  if (!p->reverse && tail) short_block(p, input, output, &at);
   return MOTE_OK;
 }

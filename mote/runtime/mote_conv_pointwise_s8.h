@@ -29,9 +29,12 @@ typedef struct {
                                             weights in [-127, 128] */
 } mote_conv_pointwise_params;
 
-/* Bit-exact with mote_conv_s8 on the same convolution. Scratch: 16 * pairs + 4 * out_ch
- * bytes (the packed pixels, then a block's outputs where they do not go straight to the output). Returns
- * MOTE_ERROR if the scratch is smaller. */
+/* Blocks of four pixels per call of the inner loop (its start-up shared by them). */
+#define MOTE_CONV_POINTWISE_CHUNK 4
+
+/* Bit-exact with mote_conv_s8 on the same convolution. Scratch: MOTE_CONV_POINTWISE_CHUNK * (16 * pairs + 16)
+ * + 4 * out_ch bytes (the packed pixels of a chunk of blocks, the outputs of their last set of fewer than four
+ * channels, a short block's outputs). Returns MOTE_ERROR if the scratch is smaller. */
 mote_status mote_conv_pointwise_s8(const mote_conv_pointwise_params *p, const int8_t *input, int8_t *output,
                                    mote_scratch scratch);
 

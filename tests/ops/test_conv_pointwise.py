@@ -135,9 +135,10 @@ def test_pointwise_declines_many_input_channels() -> None:
 
 def test_pointwise_on_rv32(tmp_path: Path) -> None:
     """The assembly inner loop with its one-multiply outputs: a chain of pointwise layers (growing outputs
-    written backwards over their input, short blocks, sets of fewer than four channels), bit-exact."""
-    chain = [pointwise((5, 3), 3, 9, "RELU"), pointwise((5, 3), 9, 4, "RELU6"), pointwise((5, 3), 4, 7, "RELU"),
-             pointwise((5, 3), 7, 16, "RELU6"), pointwise((5, 3), 16, 5, "RELU")]
+    written backwards over their input, chunks of blocks, short blocks, sets of fewer than four channels),
+    bit-exact."""
+    chain = [pointwise((5, 7), 3, 9, "RELU"), pointwise((5, 7), 9, 4, "RELU6"), pointwise((5, 7), 4, 7, "RELU"),
+             pointwise((5, 7), 7, 16, "RELU6"), pointwise((5, 7), 16, 5, "RELU")]  # 35 pixels: two chunks, a tail
     model = tmp_path / "chain.tflite"
     model.write_bytes(conv_chain_model(chain, np.random.default_rng(11)))
     for seed in range(2):

@@ -208,10 +208,12 @@ def function(name: str, doc: str, body: list[str]) -> str:
 def pairs_4x4(terms: bool = False, single: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
-    accumulator's start; with `single`, the outputs through one-multiply rows (store_single):
-    mote_dot_pairs_single_4x4_s8 and mote_dot_pairs_terms_single_4x4_s8."""
+    accumulator's start; with `single`, the outputs through one-multiply rows (store_single), for `blocks`
+    blocks of pixels one after the other (block_loop): mote_dot_pairs_single_4x4_s8(..., blocks a7) and
+    mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack)."""
+    blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
-                  *(["terms"] if terms else []))
+                  *(["terms"] if terms else []), *blocked)
     slot = frame.slot
     begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2")] if terms else start("a4")
     bias_step = 32 if terms else 16  # with terms, each four filters' biases then their scales
@@ -227,10 +229,11 @@ def pairs_4x4(terms: bool = False, single: bool = False) -> str:
     tag = (".Lt" if terms else ".Lp") + ("s" if single else "")
     outputs, cold = store_single(frame, tag) if single else store(frame, tag)
     row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
+    begin_blocks, next_block = block_loop(frame, terms) if single else ([], [])
     body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
             f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
             f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
-            f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)",
+            f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)", *begin_blocks,
             "0:", "/* the next four filters: their bias, the window from its start */",
             f"lw a4, {slot['bias']}(sp)", *begin, f"addi a4, a4, {bias_step}", f"sw a4, {slot['bias']}(sp)",
             f"lw a0, {slot['x']}(sp)",
@@ -245,10 +248,33 @@ def pairs_4x4(terms: bool = False, single: bool = False) -> str:
             f"lw a2, {slot['out']}(sp)", "addi a2, a2, 4", f"sw a2, {slot['out']}(sp)",
             f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * row_bytes}", f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
-            "bnez a2, 0b", *frame.restore(), *cold]
+            "bnez a2, 0b", *next_block, *frame.restore(), *cold]
     name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single else ''}_4x4_s8"
     return function(name, PAIRS_SINGLE_DOC.format(name=name) if single else PAIRS_TERMS_DOC if terms else PAIRS_DOC,
                     body)
+
+
+def block_loop(frame: Frame, terms: bool) -> tuple[list[str], list[str]]:
+    """The single variants' loop over `blocks` blocks of four pixels (a7, or the first stack argument with
+    terms): each block's windows right after the last's, its outputs four pixels on, its sums four words on;
+    every block from the first filters on. Returns the code before the filters' loop and after it."""
+    slot = frame.slot
+    blocks = f"lw a2, {frame.size}(sp)" if terms else "mv a2, a7"
+    keep = [blocks, f"sw a2, {slot['blocks']}(sp)", f"lw a2, {slot['out']}(sp)", f"sw a2, {slot['base']}(sp)",
+            f"sw a1, {slot['w0']}(sp)", f"lw a2, {slot['runs']}(sp)", f"sw a2, {slot['runs0']}(sp)",
+            f"lw a2, {slot['bias']}(sp)", f"sw a2, {slot['bias0']}(sp)", f"lw a2, {slot['quads']}(sp)",
+            f"sw a2, {slot['quads0']}(sp)", "6:", "/* the next block: from the first filters */"]
+    for name in ("runs", "bias", "quads"):
+        keep += [f"lw a2, {slot[name + '0']}(sp)", f"sw a2, {slot[name]}(sp)"]
+    keep += [f"lw a1, {slot['w0']}(sp)", f"lw a2, {slot['base']}(sp)", f"sw a2, {slot['out']}(sp)",
+             f"lw a2, {slot['how']}(sp)", f"lw a2, {STAGE}(a2)", f"sw a2, {slot['stage']}(sp)"]
+    step = [f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", f"sw a2, {slot['x']}(sp)",
+            f"lw a2, {slot['base']}(sp)", f"lw a3, {slot['how']}(sp)", f"lw a3, {M}(a3)", "slli a3, a3, 2",
+            "add a2, a2, a3", f"sw a2, {slot['base']}(sp)"]
+    if terms:
+        step += [f"lw a2, {slot['terms']}(sp)", "addi a2, a2, 16", f"sw a2, {slot['terms']}(sp)"]
+    step += [f"lw a2, {slot['blocks']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['blocks']}(sp)", "bnez a2, 6b"]
+    return keep, step
 
 
 def shared_pixels(i: int) -> list[str]:
