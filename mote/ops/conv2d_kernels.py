@@ -8,7 +8,7 @@ vector kernels below would take it) and weights in [-127, 127] runs register-blo
   mote_conv_ring_s8    three filter columns at stride 1 or 2 across, channels in pairs: windows read
                        in place from a ring of the input rows they need, packed two channels a word;
   mote_conv_blocked_s8 any other: windows packed into scratch (same padding rule as im2col); before it, a
-                       1x1 at stride 1 with up to 16 input channels takes its inner loop with a one-multiply
+                       1x1 at stride 1 with up to 64 input channels takes its inner loop with a one-multiply
                        output stage where every channel has one (mote_conv_pointwise_s8, mote.ops.conv_pointwise).
 Both keep four pixels by four output channels in registers, two taps per multiply and four per
 rounding where the weights allow (mote.ops.pair_groups), with weights packed at compile time.

@@ -1,8 +1,9 @@
-"""mote_conv_pointwise_s8's record: a 1x1 convolution at stride 1 with few input channels on a scalar core.
+"""mote_conv_pointwise_s8's record: a 1x1 convolution at stride 1 with up to 64 input channels on a scalar core.
 
 Each output of such a layer has only in_ch taps (8 in the first pointwise layer of MobileNetV1 0.25, Visual Wake
 Words' network), so the blocked kernel's output stage, ten instructions an output through TFLite's two roundings'
-shortcuts, costs more than a tap pair's products. This kernel runs the same inner loop (four pixels by four output
+shortcuts, costs more than a tap pair's products (and still a fifth of an output's work at 32 or 64 taps).
+This kernel runs the same inner loop (four pixels by four output
 channels, two taps per multiply, groups of four taps sharing a rounding where the weights allow: mote.ops.pair_groups)
 and requantizes with one multiply (mote.ops.output_single): for each channel, its constants are found at compile
 time and proven exact on every accumulator the layer can reach, so an output takes two compares, the high word of
@@ -26,7 +27,7 @@ from mote.ops.output_single import SingleStage, single_stage
 from mote.ops.pair_groups import pair_runs
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
-MAX_IN_CH = 16  # from 32 input channels on, the two roundings' cost is a small part of an output's
+MAX_IN_CH = 64  # past it, a layer's accumulators may need more than the constant leaves of int32; unmeasured
 CHUNK = 4  # MOTE_CONV_POINTWISE_CHUNK in mote_conv_pointwise_s8.h: blocks of four pixels per inner-loop call
 TAP = 128 * 127  # the largest magnitude of one product of an int8 input and a weight in [-127, 127]
 

@@ -84,13 +84,19 @@ def _solve(points: list[tuple[int, int]], mult: int, shift: int, offset: int) ->
     hi = min((f + 1) * unit - x * mult for x, f in points)
     if lo >= hi:
         return None
-    for step in range(TRIES):
-        for t in ((step,) if step == 0 else (step, -step)):
-            j = offset + 256 * t
-            c = -((-(j * unit + lo)) // mult)  # ceil
-            if c * mult < j * unit + hi:
-                return c, j
-    return None
+    # j = offset + 256 t: a multiple of mult lies in [J + lo, J + hi) iff (J + lo) mod mult is 0 or above
+    # mult - (hi - lo); J mod mult steps by 256 * unit mod mult, so all the t are tried at once.
+    steps = np.arange(1, TRIES)
+    t = np.concatenate([[0], np.stack([steps, -steps], axis=1).ravel()])  # the smallest |t| first
+    start, step = (offset * unit + lo) % mult, (256 * unit) % mult
+    rest = (start + step * t) % mult
+    fits = (rest == 0) | (rest > mult - (hi - lo))
+    if not fits.any():
+        return None
+    j = offset + 256 * int(t[int(np.argmax(fits))])
+    c = -((-(j * unit + lo)) // mult)  # ceil
+    assert c * mult < j * unit + hi
+    return c, j
 
 
 def single_stage(multiplier: int, shift: int, offset: int, act_min: int, act_max: int, x_min: int,

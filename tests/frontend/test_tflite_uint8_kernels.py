@@ -108,8 +108,8 @@ def _check(layer: Layer, kernel: str, tmp_path: Path, seed: int = 0) -> None:
 
 
 def scalar_kernel(layer: Layer, kernel: str) -> str:
-    """On a scalar core, a pointwise layer of up to 16 input channels runs mote_conv_offset_pointwise_s8."""
-    few = not layer.depthwise and layer.filter == (1, 1) and layer.stride == 1 and layer.in_ch <= 16
+    """On a scalar core, a pointwise layer of up to 64 input channels runs mote_conv_offset_pointwise_s8."""
+    few = not layer.depthwise and layer.filter == (1, 1) and layer.stride == 1 and layer.in_ch <= 64
     return "mote_conv_offset_pointwise_s8" if few and kernel == "mote_conv_offset_blocked_s8" else kernel
 
 

@@ -243,10 +243,10 @@ def core_kernel(case: Case, core: Core) -> str:
 
 
 def core_kernels(case: Case, core: Core) -> set[str]:
-    """core_kernel, and on a scalar core for a pointwise layer with up to 16 input channels the pointwise kernel,
+    """core_kernel, and on a scalar core for a pointwise layer with up to 64 input channels the pointwise kernel,
     which takes it where each channel has a one-multiply output stage (mote.ops.output_single)."""
     kernel = core_kernel(case, core)
-    few = case.filt == (1, 1) and case.stride == (1, 1) and case.in_ch <= 16 and kernel == "mote_conv_blocked_s8"
+    few = case.filt == (1, 1) and case.stride == (1, 1) and case.in_ch <= 64 and kernel == "mote_conv_blocked_s8"
     return {kernel, "mote_conv_pointwise_s8"} if few else {kernel}
 
 

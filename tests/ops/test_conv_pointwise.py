@@ -82,7 +82,7 @@ def pointwise(hw: tuple[int, int], in_ch: int, out_ch: int, activation: str, bat
     return Case(batches, hw, in_ch, out_ch, (1, 1), in_ch, (1, 1), (1, 1), "SAME", activation, True, True)
 
 
-CASES = [  # pixel counts 15, 9, 6, 1, 35, 4, 18; channels 1-9 and 16
+CASES = [  # pixel counts 15, 9, 6, 1, 35, 4, 18, 12; channels 1-9, 16 and 64
     pointwise((5, 3), 8, 16, "RELU"),
     pointwise((3, 3), 3, 9, "RELU6"),
     pointwise((2, 3), 5, 7, "RELU_N1_TO_1"),
@@ -93,6 +93,7 @@ CASES = [  # pixel counts 15, 9, 6, 1, 35, 4, 18; channels 1-9 and 16
     pointwise((3, 5), 2, 3, "RELU6"),
     pointwise((4, 3), 1, 40, "RELU"),
     pointwise((3, 1), 4, 8, "RELU"),
+    pointwise((4, 3), 64, 10, "RELU6"),
 ]
 
 
@@ -129,7 +130,7 @@ def test_pointwise_declines_output_multipliers_above_one(check_model: Callable[.
 
 def test_pointwise_declines_many_input_channels() -> None:
     rng = np.random.default_rng(3)
-    node = load_tflite(conv_model(pointwise((2, 2), 17, 4, "RELU"), rng), "m").nodes[0]
+    node = load_tflite(conv_model(pointwise((2, 2), 65, 4, "RELU"), rng), "m").nodes[0]
     assert chosen(node, Core.SCALAR) != POINTWISE
 
 
