@@ -28,14 +28,30 @@ static void pack_block(const mote_conv_pointwise_params *p, const int8_t *x, int
   for (int32_t k = 4 * ((c + 1) / 2); k < 4 * pairs; ++k) words[k] = 0;
 }
 
-/* Each packed pixel's sum of taps, from the sum t of its pair words x0 * 2^16 + x1 (modulo 2^32): the low
- * halves' sum b (at most 16 * 128 in magnitude), plus the high halves', (t - b) / 2^16. */
-static void tap_sums(const int32_t *words, int32_t pairs, int32_t sums[4]) {
+/* pack_block for a whole block, each pixel's sum of taps in sums[i] too (the uint8 variant's terms). */
+static void pack_block_sums(const mote_conv_pointwise_params *p, const int8_t *x, int32_t *words, int32_t sums[4]) {
+  const int32_t c = p->in_ch;
+  const int8_t *x0 = x, *x1 = x + c, *x2 = x + 2 * c, *x3 = x + 3 * c;
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, *w = words;
+  for (int32_t k = 0; k + 1 < c; k += 2, w += 4, x0 += 2, x1 += 2, x2 += 2, x3 += 2) {
+    const int32_t a0 = x0[0], b0 = x0[1], a1 = x1[0], b1 = x1[1], a2 = x2[0], b2 = x2[1], a3 = x3[0], b3 = x3[1];
+    w[0] = a0 * 65536 + b0, w[1] = a1 * 65536 + b1, w[2] = a2 * 65536 + b2, w[3] = a3 * 65536 + b3;
+    s0 += a0 + b0, s1 += a1 + b1, s2 += a2 + b2, s3 += a3 + b3;
+  }
+  if (c % 2 != 0) {
+    w[0] = x0[0] * 65536, w[1] = x1[0] * 65536, w[2] = x2[0] * 65536, w[3] = x3[0] * 65536;
+    s0 += x0[0], s1 += x1[0], s2 += x2[0], s3 += x3[0];
+  }
+  for (int32_t k = 4 * ((c + 1) / 2); k < 4 * p->pairs; ++k) words[k] = 0;
+  sums[0] = s0, sums[1] = s1, sums[2] = s2, sums[3] = s3;
+}
+
+/* A short block's sums of taps (its missing pixels' 0). */
+static void short_sums(const int8_t *x, int32_t c, int32_t count, int32_t sums[4]) {
   for (int32_t i = 0; i < 4; ++i) {
-    uint32_t t = 0;
-    for (int32_t k = 0; k < pairs; ++k) t += (uint32_t)words[4 * k + i];
-    const int32_t b = (int32_t)(t << 16) >> 16;
-    sums[i] = ((int32_t)(t - (uint32_t)b) >> 16) + b;
+    int32_t sum = 0;
+    for (int32_t d = 0; i < count && d < c; ++d) sum += x[i * c + d];
+    sums[i] = sum;
   }
 }
 
@@ -80,8 +96,11 @@ static void whole_blocks(const mote_conv_pointwise_params *p, const int8_t *inpu
     const int32_t n = whole - done < MOTE_CONV_POINTWISE_CHUNK ? whole - done : MOTE_CONV_POINTWISE_CHUNK;
     const int32_t first = p->reverse ? whole - done - n : done;
     for (int32_t b = 0; b < n; ++b) {
-      pack_block(p, input + (first + b) * 4 * c, 4, at->words + b * block_words);
-      if (p->terms) tap_sums(at->words + b * block_words, p->pairs, sums + 4 * b);
+      if (p->terms) {
+        pack_block_sums(p, input + (first + b) * 4 * c, at->words + b * block_words, sums + 4 * b);
+      } else {
+        pack_block(p, input + (first + b) * 4 * c, 4, at->words + b * block_words);
+      }
     }
     outputs(p, at->words, sums, n, output + first * 4 * m, m, at->part);
     done += n;
@@ -93,7 +112,7 @@ static void short_block(const mote_conv_pointwise_params *p, const int8_t *input
   const int32_t px = p->pixels / 4 * 4, count = p->pixels - px, m = p->out_ch;
   int32_t sums[4] = {0, 0, 0, 0};
   pack_block(p, input + px * p->in_ch, count, at->words);
-  if (p->terms) tap_sums(at->words, p->pairs, sums);
+  if (p->terms) short_sums(input + px * p->in_ch, p->in_ch, count, sums);
   outputs(p, at->words, sums, 1, at->staged, m, at->part);
   for (int32_t k = 0; k < count * m; ++k) output[px * m + k] = at->staged[k];
 }
