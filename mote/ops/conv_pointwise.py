@@ -2,13 +2,15 @@
 
 Each output of such a layer has only in_ch taps (8 in the first pointwise layer of MobileNetV1 0.25, Visual Wake
 Words' network), so the blocked kernel's output stage, ten instructions an output through TFLite's two roundings'
-shortcuts, costs more than a tap pair's products (and still a fifth of an output's work at 32 or 64 taps).
-This kernel runs the same inner loop (four pixels by four output
-channels, two taps per multiply, groups of four taps sharing a rounding where the weights allow: mote.ops.pair_groups)
-and requantizes with one multiply (mote.ops.output_single): for each channel, its constants are found at compile
-time and proven exact on every accumulator the layer can reach, so an output takes two compares, the high word of
-one product and a byte store. A layer where a channel has no such constants (a left shift; accumulators too wide
-for the constant to fit) keeps the blocked kernel.
+shortcuts, costs more than a tap pair's products (and still a fifth of an output's work at 32 or 64 taps). This
+kernel runs the same inner loop (four pixels by four output channels, two taps per multiply, groups of four taps
+sharing a rounding where the weights allow: mote.ops.pair_groups), over four blocks of pixels per call, and
+requantizes with one multiply (mote.ops.output_single): for each channel, its constants are found at compile time
+and proven exact on every accumulator the layer can reach, so an output takes two compares, the high word of one
+product and a byte store. A layer where a channel has no such constants (a left shift, clamps on both sides of the
+output zero point, accumulators too wide for the constant to fit) keeps the blocked kernel. Legacy uint8 layers
+whose weights have a zero point take the same loop on split weights (mote.ops.filter_offset_conv), each pixel's
+sum of taps times the channel's sum scale at the start: mote_conv_offset_pointwise_s8.
 """
 
 from __future__ import annotations
