@@ -5,7 +5,8 @@
 /* Each pair by itself (mote_pair_dot): exact for every group, so the same sums as the assembly's shared
  * roundings, which it takes only where they are exact; the runs only say where those are. */
 void mote_dot_pairs_single_4x4_s8(const int32_t *x, const int32_t *weights, int32_t groups, const int32_t *runs,
-                                  const int32_t *biases, int32_t quads, const mote_block_out *how, int32_t blocks) {
+                                  const int32_t *biases, int32_t quads, const mote_block_out *how,
+                                  int32_t blocks) {
   (void)runs;
   const int32_t *w0 = weights, *bias0 = biases;
   for (int32_t b = 0; b < blocks; ++b, x += 8 * groups) {

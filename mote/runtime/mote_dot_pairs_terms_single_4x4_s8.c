@@ -4,9 +4,9 @@
 
 /* Each pair by itself (mote_pair_dot): exact for every group, so the same sums as the assembly's shared
  * roundings, which it takes only where they are exact; the runs only say where those are. */
-void mote_dot_pairs_terms_single_4x4_s8(const int32_t *x, const int32_t *weights, int32_t groups, const int32_t *runs,
-                                        const int32_t *biases, int32_t quads, const mote_block_out *how,
-                                        const int32_t *all_sums, int32_t blocks) {
+void mote_dot_pairs_terms_single_4x4_s8(const int32_t *x, const int32_t *weights, int32_t groups,
+                                        const int32_t *runs, const int32_t *biases, int32_t quads,
+                                        const mote_block_out *how, const int32_t *all_sums, int32_t blocks) {
   (void)runs;
   const int32_t *w0 = weights, *bias0 = biases, *sums0 = all_sums;
   for (int32_t b = 0; b < blocks; ++b, x += 8 * groups) {
