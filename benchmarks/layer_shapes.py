@@ -44,6 +44,7 @@ LAYERS = (
     Layer("conv 7x1", "conv", (17, 17, 16), 16, (7, 1)),
     Layer("conv 3x1", "conv", (25, 5, 16), 16, (3, 1)),
     Layer("conv 4x4, stride 2", "conv", (32, 32, 8), 16, (4, 4), (2, 2)),
+    Layer("pointwise 1x1, 8 input channels (VWW's first)", "conv", (48, 48, 8), 16),
     Layer("depthwise 3x3 (VWW's second)", "depthwise", (48, 48, 16), 1, (3, 3)),
     Layer("depthwise 3x3, stride 2 (VWW's third)", "depthwise", (48, 48, 32), 1, (3, 3), (2, 2)),
     Layer("depthwise 5x5", "depthwise", (24, 24, 32), 1, (5, 5)),

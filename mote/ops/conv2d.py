@@ -15,7 +15,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import blocked_16x8, blocked_f32, conv2d_f32, filter_offset_conv, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, conv2d_f32, conv_pointwise, filter_offset_conv, weighted_16x8
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -87,11 +87,12 @@ BY_DTYPE = {DType.INT16: weighted_16x8.CONV, DType.INT8: (check_conv2d, prepare,
             DType.FLOAT32: (conv2d_f32.check, conv2d_f32.prepare, conv2d_f32.reference)}
 
 # The int8 table with the split-weights record after the scalar-only ones (the blocked kernels), for weights
-# that reach -128.
+# that reach -128; the pointwise kernel with few input channels before the blocked ones.
 _SCALAR_FIRST = next(i for i, k in enumerate(KERNELS) if k.cores != frozenset({Core.SCALAR}))
+_BLOCKED = next(i for i, k in enumerate(KERNELS) if "mote_dot_pairs_4x4_s8" in k.twins)
 INT8_KERNELS = offset_kernels.with_filter_offset(
-    (*KERNELS[:_SCALAR_FIRST], filter_offset_conv.WIDE_KERNEL, *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV,
-    (filter_offset_conv.KERNEL,))
+    (*KERNELS[:_BLOCKED], conv_pointwise.KERNEL, *KERNELS[_BLOCKED:_SCALAR_FIRST], filter_offset_conv.WIDE_KERNEL,
+     *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV, (conv_pointwise.OFFSET_KERNEL, filter_offset_conv.KERNEL))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 TABLE = (blocked_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, blocked_f32.CONV_KERNEL, conv2d_f32.KERNEL, *INT8_KERNELS)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,

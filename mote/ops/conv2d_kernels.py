@@ -7,7 +7,9 @@ pixels by up to four output channels, each input byte loaded once for them); one
 vector kernels below would take it) and weights in [-127, 127] runs register-blocked:
   mote_conv_ring_s8    three filter columns at stride 1 or 2 across, channels in pairs: windows read
                        in place from a ring of the input rows they need, packed two channels a word;
-  mote_conv_blocked_s8 any other: windows packed into scratch (same padding rule as im2col).
+  mote_conv_blocked_s8 any other: windows packed into scratch (same padding rule as im2col); before it, a
+                       1x1 at stride 1 with up to 64 input channels takes its inner loop with a one-multiply
+                       output stage where every channel has one (mote_conv_pointwise_s8, mote.ops.conv_pointwise).
 Both keep four pixels by four output channels in registers, two taps per multiply and four per
 rounding where the weights allow (mote.ops.pair_groups), with weights packed at compile time.
 On an x86-64 host with AVX-512 VNNI, an ungrouped convolution whose unsigned-input accumulators fit
@@ -326,7 +328,7 @@ def _ring_overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
     return [(0, Overlap(at_most=min(bounds, default=p.out_h * out_row)))]
 
 
-def _blocked_overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
+def blocked_overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
     """The blocked kernel at 1x1 and stride 1 writes a block of four pixels once it has read theirs:
     forwards when a pixel's output is no larger than its input, else backwards."""
     if not p.pointwise:
@@ -344,7 +346,7 @@ KERNELS = (
     Kernel("mote_conv_ring_s8", SCALAR, _pack_ring, _accepts_ring, _ring_scratch, _ring_overlap,
            twins=("mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8"),
            scratch_why="a ring of the last input rows, packed as channel pairs"),
-    Kernel("mote_conv_blocked_s8", SCALAR, _pack_blocked, _accepts_blocked, _blocked_scratch, _blocked_overlap,
+    Kernel("mote_conv_blocked_s8", SCALAR, _pack_blocked, _accepts_blocked, _blocked_scratch, blocked_overlap,
            twins=("mote_dot_pairs_4x4_s8",), scratch_why="the gathered windows of a block of four pixels"),
     Kernel("mote_conv_vnni_s8", frozenset({Core.VNNI}), _pack_vnni, _accepts_vnni, _vnni_scratch,
            scratch_why="the input plane padded and sign-flipped for AVX-512 VNNI's unsigned-by-signed dot product"),

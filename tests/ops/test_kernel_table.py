@@ -12,7 +12,7 @@ import pytest
 
 import mote
 from mote.frontend.tflite import load_tflite
-from mote.ops import OPS, filter_offset_conv
+from mote.ops import OPS, conv_pointwise, filter_offset_conv
 from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
 from mote.ops.registry import Core, choose_kernel
@@ -68,6 +68,9 @@ def former_choice(p: ConvParams, core: Core) -> str:
     if core is Core.SCALAR and p.in_ch == 1 and p.out_ch < 32 and complete:
         return "mote_conv_plane_s8"
     if core is Core.SCALAR and vector != "mote_conv_s8" and int(p.weights.min(initial=0)) >= -127:
+        # Since: a pointwise layer with few input channels whose channels all have one-multiply output stages.
+        if p.pointwise and conv_pointwise.accepts(None, p) is None:  # type: ignore[arg-type]
+            return "mote_conv_pointwise_s8"
         ring = (p.filter_w == 3 and p.stride_w in (1, 2) and p.dilation_h == p.dilation_w == 1 and p.in_ch % 2 == 0)
         return "mote_conv_ring_s8" if ring else "mote_conv_blocked_s8"
     if core is Core.SCALAR and int(p.weights.min(initial=0)) < -127 and p.groups == 1:
@@ -105,6 +108,6 @@ def test_declined_kernels_say_why() -> None:
     assert choice.declined == (("mote_conv_1x1_s8", "not 1x1 at stride 1"), ("mote_conv_im2col_s8", "groups != 1"),
                                ("mote_conv_rows_s8", "groups != 1"))
     scalar = choose_kernel(op, node, op.prepare(node), Core.SCALAR)
-    assert [func for func, _ in scalar.declined[:3]] == ["mote_conv_plane_s8", "mote_conv_ring_s8",
-                                                         "mote_conv_blocked_s8"]
+    assert [func for func, _ in scalar.declined[:4]] == ["mote_conv_plane_s8", "mote_conv_ring_s8",
+                                                         "mote_conv_pointwise_s8", "mote_conv_blocked_s8"]
     assert "mote_conv_vnni_s8" not in dict(scalar.declined)  # it does not serve a scalar core

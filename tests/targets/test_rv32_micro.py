@@ -28,9 +28,11 @@ from tests.ops.test_conv2d import Case, conv_chain_model
 # With a left shift the output scales shrink down the chain: RELU6 comes first, where 6 / scale fits int32.
 CHAIN = [
     Case(1, (9, 13), 6, 10, (3, 3), 6, (1, 1), (1, 1), "SAME", "RELU6", True, True),  # ring, stride 1
-    Case(1, (9, 13), 10, 7, (2, 3), 10, (2, 2), (1, 1), "VALID", "NONE", True, True),  # ring, stride 2
-    Case(1, (4, 6), 7, 22, (1, 1), 7, (1, 1), (1, 1), "VALID", "RELU", True, False),  # pointwise, growing
-    Case(1, (4, 6), 22, 6, (1, 1), 22, (1, 1), (1, 1), "VALID", "NONE", False, True),  # pointwise, shrinking
+    Case(1, (9, 13), 10, 65, (2, 3), 10, (2, 2), (1, 1), "VALID", "NONE", True, True),  # ring, stride 2
+    # pointwise, growing then shrinking (over 64 input channels: fewer take mote_conv_pointwise_s8,
+    # tests/ops/test_conv_pointwise.py)
+    Case(1, (4, 6), 65, 66, (1, 1), 65, (1, 1), (1, 1), "VALID", "RELU", True, False),
+    Case(1, (4, 6), 66, 6, (1, 1), 66, (1, 1), (1, 1), "VALID", "NONE", False, True),
     Case(1, (4, 6), 6, 5, (2, 2), 6, (1, 1), (1, 1), "SAME", "RELU", True, True),  # blocked, 2x2
     Case(1, (4, 6), 5, 9, (1, 3), 5, (1, 2), (1, 1), "SAME", "NONE", True, True),  # blocked, odd channels
 ]

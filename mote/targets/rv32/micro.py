@@ -173,6 +173,30 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
     return code, cold
 
 
+SINGLE_ROW_BYTES = 16  # a one-multiply output-stage row (mote_output_single.h): low, high, multiplier, 0
+
+
+def store_single(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
+    """store's sixteen outputs through one-multiply rows (mote.ops.output_single): act_min below the row's low,
+    act_max from its high on, else the low byte of the high word of the accumulator times its multiplier.
+    Registers: a0, a1, a7 and a6 the four pixels' outputs, a2-a4 low, high and multiplier, a5 the rows, t0/t1
+    act_min and act_max, t2 the product."""
+    slot = frame.slot
+    pixel = ["a0", "a1", "a7", "a6"]
+    code = [f"lw a0, {slot['out']}(sp)", f"lw t2, {slot['how']}(sp)", f"lw a6, {M}(t2)", f"lw t0, {LO}(t2)",
+            f"lw t1, {HI}(t2)", f"lw a5, {slot['stage']}(sp)", "add a1, a0, a6", "add a7, a1, a6", "add a6, a7, a6"]
+    cold: list[str] = []
+    for q in range(4):
+        code += [f"lw a{2 + k}, {SINGLE_ROW_BYTES * q + 4 * k}(a5)" for k in range(3)]
+        for i in range(4):
+            r, label = acc(i, q), f"{tag}{q}{i}"
+            code += [f"blt {r}, a2, {label}_low", f"bge {r}, a3, {label}_high", f"mulh t2, {r}, a4",
+                     f"sb t2, {q}({pixel[i]})", f"{label}_done:"]
+            cold += [f"{label}_low:", f"sb t0, {q}({pixel[i]})", f"j {label}_done", f"{label}_high:",
+                     f"sb t1, {q}({pixel[i]})", f"j {label}_done"]
+    return code, cold
+
+
 def function(name: str, doc: str, body: list[str]) -> str:
     head = [f"/* {line} */" if line else "" for line in doc.splitlines()]
     lines = [*head, f"  .section .text.{name}, \"ax\", @progbits", f"  .globl {name}",
@@ -183,12 +207,15 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4(terms: bool = False) -> str:
+def pairs_4x4(terms: bool = False, single: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
-    accumulator's start."""
+    accumulator's start; with `single`, the outputs through one-multiply rows (store_single), for `blocks`
+    blocks of pixels one after the other (block_loop): mote_dot_pairs_single_4x4_s8(..., blocks a7) and
+    mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack)."""
+    blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
-                  *(["terms"] if terms else []))
+                  *(["terms"] if terms else []), *blocked)
     slot = frame.slot
     begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2")] if terms else start("a4")
     bias_step = 32 if terms else 16  # with terms, each four filters' biases then their scales
@@ -201,11 +228,14 @@ def pairs_4x4(terms: bool = False) -> str:
     shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
-    outputs, cold = store(frame, ".Lt" if terms else ".Lp")
+    tag = (".Lt" if terms else ".Lp") + ("s" if single else "")
+    outputs, cold = store_single(frame, tag) if single else store(frame, tag)
+    row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
+    begin_blocks, next_block = block_loop(frame, terms) if single else ([], [])
     body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
             f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
             f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
-            f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)",
+            f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)", *begin_blocks,
             "0:", "/* the next four filters: their bias, the window from its start */",
             f"lw a4, {slot['bias']}(sp)", *begin, f"addi a4, a4, {bias_step}", f"sw a4, {slot['bias']}(sp)",
             f"lw a0, {slot['x']}(sp)",
@@ -218,12 +248,35 @@ def pairs_4x4(terms: bool = False) -> str:
             "5:", f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", "bne a0, a2, 1b",
             f"sw a1, {slot['w']}(sp)", *outputs,
             f"lw a2, {slot['out']}(sp)", "addi a2, a2, 4", f"sw a2, {slot['out']}(sp)",
-            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * ROW_BYTES}", f"sw a2, {slot['stage']}(sp)",
+            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * row_bytes}", f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
-            "bnez a2, 0b", *frame.restore(), *cold]
+            "bnez a2, 0b", *next_block, *frame.restore(), *cold]
+    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single else ''}_4x4_s8"
+    return function(name, PAIRS_SINGLE_DOC.format(name=name) if single else PAIRS_TERMS_DOC if terms else PAIRS_DOC,
+                    body)
+
+
+def block_loop(frame: Frame, terms: bool) -> tuple[list[str], list[str]]:
+    """The single variants' loop over `blocks` blocks of four pixels (a7, or the first stack argument with
+    terms): each block's windows right after the last's, its outputs four pixels on, its sums four words on;
+    every block from the first filters on. Returns the code before the filters' loop and after it."""
+    slot = frame.slot
+    blocks = f"lw a2, {frame.size}(sp)" if terms else "mv a2, a7"
+    keep = [blocks, f"sw a2, {slot['blocks']}(sp)", f"lw a2, {slot['out']}(sp)", f"sw a2, {slot['base']}(sp)",
+            f"sw a1, {slot['w0']}(sp)", f"lw a2, {slot['runs']}(sp)", f"sw a2, {slot['runs0']}(sp)",
+            f"lw a2, {slot['bias']}(sp)", f"sw a2, {slot['bias0']}(sp)", f"lw a2, {slot['quads']}(sp)",
+            f"sw a2, {slot['quads0']}(sp)", "6:", "/* the next block: from the first filters */"]
+    for name in ("runs", "bias", "quads"):
+        keep += [f"lw a2, {slot[name + '0']}(sp)", f"sw a2, {slot[name]}(sp)"]
+    keep += [f"lw a1, {slot['w0']}(sp)", f"lw a2, {slot['base']}(sp)", f"sw a2, {slot['out']}(sp)",
+             f"lw a2, {slot['how']}(sp)", f"lw a2, {STAGE}(a2)", f"sw a2, {slot['stage']}(sp)"]
+    step = [f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", f"sw a2, {slot['x']}(sp)",
+            f"lw a2, {slot['base']}(sp)", f"lw a3, {slot['how']}(sp)", f"lw a3, {M}(a3)", "slli a3, a3, 2",
+            "add a2, a2, a3", f"sw a2, {slot['base']}(sp)"]
     if terms:
-        return function("mote_dot_pairs_terms_4x4_s8", PAIRS_TERMS_DOC, body)
-    return function("mote_dot_pairs_4x4_s8", PAIRS_DOC, body)
+        step += [f"lw a2, {slot['terms']}(sp)", "addi a2, a2, 16", f"sw a2, {slot['terms']}(sp)"]
+    step += [f"lw a2, {slot['blocks']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['blocks']}(sp)", "bnez a2, 6b"]
+    return keep, step
 
 
 def shared_pixels(i: int) -> list[str]:
@@ -245,6 +298,11 @@ four filters about 70 to start and to read their output stages, per call 30."""
 PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
 accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
 filters."""
+
+
+PAIRS_SINGLE_DOC = """{name} ({name}.h): the pairs loop above, each output through its channel's one-multiply
+row (mote_output_single.h): 4 operations when not clamped, 4 when clamped (out of line), per four filters 12 to
+read their rows and 12 to start."""
 
 
 def ring(stride: int) -> str:
@@ -314,7 +372,8 @@ to pick the kind and loop; per filter row 11; per output 10 through the shortcut
 FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
 FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_ring_s1_4x4_s8",
-             "mote_dot_ring_s2_4x4_s8", "mote_depthwise_band_s8")
+             "mote_dot_ring_s2_4x4_s8", "mote_dot_pairs_single_4x4_s8", "mote_dot_pairs_terms_single_4x4_s8",
+             "mote_depthwise_band_s8")
 
 
 def _depthwise(shapes: list[tuple[int, ...]], wide: bool) -> list[str]:
@@ -334,6 +393,8 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
     head = ["/* The scalar kernels' inner loops for rv32im, generated by mote (mote/targets/rv32/micro.py).",
             " * Each function's C twin, with the same semantics, is in mote/, for other targets. */", ""]
     make = {"mote_dot_pairs_4x4_s8": pairs_4x4, "mote_dot_pairs_terms_4x4_s8": lambda: pairs_4x4(terms=True),
+            "mote_dot_pairs_single_4x4_s8": lambda: pairs_4x4(single=True),
+            "mote_dot_pairs_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True),
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
