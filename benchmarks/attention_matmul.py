@@ -62,7 +62,7 @@ def measure(shape: Shape, work: Path) -> dict[str, object]:
 def report(work: Path) -> list[str]:
     rows = [measure(shape, work) for shape in SHAPES]
     return [
-        "## Attention-shaped int8 BATCH_MATMUL on rv32", "",
+        "## Attention-shaped int8 BATCH_MATMUL on rv32 (issue 17)", "",
         "Two int8 activations (zero points -3 and 5), built by `benchmarks/attention_matmul.py`; instructions "
         f"counted between the layer's profiler marks, zig -O2, kernels for a scalar core. Goal: at most {GOAL:g} "
         "instructions per MAC.", "",

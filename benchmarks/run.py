@@ -17,7 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from dla import dla_report  # benchmarks/dla.py, host_timing.py, layer_shapes.py and onnx_cnns.py, beside this script
+from attention_matmul import report as attention_report  # benchmarks/*.py, beside this script
+from dla import dla_report
 from host_timing import host_cores, host_us
 from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
@@ -270,6 +271,8 @@ def main() -> int:
         operator_set = operator_set_report(Path(tmp))
         print("measuring real-model layer shapes on rv32 ...", file=sys.stderr)
         layers = layer_shapes_report(Path(tmp))
+        print("measuring attention-shaped matrix products on rv32 ...", file=sys.stderr)
+        attention = attention_report(Path(tmp))
         print("measuring the tiny language model ...", file=sys.stderr)
         tiny_lm = [*tiny_lm_report(measure_tiny_lm(Path(tmp))), ""]
     text = "\n".join([
@@ -279,7 +282,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_sections(), *tiny_lm])
+        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0
