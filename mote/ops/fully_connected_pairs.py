@@ -1,0 +1,91 @@
+"""mote_fully_connected_pairs_s8: int8 FULLY_CONNECTED on scalar cores, two products per multiply.
+
+The weights are packed at compile time as pair words w[o][2k] + w[o][2k + 1] * 2^16 (mote_pair_dot), per
+block of sixteen output rows and per group of four inputs: the sixteen rows' first words, then their
+second. A group shares one rounding for its two words (mote_pair_dot2) when its four products fit 16 bits
+for every input in all sixteen rows (mote.ops.pair_groups.fits); each block lists its groups as runs,
+(groups sharing, groups not). The kernel takes layers whose output depth is a multiple of 16, whose
+accumulation depth is a multiple of 4, and whose weights lie in [-127, 127] (a pair's products then stay
+in [-2^15, 2^15)); the blocked kernel takes the others.
+
+The pair words take twice the flash of the int8 weights, so the kernel takes a layer only while its words
+stay within MAX_WORDS_BYTES: larger layers keep their int8 weights in the blocked kernel, and models near
+their target's flash keep fitting it (the bundled language model's 512-wide MLP layers, doubled, would
+not fit rv32's 2 MiB).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mote.ir import Node
+from mote.ops.conv2d_kernels import pair_words
+from mote.ops.output_stage import output_multipliers
+from mote.ops.pair_groups import fits
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+
+ROWS = 16  # output rows per block
+GROUP = 4  # inputs per group: two pair words
+MAX_RUN = 2**16 - 1  # a run's count is a uint16_t
+MAX_WORDS_BYTES = 64 << 10  # the largest layer's pair words
+# The functions below take mote.ops.fully_connected.FullyConnectedParams (typed Any: that module imports this one).
+
+
+def accepts(node: Node, p: Any) -> str | None:
+    if p.out_depth % ROWS:
+        return f"output depth {p.out_depth} is not a multiple of {ROWS}"
+    if p.accum_depth % GROUP:
+        return f"accumulation depth {p.accum_depth} is not a multiple of {GROUP}"
+    if p.accum_depth // GROUP > MAX_RUN:
+        return f"accumulation depth {p.accum_depth} is over {GROUP * MAX_RUN}"
+    if 2 * p.weights.size > MAX_WORDS_BYTES:
+        return f"its pair words would take {2 * p.weights.size} bytes of flash, over {MAX_WORDS_BYTES}"
+    if int(p.weights.min(initial=0)) < -127:
+        return "a weight is -128 (a pair of products could reach 2^15)"
+    return None
+
+
+def runs(shared: np.ndarray) -> list[int]:
+    """shared: bool [groups] of one block; its (sharing, not sharing) counts, in order."""
+    counts = [[0, 0]]
+    for share in shared:
+        if share and counts[-1][1] > 0:
+            counts.append([0, 0])
+        counts[-1][0 if share else 1] += 1
+    return [n for pair in counts for n in pair]
+
+
+def pack_weights(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """weights: int8 [out_depth, accum_depth]; the pair words [blocks][groups][2][16] and the runs."""
+    out_depth, depth = weights.shape
+    blocks, groups = out_depth // ROWS, depth // GROUP
+    w = np.asarray(weights, np.int64).reshape(blocks, ROWS, groups, GROUP)
+    words = pair_words(w).reshape(blocks, ROWS, groups, 2).transpose(0, 2, 3, 1)
+    shared = fits(w).all(axis=1)  # [blocks, groups]
+    all_runs = [n for block in shared for n in runs(block)]
+    return words.reshape(-1).astype(np.int32), np.array(all_runs, np.uint16)
+
+
+def scratch_bytes(node: Node, p: Any) -> int:
+    return 2 * p.accum_depth
+
+
+def pack(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    words, block_runs = pack_weights(p.weights)
+    left_mul, right_mul = output_multipliers(p.shift)
+    fields: dict[str, int | str] = {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+        "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
+        "act_max": p.act_max, "weights": em.const(words, "weights"), "runs": em.const(block_runs, "runs"),
+        "bias": em.const(p.folded_bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
+        "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}
+    return CCall("mote_fully_connected_pairs_s8", "mote_fully_connected_pairs_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+KERNEL = Kernel("mote_fully_connected_pairs_s8", frozenset({Core.SCALAR}), pack, accepts=accepts,
+                scratch_bytes=scratch_bytes, scratch_why="the input packed in pair words")

@@ -1,0 +1,60 @@
+"""mote_fully_connected_pairs_s8 against TFLite Micro: blocks of sixteen rows whose groups of four inputs
+share a rounding or not (runs of both kinds), per-tensor and per-channel weights, several rows."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+from mote.ops.fully_connected_pairs import pack_weights, runs
+from mote.ops.registry import Core
+from tests.ops.kernel_util import chosen
+from tests.ops.test_fully_connected import Case, fc_model
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fully_connected_pairs_matches_tflm(seed: int, check_model: Callable[..., object]) -> None:
+    rng = np.random.default_rng(5100 + seed)
+    depth, out_depth = 4 * int(rng.integers(1, 40)), 16 * int(rng.integers(1, 4))
+    case = Case((1 + seed % 3, depth), depth, out_depth, False, str(rng.choice(["NONE", "RELU"])), seed % 2 == 0,
+                0, seed != 3)
+    graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_pairs_s8"
+
+
+def test_fully_connected_pairs_declines_a_filter_offset_of_minus_128(check_model: Callable[..., object]) -> None:
+    """A negative filter zero point lets a weight be -128: the blocked kernel takes the layer."""
+    rng = np.random.default_rng(5200)
+    graph = check_model(fc_model(Case((2, 32), 32, 16, False, "NONE", False, -9, True), rng), seeds=2,
+                        sanitize=True, core=Core.SCALAR)
+    node = graph.nodes[0]
+    if int(node.inputs[1].data.min()) == -128:
+        assert chosen(node, Core.SCALAR) == "mote_fully_connected_blocked_s8"
+    else:
+        assert chosen(node, Core.SCALAR) == "mote_fully_connected_pairs_s8"
+
+
+def test_fully_connected_pairs_small_weights_share(check_model: Callable[..., object]) -> None:
+    """Small weights: every group shares its rounding; then weights of mixed sizes, runs of both kinds; a
+    filter zero point on top."""
+    rng = np.random.default_rng(5300)
+    case = Case((2, 64), 64, 32, False, "NONE", False, 3, True)
+    for weight_max in (60, 90):
+        graph = check_model(fc_model(case, rng, weight_max=weight_max), seeds=2, sanitize=True, core=Core.SCALAR)
+        assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_pairs_s8"
+    model = fc_model(case, rng)
+    graph = check_model(model, seeds=2, sanitize=True, core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_pairs_s8"
+
+
+def test_runs_alternate_and_count_every_group() -> None:
+    assert runs(np.array([True, True, False, True, False, False])) == [2, 1, 1, 2]
+    assert runs(np.array([False, True])) == [0, 1, 1, 0]
+    small = np.full((16, 8), 5, np.int8)
+    big = np.full((16, 8), 120, np.int8)
+    words, block_runs = pack_weights(np.concatenate([small, big]))
+    assert block_runs.tolist() == [2, 0, 0, 2]
+    assert words.size == 2 * 16 * 8 // 2
+    assert words[0] == 5 + 5 * 65536
