@@ -8,10 +8,12 @@ for every input in all sixteen rows (mote.ops.pair_groups.fits); each block list
 accumulation depth is a multiple of 4, and whose weights lie in [-127, 127] (a pair's products then stay
 in [-2^15, 2^15)); the blocked kernel takes the others.
 
-The pair words take twice the flash of the int8 weights, so the kernel takes a layer only while its words
-stay within MAX_WORDS_BYTES: larger layers keep their int8 weights in the blocked kernel, and models near
-their target's flash keep fitting it (the bundled language model's 512-wide MLP layers, doubled, would
-not fit rv32's 2 MiB).
+The pair words take twice the flash of the int8 weights, so a layer whose words are over MAX_WORDS_BYTES is
+taken only when at least SHARED_FRACTION of its groups share their roundings, where the extra flash buys the
+most instructions (deep layers, whose weights are small next to their row's largest); the other large
+layers keep their int8 weights in the blocked kernel, and models near their target's flash keep fitting it
+(the bundled language model's 512-wide MLP layers, all doubled, would not fit rv32's 2 MiB; its down
+projections, 512 deep, share 81-86 % of their groups and are taken).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from mote.ops.registry import CCall, Core, Emitter, Kernel
 ROWS = 16  # output rows per block
 GROUP = 4  # inputs per group: two pair words
 MAX_RUN = 2**16 - 1  # a run's count is a uint16_t
-MAX_WORDS_BYTES = 64 << 10  # the largest layer's pair words
+MAX_WORDS_BYTES = 64 << 10  # the largest layer's pair words taken whatever its groups
+SHARED_FRACTION = 0.75  # the share of groups sharing roundings that a larger layer needs
 # The functions below take mote.ops.fully_connected.FullyConnectedParams (typed Any: that module imports this one).
 
 
@@ -40,11 +43,19 @@ def accepts(node: Node, p: Any) -> str | None:
         return f"accumulation depth {p.accum_depth} is not a multiple of {GROUP}"
     if p.accum_depth // GROUP > MAX_RUN:
         return f"accumulation depth {p.accum_depth} is over {GROUP * MAX_RUN}"
-    if 2 * p.weights.size > MAX_WORDS_BYTES:
-        return f"its pair words would take {2 * p.weights.size} bytes of flash, over {MAX_WORDS_BYTES}"
     if int(p.weights.min(initial=0)) < -127:
         return "a weight is -128 (a pair of products could reach 2^15)"
+    if 2 * p.weights.size > MAX_WORDS_BYTES and (shared := shared_groups(p.weights).mean()) < SHARED_FRACTION:
+        return (f"its pair words would take {2 * p.weights.size} bytes of flash, over {MAX_WORDS_BYTES}, for "
+                f"{shared:.0%} of groups sharing their roundings, under {SHARED_FRACTION:.0%}")
     return None
+
+
+def shared_groups(weights: np.ndarray) -> np.ndarray:
+    """weights: int8 [out_depth, accum_depth] (multiples of 16 and 4); whether each block's groups share, bool
+    [blocks, groups]."""
+    out_depth, depth = weights.shape
+    return fits(np.asarray(weights, np.int64).reshape(out_depth // ROWS, ROWS, depth // GROUP, GROUP)).all(axis=1)
 
 
 def runs(shared: np.ndarray) -> list[int]:
@@ -63,8 +74,7 @@ def pack_weights(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     blocks, groups = out_depth // ROWS, depth // GROUP
     w = np.asarray(weights, np.int64).reshape(blocks, ROWS, groups, GROUP)
     words = pair_words(w).reshape(blocks, ROWS, groups, 2).transpose(0, 2, 3, 1)
-    shared = fits(w).all(axis=1)  # [blocks, groups]
-    all_runs = [n for block in shared for n in runs(block)]
+    all_runs = [n for block in shared_groups(weights) for n in runs(block)]
     return words.reshape(-1).astype(np.int32), np.array(all_runs, np.uint16)
 
 

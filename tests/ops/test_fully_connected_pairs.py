@@ -4,11 +4,19 @@ share a rounding or not (runs of both kinds), per-tensor and per-channel weights
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from mote.ops.fully_connected_pairs import pack_weights, runs
+from mote.ops.fully_connected_pairs import (
+    MAX_WORDS_BYTES,
+    SHARED_FRACTION,
+    accepts,
+    pack_weights,
+    runs,
+    shared_groups,
+)
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
 from tests.ops.test_fully_connected import Case, fc_model
@@ -58,3 +66,17 @@ def test_runs_alternate_and_count_every_group() -> None:
     assert block_runs.tolist() == [2, 0, 0, 2]
     assert words.size == 2 * 16 * 8 // 2
     assert words[0] == 5 + 5 * 65536
+
+
+def test_large_layers_need_most_groups_sharing() -> None:
+    """Over MAX_WORDS_BYTES of pair words, a layer is taken only when SHARED_FRACTION of its groups share."""
+    rng = np.random.default_rng(5400)
+    rows = MAX_WORDS_BYTES // (2 * 128) * 2  # twice the largest layer taken whatever its groups
+    small = SimpleNamespace(out_depth=rows, accum_depth=128, weights=rng.integers(-40, 41, (rows, 128)))
+    large = SimpleNamespace(out_depth=rows, accum_depth=128, weights=rng.integers(-127, 128, (rows, 128)))
+    assert shared_groups(small.weights).mean() >= SHARED_FRACTION > shared_groups(large.weights).mean()
+    assert accepts(None, small) is None  # type: ignore[arg-type]
+    reason = accepts(None, large)  # type: ignore[arg-type]
+    assert reason is not None and "bytes of flash" in reason
+    half = SimpleNamespace(out_depth=rows // 2, accum_depth=128, weights=large.weights[: rows // 2])
+    assert accepts(None, half) is None  # type: ignore[arg-type]
