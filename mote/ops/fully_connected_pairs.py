@@ -4,9 +4,10 @@ The weights are packed at compile time as pair words w[o][2k] + w[o][2k + 1] * 2
 block of sixteen output rows and per group of four inputs: the sixteen rows' first words, then their
 second. A group shares one rounding for its two words (mote_pair_dot2) when its four products fit 16 bits
 for every input in all sixteen rows (mote.ops.pair_groups.fits); each block lists its groups as runs,
-(groups sharing, groups not). The kernel takes layers whose output depth is a multiple of 16, whose
-accumulation depth is a multiple of 4, and whose weights lie in [-127, 127] (a pair's products then stay
-in [-2^15, 2^15)); the blocked kernel takes the others.
+(groups sharing, groups not); the input is packed in pair words on the stack (no static RAM). The kernel
+takes layers whose output depth is a multiple of 16, whose accumulation depth is a multiple of 4 up to
+MAX_DEPTH, and whose weights lie in [-127, 127] (a pair's products then stay in [-2^15, 2^15)); the
+blocked kernel takes the others.
 
 The pair words take twice the flash of the int8 weights, so a layer whose words are over MAX_WORDS_BYTES is
 taken only when at least SHARED_FRACTION of its groups share their roundings, where the extra flash buys the
@@ -30,7 +31,7 @@ from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 ROWS = 16  # output rows per block
 GROUP = 4  # inputs per group: two pair words
-MAX_RUN = 2**16 - 1  # a run's count is a uint16_t
+MAX_DEPTH = 1024  # MOTE_FULLY_CONNECTED_PAIRS_MAX_DEPTH: the input packed on the stack, 2 bytes per value
 MAX_WORDS_BYTES = 64 << 10  # the largest layer's pair words taken whatever its groups
 SHARED_FRACTION = 0.75  # the share of groups sharing roundings that a larger layer needs
 # The functions below take mote.ops.fully_connected.FullyConnectedParams (typed Any: that module imports this one).
@@ -41,8 +42,8 @@ def accepts(node: Node, p: Any) -> str | None:
         return f"output depth {p.out_depth} is not a multiple of {ROWS}"
     if p.accum_depth % GROUP:
         return f"accumulation depth {p.accum_depth} is not a multiple of {GROUP}"
-    if p.accum_depth // GROUP > MAX_RUN:
-        return f"accumulation depth {p.accum_depth} is over {GROUP * MAX_RUN}"
+    if p.accum_depth > MAX_DEPTH:
+        return f"accumulation depth {p.accum_depth} is over {MAX_DEPTH} (its packed input is on the stack)"
     if int(p.weights.min(initial=0)) < -127:
         return "a weight is -128 (a pair of products could reach 2^15)"
     if 2 * p.weights.size > MAX_WORDS_BYTES and (shared := shared_groups(p.weights).mean()) < SHARED_FRACTION:
@@ -78,10 +79,6 @@ def pack_weights(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return words.reshape(-1).astype(np.int32), np.array(all_runs, np.uint16)
 
 
-def scratch_bytes(node: Node, p: Any) -> int:
-    return 2 * p.accum_depth
-
-
 def pack(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
@@ -97,5 +94,4 @@ def pack(node: Node, p: Any, em: Emitter) -> CCall:
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-KERNEL = Kernel("mote_fully_connected_pairs_s8", frozenset({Core.SCALAR}), pack, accepts=accepts,
-                scratch_bytes=scratch_bytes, scratch_why="the input packed in pair words")
+KERNEL = Kernel("mote_fully_connected_pairs_s8", frozenset({Core.SCALAR}), pack, accepts=accepts)

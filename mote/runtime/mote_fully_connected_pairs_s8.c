@@ -44,8 +44,9 @@ static const int32_t *dot_block(const int32_t *xs, const int32_t *w, const uint1
 mote_status mote_fully_connected_pairs_s8(const mote_fully_connected_pairs_params *p, const int8_t *input,
                                           int8_t *output, mote_scratch scratch) {
   const int32_t n = p->accum_depth, m = p->out_depth;
-  if (n <= 0 || n % 4 || m % 16 || scratch.size < (size_t)(2 * n)) return MOTE_ERROR;
-  int32_t *xs = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
+  (void)scratch;
+  if (n <= 0 || n % 4 || n > MOTE_FULLY_CONNECTED_PAIRS_MAX_DEPTH || m % 16) return MOTE_ERROR;
+  int32_t xs[MOTE_FULLY_CONNECTED_PAIRS_MAX_DEPTH / 2]; /* on the stack: no static RAM, only n / 2 words written */
   const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
                                     p->output_offset, p->act_min, p->act_max};
   for (int32_t b = 0; b < p->batches; ++b) {

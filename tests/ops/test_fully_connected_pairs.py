@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from mote.ops.fully_connected_pairs import (
+    MAX_DEPTH,
     MAX_WORDS_BYTES,
     SHARED_FRACTION,
     accepts,
@@ -80,3 +81,5 @@ def test_large_layers_need_most_groups_sharing() -> None:
     assert reason is not None and "bytes of flash" in reason
     half = SimpleNamespace(out_depth=rows // 2, accum_depth=128, weights=large.weights[: rows // 2])
     assert accepts(None, half) is None  # type: ignore[arg-type]
+    deep = SimpleNamespace(out_depth=16, accum_depth=MAX_DEPTH + 4, weights=np.ones((16, MAX_DEPTH + 4), np.int8))
+    assert "over 1024" in (accepts(None, deep) or "")  # type: ignore[arg-type]
