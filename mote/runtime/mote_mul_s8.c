@@ -4,18 +4,16 @@
 
 /* out[i] = the output for (a[i * a_step] + a_offset) * (b[i * b_step] + b_offset), i < n. The steps are
  * constants in the calls below (the inlined loops lose the multiplies and keep a broadcast operand's
- * value in a register); the requantization is mote_conv_requantize's, exact for every int32 product. */
+ * value in a register); the requantization goes through the layer's output stage and its exact shortcuts. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline void mul_row(const mote_mul_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                            int32_t b_step, int8_t *out, int32_t n) {
-  const int32_t a_offset = p->a_offset, b_offset = p->b_offset, lo = p->act_min, hi = p->act_max;
-  const uint32_t multiplier = (uint32_t)p->out_multiplier, left_mul = p->left_mul, right_mul = p->right_mul;
-  const uint32_t offset = (uint32_t)p->out_offset;
+  const int32_t a_offset = p->a_offset, b_offset = p->b_offset;
+  const mote_output_channel s = mote_output_channel_at(p->output_stage, 0, p->out_offset, p->act_min, p->act_max);
   for (int32_t i = 0; i < n; ++i) {
-    const int32_t product = (a[i * a_step] + a_offset) * (b[i * b_step] + b_offset);
-    out[i] = mote_conv_requantize(product, multiplier, left_mul, right_mul, offset, lo, hi);
+    out[i] = mote_output_of((a[i * a_step] + a_offset) * (b[i * b_step] + b_offset), &s);
   }
 }
 
