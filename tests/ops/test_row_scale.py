@@ -46,7 +46,7 @@ def test_generated_c_matches_the_reference(low: bool, tmp_path: Path) -> None:
     rng = np.random.default_rng(1 + low)
     real = np.exp(rng.uniform(np.log(1e-3), np.log(8.0 if low else 0.5), 256))
     if low:  # some shifts well above 0: t < 32
-        real[::3] *= 2.0 ** rng.integers(1, 20, real[::3].size)
+        real[::3] *= 2.0 ** rng.integers(1, 28, real[::3].size)  # down to t = 1: results beyond int32
     pairs = [quantize_multiplier(float(r)) for r in real]
     x = Tensor("x", (256, 24), DType.INT8, Quant((0.05,), (7,)))
     s = Tensor("s", (256, 1), DType.INT8, Quant((0.1,), (0,)))
