@@ -4,13 +4,17 @@
 #include "mote_types.h"
 
 /* FULLY_CONNECTED for scalar cores, two int8 products per multiply (mote_pair_dot): sixteen output rows at
- * a time, their sums in registers. Per batch, the input is packed at run time on the stack as pair
- * words x[2k] * 2^16 + x[2k + 1]; the weights were packed at compile time as pair words w[o][2k] +
- * w[o][2k + 1] * 2^16, per block of sixteen rows and per group of four inputs: the sixteen rows' first
- * words, then their second ([blocks][groups][2][16]). A group whose four products fit 16 bits for every
- * input in all sixteen rows (mote.ops.pair_groups) takes one rounding for both words (mote_pair_dot2);
- * `runs` gives, per block, the groups in order as runs: (groups sharing, groups not) count pairs, until
- * the block's groups are all counted. Same arithmetic as mote_fully_connected_blocked_s8. */
+ * a time, their sums in registers. Per batch, the input is packed at run time on the stack as pair words
+ * x[2k] * 2^16 + x[2k + 1]; the weights were packed at compile time as pair words w[o][2k] +
+ * w[o][2k + 1] * 2^16 and, per block of sixteen rows, their words matched in groups of two (any two, chosen
+ * at compile time so that as many groups as possible have their four products fit 16 bits for every
+ * input in all sixteen rows, mote.ops.pair_groups, and take one rounding for both words, mote_pair_dot2):
+ * per group, the sixteen rows' first words, then their second ([blocks][groups][2][16]); `offsets` gives
+ * each group's two input words (byte offsets into the packed input) and `runs`, per block, how many of its
+ * groups share their roundings (they come first) and how many do not. Where matching gains too little
+ * (offsets NULL), the groups are the consecutive words in order, and `runs` gives them per block as runs,
+ * (groups sharing, groups not) count pairs, until the block's groups are all counted. Same arithmetic as
+ * mote_fully_connected_blocked_s8. */
 /* The deepest layer it takes: its packed input, 2 * accum_depth bytes, is on the stack. */
 #define MOTE_FULLY_CONNECTED_PAIRS_MAX_DEPTH 1024
 
@@ -20,7 +24,9 @@ typedef struct {
   int32_t output_offset;                   /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;                /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;                  /* pair words, every weight in [-127, 127] */
-  const uint16_t *runs;                    /* per block, (sharing, not sharing) group counts */
+  const uint16_t *runs;                    /* [blocks][2] (matched) or runs per block (in order) */
+  const uint16_t *offsets;                 /* [blocks][groups][2]: byte offsets of each group's input words,
+                                              or NULL: consecutive words in order */
   const int32_t *bias;                     /* [out_depth], as mote_fully_connected_blocked_s8's bias */
   const int32_t *multiplier;               /* [out_depth]: Q31 multiplier */
   const int32_t *left_mul, *right_mul;     /* [out_depth]: as mote_fully_connected_blocked_s8's */

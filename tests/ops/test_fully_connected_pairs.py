@@ -14,10 +14,12 @@ from mote.ops.fully_connected_pairs import (
     MAX_WORDS_BYTES,
     SHARED_FRACTION,
     accepts,
+    match_words,
     pack_weights,
     runs,
     shared_groups,
 )
+from mote.ops.pair_groups import fits
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
 from tests.ops.test_fully_connected import Case, fc_model
@@ -45,6 +47,11 @@ def test_fully_connected_pairs_declines_a_filter_offset_of_minus_128(check_model
         assert chosen(node, Core.SCALAR) == "mote_fully_connected_pairs_s8"
 
 
+def test_runs_alternate_and_count_every_group() -> None:
+    assert runs(np.array([True, True, False, True, False, False])) == [2, 1, 1, 2]
+    assert runs(np.array([False, True])) == [0, 1, 1, 0]
+
+
 def test_fully_connected_pairs_small_weights_share(check_model: Callable[..., object]) -> None:
     """Small weights: every group shares its rounding; then weights of mixed sizes, runs of both kinds; a
     filter zero point on top."""
@@ -58,15 +65,32 @@ def test_fully_connected_pairs_small_weights_share(check_model: Callable[..., ob
     assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_pairs_s8"
 
 
-def test_runs_alternate_and_count_every_group() -> None:
-    assert runs(np.array([True, True, False, True, False, False])) == [2, 1, 1, 2]
-    assert runs(np.array([False, True])) == [0, 1, 1, 0]
-    small = np.full((16, 8), 5, np.int8)
-    big = np.full((16, 8), 120, np.int8)
-    words, block_runs = pack_weights(np.concatenate([small, big]))
-    assert block_runs.tolist() == [2, 0, 0, 2]
+def test_words_matched_for_shared_roundings() -> None:
+    """Heavy and light words matched: every group shares; the offsets name each group's words; all words once."""
+    light, heavy = np.full((16, 2), 5), np.full((16, 2), 120)
+    block = np.concatenate([heavy, heavy, light, light], axis=1).astype(np.int8)  # words 0, 1 heavy; 2, 3 light
+    shared, separate = match_words(block)
+    assert sorted(shared) == [(0, 2), (1, 3)] or sorted(shared) == [(0, 3), (1, 2)]
+    assert separate == []
+    heavy_only = np.full((16, 8), 120, np.int8)
+    assert match_words(heavy_only) == ([], [(0, 1), (2, 3)])
+    words, offsets, block_runs = pack_weights(np.concatenate([block, heavy_only[:, :8]]))
+    assert offsets is not None and block_runs.tolist() == [2, 0, 0, 2]
+    assert sorted(offsets[:4].tolist()) == [0, 4, 8, 12] and offsets[4:].tolist() == [0, 4, 8, 12]
+    first = offsets[0] // 4
+    assert words[0] == int(block[0, 2 * first]) + int(block[0, 2 * first + 1]) * 65536
     assert words.size == 2 * 16 * 8 // 2
+    in_order = np.concatenate([light, light, light, light], axis=1).astype(np.int8)  # matching gains nothing
+    words, offsets, block_runs = pack_weights(np.concatenate([in_order, heavy_only[:, :8]]))
+    assert offsets is None and block_runs.tolist() == [2, 0, 0, 2]
     assert words[0] == 5 + 5 * 65536
+    rng = np.random.default_rng(5500)
+    for _ in range(5):
+        w = rng.integers(-127, 128, (16, 64))
+        shared, separate = match_words(w)
+        assert sorted(k for g in shared + separate for k in g) == list(range(32))
+        for i, j in shared:
+            assert fits(np.concatenate([w[:, 2 * i:2 * i + 2], w[:, 2 * j:2 * j + 2]], axis=1)).all()
 
 
 def test_large_layers_need_most_groups_sharing() -> None:
