@@ -7,7 +7,9 @@ zero point is ignored, and each multiplier is computed in double as for convolut
 The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
 
 Kernels (the table KERNELS): mote_fully_connected_s8 (vectorizing dot products, four weight rows at
-a time); on a scalar core (Core.SCALAR), mote_fully_connected_blocked_s8 (sixteen weight rows
+a time); on a scalar core (Core.SCALAR), mote_fully_connected_pairs_s8 (two products per multiply from
+weights packed in pair words, mote.ops.fully_connected_pairs: output depths in sixteens, accumulation
+depths in fours, and within its flash rule), else mote_fully_connected_blocked_s8 (sixteen weight rows
 interleaved at compile time, their accumulators in registers; the rows left over, out_depth % 16, as
 blocks of 8, 4 and 1 to 3, no padding rows).
 """
@@ -20,7 +22,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
-from mote.ops import blocked_16x8, blocked_f32, fully_connected_f32, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, fully_connected_f32, fully_connected_pairs, weighted_16x8
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -158,6 +160,7 @@ KERNELS = (
     weighted_16x8.FULLY_CONNECTED_KERNEL,
     blocked_f32.FULLY_CONNECTED_KERNEL,
     fully_connected_f32.KERNEL,
+    fully_connected_pairs.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
 )

@@ -20,6 +20,7 @@ from mote.ops.add import quantized_int8
 from mote.ops.broadcast import Broadcast, broadcast_inputs, output_shape, plan_broadcast
 from mote.ops.checks import binary_int8
 from mote.ops.common import activation_range
+from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Emitter, OpDef, attr, dtype_columns, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
@@ -61,6 +62,8 @@ def emit(node: Node, p: MulParams, em: Emitter) -> CCall:
     assert a is not None and b is not None
     fields = p.bcast.fields(em)
     fields.update({k: v for k, v in vars(p).items() if k != "bcast"})
+    fields["output_stage"] = output_stage(em, np.array([p.out_multiplier]), np.array([p.out_shift]), p.out_offset,
+                                          p.act_min, p.act_max)
     return CCall("mote_mul_s8", "mote_mul_params", fields, [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 

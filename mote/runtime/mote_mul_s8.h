@@ -13,6 +13,7 @@ typedef struct {
   int32_t a_offset, b_offset;            /* -zero points, in [-127, 128] */
   int32_t out_offset;                    /* output zero point */
   int32_t out_multiplier, out_shift;     /* Q31 multiplier, shift (> 0: left) */
+  const int32_t *output_stage;           /* [1][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h): the product to int8 */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
 } mote_mul_params;
 

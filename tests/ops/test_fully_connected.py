@@ -59,9 +59,10 @@ def wide_case(rng: np.random.Generator) -> Case:
                    keep_num_dims=False)
 
 
-def fc_model(case: Case, rng: np.random.Generator, gain: float = 0.0) -> bytes:
+def fc_model(case: Case, rng: np.random.Generator, gain: float = 0.0, weight_max: int = 127) -> bytes:
     """A single FULLY_CONNECTED model with random weights, bias and quantization for `case`. With gain > 0
-    the output scale is input scale * filter scale / gain: a left-shifting multiplier."""
+    the output scale is input scale * filter scale / gain: a left-shifting multiplier. The weights less the
+    filter zero point lie in [-weight_max, weight_max]."""
     mb = ModelBuilder()
     in_scale, in_zp = float(rng.uniform(0.005, 0.05)), int(rng.integers(-128, 128))
     w_scales = rng.uniform(0.002, 0.02, case.out_depth if case.per_channel else 1)
@@ -69,7 +70,7 @@ def fc_model(case: Case, rng: np.random.Generator, gain: float = 0.0) -> bytes:
     if gain > 0:
         out_scale = float(in_scale * w_scales.min() / gain)
     x = mb.tensor("x", case.in_shape, "int8", scale=in_scale, zero_point=in_zp)
-    lo, hi = max(-128, -127 + case.filter_zp), min(127, 127 + case.filter_zp)
+    lo, hi = max(-128, -weight_max + case.filter_zp), min(127, weight_max + case.filter_zp)
     w = mb.tensor("w", [case.out_depth, case.accum_depth], "int8", scale=list(w_scales), zero_point=case.filter_zp,
                   axis=0, data=rng.integers(lo, hi + 1, (case.out_depth, case.accum_depth)))
     inputs = [x, w]

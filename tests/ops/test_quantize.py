@@ -13,8 +13,11 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ops import OPS
+from mote.ops.quantize import TABLE_MIN_SIZE
 from mote.ops.registry import Core
+from mote.reference import interpret
 from mote.targets.host import build_host, host_core
+from tests.ops.kernel_util import chosen
 
 
 def random_scale(rng: np.random.Generator, low: float = 1e-3, high: float = 0.5) -> float:
@@ -141,3 +144,18 @@ def test_quantize_float_vnni_matches_the_scalar_rounding(zero_point: int, kernel
     got = build_host(compiled, tmp_path / "project", sanitize=True).run({"x": x})[0]["y"]
     want = OPS["quantize"].reference(graph.nodes[0], OPS["quantize"].prepare(graph.nodes[0]), [x])[0]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("size, kernel", [(TABLE_MIN_SIZE - 1, "mote_requantize_s8"), (TABLE_MIN_SIZE, "mote_lut_s8"),
+                                          (300, "mote_lut_s8")])
+def test_requantize_by_table_matches_tflm(size: int, kernel: str, check_model: Callable[..., object],
+                                          tmp_path: Path) -> None:
+    """int8 -> int8 from TABLE_MIN_SIZE values: the requantization tabulated per input byte; every byte once
+    against the reference."""
+    rng = np.random.default_rng(size)
+    model = requantize_model(rng, [1, size])
+    graph = check_model(model, seeds=2, sanitize=True)
+    assert chosen(graph.nodes[0], Core.VECTOR) == chosen(graph.nodes[0], Core.SCALAR) == kernel
+    binary = build_host(compile_graph(graph), tmp_path / "bytes")
+    every = {"x": np.resize(np.arange(-128, 128, dtype=np.int8), (1, size))}
+    assert np.array_equal(binary.run(every)[0]["y"], interpret(graph, every)["y"])

@@ -1,5 +1,5 @@
 """The blocked 16x8 and float32 kernels of the scalar core (mote.ops.blocked_16x8, mote.ops.blocked_f32) and the
-int8 BATCH_MATMUL of two activations on the virtual MCU:
+int8 BATCH_MATMUL of two activations, and int8 FULLY_CONNECTED in pair words, on the virtual MCU:
 padded windows, strides, dilation, border pixels and channels or rows past a set of four, bit-exact
 with the reference (float32 with the F extension)."""
 
@@ -15,6 +15,7 @@ from mote import pipeline
 from mote.targets.rv32 import Rv32, Rv32Config
 from tests.ops import test_batch_matmul as matmul
 from tests.ops import test_conv2d_f32 as conv_f32
+from tests.ops import test_fully_connected as fc_s8
 from tests.ops import test_fully_connected_f32 as fc_f32
 from tests.ops import test_weighted_16x8 as wide
 
@@ -32,6 +33,9 @@ MODELS: dict[str, tuple[Callable[[], bytes], str, str]] = {
                       "mote_depthwise_conv_blocked_f32"),
     "fully_connected_f32": (lambda: fc_f32.fc_model(np.random.default_rng(6), 1.0), "rv32imfc",
                             "mote_fully_connected_blocked_f32"),
+    "fully_connected_pairs_s8": (lambda: fc_s8.fc_model(fc_s8.Case((2, 96), 96, 48, False, "RELU", True, 0, True),
+                                                        np.random.default_rng(7), weight_max=90), "rv32imc",
+                                 "mote_fully_connected_pairs_s8"),
     "batch_matmul_s8": (lambda: matmul.int8_model([2, 9, 7], [2, 7, 10], -3, 7), "rv32imc",
                         "mote_batch_matmul_blocked_s8"),
     "batch_matmul_s8_one_row": (lambda: matmul.int8_model([4, 1, 16], [4, 23, 16], 5, -7, adj_y=True), "rv32imc",
