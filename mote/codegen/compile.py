@@ -22,6 +22,7 @@ from mote.ops.registry import Core, choose_kernel
 from mote.ops.subgraphs import callees
 from mote.ops.validate import verify_graph
 from mote.outputs import write_project_dir
+from mote.passes.fuse_requant import fuse_requant
 from mote.passes.offload import offload
 
 
@@ -73,6 +74,7 @@ class CompiledModel:
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR) -> CompiledModel:
     """Plan memory and generate C with kernels for `core`; with an accelerator, first offload what its
     patterns accept."""
+    graph = fuse_requant(graph)  # the integer dialect's conv + RequantShift pairs on the blocked kernels
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks

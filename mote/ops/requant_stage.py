@@ -1,0 +1,48 @@
+"""RequantShift as the scalar kernels' output stage: one table row per channel (mote_output_stage.h,
+mote_output_requant_shift), so that a convolution followed by the integer dialect's requantization
+runs on the blocked kernels with its accumulators requantized straight from their registers.
+
+A row is [mul, MOTE_OUTPUT_REQUANT_SHIFT + k, min_below, INT32_MAX, max_above, add, divisor (uint32 bits), 0]:
+k = log2(2 * divisor) for a power-of-two divisor (the C shifts), else 0 (the C divides). fast_after
+INT32_MAX and a zero shortcut shift send every accumulator not below min_below to the out-of-line
+routine, which takes act_max above max_above and otherwise RequantShift's formula in 64 bits. For a
+non-negative multiplier the output is monotone in the accumulator and the thresholds are found by
+bisection on the formula (as mote.ops.output_stage finds TFLite's); a negative one gets none.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mote.ops.output_stage import INT32_MAX, INT32_MIN, bisect_first
+from mote.ops.requant_shift import RequantShiftParams
+
+REQUANT_SHIFT_KIND = 64  # MOTE_OUTPUT_REQUANT_SHIFT in mote_output_stage.h
+
+
+def requant_shift_outputs(acc: np.ndarray, p: RequantShiftParams) -> np.ndarray:
+    """RequantShift's output (offset included, clamped) of int32 accumulators acc[..., channels]."""
+    t = (np.asarray(acc, np.int64) + p.input_offset) * p.mul.astype(np.int64) + p.add.astype(np.int64)
+    y = (2 * t + p.divisor) // (2 * p.divisor)
+    return np.clip(y, p.act_min, p.act_max) + p.output_offset
+
+
+def requant_shift_rows(p: RequantShiftParams, channels: int) -> np.ndarray:
+    """The table rows of `channels` output channels (p's per-channel constants broadcast to them)."""
+    assert p.input_offset == 0 and p.channels in (1, channels)
+    mul = np.broadcast_to(p.mul, (channels,)).astype(np.int64)
+    add = np.broadcast_to(p.add, (channels,)).astype(np.int64)
+    per = RequantShiftParams(channels, channels, 0, p.output_offset, p.act_min, p.act_max, p.divisor, p.shift,
+                             mul.astype(np.int32), add.astype(np.int32))
+    lo, hi = p.act_min + p.output_offset, p.act_max + p.output_offset
+    low, found_low = bisect_first(lambda a: requant_shift_outputs(a, per) > lo, channels)
+    high, found_high = bisect_first(lambda a: requant_shift_outputs(a, per) >= hi, channels)
+    monotone = mul >= 0
+    min_below = np.where(monotone & found_low, low, INT32_MIN)
+    max_above = np.where(monotone & found_high, high - 1, INT32_MAX)
+    max_above = np.where(max_above < INT32_MIN, INT32_MIN, max_above)
+    k = p.shift + 1 if p.shift >= 0 else 0
+    n = np.full(channels, 1, np.int64)
+    divisor = np.int64(p.divisor).astype(np.uint32).view(np.int32)  # below 2^32 (conv2d_rqs checks)
+    return np.stack([mul, n * (REQUANT_SHIFT_KIND + k), min_below, n * INT32_MAX, max_above, add,
+                     n * divisor, n * 0], axis=1).astype(np.int32)
