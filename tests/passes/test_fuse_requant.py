@@ -136,3 +136,19 @@ def test_output_stage_edges_on_the_virtual_platform(tmp_path: Path) -> None:
         rng = np.random.default_rng(k)
         m, arrays, want = one_layer(rng, mul(rng), add(rng), div, n_levels, signed)
         assert np.array_equal(run(tmp_path / str(k), m, arrays, target="rv32")[0], want)
+
+
+def test_rows_take_the_32_bit_kind_where_the_sum_fits_and_64_bits_elsewhere() -> None:
+    from mote.ops.requant_shift import RequantShiftParams
+    from mote.ops.requant_stage import REQUANT_SHIFT_32_KIND, REQUANT_SHIFT_KIND, requant_shift_rows
+
+    def kinds(mul: list[int], add: list[int], divisor: int) -> list[int]:
+        shift = divisor.bit_length() - 1 if divisor & (divisor - 1) == 0 else -1
+        p = RequantShiftParams(len(mul), len(mul), 0, 0, -128, 127, divisor, shift, np.asarray(mul, np.int32),
+                               np.asarray(add, np.int32))
+        return [int(k) for k in requant_shift_rows(p, len(mul))[:, 1]]
+
+    assert kinds([37, 5], [-300, 9], 2**12) == [REQUANT_SHIFT_32_KIND] * 2
+    assert kinds([37], [-300], 3001) == [REQUANT_SHIFT_32_KIND + 1]
+    # 256 levels of a divisor 2^31 span 2^39: 64 bits; a negative multiplier is not monotone: 64 bits
+    assert kinds([2**30, -5], [7, 0], 2**31) == [REQUANT_SHIFT_KIND + 32, REQUANT_SHIFT_KIND + 32]
