@@ -5,8 +5,8 @@ exactly as conv2d_s32 followed by requant_shift computes it (mote.passes.fuse_re
 the pair): RequantShift's multiplier and addend per output channel (or one for all), its divisor,
 rounding and clip to n_levels signed or unsigned levels. The accumulators never leave the registers
 of the blocked kernel (mote_conv_requant_shift_s8 runs mote_conv_blocked_s8 on every core): its
-output-stage table holds RequantShift rows (mote.ops.requant_stage). Ungrouped, weights in [-127, 127]
-and accumulators inside int32 (the pass fuses nothing else).
+output-stage table holds RequantShift rows (mote.ops.requant_stage); weights of -128 take the split-weights
+form (mote_conv_blocked_wide_s8). Ungrouped, accumulators inside int32 (the pass fuses nothing else).
 
 inputs [x int8 NHWC, w int8 OHWI, bias int32 [out_ch] | None, mul int32 [out_ch | 1], add int32 [out_ch | 1]];
 attrs stride, dilation, pads (as conv2d_s32), divisor, n_levels, signed (as requant_shift).
@@ -24,6 +24,7 @@ from mote.ops import conv2d_s32, requant_shift
 from mote.ops.conv2d_kernels import ALL_CORES, BLOCKED
 from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
+from mote.ops.filter_offset_conv import WIDE_KERNEL as WIDE
 from mote.ops.registry import REQUIRED, CCall, Emitter, Kernel, OpDef, register
 from mote.ops.requant_shift import RequantShiftParams
 from mote.ops.requant_stage import requant_shift_outputs, requant_shift_rows
@@ -43,23 +44,27 @@ def parts(node: Node) -> tuple[Node, Node]:
     return conv, rqs
 
 
+def _params(c: conv2d_s32.ConvS32Params, r: RequantShiftParams) -> ConvParams:
+    zeros = np.zeros(c.out_ch, np.int32)
+    return ConvParams(c.batches, c.in_h, c.in_w, c.in_ch, c.out_h, c.out_w, c.out_ch, c.filter_h, c.filter_w,
+                      c.filter_in_ch, c.stride_h, c.stride_w, c.dilation_h, c.dilation_w, c.pad_top, c.pad_left,
+                      c.input_offset, r.output_offset, r.act_min + r.output_offset, r.act_max + r.output_offset,
+                      c.weights, c.bias, zeros, zeros)
+
+
 def why_not(c: conv2d_s32.ConvS32Params, r: RequantShiftParams) -> str | None:
-    """None when the blocked kernel computes the pair exactly, else why not."""
-    groups = c.in_ch // c.filter_in_ch
-    if groups != 1:
+    """None when one of the blocked kernels computes the pair exactly, else why not."""
+    if c.in_ch // c.filter_in_ch != 1:
         return "grouped"
-    if int(c.weights.min(initial=0)) < -127:
-        return "weights reach -128"
-    taps = c.filter_h * c.filter_w * c.filter_in_ch
-    folded = (np.zeros(c.out_ch, np.int64) if c.bias is None else c.bias.astype(np.int64)) \
-        + c.input_offset * c.weights.reshape(c.out_ch, -1).astype(np.int64).sum(axis=1)
-    if not fits_int32(max_abs(folded) + taps * 128 * 128):
-        return "accumulator may exceed int32"
     if r.divisor >= 2**32:
         return "divisor of 2^32 or more"
     if r.input_offset != 0 or r.channels not in (1, c.out_ch):
         return "requantization not per output channel"
-    return None
+    p = _params(c, r)
+    if int(c.weights.min(initial=0)) < -127:
+        return WIDE.accepts(None, p)  # type: ignore[arg-type]  # reads only the params
+    taps = c.filter_h * c.filter_w * c.filter_in_ch
+    return None if fits_int32(max_abs(p.folded) + taps * 128 * 128) else "accumulator may exceed int32"
 
 
 def prepare(node: Node) -> ConvParams:
@@ -67,11 +72,7 @@ def prepare(node: Node) -> ConvParams:
     c, r = conv2d_s32.prepare(conv), requant_shift.prepare(rqs)
     if reason := why_not(c, r):
         raise UnsupportedError(f"node {node.name!r} (conv2d_rqs): {reason}")
-    zeros = np.zeros(c.out_ch, np.int32)
-    return ConvParams(c.batches, c.in_h, c.in_w, c.in_ch, c.out_h, c.out_w, c.out_ch, c.filter_h, c.filter_w,
-                      c.filter_in_ch, c.stride_h, c.stride_w, c.dilation_h, c.dilation_w, c.pad_top, c.pad_left,
-                      c.input_offset, r.output_offset, r.act_min + r.output_offset, r.act_max + r.output_offset,
-                      c.weights, c.bias, zeros, zeros, output_rows=requant_shift_rows(r, c.out_ch))
+    return replace(_params(c, r), output_rows=requant_shift_rows(r, c.out_ch))
 
 
 def _rqs(node: Node) -> RequantShiftParams:
@@ -95,7 +96,7 @@ def reference(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> list[np.nd
 
 
 def _emit(node: Node, p: ConvParams, em: Emitter) -> CCall:
-    return _pack(node, p, em)
+    return KERNELS[-1].pack(node, p, em)
 
 
 def macs(node: Node) -> int:
@@ -106,9 +107,20 @@ def _pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
     return replace(BLOCKED.pack(node, p, em), func="mote_conv_requant_shift_s8")
 
 
-KERNEL = Kernel("mote_conv_requant_shift_s8", ALL_CORES, _pack, scratch_bytes=BLOCKED.scratch_bytes,
-                overlap=BLOCKED.overlap, twins=BLOCKED.twins, scratch_why=BLOCKED.scratch_why)
+def _pack_wide(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    return replace(WIDE.pack(node, p, em), func="mote_conv_requant_shift_wide_s8")
 
-OP = register(OpDef("conv2d_rqs", shape, prepare, reference, _emit, macs, kernels=(KERNEL,),
+
+def _accepts_wide(node: Node, p: ConvParams) -> str | None:
+    return None if int(p.weights.min(initial=0)) < -127 else "weights in [-127, 127]"
+
+
+# Weights of -128 split as v + s (mote_conv_blocked_wide_s8), then the paired products of all others.
+KERNELS = (Kernel("mote_conv_requant_shift_wide_s8", ALL_CORES, _pack_wide, _accepts_wide, WIDE.scratch_bytes,
+                  twins=WIDE.twins, scratch_why=WIDE.scratch_why),
+           Kernel("mote_conv_requant_shift_s8", ALL_CORES, _pack, scratch_bytes=BLOCKED.scratch_bytes,
+                  overlap=BLOCKED.overlap, twins=BLOCKED.twins, scratch_why=BLOCKED.scratch_why))
+
+OP = register(OpDef("conv2d_rqs", shape, prepare, reference, _emit, macs, kernels=KERNELS,
                     attrs={"stride": REQUIRED, "dilation": (1, 1), "pads": REQUIRED, "divisor": REQUIRED,
                            "n_levels": REQUIRED, "signed": REQUIRED}))

@@ -114,15 +114,24 @@ def test_output_stage_edges_fuse_and_match_deeploy(tmp_path: Path, case: str) ->
     assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], want)
 
 
-@pytest.mark.parametrize("group, weights", [(8, (-127, 127)), (2, (-127, 127)), (1, (-128, 127))])
+@pytest.mark.parametrize("group, weights", [(8, (-127, 127)), (2, (-127, 127))])
 def test_pairs_the_blocked_kernel_does_not_take_stay_as_they_were(tmp_path: Path, group: int,
                                                                    weights: tuple[int, int]) -> None:
-    """Depthwise and grouped convolutions and weights of -128: not fused, still exact."""
+    """Depthwise and grouped convolutions: not fused, still exact."""
     rng = np.random.default_rng(group)
     m, arrays, want = one_layer(rng, ints(rng, 1, 99, 16), ints(rng, -999, 999, 16), 2**12, 256, True, group,
                                 weights, out=16)
     assert "conv2d_rqs" not in fused_ops(tmp_path / "g", m, arrays)
     assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], want)
+
+
+def test_weights_of_minus_128_take_the_split_weights_kernel(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    m, arrays, want = one_layer(rng, ints(rng, 1, 99, 12), ints(rng, -999, 999, 12), 2**12, 256, False,
+                                weights=(-128, -100))
+    assert "conv2d_rqs" in fused_ops(tmp_path / "g", m, arrays)
+    assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], want)
+    assert np.array_equal(run(tmp_path / "rv32", m, arrays, target="rv32")[0], want)
 
 
 def test_kws_cnn_on_the_virtual_platform(tmp_path: Path) -> None:
