@@ -134,6 +134,23 @@ def test_weights_of_minus_128_take_the_split_weights_kernel(tmp_path: Path) -> N
     assert np.array_equal(run(tmp_path / "rv32", m, arrays, target="rv32")[0], want)
 
 
+@pytest.mark.parametrize("bias_first", [True, False])
+def test_a_matmul_bias_added_before_the_requant_joins_the_fused_layer(tmp_path: Path, bias_first: bool) -> None:
+    """MatMul -> Add(constant per column) -> RequantShift, as Deeploy's linear layers come."""
+    rng = np.random.default_rng(6)
+    x, w = ints(rng, -128, 127, 1, 6, 16), ints(rng, -128, 127, 16, 12)
+    bias = ints(rng, -99999, 99999, 1, 1, 12)
+    add_in = ["bias", "mm"] if bias_first else ["mm", "bias"]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"]), helper.make_node("Add", add_in, ["s"]),
+             rqs("s", "y", 2**11)]
+    inits = {"w": w, "bias": bias, "y_mul": ints(rng, 1, 99, 12), "y_add": ints(rng, -999, 999, 12)}
+    m = network(nodes, {"x": x.shape}, ["y"], inits)
+    want = dp.requant_shift(x @ w + bias, inits["y_mul"], inits["y_add"], 2**11, 256, True)
+    ops = fused_ops(tmp_path / "g", m, arrays := [x.astype(np.int8)])
+    assert "conv2d_rqs" in ops and "add_s32" not in ops and "requant_shift" not in ops
+    assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], want)
+
+
 def test_kws_cnn_on_the_virtual_platform(tmp_path: Path) -> None:
     m, arrays, want = kws_cnn(np.random.default_rng(3), time=17, mfcc=8, ch=8)
     assert np.array_equal(run(tmp_path, m, arrays, target="rv32")[0], want)
