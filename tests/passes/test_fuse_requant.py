@@ -178,3 +178,20 @@ def test_rows_take_the_32_bit_kind_where_the_sum_fits_and_64_bits_elsewhere() ->
     assert kinds([37], [-300], 3001) == [REQUANT_SHIFT_32_KIND + 1]
     # 256 levels of a divisor 2^31 span 2^39: 64 bits; a negative multiplier is not monotone: 64 bits
     assert kinds([2**30, -5], [7, 0], 2**31) == [REQUANT_SHIFT_KIND + 32, REQUANT_SHIFT_KIND + 32]
+
+
+def test_a_target_short_of_flash_for_the_pair_words_gets_the_unfused_layers(tmp_path: Path) -> None:
+    from mote.codegen.compile import compile_graph
+    from mote.ops.registry import Core
+    from mote.pipeline import prepare
+    from mote.targets.rv32.firmware import Rv32Config
+    from mote.targets.rv32.target import Rv32
+
+    m, arrays, _ = kws_cnn(np.random.default_rng(8), time=17, mfcc=8, ch=8)
+    path, npz = dp.save(tmp_path, m, arrays)
+    graph = load_onnx_model(path, input_path=npz).graph
+    fused, plain = compile_graph(graph, core=Core.SCALAR), compile_graph(graph, core=Core.SCALAR, fuse=False)
+    assert fused.weights_bytes > plain.weights_bytes
+    for flash, want in ((fused.weights_bytes, "conv2d_rqs"), (fused.weights_bytes - 1, "conv2d_s32")):
+        compiled = prepare(path, Rv32(Rv32Config(flash_bytes=flash)), None, input_path=npz)[1]
+        assert want in [n.op for n in compiled.graph.nodes], flash
