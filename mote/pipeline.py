@@ -126,7 +126,12 @@ def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, c
         original = onnx_model.graph
     else:
         original = load(model_path)
-    return original, compile_graph(original, accelerator, target.core()), onnx_model
+    compiled = compile_graph(original, accelerator, target.core())
+    flash = target.memory().flash_bytes
+    if flash is not None and compiled.weights_bytes > flash and any(n.op == "conv2d_rqs" for n in compiled.graph.nodes):
+        # the fused layers' pair-word weights do not fit the flash: the unfused layers' int8 weights may
+        compiled = compile_graph(original, accelerator, target.core(), fuse=False)
+    return original, compiled, onnx_model
 
 
 @contextlib.contextmanager

@@ -22,6 +22,7 @@ from mote.ops.registry import Core, choose_kernel
 from mote.ops.subgraphs import callees
 from mote.ops.validate import verify_graph
 from mote.outputs import write_project_dir
+from mote.passes.fuse_requant import fuse_requant
 from mote.passes.offload import offload
 
 
@@ -70,9 +71,13 @@ class CompiledModel:
         write_project_dir(Path(out_dir), fill, what)
 
 
-def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR) -> CompiledModel:
-    """Plan memory and generate C with kernels for `core`; with an accelerator, first offload what its
-    patterns accept."""
+def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
+                  fuse: bool = True) -> CompiledModel:
+    """Plan memory and generate C with kernels for `core`; first (unless not `fuse`) the integer dialect's
+    conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words); with an
+    accelerator, then offload what its patterns accept."""
+    if fuse:
+        graph = fuse_requant(graph)
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks

@@ -281,6 +281,8 @@ def pair_words(taps: np.ndarray) -> np.ndarray:
 
 def quad_output_stage(em: Emitter, p: ConvParams) -> str:
     """The output stage of the scalar kernels: rows up to a whole set of four channels."""
+    if p.output_rows is not None:
+        return em.const(to_quads(p.output_rows), "output_stage")
     return output_stage(em, to_quads(p.multiplier), to_quads(p.shift), p.output_offset, p.act_min, p.act_max)
 
 
@@ -340,14 +342,15 @@ def blocked_overlap(node: Node, p: ConvParams) -> list[tuple[int, Overlap]]:
 
 
 SCALAR = frozenset({Core.SCALAR})
+BLOCKED = Kernel("mote_conv_blocked_s8", SCALAR, _pack_blocked, _accepts_blocked, _blocked_scratch, blocked_overlap,
+                 twins=("mote_dot_pairs_4x4_s8",), scratch_why="the gathered windows of a block of four pixels")
 KERNELS = (
     Kernel("mote_conv_plane_s8", SCALAR, _pack_plane, _accepts_plane, _plane_scratch,
            scratch_why=depthwise_plane.SCRATCH_WHY),
     Kernel("mote_conv_ring_s8", SCALAR, _pack_ring, _accepts_ring, _ring_scratch, _ring_overlap,
            twins=("mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8"),
            scratch_why="a ring of the last input rows, packed as channel pairs"),
-    Kernel("mote_conv_blocked_s8", SCALAR, _pack_blocked, _accepts_blocked, _blocked_scratch, blocked_overlap,
-           twins=("mote_dot_pairs_4x4_s8",), scratch_why="the gathered windows of a block of four pixels"),
+    BLOCKED,
     Kernel("mote_conv_vnni_s8", frozenset({Core.VNNI}), _pack_vnni, _accepts_vnni, _vnni_scratch,
            scratch_why="the input plane padded and sign-flipped for AVX-512 VNNI's unsigned-by-signed dot product"),
     Kernel("mote_conv_1x1_s8", ALL_CORES, _pack_1x1, _accepts_1x1),

@@ -39,6 +39,9 @@ class ConvParams:
     multiplier: np.ndarray  # int32 [out_ch], Q31
     shift: np.ndarray  # int32 [out_ch], > 0 means left
     filter_offset: int = 0  # -weights zero point: nonzero only in legacy uint8 models (mote_conv_offset_s8)
+    # The scalar kernels' output-stage table when it is not TFLite's requantization (multiplier, shift):
+    # a RequantShift's rows (mote.ops.requant_stage), [out_ch][MOTE_OUTPUT_STAGE_WORDS].
+    output_rows: np.ndarray | None = None
 
     @property
     def groups(self) -> int:

@@ -48,7 +48,7 @@ class OutputShortcuts:
     shift: np.ndarray  # R: the right shift, or WIDE_SHIFT where the sum is shifted by the rest first
 
 
-def _first(pred: Callable[[np.ndarray], np.ndarray], channels: int) -> tuple[np.ndarray, np.ndarray]:
+def bisect_first(pred: Callable[[np.ndarray], np.ndarray], channels: int) -> tuple[np.ndarray, np.ndarray]:
     """Per channel, the smallest int32 accumulator where the monotone `pred` holds (INT32_MAX where it
     never does), by bisection, and whether it holds there."""
     low = np.full(channels, INT32_MIN, np.int64)
@@ -67,8 +67,8 @@ def output_shortcuts(multiplier: np.ndarray, shift: np.ndarray, output_offset: i
     def output(acc: np.ndarray) -> np.ndarray:  # before the clamp
         return multiply_by_quantized_multiplier(acc, multiplier, shift) + output_offset
 
-    low, found_low = _first(lambda acc: output(acc) > act_min, channels)
-    high, found_high = _first(lambda acc: output(acc) >= act_max, channels)
+    low, found_low = bisect_first(lambda acc: output(acc) > act_min, channels)
+    high, found_high = bisect_first(lambda acc: output(acc) >= act_max, channels)
     right = -np.asarray(shift, np.int64)
     monotone = right >= 0
     # The shortcuts need outputs between the clamps: one above act_min and one below act_max.

@@ -43,6 +43,7 @@ STRUCT_HEADERS = {"mote_block_out": "mote_conv_common.h", **micro_depthwise.STRU
 # the second, the six shortcut words from the third.
 ROW_BYTES = 32
 ROW_SHIFT, ROW_SHORTCUTS = 4, 8
+REQUANT_SHIFT_32 = 128  # MOTE_OUTPUT_REQUANT_SHIFT_32 (mote_output_stage.h): a RequantShift row in 32 bits
 
 
 def acc(i: int, q: int) -> str:
@@ -165,7 +166,13 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
              f"lw a0, {ROW_SHIFT}(a0)",
              "add a0, a0, a7", "neg a0, a0", "sra t2, t2, a0", "add t2, t2, a6", "sra t2, t2, a7",
              f"bge t1, t2, {tag}_store", f"{tag}_high:", "mv t2, t1", f"{tag}_store:", "sb t2, 0(ra)", "jr a1",
-             f"{tag}_full:", "/* no shortcuts: mote_output_rest_s8 */",
+             f"{tag}_full:", "/* a 32-bit RequantShift row (a5 K, a6 its shift or divisor) here, else */",
+             f"lw a0, {row}(sp)", f"lw a0, {ROW_SHIFT}(a0)", f"addi a0, a0, -{REQUANT_SHIFT_32}",
+             f"bltz a0, {tag}_call", f"blt a4, t2, {tag}_high", f"lw a0, {row}(sp)", "lw a0, 0(a0)",
+             "mul t2, t2, a0", "add t2, t2, a5", f"lw a0, {row}(sp)", f"lw a0, {ROW_SHIFT}(a0)",
+             f"addi a0, a0, -{REQUANT_SHIFT_32}", f"bnez a0, {tag}_divide", "srl t2, t2, a6", "addi t2, t2, -128",
+             f"j {tag}_store", f"{tag}_divide:", "divu t2, t2, a6", "addi t2, t2, -128", f"j {tag}_store",
+             f"{tag}_call:", "/* no shortcuts: mote_output_rest_s8 */",
              *frame.around_call(["mv a0, t2", f"lw a1, {row}(sp)", f"lw a2, {slot['how']}(sp)",
                                  f"lw a2, {OFFSET}(a2)", "mv a3, t0", "mv a4, t1", "call mote_output_rest_s8",
                                  "mv t2, a0"]),
