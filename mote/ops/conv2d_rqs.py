@@ -56,6 +56,8 @@ def why_not(c: conv2d_s32.ConvS32Params, r: RequantShiftParams) -> str | None:
     """None when one of the blocked kernels computes the pair exactly, else why not."""
     if c.in_ch // c.filter_in_ch != 1:
         return "grouped"
+    if r.ties_away:
+        return "exact halves rounded away from zero (an integer mean)"
     if r.divisor >= 2**32:
         return "divisor of 2^32 or more"
     if r.input_offset != 0 or r.channels not in (1, c.out_ch):

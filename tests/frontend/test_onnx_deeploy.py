@@ -210,7 +210,7 @@ def test_reductions(tmp_path: Path, op: str, axes: tuple[int, ...], keepdims: in
     assert np.array_equal(run(tmp_path, m, [x.astype(np.int8)])[0], want)
 
 
-@pytest.mark.parametrize("target", ["reference", "host"])
+@pytest.mark.parametrize("target", ["reference", "host", "rv32"])
 def test_a_mean_over_an_even_length_rounds_exact_halves_away_from_zero(tmp_path: Path, target: str) -> None:
     """Length 6 (not a power of two): Deeploy's template divides (sum + sign * 3) / 6 truncating, so a sum of
     -9 gives -2 (not -1, as rounding half up would) and 9 gives 2; the rows below hit every such tie."""
