@@ -207,13 +207,18 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4(terms: bool = False, single: bool = False) -> str:
+def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
     accumulator's start; with `single`, the outputs through one-multiply rows (store_single), for `blocks`
     blocks of pixels one after the other (block_loop): mote_dot_pairs_single_4x4_s8(..., blocks a7) and
-    mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack)."""
+    mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack). With `both` (not terms): one body
+    for mote_dot_pairs_4x4_s8 and mote_dot_pairs_single_4x4_s8, two entries that set the output stage's
+    row step (a single block for the first), the stage picked once per four filters (both_entries)."""
+    if both:
+        single = True
     blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
+    blocked += ["step"] if both else []
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
                   *(["terms"] if terms else []), *blocked)
     slot = frame.slot
@@ -228,11 +233,21 @@ def pairs_4x4(terms: bool = False, single: bool = False) -> str:
     shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
-    tag = (".Lt" if terms else ".Lp") + ("s" if single else "")
+    tag = (".Lt" if terms else ".Lp") + ("s" if single else "") + ("b" if both else "")
     outputs, cold = store_single(frame, tag) if single else store(frame, tag)
     row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
+    entries, next_stage = [], [f"addi a2, a2, {4 * row_bytes}"]
+    if both:
+        full, full_cold = store(frame, tag + "f")
+        outputs = [f"lw a2, {slot['step']}(sp)", f"addi a2, a2, -{4 * ROW_BYTES}", f"bnez a2, {tag}_single",
+                   *full, f"j {tag}_stored", f"{tag}_single:", *outputs, f"{tag}_stored:"]
+        cold += full_cold
+        entries = both_entries(tag)
+        next_stage = [f"lw a3, {slot['step']}(sp)", "add a2, a2, a3"]
     begin_blocks, next_block = block_loop(frame, terms) if single else ([], [])
-    body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
+    keep_step = [f"sw t0, {slot['step']}(sp)"] if both else []
+    body = [*entries, *frame.save(), *keep_step, f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5",
+            f"sw a2, {slot['groups']}(sp)",
             f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
             f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
             f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)", *begin_blocks,
@@ -248,12 +263,24 @@ def pairs_4x4(terms: bool = False, single: bool = False) -> str:
             "5:", f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", "bne a0, a2, 1b",
             f"sw a1, {slot['w']}(sp)", *outputs,
             f"lw a2, {slot['out']}(sp)", "addi a2, a2, 4", f"sw a2, {slot['out']}(sp)",
-            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * row_bytes}", f"sw a2, {slot['stage']}(sp)",
+            f"lw a2, {slot['stage']}(sp)", *next_stage, f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
             "bnez a2, 0b", *next_block, *frame.restore(), *cold]
-    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single else ''}_4x4_s8"
+    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single and not both else ''}_4x4_s8"
+    if both:
+        return function(name, PAIRS_DOC + "\n" + PAIRS_SINGLE_DOC.format(name="mote_dot_pairs_single_4x4_s8")
+                        + "\n" + PAIRS_BOTH_DOC, body)
     return function(name, PAIRS_SINGLE_DOC.format(name=name) if single else PAIRS_TERMS_DOC if terms else PAIRS_DOC,
                     body)
+
+
+def both_entries(tag: str) -> list[str]:
+    """The merged body's two entries: mote_dot_pairs_4x4_s8 (one block, TFLite's rows) falls through from the
+    function's label, mote_dot_pairs_single_4x4_s8 (blocks in a7, one-multiply rows) is the second; t0 the row
+    step of four filters, kept in the frame's `step` slot."""
+    name = "mote_dot_pairs_single_4x4_s8"
+    return ["li a7, 1", f"li t0, {4 * ROW_BYTES}", f"j {tag}_entered", f".globl {name}", f".type {name}, @function",
+            f"{name}:", f"li t0, {4 * SINGLE_ROW_BYTES}", f"{tag}_entered:"]
 
 
 def block_loop(frame: Frame, terms: bool) -> tuple[list[str], list[str]]:
@@ -298,6 +325,10 @@ four filters about 70 to start and to read their output stages, per call 30."""
 PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
 accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
 filters."""
+
+
+PAIRS_BOTH_DOC = """Both in one body when a project uses both (mote_dot_pairs_4x4_s8 a loop of one block): 3 operations
+more per four filters to pick the output stage, about 30 more per call of mote_dot_pairs_4x4_s8."""
 
 
 PAIRS_SINGLE_DOC = """{name} ({name}.h): the pairs loop above, each output through its channel's one-multiply
@@ -399,4 +430,8 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
                                                             _depthwise(list(band_shapes), wide_weights))}
-    return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in set(functions))
+    wanted = set(functions)
+    if {"mote_dot_pairs_4x4_s8", "mote_dot_pairs_single_4x4_s8"} <= wanted:  # one body for both
+        make["mote_dot_pairs_4x4_s8"] = lambda: pairs_4x4(both=True)
+        wanted.discard("mote_dot_pairs_single_4x4_s8")
+    return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in wanted)
