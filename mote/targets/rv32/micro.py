@@ -145,19 +145,19 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
                      f"mulhu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
                      "add t2, t2, a6", "sra t2, t2, a7", "sb t2, 0(ra)", f"{label}_done:"]
             cold += [f"{label}_high:", "sb t1, 0(ra)", f"j {label}_done",
-                     f"{label}_rest:", f"blt {r}, a2, {label}_low",
-                     "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
-                     "addi t2, a3, 1", f"bltz t2, {label}_other",
-                     "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
-                     f"mulhsu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
-                     f"srli {r}, t2, 31", f"sub t2, t2, {r}", "add t2, t2, a6", "sra t2, t2, a7",
-                     f"bge t1, t2, {label}_store", "mv t2, t1",
-                     f"{label}_store:", "sb t2, 0(ra)", f"j {label}_done",
-                     f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done",
-                     f"{label}_other:", f"mv t2, {r}", f"jal a1, {tag}_other",
+                     f"{label}_rest:", f"blt {r}, a2, {label}_low", f"mv t2, {r}", f"jal a1, {tag}_rest",
                      f"lw a1, {slot['how']}(sp)", f"lw a1, {M}(a1)", f"lw a0, {slot['out']}(sp)", f"addi a0, a0, {q}",
-                     f"j {label}_done"]
+                     f"j {label}_done",
+                     f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done"]
     row = slot["row"]
+    cold += [f"{tag}_rest:", "/* t2's output to 0(ra) when at most fast_after and at least min_below, shared by the",
+             "   sixteen; back to a1, a0 free */",
+             "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
+             "addi a0, a3, 1", f"bltz a0, {tag}_other",
+             "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
+             "mulhsu a0, t2, a5", "mul t2, t2, a5", "srli t2, t2, 31", "add t2, a0, t2",
+             "srli a0, t2, 31", "sub t2, t2, a0", "add t2, t2, a6", "sra t2, t2, a7",
+             f"bge t1, t2, {tag}_store", f"j {tag}_high"]
     cold += [f"{tag}_other:", "/* t2's output to 0(ra), for a wide channel or one without shortcuts; back to a1 */",
              f"beqz a7, {tag}_full", f"blt a4, t2, {tag}_high",
              "mul a0, t2, a5", "mulhsu t2, t2, a5", "srli a0, a0, 31", "add t2, t2, a0", "srli a0, t2, 31",
