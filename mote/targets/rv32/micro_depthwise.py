@@ -67,17 +67,22 @@ def output(tag: str, tail: list[str] | None = None, lo: str | None = None) -> tu
            f"srli {P}, {P}, 31", f"add {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4", f"sb {X}, 0({OUT})",
            f"{tag}_done:"]
     cold = [f"{tag}_high:", f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", *back,
-            f"{tag}_rest:", f"blt {ACC}, t5, {tag}_low",
-            "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
-            f"addi {X}, t0, 1", f"bltz {X}, {tag}_other",
-            "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
-            f"mulhsu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
-            f"srli {P}, {X}, 31", f"sub {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
-            f"lw {P}, {S['hi']}(sp)", f"bge {P}, {X}, {tag}_store", f"mv {X}, {P}",
-            f"{tag}_store:", f"sb {X}, 0({OUT})", f"j {tag}_done",
-            f"{tag}_low:", *([f"sb {lo}, 0({OUT})"] if lo else [f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})"]), *back,
-            f"{tag}_other:", f"jal {P}, .Ldw_other", f"j {tag}_done"]
+            f"{tag}_rest:", f"blt {ACC}, t5, {tag}_low", f"jal {P}, .Ldw_rest", f"j {tag}_done",
+            f"{tag}_low:", *([f"sb {lo}, 0({OUT})"] if lo else [f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})"]), *back]
     return hot, cold
+
+
+def rest() -> list[str]:
+    """The row loops' shared out-of-line path (return address in ra) of an accumulator t6 at most fast_after
+    and at least min_below to 0(a5): a wide channel's or one's without shortcuts through .Ldw_other, else the
+    negative path; t6 is free after."""
+    return [".Ldw_rest:", "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
+            f"addi {X}, t0, 1", f"bltz {X}, .Ldw_other",
+            "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
+            f"mulhsu {X}, {ACC}, t2", f"mul {ACC}, {ACC}, t2", f"srli {ACC}, {ACC}, 31", f"add {X}, {X}, {ACC}",
+            f"srli {ACC}, {X}, 31", f"sub {X}, {X}, {ACC}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
+            f"lw {ACC}, {S['hi']}(sp)", f"bge {ACC}, {X}, 1f", f"mv {X}, {ACC}",
+            "1:", f"sb {X}, 0({OUT})", f"jr {P}"]
 
 
 def other() -> list[str]:
@@ -382,7 +387,7 @@ def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Seq
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
     return [*save, *head, *channel, ".Ldw_band:", *band_setup(wide), *tail, *restore,
-            *(wide_weights() if wide else []), *loops, *frames[1], *other()]
+            *(wide_weights() if wide else []), *loops, *frames[1], *rest(), *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
