@@ -123,8 +123,8 @@ def loads(pairs: Iterable[tuple[str, int]]) -> list[str]:
 def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
     """The sixteen outputs from the accumulators, channel by channel (each channel's six shortcut
     words loaded once), to the frame's `out` slot, through its `stage` slot's table rows; returns
-    the code and its out-of-line paths (clamped outputs, negative accumulators, and the routine for
-    wide channels and channels without shortcuts, shared by the sixteen).
+    the code and its out-of-line paths (clamped outputs each; negative accumulators, wide channels and
+    channels without shortcuts through one path shared by the sixteen).
     Registers: a0 the channel's output, a1 the pixel step, ra an output's address, t0/t1 act_min and
     act_max, a2-a7 min_below, fast_after, max_above, m2, k and shift, t2 and the accumulator itself
     the products."""
