@@ -19,7 +19,7 @@ from mote.ops.output_single import single_output, single_stage
 from mote.ops.registry import Core, choose_kernel
 from mote.quant import multiply_by_quantized_multiplier
 from mote.targets.host import build_host
-from mote.targets.rv32 import Rv32, Rv32Config
+from mote.targets.rv32 import Rv32, Rv32Config, micro
 from tests.frontend import test_tflite_uint8_kernels as uint8
 from tests.ops.kernel_util import chosen
 from tests.ops.test_conv2d import Case, conv_chain_model, conv_model
@@ -146,6 +146,20 @@ def test_pointwise_on_rv32(tmp_path: Path) -> None:
         report = pipeline.run(model, target=Rv32(Rv32Config(cc="zig")), work_dir=tmp_path / "fw", seed=seed)
         assert report.to_json()["bit_exact"]
         assert {layer["kernel"] for layer in report.to_json()["layers"]} == {POINTWISE}
+
+
+def test_pointwise_and_blocked_share_one_inner_loop_on_rv32(tmp_path: Path) -> None:
+    """A project with both the pointwise and the blocked kernel: one assembly body serves both inner loops
+    (mote.targets.rv32.micro.pairs_4x4 with both), each through its own output stage, bit-exact."""
+    chain = [pointwise((5, 7), 3, 66, "RELU"), pointwise((5, 7), 66, 7, "RELU6"), pointwise((5, 7), 7, 9, "RELU")]
+    model = tmp_path / "chain.tflite"
+    model.write_bytes(conv_chain_model(chain, np.random.default_rng(12)))
+    for seed in range(2):
+        report = pipeline.run(model, target=Rv32(Rv32Config(cc="zig")), work_dir=tmp_path / "fw", seed=seed)
+        assert report.to_json()["bit_exact"]
+        assert {layer["kernel"] for layer in report.to_json()["layers"]} == {POINTWISE, "mote_conv_blocked_s8"}
+    assembly = next((tmp_path / "fw").rglob(micro.FILE)).read_text()
+    assert assembly.count(".size mote_dot_pairs") == 1 and "mote_dot_pairs_single_4x4_s8:" in assembly
 
 
 UINT8_LAYERS = [uint8.Layer(False, 5, 3, 8, 12, (1, 1), 1, "SAME", 97),  # 15 pixels

@@ -17,7 +17,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
-from mote.targets.rv32 import Rv32Config, build_rv32, firmware, micro
+from mote.targets.rv32 import Rv32Config, build_rv32, firmware, micro, micro_depthwise
 from tests.ops.kernel_util import chosen
 from tests.ops.test_depthwise_conv2d import out_len
 
@@ -114,10 +114,11 @@ def test_band_output_paths_on_rv32(gain: float, bias_max: int, in_hw: tuple[int,
 def test_band_shapes_get_their_loops() -> None:
     """Shapes whose rows (and, at stride 2, next column) are within a load's offset of at most two pointers
     get a loop of their own, the others none: stride 1 with its rows too far apart, a column step beyond
-    the offsets."""
-    shapes = [(1, 16, 768, 1536, 1, 1, 768, 768, 16, 736), (2, 32, 1536, 3072, 0, 1, 3072, 768, 32, 736),
-              (1, 64, 3000, 6000, 1, 1, 3000, 3000, 64, 2880), (2, 2100, 4200, 8400, 0, 1, 8400, 2100, 2100, 0)]
+    the offsets, stride 1 with long rows (micro_depthwise.LONG_ROW)."""
+    shapes = [(1, 16, 768, 1536, 1, 1, 768, 768, 16, 96), (2, 32, 1536, 3072, 0, 1, 3072, 768, 32, 736),
+              (1, 64, 3000, 6000, 1, 1, 3000, 3000, 64, 2880), (2, 2100, 4200, 8400, 0, 1, 8400, 2100, 2100, 0),
+              (1, 16, 768, 1536, 1, 1, 768, 768, 16, 16 * (micro_depthwise.LONG_ROW + 1))]
     src = micro.source(["mote_depthwise_band_s8"], shapes)
-    assert set(re.findall(r"^(\.Ldw_row\dv\d+):$", src, re.M)) == {".Ldw_row1v0", ".Ldw_row2v2"}  # sorted shapes
+    assert set(re.findall(r"^(\.Ldw_row\dv\d+):$", src, re.M)) == {".Ldw_row1v0", ".Ldw_row2v3"}  # sorted shapes
     assert "lb a7, 1536(a0)" in src  # the bottom row of the first shape from the top row's pointer
     assert "lb ra, 1568(a0)" in src  # the middle row's next column in the second

@@ -124,8 +124,8 @@ def loads(pairs: Iterable[tuple[str, int]]) -> list[str]:
 def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
     """The sixteen outputs from the accumulators, channel by channel (each channel's six shortcut
     words loaded once), to the frame's `out` slot, through its `stage` slot's table rows; returns
-    the code and its out-of-line paths (clamped outputs, negative accumulators, and the routine for
-    wide channels and channels without shortcuts, shared by the sixteen).
+    the code and its out-of-line paths (clamped outputs each; negative accumulators, wide channels and
+    channels without shortcuts through one path shared by the sixteen).
     Registers: a0 the channel's output, a1 the pixel step, ra an output's address, t0/t1 act_min and
     act_max, a2-a7 min_below, fast_after, max_above, m2, k and shift, t2 and the accumulator itself
     the products."""
@@ -146,19 +146,19 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
                      f"mulhu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
                      "add t2, t2, a6", "sra t2, t2, a7", "sb t2, 0(ra)", f"{label}_done:"]
             cold += [f"{label}_high:", "sb t1, 0(ra)", f"j {label}_done",
-                     f"{label}_rest:", f"blt {r}, a2, {label}_low",
-                     "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
-                     "addi t2, a3, 1", f"bltz t2, {label}_other",
-                     "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
-                     f"mulhsu t2, {r}, a5", f"mul {r}, {r}, a5", f"srli {r}, {r}, 31", f"add t2, t2, {r}",
-                     f"srli {r}, t2, 31", f"sub t2, t2, {r}", "add t2, t2, a6", "sra t2, t2, a7",
-                     f"bge t1, t2, {label}_store", "mv t2, t1",
-                     f"{label}_store:", "sb t2, 0(ra)", f"j {label}_done",
-                     f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done",
-                     f"{label}_other:", f"mv t2, {r}", f"jal a1, {tag}_other",
+                     f"{label}_rest:", f"blt {r}, a2, {label}_low", f"mv t2, {r}", f"jal a1, {tag}_rest",
                      f"lw a1, {slot['how']}(sp)", f"lw a1, {M}(a1)", f"lw a0, {slot['out']}(sp)", f"addi a0, a0, {q}",
-                     f"j {label}_done"]
+                     f"j {label}_done",
+                     f"{label}_low:", "sb t0, 0(ra)", f"j {label}_done"]
     row = slot["row"]
+    cold += [f"{tag}_rest:", "/* t2's output to 0(ra) when at most fast_after and at least min_below, shared by the",
+             "   sixteen; back to a1, a0 free */",
+             "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
+             "addi a0, a3, 1", f"bltz a0, {tag}_other",
+             "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
+             "mulhsu a0, t2, a5", "mul t2, t2, a5", "srli t2, t2, 31", "add t2, a0, t2",
+             "srli a0, t2, 31", "sub t2, t2, a0", "add t2, t2, a6", "sra t2, t2, a7",
+             f"bge t1, t2, {tag}_store", f"j {tag}_high"]
     cold += [f"{tag}_other:", "/* t2's output to 0(ra), for a wide channel or one without shortcuts; back to a1 */",
              f"beqz a7, {tag}_full", f"blt a4, t2, {tag}_high",
              "mul a0, t2, a5", "mulhsu t2, t2, a5", "srli a0, a0, 31", "add t2, t2, a0", "srli a0, t2, 31",
@@ -214,13 +214,18 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4(terms: bool = False, single: bool = False) -> str:
+def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
     accumulator's start; with `single`, the outputs through one-multiply rows (store_single), for `blocks`
     blocks of pixels one after the other (block_loop): mote_dot_pairs_single_4x4_s8(..., blocks a7) and
-    mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack)."""
+    mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack). With `both` (not terms): one body
+    for mote_dot_pairs_4x4_s8 and mote_dot_pairs_single_4x4_s8, two entries that set the output stage's
+    row step (a single block for the first), the stage picked once per four filters (both_entries)."""
+    if both:
+        single = True
     blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
+    blocked += ["step"] if both else []
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
                   *(["terms"] if terms else []), *blocked)
     slot = frame.slot
@@ -235,11 +240,24 @@ def pairs_4x4(terms: bool = False, single: bool = False) -> str:
     shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
-    tag = (".Lt" if terms else ".Lp") + ("s" if single else "")
+    tag = (".Lt" if terms else ".Lp") + ("s" if single else "") + ("b" if both else "")
     outputs, cold = store_single(frame, tag) if single else store(frame, tag)
     row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
+    entries, next_stage = [], [f"addi a2, a2, {4 * row_bytes}"]
+    if both:
+        full, full_cold = store(frame, tag + "f")
+        outputs = [f"lw a2, {slot['step']}(sp)", f"addi a2, a2, -{4 * ROW_BYTES}", f"bnez a2, {tag}_single",
+                   *full, f"j {tag}_stored", f"{tag}_single:", *outputs, f"{tag}_stored:"]
+        cold += full_cold
+        entries = both_entries(tag)
+        next_stage = [f"lw a3, {slot['step']}(sp)", "add a2, a2, a3"]
     begin_blocks, next_block = block_loop(frame, terms) if single else ([], [])
-    body = [*frame.save(), f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5", f"sw a2, {slot['groups']}(sp)",
+    if both:  # mote_dot_pairs_4x4_s8's single block skips the loop over blocks
+        begin_blocks = [f"li a3, {4 * ROW_BYTES}", "beq t0, a3, 0f", *begin_blocks]
+        next_block = [f"lw a2, {slot['step']}(sp)", f"addi a2, a2, -{4 * ROW_BYTES}", "beqz a2, 7f", *next_block, "7:"]
+    keep_step = [f"sw t0, {slot['step']}(sp)"] if both else []
+    body = [*entries, *frame.save(), *keep_step, f"sw a0, {slot['x']}(sp)", "slli a2, a2, 5",
+            f"sw a2, {slot['groups']}(sp)",
             f"sw a3, {slot['runs']}(sp)", f"sw a4, {slot['bias']}(sp)", f"sw a5, {slot['quads']}(sp)",
             f"sw a6, {slot['how']}(sp)", *keep_terms, f"lw a2, {OUT}(a6)",
             f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a6)", f"sw a2, {slot['stage']}(sp)", *begin_blocks,
@@ -255,12 +273,24 @@ def pairs_4x4(terms: bool = False, single: bool = False) -> str:
             "5:", f"lw a2, {slot['x']}(sp)", f"lw a3, {slot['groups']}(sp)", "add a2, a2, a3", "bne a0, a2, 1b",
             f"sw a1, {slot['w']}(sp)", *outputs,
             f"lw a2, {slot['out']}(sp)", "addi a2, a2, 4", f"sw a2, {slot['out']}(sp)",
-            f"lw a2, {slot['stage']}(sp)", f"addi a2, a2, {4 * row_bytes}", f"sw a2, {slot['stage']}(sp)",
+            f"lw a2, {slot['stage']}(sp)", *next_stage, f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
             "bnez a2, 0b", *next_block, *frame.restore(), *cold]
-    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single else ''}_4x4_s8"
+    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single and not both else ''}_4x4_s8"
+    if both:
+        return function(name, PAIRS_DOC + "\n" + PAIRS_SINGLE_DOC.format(name="mote_dot_pairs_single_4x4_s8")
+                        + "\n" + PAIRS_BOTH_DOC, body)
     return function(name, PAIRS_SINGLE_DOC.format(name=name) if single else PAIRS_TERMS_DOC if terms else PAIRS_DOC,
                     body)
+
+
+def both_entries(tag: str) -> list[str]:
+    """The merged body's two entries: mote_dot_pairs_4x4_s8 (one block, TFLite's rows) falls through from the
+    function's label, mote_dot_pairs_single_4x4_s8 (blocks in a7, one-multiply rows) is the second; t0 the row
+    step of four filters, kept in the frame's `step` slot."""
+    name = "mote_dot_pairs_single_4x4_s8"
+    return ["li a7, 1", f"li t0, {4 * ROW_BYTES}", f"j {tag}_entered", f".globl {name}", f".type {name}, @function",
+            f"{name}:", f"li t0, {4 * SINGLE_ROW_BYTES}", f"{tag}_entered:"]
 
 
 def block_loop(frame: Frame, terms: bool) -> tuple[list[str], list[str]]:
@@ -305,6 +335,10 @@ four filters about 70 to start and to read their output stages, per call 30."""
 PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
 accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
 filters."""
+
+
+PAIRS_BOTH_DOC = """Both in one body when a project uses both (mote_dot_pairs_4x4_s8 past the loop over blocks): 3
+operations more per four filters to pick the output stage, about 10 more per call."""
 
 
 PAIRS_SINGLE_DOC = """{name} ({name}.h): the pairs loop above, each output through its channel's one-multiply
@@ -406,4 +440,8 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
                                                             _depthwise(list(band_shapes), wide_weights))}
-    return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in set(functions))
+    wanted = set(functions)
+    if {"mote_dot_pairs_4x4_s8", "mote_dot_pairs_single_4x4_s8"} <= wanted:  # one body for both
+        make["mote_dot_pairs_4x4_s8"] = lambda: pairs_4x4(both=True)
+        wanted.discard("mote_dot_pairs_single_4x4_s8")
+    return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in wanted)

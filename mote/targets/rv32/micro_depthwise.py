@@ -67,17 +67,22 @@ def output(tag: str, tail: list[str] | None = None, lo: str | None = None) -> tu
            f"srli {P}, {P}, 31", f"add {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4", f"sb {X}, 0({OUT})",
            f"{tag}_done:"]
     cold = [f"{tag}_high:", f"lw {X}, {S['hi']}(sp)", f"sb {X}, 0({OUT})", *back,
-            f"{tag}_rest:", f"blt {ACC}, t5, {tag}_low",
-            "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
-            f"addi {X}, t0, 1", f"bltz {X}, {tag}_other",
-            "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
-            f"mulhsu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
-            f"srli {P}, {X}, 31", f"sub {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
-            f"lw {P}, {S['hi']}(sp)", f"bge {P}, {X}, {tag}_store", f"mv {X}, {P}",
-            f"{tag}_store:", f"sb {X}, 0({OUT})", f"j {tag}_done",
-            f"{tag}_low:", *([f"sb {lo}, 0({OUT})"] if lo else [f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})"]), *back,
-            f"{tag}_other:", f"jal {P}, .Ldw_other", f"j {tag}_done"]
+            f"{tag}_rest:", f"blt {ACC}, t5, {tag}_low", f"jal {P}, .Ldw_rest", f"j {tag}_done",
+            f"{tag}_low:", *([f"sb {lo}, 0({OUT})"] if lo else [f"lw {X}, {S['lo']}(sp)", f"sb {X}, 0({OUT})"]), *back]
     return hot, cold
+
+
+def rest() -> list[str]:
+    """The row loops' shared out-of-line path (return address in ra) of an accumulator t6 at most fast_after
+    and at least min_below to 0(a5): a wide channel's or one's without shortcuts through .Ldw_other, else the
+    negative path; t6 is free after."""
+    return [".Ldw_rest:", "/* fast_after INT32_MAX: a wide channel or one without shortcuts */",
+            f"addi {X}, t0, 1", f"bltz {X}, .Ldw_other",
+            "/* a negative accumulator: (v - [v < 0] + k) >> shift, at most act_max */",
+            f"mulhsu {X}, {ACC}, t2", f"mul {ACC}, {ACC}, t2", f"srli {ACC}, {ACC}, 31", f"add {X}, {X}, {ACC}",
+            f"srli {ACC}, {X}, 31", f"sub {X}, {X}, {ACC}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4",
+            f"lw {ACC}, {S['hi']}(sp)", f"bge {ACC}, {X}, 1f", f"mv {X}, {ACC}",
+            "1:", f"sb {X}, 0({OUT})", f"jr {P}"]
 
 
 def other() -> list[str]:
@@ -110,6 +115,11 @@ GENERIC = Layout("", ("0(a0)", "0(a1)", "0(a2)"), None, (TOP, MID, BOT),
                  (f"lw {MID}, {S['d_mid']}(sp)", f"add {MID}, {TOP}, {MID}", f"lw {BOT}, {S['d_bottom']}(sp)",
                   f"add {BOT}, {TOP}, {BOT}"))
 IMM = 2047  # the largest offset a load takes
+# Stride-1 rows of more outputs than this keep the generic loop: it costs them 2 instructions an output more
+# and about 15 a row (0.3 to 0.45 per MAC for 3x3 filters), where such layers' per-row costs are spread thin,
+# and each laid-out loop is about 500 bytes of flash (VWW's layers of 48, 24 and 12 outputs a row: 3.41, 3.42,
+# 3.50 -> 3.72, 3.77, 3.95 instructions per MAC; its 6-output rows keep theirs at 3.9 to 4.1).
+LONG_ROW = 8
 
 
 def fixed_layout(shape: Shape, index: int) -> Layout | None:
@@ -118,7 +128,7 @@ def fixed_layout(shape: Shape, index: int) -> Layout | None:
     and end outputs kept in registers; or None when the shape does not allow it (the generic loop then)."""
     stride, col_step, d_mid, d_bottom = shape[:4]
     extra = col_step if stride == 2 else 0
-    if stride * col_step > IMM or shape[8] > IMM:
+    if stride * col_step > IMM or shape[8] > IMM or (stride == 1 and shape[9] > LONG_ROW * shape[8]):
         return None
     bases: list[int] = []
     place: list[tuple[int, int]] = []
@@ -377,7 +387,7 @@ def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Seq
         tail += [f"lw a0, {S[slot]}(sp)", f"addi a0, a0, {size}", f"sw a0, {S[slot]}(sp)"]
     tail += ["bnez a0, .Ldw_channel", ".Ldw_done:", "li a0, 0"]
     return [*save, *head, *channel, ".Ldw_band:", *band_setup(wide), *tail, *restore,
-            *(wide_weights() if wide else []), *loops, *frames[1], *other()]
+            *(wide_weights() if wide else []), *loops, *frames[1], *rest(), *other()]
 
 
 DOC = """mote_depthwise_band_s8 (mote_depthwise_conv_band_s8.h): per output at stride 1, 3 byte loads,
