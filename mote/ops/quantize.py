@@ -168,10 +168,12 @@ def _accepts_table(node: Node, p: QuantizeParams | RequantizeParams) -> str | No
 
 
 def _pack_table(node: Node, p: RequantizeParams, em: Emitter) -> CCall:
-    """int8 -> int8 through mote_lut_s8: the reference's output for each input byte, indexed by (uint8) x."""
+    """int8 -> int8 through a table (mote_requantize_table_s8, mote_lut_s8's): the reference's output for each
+    input byte, indexed by (uint8) x."""
     values = reference(node, p, [np.arange(-128, 128)])[0].astype(np.int8)
     table = np.roll(values, -128)  # byte b < 128 is x = b, byte b >= 128 is x = b - 256
-    return CCall("mote_lut_s8", "mote_lut_s8_params", {"size": p.size, "table": em.const(table, "requantize_table")},
+    return CCall("mote_requantize_table_s8", "mote_lut_s8_params",
+                 {"size": p.size, "table": em.const(table, "requantize_table")},
                  _args(node, em))
 
 
@@ -249,7 +251,7 @@ KERNELS = (
            _accepts_float_to(127, half_even=True)),
     Kernel("mote_quantize_f32_s8_even", frozenset(Core), _pack_even, _accepts_float_to(127, half_even=True)),
     Kernel("mote_quantize_f32_s16", frozenset(Core), _pack_float_s16, _accepts_float_to(32767)),
-    Kernel("mote_lut_s8", frozenset(Core), _pack_table, _accepts_table),
+    Kernel("mote_requantize_table_s8", frozenset(Core), _pack_table, _accepts_table),
     Kernel("mote_requantize_s8", frozenset(Core), _pack_requantize, _accepts_s8),
     Kernel("mote_quantize_flip_u8", frozenset(Core), _pack_flip, _accepts_flip, overlap=_flip_overlap),
     Kernel("mote_requantize_int", frozenset(Core), _pack_requantize_int),

@@ -35,9 +35,9 @@ class RequantShiftParams:
     act_max: int  # hi
     divisor: int
     shift: int  # log2(divisor) when it is a power of two (the C kernel then shifts), else -1
-    ties_away: bool  # exact halves away from zero, not up
     mul: np.ndarray  # int32 [channels]
     add: np.ndarray  # int32 [channels]
+    ties_away: bool = False  # exact halves away from zero, not up
 
 
 def level_range(n_levels: int, signed: bool) -> tuple[int, int]:
@@ -74,9 +74,9 @@ def prepare(node: Node) -> RequantShiftParams:
     ties = attr(node, "ties")
     if ties not in ("up", "away"):
         raise UnsupportedError(f"node {node.name!r} (requant_shift): ties {ties!r}; 'up' or 'away'")
-    return RequantShiftParams(x.size, channels, in_offset, out_zp, lo, hi, divisor, shift, ties == "away",
+    return RequantShiftParams(x.size, channels, in_offset, out_zp, lo, hi, divisor, shift,
                               np.broadcast_to(m, (channels,)).astype(np.int32),
-                              np.broadcast_to(a, (channels,)).astype(np.int32))
+                              np.broadcast_to(a, (channels,)).astype(np.int32), ties == "away")
 
 
 def shape(node: Node) -> list[tuple[int, ...]]:

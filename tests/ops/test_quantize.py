@@ -146,8 +146,9 @@ def test_quantize_float_vnni_matches_the_scalar_rounding(zero_point: int, kernel
     np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("size, kernel", [(TABLE_MIN_SIZE - 1, "mote_requantize_s8"), (TABLE_MIN_SIZE, "mote_lut_s8"),
-                                          (300, "mote_lut_s8")])
+@pytest.mark.parametrize("size, kernel", [(TABLE_MIN_SIZE - 1, "mote_requantize_s8"),
+                                          (TABLE_MIN_SIZE, "mote_requantize_table_s8"),
+                                          (300, "mote_requantize_table_s8")])
 def test_requantize_by_table_matches_tflm(size: int, kernel: str, check_model: Callable[..., object],
                                           tmp_path: Path) -> None:
     """int8 -> int8 from TABLE_MIN_SIZE values: the requantization tabulated per input byte; every byte once
