@@ -134,48 +134,27 @@ static inline int8_t mote_output_wide(int32_t acc, const mote_output_channel *s)
 /* A RequantShift row (the integer dialect's requantization, mote.ops.requant_stage) holds
  * MOTE_OUTPUT_REQUANT_SHIFT + k in place of TFLite's shift (which is in [-31, 31]): row[0] the
  * multiplier mul, row[5] the addend add, row[6] the divisor d (below 2^32, its bits); k = log2(2 d)
- * when d is a power of two, else 0. Its channel has no fast path (fast_after INT32_MAX, shift 0): act_min below min_below,
- * act_max above max_above, else floor((2 (acc * mul + add) + d) / (2 d)) + offset clamped, in 64 bits
- * (the compiler checks that the sum fits). */
+ * when d is a power of two, else 0. Its channel has no fast path (fast_after INT32_MAX, shift 0): act_min
+ * below min_below, act_max above max_above, else floor((2 (acc * mul + add) + d) / (2 d)) + offset
+ * clamped, in 64 bits (the compiler checks that the sum fits). */
 enum { MOTE_OUTPUT_REQUANT_SHIFT = 64, MOTE_OUTPUT_REQUANT_SHIFT_32 = 128 };
-
-static inline int8_t mote_output_requant_shift(int32_t acc, const mote_output_channel *s) {
-  if (acc > s->max_above) return (int8_t)s->hi;
-  const int32_t k = s->row[1] - MOTE_OUTPUT_REQUANT_SHIFT;
-  const int64_t d = (int64_t)(uint32_t)s->row[6];
-  const int64_t n = 2 * ((int64_t)acc * s->row[0] + s->row[5]) + d;
-  int64_t y;
-  if (k > 0) {
-    y = n >> k; /* an arithmetic shift: floor */
-  } else {
-    const int64_t d2 = 2 * d;
-    y = n / d2;
-    if (n % d2 != 0 && n < 0) --y; /* C truncates; floor */
-  }
-  y += (int32_t)s->offset;
-  return (int8_t)(y > s->hi ? s->hi : y < s->lo ? s->lo : y);
-}
 
 /* A RequantShift row in 32 bits, kind MOTE_OUTPUT_REQUANT_SHIFT_32 (+ 1 to divide): for every accumulator
  * from min_below to max_above, n = acc * mul + K is in [0, 2^32) (the compiler checks its two ends),
  * with K = add + floor(d / 2) + (offset + 128) d in row[5]; the output, strictly inside the clamps, is
  * n >> row[6] - 128 (d = 2^row[6]) or n / row[6] - 128 (row[6] = d). The sum wraps modulo 2^32 as it
- * goes: only its value counts. The assembly inner loops compute it in line. */
-static inline int8_t mote_output_requant_shift_32(int32_t acc, const mote_output_channel *s) {
-  if (acc > s->max_above) return (int8_t)s->hi;
-  const uint32_t n = (uint32_t)acc * (uint32_t)s->row[0] + (uint32_t)s->row[5];
-  const uint32_t q = s->row[1] == MOTE_OUTPUT_REQUANT_SHIFT_32 ? n >> s->row[6] : n / (uint32_t)s->row[6];
-  return (int8_t)((int32_t)q - 128);
-}
+ * goes: only its value counts. The assembly inner loops compute it in line, the C out of line
+ * (mote_output_requant_shift_s8, with the 64-bit kind: one small function rather than code in line in every
+ * kernel, since only the integer dialect's fused layers have such rows). */
+int8_t mote_output_requant_shift_s8(int32_t acc, const mote_output_channel *s);
 
 /* The output of an accumulator at or below fast_after and not below min_below: mote_output_negative
- * or mote_output_wide for a channel with shortcuts, mote_output_requant_shift[_32] for a RequantShift row,
+ * or mote_output_wide for a channel with shortcuts, mote_output_requant_shift_s8 for a RequantShift row,
  * mote_conv_requantize (with TFLite's shift as its two powers of two) for any other. */
 static inline int8_t mote_output_rest(int32_t acc, const mote_output_channel *s) {
   if (s->fast_after != INT32_MAX) return mote_output_negative(acc, s);
   if (s->shift != 0) return mote_output_wide(acc, s);
-  if (s->row[1] >= MOTE_OUTPUT_REQUANT_SHIFT_32) return mote_output_requant_shift_32(acc, s);
-  if (s->row[1] >= MOTE_OUTPUT_REQUANT_SHIFT) return mote_output_requant_shift(acc, s);
+  if (s->row[1] >= MOTE_OUTPUT_REQUANT_SHIFT) return mote_output_requant_shift_s8(acc, s);
   const int32_t shift = s->row[1];
   const uint32_t left_mul = 1u << (shift > 0 ? shift : 0), right_mul = 1u << (31 + (shift < 0 ? shift : 0));
   return mote_conv_requantize(acc, (uint32_t)s->row[0], left_mul, right_mul, s->offset, s->lo, s->hi);

@@ -95,7 +95,7 @@ def test_shortcuts_match_the_full_output_stage(tmp_path: Path) -> None:
     runtime = Path(str(resources.files("mote.runtime")))
     build = [find_cc(), "-O1", "-std=c99", "-Wall", "-Wextra", "-Werror", "-fsanitize=undefined",
              "-fno-sanitize-recover=all", f"-I{runtime}", f"-I{tmp_path}", "-o", str(tmp_path / "t"),
-             str(tmp_path / "t.c")]
+             str(tmp_path / "t.c"), str(runtime / "mote_output_requant_shift_s8.c")]
     subprocess.run(build, check=True, capture_output=True)
     run = subprocess.run([str(tmp_path / "t")], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
