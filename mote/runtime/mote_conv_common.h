@@ -38,7 +38,7 @@ typedef struct {
 static inline void mote_block_out_4x4(const mote_block_out *how, const int32_t acc[16]) {
   for (int32_t j = 0; j < 4; ++j) {
     const mote_output_channel s = mote_output_channel_at(how->stage, j, how->offset, how->lo, how->hi);
-    for (int32_t i = 0; i < 4; ++i) how->out[i * how->m + j] = mote_output_of(acc[4 * i + j], &s);
+    for (int32_t i = 0; i < 4; ++i) how->out[i * how->m + j] = mote_output_of_any(acc[4 * i + j], &s);
   }
 }
 
@@ -57,7 +57,7 @@ static inline void mote_store_block_4x4(const int32_t *table, int32_t offset, in
                                         int8_t *out, int32_t m) {
   for (int32_t j = 0; j < channels; ++j, ++acc, ++out) {
     const mote_output_channel s = mote_output_channel_at(table, oc + j, offset, lo, hi);
-    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of(acc[4 * i], &s);
+    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of_any(acc[4 * i], &s);
   }
 }
 
