@@ -1,6 +1,6 @@
-"""Deeploy's integer kernels transcribed statement by statement in plain Python integers, independently of
-mote's vectorized references, with C's semantics spelled out: truncating division, wrapping casts, uint32
-arithmetic. Slow (one Python step per C statement); the tests run them on small tensors.
+"""The integer arithmetic of Deeploy's generic kernels, written here as scalar loops in plain Python integers
+(an oracle independent of mote's vectorized references), with C's semantics spelled out: truncating
+division, wrapping casts, uint32 arithmetic. Slow, one value at a time; the tests run them on small tensors.
 
 Each function takes flat lists of the stored values and returns flat lists of the stored outputs."""
 
