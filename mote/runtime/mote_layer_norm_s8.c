@@ -1,20 +1,5 @@
 #include "mote_layer_norm_s8.h"
-
-/* floor(sqrt(t)), bit by bit. */
-static uint32_t isqrt64(uint64_t t) {
-  uint64_t root = 0, bit = (uint64_t)1 << 62;
-  while (bit > t) bit >>= 2;
-  while (bit != 0) {
-    if (t >= root + bit) {
-      t -= root + bit;
-      root = (root >> 1) + bit;
-    } else {
-      root >>= 1;
-    }
-    bit >>= 2;
-  }
-  return (uint32_t)root;
-}
+#include "mote_isqrt.h"
 
 /* (v + 2^(s - 1)) >> s for s > 0 (an arithmetic shift), v for s == 0. */
 static int64_t round_shift(int64_t v, int32_t s) {
@@ -42,7 +27,7 @@ mote_status mote_layer_norm_s8(const mote_layer_norm_s8_params *p, const int8_t 
     uint64_t t = ((uint64_t)v << 16) + eps;
     int32_t k = 0;
     while (t < ((uint64_t)1 << 60)) t <<= 2, ++k;
-    const int64_t inv = (int64_t)(((uint64_t)1 << 61) / isqrt64(t)); /* in (2^30, 2^31] */
+    const int64_t inv = (int64_t)(((uint64_t)1 << 61) / mote_isqrt_u64(t)); /* in (2^30, 2^31] */
     const int32_t center = p->rms ? 0 : s1;
     for (int32_t i = 0; i < d; ++i) {
       const int32_t n = d * (input[i] - zx) - center;        /* |n| < 2^24 */
