@@ -26,8 +26,8 @@ from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
 from mote.ops.filter_offset_conv import WIDE_KERNEL as WIDE
 from mote.ops.registry import REQUIRED, CCall, Emitter, Kernel, OpDef, register
-from mote.ops.requant_shift import RequantShiftParams
-from mote.ops.requant_stage import requant_shift_outputs, requant_shift_rows
+from mote.ops.requant_shift import RequantShiftParams, outputs
+from mote.ops.requant_stage import requant_shift_rows
 from mote.ops.windows import grouped_conv, layer_windows
 
 CONV_ATTRS = ("stride", "dilation", "pads")
@@ -94,7 +94,7 @@ def reference(node: Node, p: ConvParams, inputs: list[np.ndarray]) -> list[np.nd
     add = np.broadcast_to(r.add, (p.out_ch,))
     per = RequantShiftParams(p.out_ch, p.out_ch, 0, r.output_offset, r.act_min, r.act_max, r.divisor, r.shift,
                              mul, add)
-    return [requant_shift_outputs(acc, per).astype(np.int8)]
+    return [requant_shift.outputs(acc, per).astype(np.int8)]
 
 
 def _emit(node: Node, p: ConvParams, em: Emitter) -> CCall:

@@ -85,13 +85,17 @@ def shape(node: Node) -> list[tuple[int, ...]]:
     return [x.shape]
 
 
-def reference(node: Node, p: RequantShiftParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    v = np.asarray(inputs[0], np.int64).reshape(-1, p.channels) + p.input_offset
-    t = v * p.mul.astype(np.int64) + p.add.astype(np.int64)
+def outputs(x: np.ndarray, p: RequantShiftParams) -> np.ndarray:
+    """The stored outputs (offset included, clamped), int64, of stored inputs x[..., channels]."""
+    t = (np.asarray(x, np.int64) + p.input_offset) * p.mul.astype(np.int64) + p.add.astype(np.int64)
     y = (2 * t + p.divisor) // (2 * p.divisor)  # numpy's // floors, as the formula wants
     if p.ties_away:
         y = np.where(t < 0, -((-2 * t + p.divisor) // (2 * p.divisor)), y)
-    out = np.clip(y, p.act_min, p.act_max) + p.output_offset
+    return np.clip(y, p.act_min, p.act_max) + p.output_offset
+
+
+def reference(node: Node, p: RequantShiftParams, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    out = outputs(np.asarray(inputs[0]).reshape(-1, p.channels), p)
     return [out.astype(np.int8).reshape(inputs[0].shape)]
 
 

@@ -18,17 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from mote.ops.output_stage import INT32_MAX, INT32_MIN, bisect_first
-from mote.ops.requant_shift import RequantShiftParams
+from mote.ops.requant_shift import RequantShiftParams, outputs
 
 REQUANT_SHIFT_KIND = 64  # MOTE_OUTPUT_REQUANT_SHIFT in mote_output_stage.h
 REQUANT_SHIFT_32_KIND = 128  # MOTE_OUTPUT_REQUANT_SHIFT_32
-
-
-def requant_shift_outputs(acc: np.ndarray, p: RequantShiftParams) -> np.ndarray:
-    """RequantShift's output (offset included, clamped) of int32 accumulators acc[..., channels]."""
-    t = (np.asarray(acc, np.int64) + p.input_offset) * p.mul.astype(np.int64) + p.add.astype(np.int64)
-    y = (2 * t + p.divisor) // (2 * p.divisor)
-    return np.clip(y, p.act_min, p.act_max) + p.output_offset
 
 
 def requant_shift_rows(p: RequantShiftParams, channels: int) -> np.ndarray:
@@ -39,8 +32,8 @@ def requant_shift_rows(p: RequantShiftParams, channels: int) -> np.ndarray:
     per = RequantShiftParams(channels, channels, 0, p.output_offset, p.act_min, p.act_max, p.divisor, p.shift,
                              mul.astype(np.int32), add.astype(np.int32))
     lo, hi = p.act_min + p.output_offset, p.act_max + p.output_offset
-    low, found_low = bisect_first(lambda a: requant_shift_outputs(a, per) > lo, channels)
-    high, found_high = bisect_first(lambda a: requant_shift_outputs(a, per) >= hi, channels)
+    low, found_low = bisect_first(lambda a: outputs(a, per) > lo, channels)
+    high, found_high = bisect_first(lambda a: outputs(a, per) >= hi, channels)
     monotone = mul >= 0
     min_below = np.where(monotone & found_low, low, INT32_MIN)
     max_above = np.where(monotone & found_high, high - 1, INT32_MAX)
