@@ -26,7 +26,7 @@ from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
 from mote.ops.filter_offset_conv import WIDE_KERNEL as WIDE
 from mote.ops.registry import REQUIRED, CCall, Emitter, Kernel, OpDef, register
-from mote.ops.requant_shift import RequantShiftParams, outputs
+from mote.ops.requant_shift import RequantShiftParams
 from mote.ops.requant_stage import requant_shift_rows
 from mote.ops.windows import grouped_conv, layer_windows
 
