@@ -237,8 +237,8 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     """Write the project (with kernels for a scalar core) to `project_dir` and build
     project_dir/firmware.elf. `main`: the text of another firmware main.c than mote's (one that drives the model
     through an API of its own, e.g. a decoder's model_step). Raises MoteError."""
-    model = model.for_core(Core.SCALAR)
     config = config or Rv32Config()
+    model = model.for_target(Core.SCALAR, l1_bytes(config.platform))
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
