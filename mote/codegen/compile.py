@@ -83,16 +83,17 @@ class CompiledModel:
 
 
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
-                  fuse: bool = True) -> CompiledModel:
+                  fuse: bool = True, l1: int = 0) -> CompiledModel:
     """Plan memory and generate C with kernels for `core`; first (unless not `fuse`) the integer dialect's
     conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words); with an
-    accelerator, then offload what its patterns accept."""
+    accelerator, then offload what its patterns accept. With `l1` bytes of L1, the layers of the tiled ops run
+    on L1 tile buffers fed by DMA (mote.memory.tiling; on the host, the DMA is a copy)."""
     if fuse:
         graph = fuse_requant(graph)
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks
-    return _generate(graph, accelerator, core)
+    return _generate(graph, accelerator, core, l1)
 
 
 @dataclass

@@ -1,0 +1,98 @@
+"""Layers tiled into an L1 (mote.memory.tiling, mote.codegen.l1_tiles) compute the same bits as untiled:
+random conv, depthwise, pooling, fully connected and add layers, each compiled with the smallest L1 its
+layers fit (one-row tiles, the most halo) and with a larger one, run as C on the host (where the DMA is a
+copy) against the reference interpreter and the untiled C."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mote.codegen.compile import CompiledModel, compile_graph
+from mote.errors import MemoryFitError
+from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
+from mote.inputs import random_inputs
+from mote.ir import Graph
+from mote.ops.registry import Core
+from mote.reference import interpret
+from mote.targets.host import build_host
+from tests.ops.binary_util import binary_model
+from tests.ops.test_avg_pool2d import pool_model
+from tests.ops.test_conv2d import Case, conv_chain_model
+from tests.ops.test_conv2d import random_case as conv_case
+from tests.ops.test_depthwise_conv2d import depthwise_model
+from tests.ops.test_depthwise_conv2d import random_case as depthwise_case
+from tests.ops.test_fully_connected import fc_model
+from tests.ops.test_fully_connected import random_case as fc_case
+
+
+def tall(case: Case) -> Case:
+    """One batch of 16 rows, stride 1 down the rows: enough rows that tiles of a few rows need less L1
+    than the whole layer."""
+    case.batches, case.in_hw, case.stride = 1, (16, case.in_hw[1]), (1, case.stride[1])
+    return case
+
+
+def one_batch_pool(builtin: str, rng: np.random.Generator) -> bytes:
+    """A random pooling model of one batch (tiles split one image's rows)."""
+    while True:
+        model = pool_model(builtin, rng)
+        if load_tflite(model, "pool").inputs[0].shape[0] == 1:
+            return model
+
+
+def same_shape_add(rng: np.random.Generator) -> bytes:
+    """ADD of two activations of one shape (the elementwise tiles), random quantization."""
+    shape = [1, int(rng.integers(4, 20)), int(rng.integers(1, 12)), int(rng.integers(1, 9))]
+    mb = ModelBuilder()
+    a, b, y = (mb.tensor(name, shape, "int8", scale=float(rng.uniform(0.01, 0.1)),
+                         zero_point=int(rng.integers(-128, 128))) for name in ("a", "b", "y"))
+    mb.op("ADD", [a, b], [y], fused_activation_function="NONE")
+    return mb.build([a, b], [y])
+
+
+def smallest_fit(graph: Graph) -> tuple[CompiledModel, int]:
+    """The model compiled for the smallest L1 (in steps of 64 bytes) its tiled layers fit."""
+    for budget in range(64, 1 << 20, 64):
+        try:
+            return compile_graph(graph, core=Core.SCALAR, l1=budget), budget
+        except MemoryFitError:
+            continue
+    raise AssertionError("no L1 fits")
+
+
+def models() -> list[tuple[str, Callable[[np.random.Generator], bytes]]]:
+    return [
+        ("conv", lambda rng: conv_chain_model([tall(conv_case(rng))], rng)),
+        ("depthwise", lambda rng: depthwise_model(tall(depthwise_case(rng)), rng)),
+        ("avg_pool", lambda rng: one_batch_pool("AVERAGE_POOL_2D", rng)),
+        ("max_pool", lambda rng: one_batch_pool("MAX_POOL_2D", rng)),
+        ("fully_connected", lambda rng: fc_model(fc_case(rng), rng)),
+        ("add", same_shape_add),
+        ("broadcast add", lambda rng: binary_model("ADD", rng)),  # not tiled: runs on L2 beside tiled layers
+    ]
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("kind,make", models(), ids=[name for name, _ in models()])
+def test_tiled_layers_are_bit_exact_with_untiled(kind: str, make: Callable[[np.random.Generator], bytes], seed: int,
+                                                 tmp_path: Path) -> None:
+    graph = load_tflite(make(np.random.default_rng(900 + seed)), "layer")
+    untiled = build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "untiled")
+    smallest, budget = smallest_fit(graph)
+    larger = compile_graph(graph, core=Core.SCALAR, l1=2 * budget)
+    inputs = random_inputs(graph, seed)
+    expected = interpret(graph, inputs)
+    want = untiled.run(inputs)[0]
+    for name, compiled in (("smallest", smallest), ("larger", larger)):
+        assert compiled.l1_bytes <= compiled.l1_budget  # the tile buffers never exceed the L1
+        got = build_host(compiled, tmp_path / name).run(inputs)[0]
+        for key, value in expected.items():
+            np.testing.assert_array_equal(got[key], value, err_msg=f"{kind} {name} L1 ({compiled.l1_budget} B)")
+            np.testing.assert_array_equal(got[key], want[key])
+    if kind in ("conv", "depthwise", "fully_connected", "add"):  # enough rows: the smallest L1 splits them
+        assert len(smallest.tiled[0].tiles) > 1
