@@ -148,8 +148,9 @@ class Platform:
     def check_simulated(self) -> None:
         """Raise PlatformError unless the virtual platform simulates every feature of this platform."""
         if self.compute.count > 1:
-            raise PlatformError(f"platform {self.name}: {self.compute.count} {self.compute.name} cores not "
-                                "simulated yet (the virtual platform runs one compute core); add --cores 1")
+            raise PlatformError(f"platform {self.name}: {self.compute.count} compute cores not simulated yet (the "
+                                "virtual platform runs one compute core, with an L1 and DMA if it has them); "
+                                "add --cores 1")
         if self.memory("l1") is not None and self.l1_dma() is None:
             raise PlatformError(f"platform {self.name}: its l1 memory has no DMA from its ram memory; add a "
                                 "[[dma]] with that source and target")
