@@ -19,7 +19,8 @@ def _platform(tmp_path: Path, l1: str) -> Path:
     path = tmp_path / f"l1_{l1}.json"
     path.write_text(json.dumps({
         "name": f"l1_{l1}", "cores": [{"name": "controller"}, {"name": "cluster"}],
-        "memories": [{"name": "flash", "kind": "flash", "size": "2MiB"}, {"name": "l2", "kind": "ram", "size": "512KiB"},
+        "memories": [{"name": "flash", "kind": "flash", "size": "2MiB"},
+                     {"name": "l2", "kind": "ram", "size": "512KiB"},
                      {"name": "l1", "kind": "l1", "size": l1, "read_pj": 10.0, "write_pj": 10.0}],
         "dma": [{"source": "l2", "target": "l1", "bytes_per_cycle": 8, "channels": 2}]}))
     return path

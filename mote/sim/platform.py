@@ -12,8 +12,8 @@ import numpy as np
 from mote.ints import round_up
 from mote.sim.accel_device import AccelStats
 from mote.sim.decode import Insn, decode_block
-from mote.sim.dma_device import DmaLog
 from mote.sim.devices import FLASH_BASE, L1_BASE, RAM_BASE, Mark
+from mote.sim.dma_device import DmaLog
 from mote.sim.elf import ElfImage
 from mote.sim.faults import SimulationError
 

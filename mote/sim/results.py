@@ -21,7 +21,7 @@ class LayerProfile:
     class_counts: dict[str, int] = field(default_factory=dict)
     accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
     energy: Energy | None = None  # mote.sim.energy, on the run's platform
-    dma: DmaFigures | None = None  # its DMA jobs, bytes and exposed cycles (in `cycles`), on a platform with a DMA
+    dma: DmaFigures | None = None  # its DMA jobs, bytes and exposed cycles (in `cycles`); None: no DMA
 
     @property
     def energy_uj(self) -> float | None:
@@ -43,8 +43,8 @@ class SimResult:
     `firmware_instructions` / `firmware_cycles` cover the whole firmware from reset to the exit store,
     including the startup code's .data copy and .bss zeroing. Instructions are exact, cycles are the
     estimate of `core` (mote.sim.cycles.CoreModel) plus the platform's memory wait states on each load
-    and store (none on the mcu platform) plus the cycles the core waits on the DMA (mote.sim.dma_timing). `energy` is the model's (mote.sim.energy) over the
-    same span, µJ per inference in the JSON."""
+    and store (none on the mcu platform) plus the cycles the core waits on the DMA (mote.sim.dma_timing).
+    `energy` is the model's (mote.sim.energy) over the same span, µJ per inference in the JSON."""
 
     outputs: dict[str, np.ndarray]
     instructions: int

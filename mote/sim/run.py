@@ -15,7 +15,6 @@ from mote.sim import counting
 from mote.sim.accel_device import AccelDevice
 from mote.sim.counting import ClassTally, Counter, Snapshot
 from mote.sim.decode import Insn
-from mote.sim.dma_device import DMA_BASE, DMA_BYTES, DmaDevice
 from mote.sim.devices import (
     ACCEL_BASE,
     DEVICE_BASE,
@@ -27,6 +26,7 @@ from mote.sim.devices import (
     Mark,
     Reg,
 )
+from mote.sim.dma_device import DMA_BASE, DMA_BYTES, DmaDevice
 from mote.sim.faults import (
     ExitStatusError,
     IllegalInstructionError,

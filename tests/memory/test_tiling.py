@@ -48,7 +48,7 @@ def test_tiles_cover_the_rows_with_their_halo_within_the_budget(geometry: tuple[
                 else:  # padding in the layer: padding in the tile too
                     local = (out - t.out0) * rows.stride - t.pad_top + tap
                     assert not 0 <= local < t.in1 - t.in0
-    for x, offsets in enumerate(plan.inputs):  # buffers do not overlap and are 8-byte aligned
+    for offsets in plan.inputs:  # buffers do not overlap and are 8-byte aligned
         assert all(o % 8 == 0 for o in offsets)
     spans = sorted([(o, o + max(plan.in_bytes(0, t) for t in plan.tiles)) for o in plan.inputs[0]]
                    + [(o, o + max(plan.out_bytes(t) for t in plan.tiles)) for o in plan.outputs])

@@ -372,7 +372,8 @@ class Rv32Firmware:
             cycles=core.cycles(run_classes) + (platform.stall_cycles(*counted) if counted else 0) + levels.exposed,
             class_counts=named_counts(run_classes),
             firmware_instructions=ex.instructions,
-            firmware_cycles=core.cycles(ex.class_counts) + _stalls(platform, None, ex.exit_snapshot) + levels.all_exposed,
+            firmware_cycles=(core.cycles(ex.class_counts) + _stalls(platform, None, ex.exit_snapshot)
+                             + levels.all_exposed),
             rom_bytes=rom,
             ram_bytes=ram,
             stack_bytes=ex.stack_used,
