@@ -29,6 +29,8 @@ from tests.ops.test_depthwise_conv2d import random_case as depthwise_case
 from tests.ops.test_fully_connected import fc_model
 from tests.ops.test_fully_connected import random_case as fc_case
 
+MODELS = Path(__file__).resolve().parents[2] / "models" / "mlperf-tiny"
+
 
 def tall(case: Case) -> Case:
     """One batch of 16 rows, stride 1 down the rows: enough rows that tiles of a few rows need less L1
@@ -96,3 +98,27 @@ def test_tiled_layers_are_bit_exact_with_untiled(kind: str, make: Callable[[np.r
             np.testing.assert_array_equal(got[key], want[key])
     if kind in ("conv", "depthwise", "fully_connected", "add"):  # enough rows: the smallest L1 splits them
         assert len(smallest.tiled[0].tiles) > 1
+
+
+@pytest.mark.parametrize("file,l1", [("pretrainedResnet_quant.tflite", 16 << 10), ("vww_96_int8.tflite", 32 << 10)])
+def test_mlperf_tiny_models_tiled_on_the_host(file: str, l1: int, tmp_path: Path) -> None:
+    """ResNet-8 (its adds tiled too) and VWW in an L1 smaller than their layers: several tiles per layer."""
+    graph = load_tflite((MODELS / file).read_bytes(), file)
+    compiled = compile_graph(graph, core=Core.SCALAR, l1=l1)
+    assert compiled.l1_bytes <= l1 and max(len(plan.tiles) for plan in compiled.tiled.values()) > 2
+    assert {graph.nodes[i].op for i in compiled.tiled} >= ({"conv2d", "add"} if "Resnet" in file else
+                                                           {"conv2d", "depthwise_conv2d", "avg_pool2d"})
+    inputs = random_inputs(graph, 1)
+    got = build_host(compiled, tmp_path / "tiled").run(inputs)[0]
+    for key, value in interpret(graph, inputs).items():
+        np.testing.assert_array_equal(got[key], value)
+
+
+def test_tiled_layers_are_sanitizer_clean(tmp_path: Path) -> None:
+    """ASan and UBSan find nothing in the tiles' buffers and copies (a conv at its smallest L1)."""
+    graph = load_tflite(conv_chain_model([tall(conv_case(np.random.default_rng(3)))], np.random.default_rng(4)), "c")
+    compiled, _ = smallest_fit(graph)
+    inputs = random_inputs(graph, 0)
+    got = build_host(compiled, tmp_path / "asan", sanitize=True).run(inputs)[0]
+    for key, value in interpret(graph, inputs).items():
+        np.testing.assert_array_equal(got[key], value)
