@@ -214,11 +214,16 @@ def _micro_source(model: CompiledModel) -> str:
 
 
 def _band_layers(model: CompiledModel) -> list[DepthwiseParams]:
-    """The params of the layers whose kernel's body is mote_depthwise_band_s8."""
+    """The params of the layers whose kernel's body is mote_depthwise_band_s8 (of each tile, for a tiled one)."""
     nodes = model.graph.nodes
-    return [OPS[nodes[layer.index].op].prepare(nodes[layer.index]) for layer in model.layers
-            if "mote_depthwise_band_s8" in layer.twins and layer.index < len(nodes)
-            and nodes[layer.index].name == layer.name]
+    out = []
+    for layer in model.layers:
+        node = nodes[layer.index] if layer.index < len(nodes) else None
+        if "mote_depthwise_band_s8" in layer.twins and node is not None and node.name == layer.name:
+            params = OPS[node.op].prepare(node)
+            plan = (model.tiled or {}).get(layer.index)  # a layer tiled into L1: its tiles' shapes
+            out += [plan.rows.params(params, tile) for tile in plan.tiles] if plan else [params]
+    return out
 
 
 def _band_shapes(model: CompiledModel) -> list[tuple[int, ...]]:
