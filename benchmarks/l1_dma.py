@@ -10,6 +10,7 @@ the reference interpreter. zig -O2, rv32imc, kernels for a scalar core.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +33,7 @@ MODELS = REPO / "models" / "mlperf-tiny"
 MLPERF_TINY = {"AD (ToyCar)": "ad01_int8.tflite", "KWS (DS-CNN)": "kws_ref_model.tflite",
                "IC (ResNet-8)": "pretrainedResnet_quant.tflite", "VWW (MobileNetV1)": "vww_96_int8.tflite"}
 GOAL_SHARE = 0.10
+SMALL_L1 = 16 << 10
 CC = "zig"
 
 
@@ -49,11 +51,17 @@ def simulate(path: Path, platform: Platform, work: Path) -> SimResult:
     return result
 
 
-def measure(work: Path) -> list[dict[str, object]]:
-    cluster, mcu = builtin("cluster8").with_cores(1), builtin("mcu")
+def with_l1(platform: Platform, size: int) -> Platform:
+    """`platform` with an L1 of `size` bytes."""
+    memories = tuple(dataclasses.replace(m, bytes=size) if m.kind == "l1" else m for m in platform.memories)
+    return dataclasses.replace(platform, name=f"{platform.name}, {size >> 10} KiB L1", memories=memories)
+
+
+def measure(work: Path, l1: int = 64 << 10) -> list[dict[str, object]]:
+    cluster, mcu = with_l1(builtin("cluster8").with_cores(1), l1), builtin("mcu")
     rows = []
     for label, file in MLPERF_TINY.items():
-        tiled = simulate(MODELS / file, cluster, work / f"{file}.l1")
+        tiled = simulate(MODELS / file, cluster, work / f"{file}.l1_{l1}")
         flat = simulate(MODELS / file, mcu, work / f"{file}.mcu")
         assert tiled.dma is not None and tiled.peak_bytes is not None
         rows.append({"model": label, "cycles": tiled.cycles, "mcu_cycles": flat.cycles, "dma": tiled.dma,
@@ -63,8 +71,19 @@ def measure(work: Path) -> list[dict[str, object]]:
     return rows
 
 
+def table(rows: list[dict[str, object]]) -> list[str]:
+    return [
+        "| model | cycles | DMA bytes | DMA jobs | busy cycles | exposed cycles | exposed share | peak L1 B | "
+        "peak L2 B | cycles vs mcu | µJ (mcu µJ) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *[f"| {r['model']} | {r['cycles']:,} | {r['dma'].total_bytes:,} | {r['dma'].jobs:,} | "  # type: ignore[attr-defined]
+          f"{r['dma'].busy_cycles:,} | {r['dma'].exposed_cycles:,} | {float(r['share']):.2%} | "  # type: ignore[attr-defined]
+          f"{r['l1']:,} | {r['l2']:,} | {int(r['cycles']) / int(r['mcu_cycles']):.3f}x | "  # type: ignore[call-overload]
+          f"{float(r['uj']):,.1f} ({float(r['mcu_uj']):,.1f}) |" for r in rows]]
+
+
 def report(work: Path) -> list[str]:
-    rows = measure(work)
+    rows, small = measure(work), measure(work, SMALL_L1)
     worst = max(float(r["share"]) for r in rows)  # type: ignore[arg-type]
     verdict = "met" if worst <= GOAL_SHARE else "NOT met"
     return [
@@ -73,15 +92,12 @@ def report(work: Path) -> list[str]:
         "pooling, fully connected and add layer runs on L1 tiles filled and drained by the cluster DMA (8 B/cycle, "
         "2 channels, 16 setup cycles per job), double-buffered, weights read from flash "
         "(`benchmarks/l1_dma.py`). Exposed = the core's stalls on the DMA, part of the cycles. Bit-exact with the "
-        "reference on every model. mcu: the same model untiled over one flat RAM. Goal: exposed DMA at most "
+        "reference on every model. mcu: the same model untiled over one flat RAM (L2 has no wait states on "
+        "cluster8 either, so the L1 saves energy, not cycles). Goal: exposed DMA at most "
         f"{GOAL_SHARE:.0%} of the cycles: {verdict} (worst {worst:.2%}).", "",
-        "| model | cycles | DMA bytes | DMA jobs | busy cycles | exposed cycles | exposed share | peak L1 B | "
-        "peak L2 B | cycles vs mcu | µJ (mcu µJ) |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        *[f"| {r['model']} | {r['cycles']:,} | {r['dma'].total_bytes:,} | {r['dma'].jobs:,} | "  # type: ignore[attr-defined]
-          f"{r['dma'].busy_cycles:,} | {r['dma'].exposed_cycles:,} | {float(r['share']):.2%} | "  # type: ignore[attr-defined]
-          f"{r['l1']:,} | {r['l2']:,} | {int(r['cycles']) / int(r['mcu_cycles']):.3f}x | "  # type: ignore[call-overload]
-          f"{float(r['uj']):,.1f} ({float(r['mcu_uj']):,.1f}) |" for r in rows], "",
+        *table(rows), "",
+        f"The same with {SMALL_L1 >> 10} KiB of L1 (more layers split into several tiles, their DMA overlapping the "
+        "compute):", "", *table(small), "",
     ]
 
 
