@@ -28,6 +28,7 @@ from typing import Any
 from mote.errors import MemoryFitError
 from mote.ints import round_up
 from mote.ir import DType, Node
+from mote.ops.broadcast import Broadcast
 
 ALIGN = 8  # every L1 buffer starts on an 8-byte boundary
 WINDOW_OPS = ("conv2d", "depthwise_conv2d", "avg_pool2d", "max_pool2d")
@@ -75,7 +76,6 @@ class Rows:
             return replace(params, in_h=tile.in1 - tile.in0, out_h=n, pad_top=tile.pad_top)
         if self.kind == "rows":
             return replace(params, batches=n)
-        from mote.ops.broadcast import Broadcast  # the elementwise ops' loop plan
         return replace(params, bcast=Broadcast((n,), (1,), (1,)))
 
 
