@@ -155,8 +155,10 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
             scratch[i] = max(compiled[g].frame for g in callees(node))
     overlaps = {i: c.kernel.overlap(n, p) for i, (n, p, c) in enumerate(zip(graph.nodes, params, choices))}
     tiled = _plan_l1(graph, params, core, l1) if l1 and base == "ARENA" else {}
-    for i in tiled:  # its scratch is in L1; its output is written back while later input rows are read
-        scratch[i], overlaps[i] = 0, []
+    for i, tile_plan in tiled.items():  # its scratch is in L1
+        scratch[i] = 0
+        if len(tile_plan.tiles) > 1:  # its output rows go back to L2 while later input rows are still read
+            overlaps[i] = []
     bufs = buffers(graph, scratch, overlaps)
     of_tensor = bufs.of_tensor
     plan = plan_arena(bufs.all, bufs.shares)
