@@ -14,7 +14,7 @@ MODELS = Path(__file__).resolve().parent.parent / "models" / "mlperf-tiny"
 KWS, AD = MODELS / "kws_ref_model.tflite", MODELS / "ad01_int8.tflite"
 
 
-def _platform(tmp_path: Path, l1: str) -> Path:
+def _platform(tmp_path: Path, l1: str | int) -> Path:
     """cluster8 with one cluster core and an L1 of `l1`."""
     path = tmp_path / f"l1_{l1}.json"
     path.write_text(json.dumps({
@@ -57,6 +57,13 @@ def test_kws_tiled_into_a_small_l1(tmp_path: Path) -> None:
     data = _run(KWS, "--platform", _platform(tmp_path, "8KiB"))
     _check_levels(data, 8 << 10)
     assert data["dma"]["jobs"] > 2 * len([layer for layer in data["layers"] if "dma" in layer])  # several tiles
+
+
+def test_ad_tiled_by_output_channels(tmp_path: Path) -> None:
+    """704 bytes of L1: AD's first layer (640 inputs, 128 outputs) splits into output-channel tiles."""
+    data = _run(AD, "--platform", _platform(tmp_path, 704))
+    _check_levels(data, 704)
+    assert data["layers"][0]["l1_tiles"] > 1 and data["layers"][0]["l1_bytes"] <= 704
 
 
 def test_a_layer_that_cannot_tile_into_the_l1(tmp_path: Path) -> None:

@@ -67,6 +67,8 @@ def tiled_layer(i: int, node: Node, params: Any, plan: TilePlan, em: Any, core: 
     twins: list[str] = []
     declined: tuple[tuple[str, str], ...] = ()
 
+    shared = plan.rows.kind == "channels"  # one input for every tile, loaded once
+
     def start_inputs(k: int) -> list[str]:
         t = plan.tiles[k]
         return [f"  dma_in{x}[{k % copies}] = MOTE_DMA_START({l1(plan.inputs[x][k % copies])}, "
@@ -79,7 +81,7 @@ def tiled_layer(i: int, node: Node, params: Any, plan: TilePlan, em: Any, core: 
         b = k % copies
         tile_params = plan.rows.params(params, tile)
         choice = choose_kernel(op, node, tile_params, core)
-        buffers = {src: l1(plan.inputs[x][b]) for x, src in enumerate(ins)}
+        buffers = {src: l1(plan.inputs[x][0 if shared else b]) for x, src in enumerate(ins)}
         buffers[out] = l1(plan.outputs[b])
         call = choice.kernel.call(node, tile_params, TileEmitter(em, buffers))
         key = (call.func, call.params_type, tuple(call.fields.items()))
@@ -92,12 +94,14 @@ def tiled_layer(i: int, node: Node, params: Any, plan: TilePlan, em: Any, core: 
             declined = declined or choice.declined
         size = choice.kernel.scratch_bytes(node, tile_params)
         scratch = f"(mote_scratch){{{l1(plan.scratch_offset)}, {size}}}" if size else "MOTE_NO_SCRATCH"
-        lines.append(f"  /* tile {k}: output rows {tile.out0}..{tile.out1 - 1} from input rows "
-                     f"{tile.in0}..{tile.in1 - 1} */" if plan.rows.kind != "elements" else
-                     f"  /* tile {k}: elements {tile.out0}..{tile.out1 - 1} */")
-        if k + 1 < n:
+        what = {"elements": "elements", "channels": "output channels"}.get(plan.rows.kind)
+        lines.append(f"  /* tile {k}: {what} {tile.out0}..{tile.out1 - 1} */" if what else
+                     f"  /* tile {k}: output rows {tile.out0}..{tile.out1 - 1} from input rows "
+                     f"{tile.in0}..{tile.in1 - 1} */")
+        if k + 1 < n and not shared:
             lines += start_inputs(k + 1)
-        lines += [f"  MOTE_DMA_WAIT(dma_in{x}[{b}]);" for x in range(len(ins))]
+        if k == 0 or not shared:
+            lines += [f"  MOTE_DMA_WAIT(dma_in{x}[{b}]);" for x in range(len(ins))]
         if k >= copies:
             lines.append(f"  MOTE_DMA_WAIT(dma_out[{b}]);")
         lines += [f"  status = {call.func}({', '.join([f'&{blocks[key]}', *call.args, scratch])});",

@@ -11,7 +11,9 @@ output) runs while tile i computes. The rows:
   [o0, o1) reads input rows [o0*stride - pad_top, (o1-1)*stride - pad_top + extent) clipped to the input,
   its own top padding the rows of that range above the input (the first tile's), its bottom padding
   what lies past the input's last row (the last tile's);
-- fully_connected: the batch rows (each row's output needs only its own input row);
+- fully_connected: the batch rows (each row's output needs only its own input row); with one batch row,
+  output channels in multiples of 16 (the scalar kernels' blocks), the input loaded once and each tile's
+  weights, biases and multipliers the slices of the layer's for its channels (still in flash);
 - add and sub of two same-shape tensors: elements, in tiles of a multiple of 8.
 
 Weights and other constants stay in flash: the cores read them in place, the platform's DMA connects L2
@@ -22,8 +24,10 @@ it ends, so all layers' tiles share one L1 area from offset 0; its size is the l
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
+
+import numpy as np
 
 from mote.errors import MemoryFitError
 from mote.ints import round_up
@@ -53,7 +57,7 @@ class Rows:
     `in_row[k]` bytes (one entry per activation input); a window's `stride`, `extent` (the filter's rows
     with dilation) and `pad_top`; tiles' rows rounded to a multiple of `unit`."""
 
-    kind: str  # "window", "rows" or "elements"
+    kind: str  # "window", "rows", "channels" or "elements"
     count: int
     in_rows: int
     in_row: tuple[int, ...]
@@ -64,6 +68,8 @@ class Rows:
     unit: int = 1
 
     def tile(self, out0: int, out1: int) -> Tile:
+        if self.kind == "channels":  # every tile reads the one input row
+            return Tile(out0, out1, 0, 1)
         first = out0 * self.stride - self.pad_top
         last = (out1 - 1) * self.stride - self.pad_top + self.extent
         in0, in1 = max(first, 0), min(last, self.in_rows)
@@ -76,6 +82,11 @@ class Rows:
             return replace(params, in_h=tile.in1 - tile.in0, out_h=n, pad_top=tile.pad_top)
         if self.kind == "rows":
             return replace(params, batches=n)
+        if self.kind == "channels":  # every per-channel array of the params, sliced to the tile's channels
+            sliced = {f.name: getattr(params, f.name)[tile.out0:tile.out1] for f in fields(params)
+                      if isinstance(getattr(params, f.name), np.ndarray)
+                      and getattr(params, f.name).shape[:1] == (params.out_depth,)}
+            return replace(params, out_depth=n, **sliced)
         return replace(params, bcast=Broadcast((n,), (1,), (1,)))
 
 
@@ -93,9 +104,11 @@ def row_geometry(node: Node, params: Any) -> Rows | None:
         extent = (params.filter_h - 1) * getattr(params, "dilation_h", 1) + 1
         return Rows("window", params.out_h, params.in_h, (x.nbytes // params.in_h,), out.nbytes // params.out_h,
                     params.stride_h, extent, params.pad_top)
-    if node.op in ROW_OPS and getattr(params, "batches", 0) >= 1 and len(node.outputs) == 1:
+    if node.op in ROW_OPS and getattr(params, "batches", 0) > 1 and len(node.outputs) == 1:
         return Rows("rows", params.batches, params.batches, (x.nbytes // params.batches,),
                     out.nbytes // params.batches)
+    if node.op in ROW_OPS and getattr(params, "batches", 0) == 1 and len(node.outputs) == 1:
+        return Rows("channels", params.out_depth, 1, (x.nbytes,), out.nbytes // params.out_depth, unit=16)
     b = node.inputs[1] if len(node.inputs) > 1 else None
     if node.op in ELEMENTWISE_OPS and b is not None and b.in_arena and x.shape == b.shape == out.shape \
             and hasattr(params, "bcast"):
@@ -137,8 +150,9 @@ def lay_out(rows: Rows, tiles: tuple[Tile, ...], scratch: int) -> TilePlan:
     inputs = []
     for k in range(len(rows.in_row)):
         size = round_up(max((t.in1 - t.in0) * rows.in_row[k] for t in tiles), ALIGN)
-        inputs.append(tuple(at + c * size for c in range(copies)))
-        at += copies * size
+        shared = 1 if rows.kind == "channels" else copies  # channel tiles read one input, loaded once
+        inputs.append(tuple(at + c * size for c in range(shared)))
+        at += shared * size
     size = round_up(max((t.out1 - t.out0) * rows.out_row for t in tiles), ALIGN)
     outputs = tuple(at + c * size for c in range(copies))
     at += copies * size

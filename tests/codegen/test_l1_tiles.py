@@ -6,6 +6,7 @@ copy) against the reference interpreter and the untiled C."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,7 @@ from tests.ops.test_depthwise_conv2d import depthwise_model
 from tests.ops.test_depthwise_conv2d import random_case as depthwise_case
 from tests.ops.test_fully_connected import fc_model
 from tests.ops.test_fully_connected import random_case as fc_case
+from tests.ops.test_fully_connected import wide_case as wide_fc_case
 
 MODELS = Path(__file__).resolve().parents[2] / "models" / "mlperf-tiny"
 
@@ -57,14 +59,29 @@ def same_shape_add(rng: np.random.Generator) -> bytes:
     return mb.build([a, b], [y])
 
 
+def one_row_fc(rng: np.random.Generator) -> bytes:
+    """FULLY_CONNECTED of one input row and 16 to 59 outputs: tiled by output channels."""
+    case = wide_fc_case(rng)
+    return fc_model(replace(case, in_shape=(1, case.accum_depth), out_depth=int(rng.integers(33, 60))), rng)
+
+
 def smallest_fit(graph: Graph) -> tuple[CompiledModel, int]:
-    """The model compiled for the smallest L1 (in steps of 64 bytes) its tiled layers fit."""
-    for budget in range(64, 1 << 20, 64):
+    """The model compiled for the smallest L1 (a multiple of 8 bytes) its tiled layers fit: whether a budget
+    fits only grows with it, so a bisection finds it."""
+    def fits(budget: int) -> bool:
         try:
-            return compile_graph(graph, core=Core.SCALAR, l1=budget), budget
+            compile_graph(graph, core=Core.SCALAR, l1=budget)
+            return True
         except MemoryFitError:
-            continue
-    raise AssertionError("no L1 fits")
+            return False
+
+    low, high = 0, 8  # low does not fit, high does
+    while not fits(high):
+        low, high = high, 2 * high
+    while high - low > 8:
+        mid = (low + high) // 16 * 8
+        low, high = (low, mid) if fits(mid) else (mid, high)
+    return compile_graph(graph, core=Core.SCALAR, l1=high), high
 
 
 def models() -> list[tuple[str, Callable[[np.random.Generator], bytes]]]:
@@ -74,6 +91,7 @@ def models() -> list[tuple[str, Callable[[np.random.Generator], bytes]]]:
         ("avg_pool", lambda rng: one_batch_pool("AVERAGE_POOL_2D", rng)),
         ("max_pool", lambda rng: one_batch_pool("MAX_POOL_2D", rng)),
         ("fully_connected", lambda rng: fc_model(fc_case(rng), rng)),
+        ("fully_connected channels", one_row_fc),
         ("add", same_shape_add),
         ("broadcast add", lambda rng: binary_model("ADD", rng)),  # not tiled: runs on L2 beside tiled layers
     ]
@@ -96,7 +114,7 @@ def test_tiled_layers_are_bit_exact_with_untiled(kind: str, make: Callable[[np.r
         for key, value in expected.items():
             np.testing.assert_array_equal(got[key], value, err_msg=f"{kind} {name} L1 ({compiled.l1_budget} B)")
             np.testing.assert_array_equal(got[key], want[key])
-    if kind in ("conv", "depthwise", "fully_connected", "add"):  # enough rows: the smallest L1 splits them
+    if kind in ("conv", "depthwise", "fully_connected channels", "add"):  # the smallest L1 splits them
         assert len(smallest.tiled[0].tiles) > 1
 
 
