@@ -5,7 +5,8 @@ For tiles 0..n-1 the code is unrolled, each tile's kernel call taking its own pa
 same shape share one): the input rows of tile 0 are started first; then for each tile i, the DMA of
 tile i+1's input rows is started before tile i's input is waited for, tile i-2's output copy (which used
 the same output buffer) is waited for, tile i computes, and its output rows are started back to L2. The
-layer ends by waiting for its last output copies, so the next layer reads finished L2 data.
+layer ends by waiting for its last output copies, so the next layer reads finished L2 data. Output-channel
+tiles (a fully connected layer of one row) share one input, loaded and waited for once, before tile 0.
 """
 
 from __future__ import annotations
