@@ -128,6 +128,9 @@ CONVS = [
     Layer(False, 5, 6, 24, 38, (1, 1), 1, "SAME", 97, spread=30),  # more sets than a call takes, 2 left over
     Layer(False, 3, 5, 5, 7, (1, 1), 1, "SAME", 30),  # 1x1 with an odd window: padding taps, 15 pixels
     Layer(False, 6, 6, 16, 8, (3, 3), 1, "SAME", 140, spread=40),  # weights near 128
+    # 3x3 windows of three channels: packed straight inside, copied around the zero point at every border
+    Layer(False, 6, 5, 3, 5, (3, 3), 1, "SAME", 30),
+    Layer(False, 7, 7, 3, 4, (3, 3), 1, "SAME", 200, dilation=2),  # dilated: the general border path
 ]
 
 
