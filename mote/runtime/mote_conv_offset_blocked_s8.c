@@ -187,6 +187,46 @@ static int32_t gather(const mote_conv_offset_blocked_params *p, const window_wal
   return s.sum;
 }
 
+/* mote_output_of_any for channel oc, out of line: its paths besides the one-multiply one. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static int8_t channel_output_rest(const mote_conv_offset_blocked_params *p, int32_t oc, int32_t acc) {
+  const mote_output_channel s = mote_output_channel_at(p->output_stage, oc, p->output_offset, p->act_min,
+                                                       p->act_max);
+  return mote_output_of_any(acc, &s);
+}
+
+/* A 1x1 convolution of fewer than four pixels (a classifier's logits on one pixel): each pixel packed in
+ * tap pairs by itself (into words[k]), then four channels at a time its pairs summed and the outputs
+ * requantized, without the blocks' bookkeeping or work for missing pixels. */
+static void few_pixels(const mote_conv_offset_blocked_params *p, const int8_t *input, int32_t pixels,
+                       int32_t *words, int8_t *output) {
+  const int32_t pairs = p->pairs, m = p->geometry.out_ch, c = p->geometry.in_ch;
+  for (int32_t px = 0; px < pixels; ++px, input += c, output += m) {
+    int32_t sum = 0, k = 0;
+    for (; 2 * k + 1 < c; ++k) {
+      const int32_t x0 = input[2 * k], x1 = input[2 * k + 1];
+      words[4 * k] = x0 * 65536 + x1, sum += x0 + x1;
+    }
+    if (c % 2 != 0) words[4 * k] = input[c - 1] * 65536, sum += input[c - 1], ++k;
+    for (; k < pairs; ++k) words[4 * k] = 0;
+    const int32_t *w = p->weights, *b = p->bias;
+    for (int32_t oc = 0; oc < m; oc += 4, w += 4 * pairs, b += 8) {
+      const int32_t start[4] = {b[0] + b[4] * sum, b[1] + b[5] * sum, b[2] + b[6] * sum, b[3] + b[7] * sum};
+      int32_t acc[4];
+      mote_dot_1x4_pairs(words, w, pairs, start, acc);
+      const int32_t n = m - oc < 4 ? m - oc : 4;
+      for (int32_t j = 0; j < n; ++j) {
+        const mote_output_channel s = mote_output_channel_at(p->output_stage, oc + j, p->output_offset, p->act_min,
+                                                             p->act_max);
+        output[oc + j] = MOTE_LIKELY(acc[j] > s.fast_after) ? mote_output_positive(acc[j], &s)
+                                                            : channel_output_rest(p, oc + j, acc[j]);
+      }
+    }
+  }
+}
+
 /* The outputs of a block of `count` pixels (their windows in `words`, their taps' sums in `sums`) for every
  * output channel: whole sets of four straight from the inner loop, MOTE_CONV_OFFSET_BLOCKED_BATCH sets
  * per call; the last set of fewer than four channels through a buffer; the pixels of a short block each
@@ -235,6 +275,10 @@ mote_status mote_conv_offset_blocked_s8(const mote_conv_offset_blocked_params *p
   int32_t *words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
   const int32_t pixels = g->batches * g->out_h * g->out_w, c = g->in_ch;
   const int pointwise = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1;
+  if (pointwise && pixels < 4) {
+    few_pixels(p, input, pixels, words, output);
+    return MOTE_OK;
+  }
   const window_walk walk = window_walk_of(p);
   pixel_pos at = {0, 0, 0, -g->pad_top, 0, 0};
   start_row(g, &walk, &at);
