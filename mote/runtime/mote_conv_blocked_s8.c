@@ -101,7 +101,7 @@ static void gather(const mote_conv_blocked_params *p, const int8_t *input, const
  * fewer than four channels through a buffer; the pixels of a short block each by itself. */
 static void block_outputs(const mote_conv_blocked_params *p, const int32_t *words, int32_t count, int8_t *out) {
   const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
-  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
+  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max, p->rest};
   for (int32_t q = 0; q < whole; q += MOTE_CONV_BLOCKED_BATCH) {
     const int32_t oc = 4 * q, sets = whole - q < MOTE_CONV_BLOCKED_BATCH ? whole - q : MOTE_CONV_BLOCKED_BATCH;
     how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
@@ -113,7 +113,7 @@ static void block_outputs(const mote_conv_blocked_params *p, const int32_t *word
     if (count == 4) {
       int8_t part[16];
       const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
-                                   p->act_min, p->act_max};
+                                   p->act_min, p->act_max, p->rest};
       mote_dot_pairs_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4], p->bias + oc,
                             1, &into);
       mote_block_copy(part, 4, channels, out + oc, m);
@@ -123,7 +123,7 @@ static void block_outputs(const mote_conv_blocked_params *p, const int32_t *word
     for (int32_t i = 0; i < count; ++i) {
       mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, p->bias + oc, acc + 4 * i);
     }
-    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, p->rest, acc, oc, count, channels,
                          out + oc, m);
   }
 }
