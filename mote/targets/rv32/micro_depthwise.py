@@ -331,23 +331,38 @@ def stride2(layout: Layout, single: bool = False) -> tuple[list[str], list[str]]
     return code, cold + cold_r
 
 
+# Where dispatch reads each field of a band's Shape: a register (the first four) or a stack slot.
+SHAPE_AT = ("a4", "a3", "a1", "a2", "pad_left", "pad_right", "in_row_step", "out_row_step", "out_col_step", "span")
+
+
+def _differs(field: int, value: int, skip: str) -> list[str]:
+    """A branch to `skip` when the band's Shape field `field` is not `value`."""
+    at = SHAPE_AT[field]
+    if field < 4:
+        return [f"li ra, {value}", f"bne {at}, ra, {skip}"]
+    return [f"lw t0, {S[at]}(sp)", f"li ra, {value}", f"bne t0, ra, {skip}"]
+
+
 def dispatch(shapes: Sequence[Shape], layouts: Sequence[Layout | None]) -> list[str]:
     """Each band's row loop, once a call, into the `targets` slots: the generic one of its stride, or the
-    one laid out for its shape."""
+    one laid out for its shape (every field equal; the fields the laid-out shapes of a stride share compared once
+    for them)."""
     out = [f"lw a4, {S['stride']}(sp)", f"lw a3, {S['col_step']}(sp)", f"lw a0, {S['p']}(sp)",
            f"addi a0, a0, {PARAMS['bands']}", f"addi a5, sp, {S['targets']}",
            f"addi a7, sp, {S['targets'] + 4 * BANDS}",
            ".Ldw_dispatch:", f"lw a1, {BAND['d_mid']}(a0)", f"lw a2, {BAND['d_bottom']}(a0)",
            "la a6, .Ldw_row1", "li ra, 1", "beq a4, ra, 1f", "la a6, .Ldw_row2", "1:"]
-    for shape, layout in zip(shapes, layouts):
-        if layout is None:
-            continue
-        for value, reg in zip(shape[:4], ("a4", "a3", "a1", "a2")):
-            out += [f"li ra, {value}", f"bne {reg}, ra, 9f"]
-        for value, slot in zip(shape[4:], ("pad_left", "pad_right", "in_row_step", "out_row_step", "out_col_step",
-                                          "span")):
-            out += [f"lw t0, {S[slot]}(sp)", f"li ra, {value}", "bne t0, ra, 9f"]
-        out += [f"la a6, .Ldw_row{shape[0]}{layout.tag}", "9:"]
+    laid = [(shape, layout) for shape, layout in zip(shapes, layouts) if layout is not None]
+    for stride in sorted({shape[0] for shape, _ in laid}):
+        group = [(shape, layout) for shape, layout in laid if shape[0] == stride]
+        common = [f for f in range(len(SHAPE_AT)) if len({shape[f] for shape, _ in group}) == 1]
+        for f in common:
+            out += _differs(f, group[0][0][f], "8f")
+        for shape, layout in group:
+            for f in range(len(SHAPE_AT)):
+                out += [] if f in common else _differs(f, shape[f], "9f")
+            out += [f"la a6, .Ldw_row{shape[0]}{layout.tag}", "9:"]
+        out.append("8:")
     return out + ["sw a6, 0(a5)", f"addi a0, a0, {BAND_BYTES}", "addi a5, a5, 4", "bne a5, a7, .Ldw_dispatch"]
 
 
