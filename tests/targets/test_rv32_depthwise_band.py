@@ -136,3 +136,19 @@ def test_band_shapes_get_their_loops() -> None:
     assert set(re.findall(r"^(\.Ldw_row\dv\d+):$", src, re.M)) == {".Ldw_row1v0", ".Ldw_row2v3"}  # sorted shapes
     assert "lb a7, 1536(a0)" in src  # the bottom row of the first shape from the top row's pointer
     assert "lb ra, 1568(a0)" in src  # the middle row's next column in the second
+
+
+def test_single_rows_at_the_inputs_extremes_on_rv32(tmp_path: Path) -> None:
+    """One-multiply rows are proven on every accumulator a window can reach (mote.ops.depthwise_band.single_stages):
+    inputs all -128, all 127, and alternating the two by column and by row push the accumulators to the ends."""
+    data = depthwise_chain((7, 9), 6, [((1, 1), "SAME", "RELU"), ((2, 2), "SAME", "RELU6")], np.random.default_rng(3))
+    compiled = compile_graph(load_tflite(data, "extremes"), core=Core.SCALAR)
+    assert {chosen(node, Core.SCALAR) for node in compiled.graph.nodes} == {BAND_KERNELS["single"]}
+    fw = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
+    (x,) = compiled.graph.inputs
+    columns = np.where(np.arange(x.shape[2]) % 2 == 0, 127, -128)[None, None, :, None]
+    rows = np.where(np.arange(x.shape[1]) % 2 == 0, -128, 127)[None, :, None, None]
+    for pattern in (np.full(x.shape, -128), np.full(x.shape, 127), np.broadcast_to(columns, x.shape),
+                    np.broadcast_to(rows, x.shape)):
+        inputs = {x.name: np.ascontiguousarray(pattern, np.int8)}
+        assert_same(fw.run(inputs).outputs, tflm_outputs(data, compiled.graph, inputs), "extreme inputs")
