@@ -67,10 +67,11 @@ def output(tag: str, tail: list[str] | None = None, lo: str | None = None,
     `single`: through the channel's one-multiply row (t0 low, t1 high, t2 the multiplier, t3 and t4 act_min
     and act_max): two compares, the high word of one product and its low byte stored."""
     back = tail or [f"j {tag}_done"]
-    if single:
+    if single:  # the two clamps share the tail (act_max's one jump more: in flash it costs more than the tail)
         return ([f"blt {ACC}, t0, {tag}_low", f"bge {ACC}, t1, {tag}_high", f"mulh {X}, {ACC}, t2",
                  f"sb {X}, 0({OUT})", f"{tag}_done:"],
-                [f"{tag}_high:", f"sb t4, 0({OUT})", *back, f"{tag}_low:", f"sb t3, 0({OUT})", *back])
+                [f"{tag}_high:", f"sb t4, 0({OUT})", *([f"j {tag}_clamped"] if tail else back), f"{tag}_low:",
+                 f"sb t3, 0({OUT})", f"{tag}_clamped:", *back])
     hot = [f"ble {ACC}, t0, {tag}_rest", f"blt t1, {ACC}, {tag}_high", f"mulhu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2",
            f"srli {P}, {P}, 31", f"add {X}, {X}, {P}", f"add {X}, {X}, t3", f"sra {X}, {X}, t4", f"sb {X}, 0({OUT})",
            f"{tag}_done:"]
@@ -394,7 +395,8 @@ def band_function(shapes: Sequence[Shape] = (), frames: tuple[Sequence[str], Seq
                         ("col_step", "col_step"), ("out_col_step", "out_col_step"), ("in_row_step", "in_row_step"),
                         ("out_row_step", "out_row_step"), ("pad_left", "pad_left"), ("pad_right", "pad_right"),
                         ("stride", "stride")):
-        head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
+        if not (single and slot == "offset"):  # only mote_output_rest_s8 (.Ldw_other) reads it
+            head += [f"lw t1, {PARAMS[field]}(a0)", f"sw t1, {S[slot]}(sp)"]
     if wide:
         head += [f"lw t1, {PARAMS['wide_weights']}(a0)", f"sw t1, {S['wide']}(sp)", "li t2, 9", "beqz t1, 1f",
                  f"sw t1, {S['w']}(sp)", "li t2, 18", "1:", f"sw t2, {S['w_step']}(sp)"]
