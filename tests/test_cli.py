@@ -66,7 +66,7 @@ def test_compile_for_a_scalar_core_builds_and_matches(tmp_path: Path) -> None:
     proc = mote("compile", MLPERF_TINY / "kws_ref_model.tflite", "-o", tmp_path / "kws", "--kernels", "scalar")
     assert proc.returncode == 0, proc.stderr
     model_c = (tmp_path / "kws" / "model.c").read_text()
-    assert "mote_conv_blocked_s8(" in model_c and "mote_depthwise_conv_band_s8(" in model_c
+    assert "mote_conv_blocked_s8(" in model_c and "mote_depthwise_conv_band_single_s8(" in model_c
     from mote.codegen.compile import compile_graph
     from mote.frontend import load
     from mote.inputs import random_inputs
@@ -78,7 +78,7 @@ def test_compile_for_a_scalar_core_builds_and_matches(tmp_path: Path) -> None:
     assert vector.for_core(Core.VECTOR) is vector
     scalar = vector.for_core(Core.SCALAR)
     assert scalar.core is Core.SCALAR and {layer.kernel for layer in scalar.layers} >= {
-        "mote_conv_blocked_s8", "mote_depthwise_conv_band_s8"}
+        "mote_conv_blocked_s8", "mote_depthwise_conv_band_single_s8"}
     inputs = random_inputs(graph, 3)
     outputs, _ = build_host(scalar, tmp_path / "host").run(inputs)
     for name, want in interpret(graph, inputs).items():

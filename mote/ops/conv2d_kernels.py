@@ -168,6 +168,12 @@ def _stage(p: ConvParams, em: Emitter) -> dict[str, int | str]:
             "right_mul": em.const(right_mul, "right_mul")}
 
 
+def output_rest(p: ConvParams) -> str:
+    """The blocked kernels' out-of-line output stage (mote_output_stage.h): the one that knows RequantShift rows
+    only for a layer that has them, so that other projects do not carry their code."""
+    return "mote_output_rest_s8" if p.output_rows is None else "mote_output_rest_any_s8"
+
+
 def _pack_blocked(node: Node, p: ConvParams, em: Emitter) -> CCall:
     args = _args(node, em)
     pairs = p.tap_pairs
@@ -179,7 +185,8 @@ def _pack_blocked(node: Node, p: ConvParams, em: Emitter) -> CCall:
         "weights": em.const(np.ascontiguousarray(interleaved), "weights"),
         "bias": em.const(to_quads(p.folded.astype(np.int32)), "folded_bias"),
         "output_stage": quad_output_stage(em, p), "runs": em.const(runs, "pair_runs"),
-        "run_start": em.const(run_start, "run_start"), "reverse": int(p.pointwise and p.out_ch > p.in_ch)}, args)
+        "run_start": em.const(run_start, "run_start"), "reverse": int(p.pointwise and p.out_ch > p.in_ch),
+        "rest": output_rest(p)}, args)
 
 
 def _pack_plane(node: Node, p: ConvParams, em: Emitter) -> CCall:

@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import astuple, dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from mote.c_text import c_struct
 from mote.ir import Node
 from mote.ops.depthwise_params import DepthwiseParams, widened
+from mote.ops.output_single import SingleStage, single_stage
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
@@ -179,9 +181,30 @@ def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
             for b in bands if not b["clip"]]
 
 
-def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -> CCall:
+@lru_cache(maxsize=4)
+def single_stages(p: DepthwiseParams) -> tuple[SingleStage, ...] | None:
+    """Each channel's one-multiply output stage (mote.ops.output_single) for every accumulator a window can
+    reach, the folded bias +- 128 times the sum of its weights' magnitudes (a tap reads an input byte or the
+    zero point, both int8); None when a channel has none (or needs a shift after its multiply)."""
+    if p.folded_bias is None or p.filter_offset:
+        return None
+    reach = 128 * np.abs(p.weights.reshape(9, -1).astype(np.int64)).sum(axis=0)
+    out = []
+    for c in range(p.out_ch):
+        bias = int(p.folded_bias[c])
+        stage = single_stage(int(p.multiplier[c]), int(p.shift[c]), p.output_offset, p.act_min, p.act_max,
+                             bias - int(reach[c]), bias + int(reach[c]))
+        if stage is None or stage.shift != 0:
+            return None
+        out.append(stage)
+    return tuple(out)
+
+
+def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False,
+              single: tuple[SingleStage, ...] | None = None) -> CCall:
     """The kernel's call; `wide`: p's weights are a legacy uint8 layer's w - w_zero_point (in [-255, 255]),
-    packed int16 into wide_weights."""
+    packed int16 into wide_weights; `single`: the channels' one-multiply stages, for
+    mote_depthwise_conv_band_single_s8 (their constants in the bias)."""
     x = node.inputs[0]
     assert x is not None and p.folded_bias is not None
     f = frame(p)
@@ -189,14 +212,20 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -
     assert columns is not None and bands is not None
     unused = {"rows": 0, "in_start": 0, "d_mid": 0, "d_bottom": 0, "out_start": 0, "clip": 0, "shift": 0}
     bands += [unused] * (BANDS - len(bands))
-    return CCall("mote_depthwise_conv_band_s8", "mote_depthwise_conv_band_params", {
+    if single is None:
+        bias, stage = p.folded_bias, output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)
+    else:
+        bias = (p.folded_bias.astype(np.int64) + [s.add for s in single]).astype(np.int32)
+        stage = em.const(np.array([[s.low, s.high, s.multiplier, 0] for s in single], np.int64).astype(np.int32),
+                         "single_stage")
+    func = "mote_depthwise_conv_band_s8" if single is None else "mote_depthwise_conv_band_single_s8"
+    return CCall(func, "mote_depthwise_conv_band_params", {
         "channels": p.in_ch, "zero_point": -p.input_offset, "in_row_step": f.stride_h * f.in_row_step,
         "col_step": f.in_col_step, "out_row_step": f.out_row_step, "out_col_step": f.out_col_step,
         "stride": f.stride_w, "pad_left": f.pad_left, "count": columns[0], "pad_right": columns[1],
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
         "weights": "NULL" if wide else em.const(f.weights.reshape(9, -1).T.copy(), "weights"),
-        "folded_bias": em.const(p.folded_bias, "folded_bias"),
-        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max),
+        "folded_bias": em.const(bias, "folded_bias"), "output_stage": stage,
         "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}",
         "wide_weights": (em.const(np.ascontiguousarray(f.weights.reshape(9, -1).T, np.int16), "weights") if wide
                          else "NULL"),
@@ -223,5 +252,18 @@ def _accepts(node: Node, p: DepthwiseParams) -> str | None:
     return "accumulator may exceed int32" if p.folded_bias is None else band_fits(p)
 
 
+def _pack_single(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    return pack_band(node, p, em, single=single_stages(p))
+
+
+def _accepts_single(node: Node, p: DepthwiseParams) -> str | None:
+    if reason := _accepts(node, p):
+        return reason
+    return "a channel's output needs TFLite's two roundings" if single_stages(p) is None else None
+
+
+# The one-multiply form first: 4 instructions an output on rv32 against 9 through the shortcuts.
+SINGLE_KERNEL = Kernel("mote_depthwise_conv_band_single_s8", frozenset({Core.SCALAR}), _pack_single, _accepts_single,
+                       twins=("mote_depthwise_band_single_s8",))
 KERNEL = Kernel("mote_depthwise_conv_band_s8", frozenset({Core.SCALAR}), _pack, _accepts,
                 twins=("mote_depthwise_band_s8",))

@@ -230,6 +230,7 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
+    depthwise_band.SINGLE_KERNEL,
     depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,

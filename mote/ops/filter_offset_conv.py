@@ -23,7 +23,7 @@ import numpy as np
 from mote.c_text import c_struct
 from mote.ints import ceil_div
 from mote.ir import Node
-from mote.ops.conv2d_kernels import pair_words, quad_output_stage, to_quads
+from mote.ops.conv2d_kernels import output_rest, pair_words, quad_output_stage, to_quads
 from mote.ops.conv2d_params import GEOMETRY, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
 from mote.ops.pair_groups import fits, pair_runs
@@ -108,7 +108,7 @@ def _pack(func: str, node: Node, p: ConvParams, em: Emitter) -> CCall:
         "weights": em.const(np.ascontiguousarray(interleaved), "weights"),
         "bias": em.const(_bias_and_scales(p, s), "offset_bias"),
         "output_stage": quad_output_stage(em, p), "runs": em.const(runs, "pair_runs"),
-        "run_start": em.const(run_start, "run_start")}, args)
+        "run_start": em.const(run_start, "run_start"), "rest": output_rest(p)}, args)
 
 
 def _bias_and_scales(p: ConvParams, s: np.ndarray) -> np.ndarray:

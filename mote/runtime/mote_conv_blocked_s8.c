@@ -59,6 +59,23 @@ static void inside_columns(const mote_conv_geometry *g, int32_t x0, int32_t *lo,
   *hi = last > first ? last : first;
 }
 
+/* The window of a pixel inside the input, undilated: `rows` filter rows of row_bytes taps each, row_step bytes
+ * apart from src, packed in pairs from words[0] on (a pair may span two rows), then zero pairs up to `pairs`.
+ * What gather packs for such a window, in a plain loop: two taps, one word. */
+static void gather_inside(const int8_t *src, int32_t row_step, int32_t rows, int32_t row_bytes, int32_t pairs,
+                          int32_t *words) {
+  int32_t *w = words, first = 0, pending = 0;
+  for (int32_t r = 0; r < rows; ++r, src += row_step) {
+    const int8_t *s = src, *end = src + row_bytes;
+    if (pending) *w = first * 65536 + *s++, w += 4, pending = 0;
+    for (; end - s >= 4; s += 4, w += 8) w[0] = s[0] * 65536 + s[1], w[4] = s[2] * 65536 + s[3];
+    if (end - s >= 2) *w = s[0] * 65536 + s[1], w += 4, s += 2;
+    if (s < end) first = *s, pending = 1;
+  }
+  if (pending) *w = first * 65536, w += 4;
+  for (int32_t *last = words + 4 * pairs; w < last; w += 4) *w = 0;
+}
+
 /* The window of the pixel at `at` (taps outside the input holding the zero point) packed in pairs
  * from words[0] on, then zero pairs up to `pairs`: the padding taps meet zero weights. */
 static void gather(const mote_conv_blocked_params *p, const int8_t *input, const pixel_pos *at, int32_t pairs,
@@ -101,7 +118,7 @@ static void gather(const mote_conv_blocked_params *p, const int8_t *input, const
  * fewer than four channels through a buffer; the pixels of a short block each by itself. */
 static void block_outputs(const mote_conv_blocked_params *p, const int32_t *words, int32_t count, int8_t *out) {
   const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
-  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
+  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max, p->rest};
   for (int32_t q = 0; q < whole; q += MOTE_CONV_BLOCKED_BATCH) {
     const int32_t oc = 4 * q, sets = whole - q < MOTE_CONV_BLOCKED_BATCH ? whole - q : MOTE_CONV_BLOCKED_BATCH;
     how.out = out + oc, how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
@@ -113,7 +130,7 @@ static void block_outputs(const mote_conv_blocked_params *p, const int32_t *word
     if (count == 4) {
       int8_t part[16];
       const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
-                                   p->act_min, p->act_max};
+                                   p->act_min, p->act_max, p->rest};
       mote_dot_pairs_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4], p->bias + oc,
                             1, &into);
       mote_block_copy(part, 4, channels, out + oc, m);
@@ -123,7 +140,7 @@ static void block_outputs(const mote_conv_blocked_params *p, const int32_t *word
     for (int32_t i = 0; i < count; ++i) {
       mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, p->bias + oc, acc + 4 * i);
     }
-    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, p->rest, acc, oc, count, channels,
                          out + oc, m);
   }
 }
@@ -139,6 +156,9 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
   const int pointwise = g->filter_h == 1 && g->filter_w == 1 && g->stride_h == 1 && g->stride_w == 1;
   const int32_t pixels = g->batches * g->out_h * g->out_w, last = (pixels - 1) / 4 * 4;
   const int32_t step = pointwise && p->reverse ? -4 : 4;
+  /* undilated: a window inside the input is filter_h runs of filter_w * in_ch bytes (gather_inside) */
+  const int inside = g->dilation_h == 1 && g->dilation_w == 1;
+  const int32_t pixel_step = g->stride_w * g->in_ch;
   pixel_pos at = {0, 0, 0};
   for (int32_t px = step > 0 ? 0 : last; px >= 0 && px < pixels; px += step) {
     const int32_t count = pixels - px < 4 ? pixels - px : 4;
@@ -149,6 +169,21 @@ mote_status mote_conv_blocked_s8(const mote_conv_blocked_params *p, const int8_t
       } else if (pointwise) {
         put_taps(&s, input + (px + i) * g->in_ch, p->taps);
         put_copies(&s, 0, 2 * pairs - p->taps);
+      } else if (i == 0 && count == 4 && inside) {
+        /* four pixels of one row whose windows lie inside the input */
+        const int32_t y0 = at.oy * g->stride_h - g->pad_top, x0 = at.ox * g->stride_w - g->pad_left;
+        if (y0 >= 0 && y0 + g->filter_h <= g->in_h && x0 >= 0 && at.ox + 3 < g->out_w &&
+            x0 + 3 * g->stride_w + g->filter_w <= g->in_w) {
+          const int8_t *src = input + ((at.b * g->in_h + y0) * g->in_w + x0) * g->in_ch;
+          for (int32_t k = 0; k < 4; ++k, src += pixel_step) {
+            gather_inside(src, g->in_w * g->in_ch, g->filter_h, g->filter_w * g->in_ch, pairs, words + k);
+          }
+          at.ox += 3; /* the fourth pixel's position: next_pixel moves on from it */
+          next_pixel(p, &at);
+          break;
+        }
+        gather(p, input, &at, pairs, words + i);
+        next_pixel(p, &at);
       } else {
         gather(p, input, &at, pairs, words + i);
         next_pixel(p, &at);

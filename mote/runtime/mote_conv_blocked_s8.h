@@ -29,6 +29,7 @@ typedef struct {
   const int32_t *runs;                   /* the runs of mote_dot_pairs_4x4_s8 for each four output channels, */
   const int32_t *run_start;              /* [ceil(out_ch / 4)]: from runs[run_start[oc / 4]] */
   int32_t reverse;                       /* 1x1 at stride 1 only: from the last block of pixels to the first */
+  mote_output_rest_fn rest;              /* mote_output_rest_s8, or with RequantShift rows mote_output_rest_any_s8 */
 } mote_conv_blocked_params;
 
 /* Sets of four output channels per call of mote_dot_pairs_4x4_s8: its start-up shared by several. */

@@ -26,19 +26,21 @@ typedef struct {
 /* Where the outputs of a register block of four pixels by four channels go, for the inner loops that
  * requantize their own accumulators (mote_dot_pairs_4x4_s8, mote_dot_ring_*): pixel i's output of
  * channel j at out + i * m + j, through the output-stage table rows from `stage` (the block's four
- * channels), with the layer's output offset and clamp. The assembly reads the fields at offsets 0, 4,
- * 8, 12, 16 and 20 (mote/targets/rv32/micro.py). */
+ * channels), with the layer's output offset and clamp; `rest` the layer's out-of-line output stage for a
+ * channel without shortcuts (mote_output_of_any; NULL with one-multiply rows, which need none). The
+ * assembly reads the fields at offsets 0, 4, 8, 12, 16, 20 and 24 (mote/targets/rv32/micro.py). */
 typedef struct {
   int8_t *out;
   const int32_t *stage;
   int32_t m, offset, lo, hi;
+  mote_output_rest_fn rest;
 } mote_block_out;
 
 /* The outputs of a full block (four pixels, four channels) from its accumulators acc[4i + j]. */
 static inline void mote_block_out_4x4(const mote_block_out *how, const int32_t acc[16]) {
   for (int32_t j = 0; j < 4; ++j) {
     const mote_output_channel s = mote_output_channel_at(how->stage, j, how->offset, how->lo, how->hi);
-    for (int32_t i = 0; i < 4; ++i) how->out[i * how->m + j] = mote_output_of_any(acc[4 * i + j], &s);
+    for (int32_t i = 0; i < 4; ++i) how->out[i * how->m + j] = mote_output_of_any(acc[4 * i + j], &s, how->rest);
   }
 }
 
@@ -51,13 +53,14 @@ static inline void mote_block_copy(const int8_t part[16], int32_t count, int32_t
 }
 
 /* The outputs of a block of `count` < 4 pixels by `channels` output channels, acc[4i + j] for pixel
- * i and channel oc + j, into out[i * m + j], each channel's output stage loaded once. */
+ * i and channel oc + j, into out[i * m + j], each channel's output stage loaded once (`rest` as in
+ * mote_block_out). */
 static inline void mote_store_block_4x4(const int32_t *table, int32_t offset, int32_t lo, int32_t hi,
-                                        const int32_t acc[16], int32_t oc, int32_t count, int32_t channels,
-                                        int8_t *out, int32_t m) {
+                                        mote_output_rest_fn rest, const int32_t acc[16], int32_t oc, int32_t count,
+                                        int32_t channels, int8_t *out, int32_t m) {
   for (int32_t j = 0; j < channels; ++j, ++acc, ++out) {
     const mote_output_channel s = mote_output_channel_at(table, oc + j, offset, lo, hi);
-    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of_any(acc[4 * i], &s);
+    for (int32_t i = 0; i < count; ++i) out[i * m] = mote_output_of_any(acc[4 * i], &s, rest);
   }
 }
 

@@ -234,7 +234,7 @@ static void few_pixels(const mote_conv_offset_blocked_params *p, const int8_t *i
 static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_t *words, int32_t count,
                           const int32_t sums[4], int8_t *out) {
   const int32_t pairs = p->pairs, m = p->geometry.out_ch, whole = count == 4 ? m / 4 : 0;
-  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max};
+  mote_block_out how = {out, p->output_stage, m, p->output_offset, p->act_min, p->act_max, p->rest};
   for (int32_t q = 0; q < whole; q += MOTE_CONV_OFFSET_BLOCKED_BATCH) {
     const int32_t oc = 4 * q;
     const int32_t sets = whole - q < MOTE_CONV_OFFSET_BLOCKED_BATCH ? whole - q : MOTE_CONV_OFFSET_BLOCKED_BATCH;
@@ -247,7 +247,7 @@ static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_
     if (count == 4) {
       int8_t part[16];
       const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, 4, p->output_offset,
-                                   p->act_min, p->act_max};
+                                   p->act_min, p->act_max, p->rest};
       mote_dot_pairs_terms_4x4_s8(words, p->weights + oc * pairs, pairs / 2, p->runs + p->run_start[oc / 4],
                                   p->bias + 2 * oc, 1, &into, sums);
       mote_block_copy(part, 4, channels, out + oc, m);
@@ -260,8 +260,8 @@ static void block_outputs(const mote_conv_offset_blocked_params *p, const int32_
                                 b[3] + b[7] * sums[i]};
       mote_dot_1x4_pairs(words + i, p->weights + oc * pairs, pairs, start, acc + 4 * i);
     }
-    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, acc, oc, count, channels,
-                         out + oc, m);
+    mote_store_block_4x4(p->output_stage, p->output_offset, p->act_min, p->act_max, p->rest, acc, oc, count,
+                         channels, out + oc, m);
   }
 }
 

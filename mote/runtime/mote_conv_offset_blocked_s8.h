@@ -30,6 +30,7 @@ typedef struct {
   const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
   const int32_t *runs;                   /* the runs of mote_dot_pairs_terms_4x4_s8 for each four output */
   const int32_t *run_start;              /* channels, [ceil(out_ch / 4)]: from runs[run_start[oc / 4]] */
+  mote_output_rest_fn rest;              /* mote_output_rest_s8, or with RequantShift rows mote_output_rest_any_s8 */
 } mote_conv_offset_blocked_params;
 
 /* Sets of four output channels per call of mote_dot_pairs_terms_4x4_s8. */

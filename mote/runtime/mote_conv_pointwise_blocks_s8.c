@@ -66,11 +66,11 @@ static void short_sums(const int8_t *x, int32_t c, int32_t count, int32_t sums[4
 static void outputs(const mote_conv_pointwise_params *p, mote_pointwise_sets sets, const int32_t *words,
                     const int32_t *sums, int32_t blocks, int8_t *out, int32_t m, int8_t *part) {
   const int32_t whole = p->out_ch / 4, rest = p->out_ch - 4 * whole, oc = 4 * whole;
-  const mote_block_out how = {out, p->output_stage, m, 0, p->act_min, p->act_max};
+  const mote_block_out how = {out, p->output_stage, m, 0, p->act_min, p->act_max, NULL};
   if (whole > 0) sets(p, words, sums, 0, whole, &how, blocks);
   if (rest == 0) return;
   const mote_block_out into = {part, p->output_stage + oc * MOTE_OUTPUT_SINGLE_WORDS, 4, 0, p->act_min,
-                               p->act_max};
+                               p->act_max, NULL};
   sets(p, words, sums, whole, 1, &into, blocks);
   for (int32_t b = 0; b < blocks; ++b) mote_block_copy(part + 16 * b, 4, rest, out + 4 * b * m + oc, m);
 }

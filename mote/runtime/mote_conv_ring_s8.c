@@ -43,6 +43,9 @@ mote_status mote_conv_ring_s8(const mote_conv_ring_params *p, const int8_t *inpu
     /* Input row iy lives in slot iy mod filter_h from when a row of outputs first needs it until one
      * needs row iy + filter_h instead: the rows needed advance, so rows below `next` are in place. */
     int32_t next = -g->pad_top;
+    int8_t part[16]; /* a block that is not whole, before it is copied out */
+    /* the block's outputs: where and through which rows set per block, the rest once */
+    mote_block_out how = {part, p->output_stage, 4, p->output_offset, p->act_min, p->act_max, mote_output_rest_s8};
     for (int32_t oy = 0; oy < g->out_h; ++oy) {
       for (int32_t fy = 0; fy < fh; ++fy) {
         const int32_t iy = oy * g->stride_h - g->pad_top + fy;
@@ -62,10 +65,9 @@ mote_status mote_conv_ring_s8(const mote_conv_ring_params *p, const int8_t *inpu
         const int32_t count = g->out_w - ox < 4 ? g->out_w - ox : 4;
         for (int32_t oc = 0; oc < m; oc += 4) {
           const int32_t channels = m - oc < 4 ? m - oc : 4, whole = count == 4 && channels == 4;
-          int8_t part[16]; /* a block that is not whole, before it is copied out */
-          const mote_block_out how = {whole ? out_row + ox * m + oc : part,
-                                      p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS, whole ? m : 4,
-                                      p->output_offset, p->act_min, p->act_max};
+          how.out = whole ? out_row + ox * m + oc : part;
+          how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
+          how.m = whole ? m : 4;
           const int32_t *w = p->weights + oc / 4 * fh * pairs * 13;
           if (sw == 1) {
             mote_dot_ring_s1_4x4_s8(rows, fh, 4 * ox, 4 * width, pairs, w, p->bias + oc, &how);

@@ -1,4 +1,4 @@
-#include "mote_output_stage.h"
+#include "mote_output_requant_shift_s8.h"
 
 /* u / d and u % d by restoring long division, one quotient bit a step: no 64-bit division from the compiler's
  * runtime (over a kilobyte of flash on a 32-bit core) for a path only fused integer-dialect layers take. */

@@ -99,6 +99,10 @@ typedef struct {
   int32_t lo, hi;
 } mote_output_channel;
 
+/* An out-of-line output stage for one accumulator and its channel's table row: mote_output_rest_s8 or
+ * mote_output_rest_any_s8, as a layer's params name it. */
+typedef int8_t (*mote_output_rest_fn)(int32_t acc, const int32_t *row, int32_t offset, int32_t lo, int32_t hi);
+
 static inline mote_output_channel mote_output_channel_at(const int32_t *table, int32_t c, int32_t offset, int32_t lo,
                                                          int32_t hi) {
   const int32_t *row = table + MOTE_OUTPUT_STAGE_WORDS * c;
@@ -143,10 +147,9 @@ enum { MOTE_OUTPUT_REQUANT_SHIFT = 64, MOTE_OUTPUT_REQUANT_SHIFT_32 = 128 };
  * from min_below to max_above, n = acc * mul + K is in [0, 2^32) (the compiler checks its two ends),
  * with K = add + floor(d / 2) + (offset + 128) d in row[5]; the output, strictly inside the clamps, is
  * n >> row[6] - 128 (d = 2^row[6]) or n / row[6] - 128 (row[6] = d). The sum wraps modulo 2^32 as it
- * goes: only its value counts. The assembly inner loops compute it in line, the C out of line
- * (mote_output_requant_shift_s8, with the 64-bit kind: one small function rather than code in line in every
- * kernel, since only the integer dialect's fused layers have such rows). */
-int8_t mote_output_requant_shift_s8(int32_t acc, const mote_output_channel *s);
+ * goes: only its value counts. The assembly inner loops of a project with such rows compute it in line, the C
+ * out of line (mote_output_requant_shift_s8.h, with the 64-bit kind: one small function rather than code in line
+ * in every kernel, since only the integer dialect's fused layers have such rows). */
 
 /* The output of an accumulator at or below fast_after and not below min_below: mote_output_negative
  * or mote_output_wide for a channel with shortcuts, mote_conv_requantize (with TFLite's shift as its
@@ -178,16 +181,19 @@ static inline int8_t mote_output_of(int32_t acc, const mote_output_channel *s) {
 }
 
 /* mote_output_of for a table that may hold RequantShift rows: the blocked kernels', which the integer
- * dialect's fused layers run. */
-static inline int8_t mote_output_of_any(int32_t acc, const mote_output_channel *s) {
+ * dialect's fused layers run. Such a row goes to `rest`, the layer's out-of-line output stage: a layer with
+ * RequantShift rows names mote_output_rest_any_s8 there, any other mote_output_rest_s8, so that only a
+ * project with such layers carries the RequantShift code (mote_output_requant_shift_s8). */
+static inline int8_t mote_output_of_any(int32_t acc, const mote_output_channel *s, mote_output_rest_fn rest) {
   if (MOTE_LIKELY(acc > s->fast_after)) return mote_output_positive(acc, s);
   if (acc < s->min_below) return (int8_t)s->lo;
-  if (s->row[1] >= MOTE_OUTPUT_REQUANT_SHIFT) return mote_output_requant_shift_s8(acc, s);
+  if (s->row[1] >= MOTE_OUTPUT_REQUANT_SHIFT) return rest(acc, s->row, (int32_t)s->offset, s->lo, s->hi);
   return mote_output_rest(acc, s);
 }
 
-/* mote_output_rest for a table row, as a function of its own: what the assembly inner loops call for
- * a channel without shortcuts. */
+/* mote_output_rest for a table row of TFLite's requantization, as a function of its own: what the assembly
+ * inner loops call for a channel without shortcuts, and the `rest` of a layer whose table has no RequantShift
+ * rows. */
 int8_t mote_output_rest_s8(int32_t acc, const int32_t *row, int32_t offset, int32_t lo, int32_t hi);
 
 #endif

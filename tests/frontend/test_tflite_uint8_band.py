@@ -2,7 +2,8 @@
 zero point as int16 (wide_weights) when they have one, with int8 weights when it is 128 (no filter offset), against
 TensorFlow Lite's uint8 kernels (tests/frontend/legacy_uint8.py): edge shapes (widths 1 to 3, channel counts not a
 multiple of four, stride 2 on odd and even sizes, SAME and VALID, transposed frames) and weights zero points
-0, 97, 128 and 255, on the host (the C twin, sanitized) and on rv32 (the assembly)."""
+0, 97, 128 and 255, on the host (the C twin, sanitized) and on rv32 (the assembly). A layer without a filter
+offset may take the one-multiply form (mote_depthwise_conv_band_single_s8), one with never does."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from mote.ops.registry import Core
 from mote.targets.host import build_host
 from tests.frontend.test_tflite_uint8_kernels import Layer, _conv_node, _inputs, _model, _want, _weights
 from tests.ops.kernel_util import chosen
+from tests.ops.test_depthwise_band import BAND_KERNELS, band_form
 
-BAND = "mote_depthwise_conv_band_s8"
+BAND, SINGLE = BAND_KERNELS["full"], BAND_KERNELS["single"]
 
 EDGE = [
     Layer(True, 6, 1, 5, 5, (3, 3), 1, "SAME", 97),  # width 1 (transposed: one row)
@@ -54,8 +56,9 @@ def _id(layer: Layer) -> str:
 def test_uint8_depthwise_runs_on_the_band_kernel_on_the_host(layer: Layer, tmp_path: Path) -> None:
     rng, w, bias, graph = _graph(layer, 50 + EDGE.index(layer))
     node = _conv_node(graph)
-    assert chosen(node, Core.SCALAR) == BAND
-    assert (OPS[node.op].prepare(node).filter_offset != 0) == (layer.w_zero_point != 128)
+    offset = OPS[node.op].prepare(node).filter_offset
+    assert chosen(node, Core.SCALAR) in ({BAND} if offset else {BAND, SINGLE})
+    assert (offset != 0) == (layer.w_zero_point != 128)
     binary = build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "host", sanitize=True)
     for x in _inputs(layer, rng):
         want = _want(layer, graph, w, bias, x)
@@ -71,7 +74,7 @@ def test_uint8_depthwise_band_on_rv32(index: int, tmp_path: Path) -> None:
     layer = EDGE[index]
     rng, w, bias, graph = _graph(layer, 50 + index)
     compiled = compile_graph(graph, core=Core.SCALAR)
-    assert BAND in {layer.kernel for layer in compiled.layers}
+    assert {BAND, SINGLE} & {layer.kernel for layer in compiled.layers}
     firmware = build_rv32(compiled, tmp_path, Rv32Config(cc="zig"))
     for x in _inputs(layer, rng)[1:]:
         want = _want(layer, graph, w, bias, x)
@@ -87,9 +90,12 @@ def test_uint8_depthwise_whose_accumulator_may_overflow_keeps_the_offset_kernel(
     assert chosen(_conv_node(graph), Core.SCALAR) == "mote_depthwise_conv_offset_s8"
 
 
-def test_int8_and_wide_layers_in_one_firmware(tmp_path: Path) -> None:
-    """Two depthwise layers on rv32, weights zero point 128 (int8 weights) then 97 (wide_weights): one assembly
-    function, the kind of weights chosen per call; against the uint8 oracle applied twice."""
+@pytest.mark.parametrize("form", list(BAND_KERNELS))
+def test_int8_and_wide_layers_in_one_firmware(form: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two depthwise layers on rv32, weights zero point 128 (int8 weights) then 97 (wide_weights): with TFLite's
+    rows only, one assembly function, the kind of weights chosen per call; else the first layer on the
+    one-multiply form's; against the uint8 oracle applied twice."""
+    first = band_form(form, monkeypatch)
     from mote.frontend.tflite_writer import ModelBuilder
     from mote.targets.rv32 import Rv32Config, build_rv32
     from tests.frontend.legacy_uint8 import conv_uint8
@@ -114,7 +120,7 @@ def test_int8_and_wide_layers_in_one_firmware(tmp_path: Path) -> None:
         y = out
     graph = load_tflite(mb.build([x], [y]), "m")
     compiled = compile_graph(graph, core=Core.SCALAR)
-    assert [layer.kernel for layer in compiled.layers if layer.op == "depthwise_conv2d"] == [BAND, BAND]
+    assert [layer.kernel for layer in compiled.layers if layer.op == "depthwise_conv2d"] == [first, BAND]
     offsets = [OPS[n.op].prepare(n).filter_offset for n in graph.nodes if n.op == "depthwise_conv2d"]
     assert offsets[0] == 0 and offsets[1] != 0
     firmware = build_rv32(compiled, tmp_path, Rv32Config(cc="zig"))

@@ -1,7 +1,8 @@
 """mote_depthwise_conv_band_s8 (mote.ops.depthwise_band): the column scheme and the bands of rows against
 the windows they stand for, and the kernel's C twin on the host (sanitized) against TFLite Micro on edge
 shapes: widths 1 to 3, channel counts not a multiple of four, stride 2 on odd and even sizes, SAME and
-VALID, transposed frames, every output-stage path. The assembly twin: tests/targets/test_rv32_depthwise_band.py."""
+VALID, transposed frames, every output-stage path; each with TFLite's table rows and with one-multiply rows
+(mote_depthwise_conv_band_single_s8). The assembly twin: tests/targets/test_rv32_depthwise_band.py."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from mote.frontend.tflite import load_tflite
 from mote.ir import Graph, Node
-from mote.ops import OPS
+from mote.ops import OPS, depthwise_band
 from mote.ops.depthwise_band import (
     BANDS,
     FRAME_OUTPUTS,
@@ -133,20 +134,44 @@ def edge_id(c: Case) -> str:
     return f"{c.in_hw[0]}x{c.in_hw[1]}x{c.in_ch}s{c.stride[0]}{c.stride[1]}{c.padding}"
 
 
+BAND_KERNELS = {"single": "mote_depthwise_conv_band_single_s8", "full": "mote_depthwise_conv_band_s8"}
+
+
+def band_form(form: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The band kernel a test wants: "single" (one-multiply rows, the first choice where every channel has
+    them) or "full" (TFLite's table rows: no layer gets one-multiply rows). Returns the kernel's name."""
+    if form == "full":
+        monkeypatch.setattr(depthwise_band, "single_stages", lambda p: None)
+    return BAND_KERNELS[form]
+
+
+@pytest.mark.parametrize("form", list(BAND_KERNELS))
 @pytest.mark.parametrize("case", EDGE, ids=edge_id)
-def test_band_matches_tflm_on_edge_shapes(case: Case, check_model: Callable[..., object]) -> None:
+def test_band_matches_tflm_on_edge_shapes(case: Case, form: str, check_model: Callable[..., object],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Single: every layer with a clamp on one side (ReLU, ReLU6) takes one-multiply rows; one without an
+    activation reaches both ends of int8, which one multiply does not fit, and keeps TFLite's rows."""
+    kernel = band_form(form, monkeypatch)
     rng = np.random.default_rng(31 + EDGE.index(case))
     graph = check_model(depthwise_model(case, rng), seeds=2, sanitize=True, core=Core.SCALAR)
-    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_band_s8"
+    has_single = depthwise_band.single_stages(OPS["depthwise_conv2d"].prepare(graph.nodes[0])) is not None
+    assert chosen(graph.nodes[0], Core.SCALAR) == (kernel if has_single or form == "full" else BAND_KERNELS["full"])
+    assert has_single == (form == "single" and case.activation != "NONE")
 
 
+@pytest.mark.parametrize("form", list(BAND_KERNELS))
 @pytest.mark.parametrize("gain", [2.0, 2.0**-20], ids=["left-shift", "tiny-multiplier"])
-def test_band_output_paths(gain: float, check_model: Callable[..., object]) -> None:
-    """A left-shifting multiplier (outputs past the shortcuts) and a tiny one with big accumulators."""
+def test_band_output_paths(gain: float, form: str, check_model: Callable[..., object],
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A left-shifting multiplier (outputs past the shortcuts; no one-multiply rows) and a tiny one with big
+    accumulators (one-multiply rows where they are the first choice)."""
+    kernel = band_form(form, monkeypatch)
     rng = np.random.default_rng(41)
     case = Case(1, (6, 9), 5, 1, (3, 3), (1, 2), (1, 1), "SAME", "NONE", True, True)
     graph = check_model(depthwise_model(case, rng, gain=gain), seeds=2, sanitize=True, core=Core.SCALAR)
-    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_depthwise_conv_band_s8"
+    has_single = depthwise_band.single_stages(OPS["depthwise_conv2d"].prepare(graph.nodes[0])) is not None
+    assert has_single == (form == "single" and gain < 1)
+    assert chosen(graph.nodes[0], Core.SCALAR) == (kernel if has_single or form == "full" else BAND_KERNELS["full"])
 
 
 SMALL = [(h, w, s, pad) for h, w in [(1, 1), (2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 7), (3, 1), (2, 5), (6, 3)]

@@ -1,7 +1,8 @@
 """The blocked 16x8 and float32 kernels of the scalar core (mote.ops.blocked_16x8, mote.ops.blocked_f32) and the
 int8 BATCH_MATMUL of two activations, and int8 FULLY_CONNECTED in pair words, on the virtual MCU:
 padded windows, strides, dilation, border pixels and channels or rows past a set of four, bit-exact
-with the reference (float32 with the F extension)."""
+with the reference (float32 with the F extension). The int8 blocked convolution on windows of an odd number of
+taps a row (pairs spanning two filter rows) inside the input and at its borders, four a row and fewer."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 from mote import pipeline
 from mote.targets.rv32 import Rv32, Rv32Config
 from tests.ops import test_batch_matmul as matmul
+from tests.ops import test_conv2d as conv_s8
 from tests.ops import test_conv2d_f32 as conv_f32
 from tests.ops import test_fully_connected as fc_s8
 from tests.ops import test_fully_connected_f32 as fc_f32
@@ -36,6 +38,14 @@ MODELS: dict[str, tuple[Callable[[], bytes], str, str]] = {
     "fully_connected_pairs_s8": (lambda: fc_s8.fc_model(fc_s8.Case((2, 96), 96, 48, False, "RELU", True, 0, True),
                                                         np.random.default_rng(7), weight_max=90), "rv32imc",
                                  "mote_fully_connected_pairs_s8"),
+    # VWW's first layer, smaller: 3x3 at stride 2 over 3 channels (9 taps a filter row), SAME
+    "conv_s8_windows": (lambda: conv_s8.conv_model(conv_s8.Case(1, (19, 22), 3, 8, (3, 3), 3, (2, 2), (1, 1), "SAME",
+                                                                "RELU6", True, True), np.random.default_rng(8)),
+                        "rv32imc", "mote_conv_blocked_s8"),
+    # 15 taps a filter row, VALID at stride 1: rows of 5 outputs, blocks of four across rows
+    "conv_s8_windows_valid": (lambda: conv_s8.conv_model(conv_s8.Case(1, (7, 9), 5, 6, (2, 3), 5, (1, 1), (1, 1),
+                                                                      "VALID", "NONE", True, False),
+                                                         np.random.default_rng(9)), "rv32imc", "mote_conv_blocked_s8"),
     "batch_matmul_s8": (lambda: matmul.int8_model([2, 9, 7], [2, 7, 10], -3, 7), "rv32imc",
                         "mote_batch_matmul_blocked_s8"),
     "batch_matmul_s8_one_row": (lambda: matmul.int8_model([4, 1, 16], [4, 23, 16], 5, -7, adj_y=True), "rv32imc",

@@ -1,7 +1,9 @@
 """mote_depthwise_conv_band_s8's assembly (mote/targets/rv32/micro_depthwise.py) on the virtual platform against
 TFLite Micro: chains of depthwise layers through the edge shapes of the host tests (widths 1 to 3, channel
 counts not a multiple of four, stride 2 on odd and even sizes, SAME and VALID, transposed frames), and
-the output stage's paths (shortcuts, the negative path, wide channels, TFLite's full rounding)."""
+the output stage's paths (shortcuts, the negative path, wide channels, TFLite's full rounding); with TFLite's
+table rows and with one-multiply rows (mote_depthwise_conv_band_single_s8; a chain whose layers without an
+activation keep TFLite's rows carries both bodies)."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from mote.inputs import random_inputs
 from mote.ops.registry import Core
 from mote.targets.rv32 import Rv32Config, build_rv32, firmware, micro, micro_depthwise
 from tests.ops.kernel_util import chosen
+from tests.ops.test_depthwise_band import BAND_KERNELS, band_form
 from tests.ops.test_depthwise_conv2d import out_len
 
 # (stride (h, w), padding, activation) of each layer; the chain's input shape and channels.
@@ -70,9 +73,13 @@ def depthwise_chain(in_hw: tuple[int, int], channels: int, layers: list[tuple[tu
     return mb.build([x], outputs)
 
 
-def run_on_rv32(data: bytes, name: str, tmp_path: Path) -> None:
+def run_on_rv32(data: bytes, name: str, tmp_path: Path, form: str | None = "full") -> None:
+    """The chain on rv32 against TFLite Micro; every layer on the band kernel, with `form` "single" some on its
+    one-multiply form, with "full" none (None: either)."""
     compiled = compile_graph(load_tflite(data, name), core=Core.SCALAR)
-    assert {chosen(node, Core.SCALAR) for node in compiled.graph.nodes} == {"mote_depthwise_conv_band_s8"}
+    kernels = {chosen(node, Core.SCALAR) for node in compiled.graph.nodes}
+    assert kernels <= set(BAND_KERNELS.values())
+    assert form is None or (BAND_KERNELS["single"] in kernels) == (form == "single")
     firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
     for seed in range(2):
         inputs = random_inputs(compiled.graph, seed)
@@ -80,35 +87,42 @@ def run_on_rv32(data: bytes, name: str, tmp_path: Path) -> None:
                     f"rv32 firmware, seed {seed}")
 
 
-@pytest.mark.parametrize("laid_out", [True, False], ids=["laid-out", "generic"])
+@pytest.mark.parametrize(("laid_out", "form"), [(True, "full"), (False, "full"), (True, "single"), (False, "single")],
+                         ids=["laid-out", "generic", "laid-out-single", "generic-single"])
 @pytest.mark.parametrize("name", list(CHAINS))
-def test_band_chains_match_tflm_on_rv32(name: str, laid_out: bool, tmp_path: Path,
+def test_band_chains_match_tflm_on_rv32(name: str, laid_out: bool, form: str, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """With the row loops laid out for the layers' band shapes, and with the generic loops only (what a
-    shape gets whose rows are too far apart for immediate offsets)."""
+    shape gets whose rows are too far apart for immediate offsets); with TFLite's rows only, and with
+    one-multiply rows where a layer has them."""
+    band_form(form, monkeypatch)
     if not laid_out:
-        monkeypatch.setattr(firmware, "_band_shapes", lambda model: [])
+        monkeypatch.setattr(firmware, "_band_shapes", lambda model, body=firmware.BAND_BODY: [])
     in_hw, channels, layers = CHAINS[name]
-    if name == "wide_rows" and laid_out:
+    if name == "wide_rows" and laid_out and form == "full":
         graph = load_tflite(depthwise_chain(in_hw, channels, layers, np.random.default_rng(0)), name)
         src = micro.source(["mote_depthwise_band_s8"], firmware._band_shapes(compile_graph(graph, core=Core.SCALAR)))
         assert "lb a7, 0(a1)" in src and "lb ra, 12(a1)" in src  # the bottom row from the second pointer
-    if name in FRAMES and laid_out:
+    if name in FRAMES and laid_out and form == "full":
         graph = load_tflite(depthwise_chain(in_hw, channels, layers, np.random.default_rng(0)), name)
         src = micro.source(["mote_depthwise_band_s8"], firmware._band_shapes(compile_graph(graph, core=Core.SCALAR)))
         assert len(re.findall(r"^\.Ldw_frame\d+:$", src, re.M)) == FRAMES[name]
         assert (name == "small_far") == ("(s10)" in src)  # bytes past 2047 from the second pointer
-    run_on_rv32(depthwise_chain(in_hw, channels, layers, np.random.default_rng(len(name))), name, tmp_path)
+    run_on_rv32(depthwise_chain(in_hw, channels, layers, np.random.default_rng(len(name))), name, tmp_path, form)
 
 
+@pytest.mark.parametrize("form", list(BAND_KERNELS))
 @pytest.mark.parametrize("in_hw", [(6, 9), (5, 5)], ids=["bands", "frames"])
 @pytest.mark.parametrize(("gain", "bias_max"), [(2.0, 20000), (2.0**-24, 2**27)], ids=["left-shift", "wide-channels"])
-def test_band_output_paths_on_rv32(gain: float, bias_max: int, in_hw: tuple[int, int], tmp_path: Path) -> None:
+def test_band_output_paths_on_rv32(gain: float, bias_max: int, in_hw: tuple[int, int], form: str, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Left-shifting multipliers (TFLite's full rounding out of line) and tiny ones with big biases
     (wide channels), with and without ReLU (negative accumulators past the clamp); in the row loops, and
-    (5x5 -> 5x5 -> 3x3 -> 3x3) in the small frames' routines."""
+    (5x5 -> 5x5 -> 3x3 -> 3x3) in the small frames' routines; with one-multiply rows where a layer has them."""
+    band_form(form, monkeypatch)
     layers = [((1, 1), "SAME", "NONE"), ((2, 2), "SAME", "RELU"), ((1, 1), "SAME", "NONE")]
-    run_on_rv32(depthwise_chain(in_hw, 5, layers, np.random.default_rng(7), gain, bias_max), "paths", tmp_path)
+    data = depthwise_chain(in_hw, 5, layers, np.random.default_rng(7), gain, bias_max)
+    run_on_rv32(data, "paths", tmp_path, None if form == "single" else form)
 
 
 def test_band_shapes_get_their_loops() -> None:
@@ -122,3 +136,19 @@ def test_band_shapes_get_their_loops() -> None:
     assert set(re.findall(r"^(\.Ldw_row\dv\d+):$", src, re.M)) == {".Ldw_row1v0", ".Ldw_row2v3"}  # sorted shapes
     assert "lb a7, 1536(a0)" in src  # the bottom row of the first shape from the top row's pointer
     assert "lb ra, 1568(a0)" in src  # the middle row's next column in the second
+
+
+def test_single_rows_at_the_inputs_extremes_on_rv32(tmp_path: Path) -> None:
+    """One-multiply rows are proven on every accumulator a window can reach (mote.ops.depthwise_band.single_stages):
+    inputs all -128, all 127, and alternating the two by column and by row push the accumulators to the ends."""
+    data = depthwise_chain((7, 9), 6, [((1, 1), "SAME", "RELU"), ((2, 2), "SAME", "RELU6")], np.random.default_rng(3))
+    compiled = compile_graph(load_tflite(data, "extremes"), core=Core.SCALAR)
+    assert {chosen(node, Core.SCALAR) for node in compiled.graph.nodes} == {BAND_KERNELS["single"]}
+    fw = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
+    (x,) = compiled.graph.inputs
+    columns = np.where(np.arange(x.shape[2]) % 2 == 0, 127, -128)[None, None, :, None]
+    rows = np.where(np.arange(x.shape[1]) % 2 == 0, -128, 127)[None, :, None, None]
+    for pattern in (np.full(x.shape, -128), np.full(x.shape, 127), np.broadcast_to(columns, x.shape),
+                    np.broadcast_to(rows, x.shape)):
+        inputs = {x.name: np.ascontiguousarray(pattern, np.int8)}
+        assert_same(fw.run(inputs).outputs, tflm_outputs(data, compiled.graph, inputs), "extreme inputs")

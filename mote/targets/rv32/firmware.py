@@ -208,28 +208,40 @@ def project_files(model: CompiledModel, config: Rv32Config) -> dict[str, str]:
 
 
 def _micro_source(model: CompiledModel) -> str:
-    """The assembly for the chosen kernels; the int16 weights' code only where a band layer has them."""
+    """The assembly for the chosen kernels; the int16 weights' code only where a band layer has them, the
+    RequantShift rows' only where a layer has such rows (the integer dialect's fused convolutions)."""
     wide = any(wide_params(p) is not None for p in _band_layers(model))
-    return micro.source(sorted(_twins(model)), _band_shapes(model), wide)
+    return micro.source(sorted(_twins(model)), _band_shapes(model), wide, has_requant_shift(model),
+                        _band_shapes(model, SINGLE_BODY))
 
 
-def _band_layers(model: CompiledModel) -> list[DepthwiseParams]:
-    """The params of the layers whose kernel's body is mote_depthwise_band_s8 (of each tile, for a tiled one)."""
+def has_requant_shift(model: CompiledModel) -> bool:
+    """Whether a layer's output-stage table may hold RequantShift rows: the project carries their C (a layer's
+    params name mote_output_rest_any_s8, mote.ops.conv2d_kernels.output_rest)."""
+    return "mote/mote_output_requant_shift_s8.c" in model.sources
+
+
+BAND_BODY, SINGLE_BODY = "mote_depthwise_band_s8", "mote_depthwise_band_single_s8"
+
+
+def _band_layers(model: CompiledModel, body: str = BAND_BODY) -> list[DepthwiseParams]:
+    """The params of the layers whose kernel's body is `body` (mote_depthwise_band_s8 or its one-multiply
+    twin; of each tile, for a layer tiled into L1)."""
     nodes = model.graph.nodes
     out = []
     for layer in model.layers:
         node = nodes[layer.index] if layer.index < len(nodes) else None
-        if "mote_depthwise_band_s8" in layer.twins and node is not None and node.name == layer.name:
+        if body in layer.twins and node is not None and node.name == layer.name:
             params = OPS[node.op].prepare(node)
             plan = (model.tiled or {}).get(layer.index)  # a layer tiled into L1: its tiles' shapes
             out += [plan.rows.params(params, tile) for tile in plan.tiles] if plan else [params]
     return out
 
 
-def _band_shapes(model: CompiledModel) -> list[tuple[int, ...]]:
+def _band_shapes(model: CompiledModel, body: str = BAND_BODY) -> list[tuple[int, ...]]:
     """The band shapes of those layers: the assembly lays out row loops for them (any other shape takes its
     generic loops)."""
-    return sorted({shape for p in _band_layers(model) for shape in band_shapes(p)})
+    return sorted({shape for p in _band_layers(model, body) for shape in band_shapes(p)})
 
 
 def _twins(model: CompiledModel) -> set[str]:

@@ -34,9 +34,10 @@ CALL_SAVED = ["ra", "t0", "t1", "t3", "t4", "t5", "t6"] + [f"a{i}" for i in rang
 ROUND = "t0"  # 2^15 in the loops
 # The byte offsets the loops read C structs at, as (struct, field) -> offset for the rv32 ABI: the
 # structs are in mote/runtime's headers; tests/targets/test_asm_offsets.py checks each with offsetof.
-OUT, STAGE, M, OFFSET, LO, HI = 0, 4, 8, 12, 16, 20
+OUT, STAGE, M, OFFSET, LO, HI, REST = 0, 4, 8, 12, 16, 20, 24
 STRUCT_OFFSETS = {("mote_block_out", "out"): OUT, ("mote_block_out", "stage"): STAGE, ("mote_block_out", "m"): M,
-                  ("mote_block_out", "offset"): OFFSET, ("mote_block_out", "lo"): LO, ("mote_block_out", "hi"): HI}
+                  ("mote_block_out", "offset"): OFFSET, ("mote_block_out", "lo"): LO, ("mote_block_out", "hi"): HI,
+                  ("mote_block_out", "rest"): REST}
 STRUCT_OFFSETS.update(micro_depthwise.STRUCT_OFFSETS)
 STRUCT_HEADERS = {"mote_block_out": "mote_conv_common.h", **micro_depthwise.STRUCT_HEADERS}
 # An output-stage table row (mote_output_stage.h): MOTE_OUTPUT_STAGE_WORDS int32 words, TFLite's shift
@@ -121,11 +122,13 @@ def loads(pairs: Iterable[tuple[str, int]]) -> list[str]:
     return [f"lw {reg}, {4 * word}(a0)" for reg, word in pairs]
 
 
-def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
+def store(frame: Frame, tag: str, requant_shift: bool = True) -> tuple[list[str], list[str]]:
     """The sixteen outputs from the accumulators, channel by channel (each channel's six shortcut
     words loaded once), to the frame's `out` slot, through its `stage` slot's table rows; returns
     the code and its out-of-line paths (clamped outputs each; negative accumulators, wide channels and
-    channels without shortcuts through one path shared by the sixteen).
+    channels without shortcuts through one path shared by the sixteen). `requant_shift`: whether a layer
+    of the project has RequantShift rows (their 32-bit kind in line; without, that code is left out and
+    such a channel would go to the layer's `rest`, as every channel without shortcuts does).
     Registers: a0 the channel's output, a1 the pixel step, ra an output's address, t0/t1 act_min and
     act_max, a2-a7 min_below, fast_after, max_above, m2, k and shift, t2 and the accumulator itself
     the products."""
@@ -166,18 +169,23 @@ def store(frame: Frame, tag: str) -> tuple[list[str], list[str]]:
              f"lw a0, {ROW_SHIFT}(a0)",
              "add a0, a0, a7", "neg a0, a0", "sra t2, t2, a0", "add t2, t2, a6", "sra t2, t2, a7",
              f"bge t1, t2, {tag}_store", f"{tag}_high:", "mv t2, t1", f"{tag}_store:", "sb t2, 0(ra)", "jr a1",
-             f"{tag}_full:", "/* a 32-bit RequantShift row (a5 K, a6 its shift or divisor) here, else */",
-             f"lw a0, {row}(sp)", f"lw a0, {ROW_SHIFT}(a0)", f"addi a0, a0, -{REQUANT_SHIFT_32}",
-             f"bltz a0, {tag}_call", f"blt a4, t2, {tag}_high", f"lw a0, {row}(sp)", "lw a0, 0(a0)",
-             "mul t2, t2, a0", "add t2, t2, a5", f"lw a0, {row}(sp)", f"lw a0, {ROW_SHIFT}(a0)",
-             f"addi a0, a0, -{REQUANT_SHIFT_32}", f"bnez a0, {tag}_divide", "srl t2, t2, a6", "addi t2, t2, -128",
-             f"j {tag}_store", f"{tag}_divide:", "divu t2, t2, a6", "addi t2, t2, -128", f"j {tag}_store",
-             f"{tag}_call:", "/* no shortcuts: mote_output_rest_s8 */",
-             *frame.around_call(["mv a0, t2", f"lw a1, {row}(sp)", f"lw a2, {slot['how']}(sp)",
-                                 f"lw a2, {OFFSET}(a2)", "mv a3, t0", "mv a4, t1", "call mote_output_rest_s8",
+             *(requant_shift_32(tag, row) if requant_shift else [f"{tag}_full:"]),
+             f"{tag}_call:", "/* no shortcuts: the layer's mote_block_out.rest (mote_output_rest_s8 or _any_s8) */",
+             *frame.around_call(["mv a0, t2", f"lw a1, {row}(sp)", f"lw a5, {slot['how']}(sp)",
+                                 f"lw a2, {OFFSET}(a5)", f"lw a5, {REST}(a5)", "mv a3, t0", "mv a4, t1", "jalr a5",
                                  "mv t2, a0"]),
              "sb t2, 0(ra)", "jr a1"]
     return code, cold
+
+
+def requant_shift_32(tag: str, row: int) -> list[str]:
+    """store's path for a 32-bit RequantShift row (mote_output_stage.h) in line; other rows on to `_call`."""
+    return [f"{tag}_full:", "/* a 32-bit RequantShift row (a5 K, a6 its shift or divisor) here, else */",
+            f"lw a0, {row}(sp)", f"lw a0, {ROW_SHIFT}(a0)", f"addi a0, a0, -{REQUANT_SHIFT_32}",
+            f"bltz a0, {tag}_call", f"blt a4, t2, {tag}_high", f"lw a0, {row}(sp)", "lw a0, 0(a0)",
+            "mul t2, t2, a0", "add t2, t2, a5", f"lw a0, {row}(sp)", f"lw a0, {ROW_SHIFT}(a0)",
+            f"addi a0, a0, -{REQUANT_SHIFT_32}", f"bnez a0, {tag}_divide", "srl t2, t2, a6", "addi t2, t2, -128",
+            f"j {tag}_store", f"{tag}_divide:", "divu t2, t2, a6", "addi t2, t2, -128", f"j {tag}_store"]
 
 
 SINGLE_ROW_BYTES = 16  # a one-multiply output-stage row (mote_output_single.h): low, high, multiplier, 0
@@ -214,14 +222,15 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False) -> str:
+def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, requant_shift: bool = True) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
     accumulator's start; with `single`, the outputs through one-multiply rows (store_single), for `blocks`
     blocks of pixels one after the other (block_loop): mote_dot_pairs_single_4x4_s8(..., blocks a7) and
     mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack). With `both` (not terms): one body
     for mote_dot_pairs_4x4_s8 and mote_dot_pairs_single_4x4_s8, two entries that set the output stage's
-    row step (a single block for the first), the stage picked once per four filters (both_entries)."""
+    row step (a single block for the first), the stage picked once per four filters (both_entries).
+    `requant_shift`: as in store."""
     if both:
         single = True
     blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
@@ -241,11 +250,11 @@ def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False) -> 
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
     tag = (".Lt" if terms else ".Lp") + ("s" if single else "") + ("b" if both else "")
-    outputs, cold = store_single(frame, tag) if single else store(frame, tag)
+    outputs, cold = store_single(frame, tag) if single else store(frame, tag, requant_shift)
     row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
     entries, next_stage = [], [f"addi a2, a2, {4 * row_bytes}"]
     if both:
-        full, full_cold = store(frame, tag + "f")
+        full, full_cold = store(frame, tag + "f", requant_shift)
         outputs = [f"lw a2, {slot['step']}(sp)", f"addi a2, a2, -{4 * ROW_BYTES}", f"bnez a2, {tag}_single",
                    *full, f"j {tag}_stored", f"{tag}_single:", *outputs, f"{tag}_stored:"]
         cold += full_cold
@@ -351,7 +360,7 @@ def ring(stride: int) -> str:
     frame = Frame("out", "how", "stage", "row", "rows", "fh", "offset", "step")
     slot = frame.slot
     x = {k: 4 * k for k in range(9)}  # word k of the ring row at the block's first pixel
-    outputs, cold = store(frame, f".Lr{stride}")
+    outputs, cold = store(frame, f".Lr{stride}", requant_shift=False)  # TFLite's rows only
     body = [*frame.save(), *start("a6"), f"sw a0, {slot['rows']}(sp)", f"sw a1, {slot['fh']}(sp)",
             f"sw a2, {slot['offset']}(sp)", f"sw a7, {slot['how']}(sp)", f"lw a2, {OUT}(a7)",
             f"sw a2, {slot['out']}(sp)", f"lw a2, {STAGE}(a7)", f"sw a2, {slot['stage']}(sp)",
@@ -414,34 +423,46 @@ FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
 FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_ring_s1_4x4_s8",
              "mote_dot_ring_s2_4x4_s8", "mote_dot_pairs_single_4x4_s8", "mote_dot_pairs_terms_single_4x4_s8",
-             "mote_depthwise_band_s8")
+             "mote_depthwise_band_s8", "mote_depthwise_band_single_s8")
 
 
-def _depthwise(shapes: list[tuple[int, ...]], wide: bool) -> list[str]:
+def _depthwise(shapes: list[tuple[int, ...]], wide: bool, single: bool = False) -> list[str]:
     """mote_depthwise_band_s8's body: row loops laid out for the band shapes, routines for the frame shapes
-    (those starting with 0, mote.ops.depthwise_band.band_shapes); `wide`: some layer has wide_weights."""
+    (those starting with 0, mote.ops.depthwise_band.band_shapes); `wide`: some layer has wide_weights.
+    `single`: mote_depthwise_band_single_s8's instead, its local labels .Lds_ where the other's are .Ldw_ (a
+    project may carry both in this file)."""
     frames = sorted({shape for shape in shapes if shape[0] == 0})
-    code = (micro_depthwise_frame.dispatch(frames), micro_depthwise_frame.routines(frames))
-    return micro_depthwise.band_function([shape for shape in shapes if shape[0] != 0], code,  # type: ignore[misc]
-                                         wide)
+    code = (micro_depthwise_frame.dispatch(frames), micro_depthwise_frame.routines(frames, single))
+    body = micro_depthwise.band_function([shape for shape in shapes if shape[0] != 0], code,  # type: ignore[misc]
+                                         wide, single)
+    return [line.replace(".Ldw_", ".Lds_") for line in body] if single else body
 
 
 def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int, int, int, int]] = (),
-           wide_weights: bool = True) -> str:
+           wide_weights: bool = True, requant_shift: bool = True,
+           single_band_shapes: Iterable[tuple[int, ...]] = ()) -> str:
     """The assembly file with the given functions (of FUNCTIONS): the twins the records of a project's
     kernels name (mote.ops.registry.Kernel.twins); `wide_weights`: whether a depthwise band layer of the
-    project has int16 weights (a legacy uint8 layer's; without, that code is left out)."""
+    project has int16 weights (a legacy uint8 layer's; without, that code is left out); `requant_shift`:
+    whether a layer of the project has RequantShift rows (without, their in-line path is left out);
+    `band_shapes` and `single_band_shapes`: those of the layers of mote_depthwise_band_s8 and of
+    mote_depthwise_band_single_s8."""
     head = ["/* The scalar kernels' inner loops for rv32im, generated by mote (mote/targets/rv32/micro.py).",
             " * Each function's C twin, with the same semantics, is in mote/, for other targets. */", ""]
-    make = {"mote_dot_pairs_4x4_s8": pairs_4x4, "mote_dot_pairs_terms_4x4_s8": lambda: pairs_4x4(terms=True),
+    rqs = requant_shift
+    make = {"mote_dot_pairs_4x4_s8": lambda: pairs_4x4(requant_shift=rqs),
+            "mote_dot_pairs_terms_4x4_s8": lambda: pairs_4x4(terms=True, requant_shift=rqs),
             "mote_dot_pairs_single_4x4_s8": lambda: pairs_4x4(single=True),
             "mote_dot_pairs_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True),
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
-                                                            _depthwise(list(band_shapes), wide_weights))}
+                                                            _depthwise(list(band_shapes), wide_weights)),
+            "mote_depthwise_band_single_s8": lambda: function(
+                "mote_depthwise_band_single_s8", micro_depthwise.DOC_SINGLE,
+                _depthwise(list(single_band_shapes), False, single=True))}
     wanted = set(functions)
     if {"mote_dot_pairs_4x4_s8", "mote_dot_pairs_single_4x4_s8"} <= wanted:  # one body for both
-        make["mote_dot_pairs_4x4_s8"] = lambda: pairs_4x4(both=True)
+        make["mote_dot_pairs_4x4_s8"] = lambda: pairs_4x4(both=True, requant_shift=rqs)
         wanted.discard("mote_dot_pairs_single_4x4_s8")
     return "\n".join(head) + "\n".join(make[name]() for name in FUNCTIONS if name in wanted)

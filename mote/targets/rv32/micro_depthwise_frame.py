@@ -32,6 +32,7 @@ from mote.targets.rv32.micro_depthwise import (
     PARAMS,
     ROW_BYTES,
     SHIFT,
+    SINGLE_ROW_BYTES,
     K,
     P,
     S,
@@ -62,6 +63,13 @@ def _address(offset: int) -> str:
     return f"{offset}(a0)" if offset <= IMM else f"{offset - FAR_AT}({FAR})"
 
 
+def _store(at: int, value: str) -> list[str]:
+    """A byte to `at` from a1 (the channel's output): an immediate offset, or through ra past one."""
+    if at <= IMM:
+        return [f"sb {value}, {at}(a1)"]
+    return [f"li {P}, {at}", f"add {P}, a1, {P}", f"sb {value}, 0({P})"]
+
+
 class Moving:
     """A pointer register a wide frame's routine moves as its offsets grow (its base: the offset from the
     channel's first byte it points at), so that every access is one load or store at an immediate offset."""
@@ -88,19 +96,27 @@ class Moving:
         return move, f"{offset - self.base}({self.reg})"
 
 
-def frame_routine(shape: tuple[int, ...], index: int) -> list[str]:
+def frame_routine(shape: tuple[int, ...], index: int, single: bool = False) -> list[str]:
     """A frame shape's routine: every channel, then to the function's return (.Ldw_done). A wide shape's
-    (int16 weights, mote.ops.depthwise_band.WIDE last) moves its input and output pointers as it goes."""
+    (int16 weights, mote.ops.depthwise_band.WIDE last) moves its input and output pointers as it goes.
+    `single`: the outputs through one-multiply rows (t0 low, t1 high, t2 the multiplier, t3 and t4 act_min
+    and act_max; the clamped ones' stores out of line, each its own)."""
     tag = f".Ldw_frame{index}"
     wide = len(shape) > 13
     taps = frame_taps(shape[1:])
     far = not wide and any(offset > IMM for _, inside, _ in taps for _, offset in inside)
     weights = [f"lh {K9[t]}, {2 * t}(a2)" for t in range(9)] if wide else [f"lb {K9[t]}, {t}(a2)" for t in range(9)]
+    if single:
+        stage = [f"lw t{k}, {4 * k}(a4)" for k in range(3)]
+        clamps = [f"lw t3, {S['lo']}(sp)", f"lw t4, {S['hi']}(sp)"]
+    else:
+        stage = [f"lw t5, {MIN_BELOW}(a4)", f"lw t0, {FAST_AFTER}(a4)", f"lw t1, {MAX_ABOVE}(a4)", f"lw t2, {M2}(a4)",
+                 f"lw t3, {K}(a4)", f"lw t4, {SHIFT}(a4)"]
+        clamps = []
     out = [f"{tag}:", f"lw a0, {S['cin']}(sp)", f"lw a1, {S['cout']}(sp)", f"lw a2, {S['w']}(sp)",
-           f"lw a3, {S['bias']}(sp)", f"lw a4, {S['stage']}(sp)", f"lw a6, {S['zp']}(sp)",
+           f"lw a3, {S['bias']}(sp)", f"lw a4, {S['stage']}(sp)", f"lw a6, {S['zp']}(sp)", *clamps,
            f"{tag}_channel:", *weights, f"lw {BIAS}, 0(a3)",
-           f"lw t5, {MIN_BELOW}(a4)", f"lw t0, {FAST_AFTER}(a4)", f"lw t1, {MAX_ABOVE}(a4)", f"lw t2, {M2}(a4)",
-           f"lw t3, {K}(a4)", f"lw t4, {SHIFT}(a4)", *([f"li {FAR}, {FAR_AT}", f"add {FAR}, a0, {FAR}"] if far else [])]
+           *stage, *([f"li {FAR}, {FAR_AT}", f"add {FAR}, a0, {FAR}"] if far else [])]
     source, dest = Moving("a0"), Moving("a1")
 
     def load(offset: int) -> tuple[list[str], str]:
@@ -128,14 +144,20 @@ def frame_routine(shape: tuple[int, ...], index: int) -> list[str]:
                     f"mul {P}, {P}, a6", f"add {ACC}, {ACC}, {P}"]
         if wide:
             out += dest.at([at])
-        store = ([f"sb {X}, {at - dest.base}(a1)"] if dest.fits(at) else
-                 [f"li {P}, {at}", f"add {P}, a1, {P}", f"sb {X}, 0({P})"])
+        here = at - dest.base  # the output's offset from a1
+        if single:
+            out += [f"blt {ACC}, t0, {o}_low", f"bge {ACC}, t1, {o}_high", f"mulh {X}, {ACC}, t2",
+                    *_store(here, X), f"{o}_done:"]
+            stubs += [f"{o}_low:", *_store(here, "t3"), f"j {o}_done", f"{o}_high:", *_store(here, "t4"),
+                      f"j {o}_done"]
+            continue
         out += [f"ble {ACC}, t0, {o}_cold", f"blt t1, {ACC}, {o}_cold",
                 f"mulhu {X}, {ACC}, t2", f"mul {P}, {ACC}, t2", f"srli {P}, {P}, 31", f"add {X}, {X}, {P}",
-                f"add {X}, {X}, t3", f"sra {X}, {X}, t4", *store, f"{o}_done:"]
-        stubs += [f"{o}_cold:", *add_const(OUT, "a1", at - dest.base), f"jal {RET}, .Ldw_frame_cold", f"j {o}_done"]
+                f"add {X}, {X}, t3", f"sra {X}, {X}, t4", *_store(here, X), f"{o}_done:"]
+        stubs += [f"{o}_cold:", *add_const(OUT, "a1", here), f"jal {RET}, .Ldw_frame_cold", f"j {o}_done"]
     out += [*add_const("a0", "a0", 1 - source.base), *add_const("a1", "a1", 1 - dest.base),
-            f"addi a2, a2, {18 if wide else 9}", "addi a3, a3, 4", f"addi a4, a4, {ROW_BYTES}",
+            f"addi a2, a2, {18 if wide else 9}", "addi a3, a3, 4",
+            f"addi a4, a4, {SINGLE_ROW_BYTES if single else ROW_BYTES}",
             f"lw {X}, {S['left']}(sp)", f"addi {X}, {X}, -1", f"sw {X}, {S['left']}(sp)", f"bnez {X}, {tag}_channel",
             "j .Ldw_done", *stubs]
     return out
@@ -157,8 +179,10 @@ def shared() -> list[str]:
             ".Ldw_frame_other:", f"mv {P}, {RET}", "j .Ldw_other"]
 
 
-def routines(shapes: Sequence[tuple[int, ...]]) -> list[str]:
-    """The frame routines of the given frame shapes (0 then the frame's fields) and their shared paths."""
+def routines(shapes: Sequence[tuple[int, ...]], single: bool = False) -> list[str]:
+    """The frame routines of the given frame shapes (0 then the frame's fields) and their shared paths;
+    `single`: as in frame_routine (no shared paths)."""
     if not shapes:
         return []
-    return [line for i, shape in enumerate(shapes) for line in frame_routine(shape, i)] + shared()
+    return [line for i, shape in enumerate(shapes) for line in frame_routine(shape, i, single)] + ([] if single
+                                                                                                 else shared())
