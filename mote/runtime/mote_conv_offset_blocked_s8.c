@@ -194,7 +194,7 @@ __attribute__((noinline))
 static int8_t channel_output_rest(const mote_conv_offset_blocked_params *p, int32_t oc, int32_t acc) {
   const mote_output_channel s = mote_output_channel_at(p->output_stage, oc, p->output_offset, p->act_min,
                                                        p->act_max);
-  return mote_output_of_any(acc, &s);
+  return mote_output_of_any(acc, &s, p->rest);
 }
 
 /* A 1x1 convolution of fewer than four pixels (a classifier's logits on one pixel): each pixel packed in
