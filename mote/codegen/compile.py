@@ -22,6 +22,7 @@ from mote.ops.registry import Core, choose_kernel
 from mote.ops.subgraphs import callees
 from mote.ops.validate import verify_graph
 from mote.outputs import write_project_dir
+from mote.passes.fold_tables import fold_tables
 from mote.passes.fuse_requant import fuse_requant
 from mote.passes.offload import offload
 
@@ -74,10 +75,11 @@ class CompiledModel:
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
                   fuse: bool = True) -> CompiledModel:
     """Plan memory and generate C with kernels for `core`; first (unless not `fuse`) the integer dialect's
-    conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words); with an
+    conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words) and elementwise
+    ops of two functions of one byte folded into one table (mote.passes.fold_tables); with an
     accelerator, then offload what its patterns accept."""
     if fuse:
-        graph = fuse_requant(graph)
+        graph = fold_tables(fuse_requant(graph))
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks
