@@ -11,8 +11,7 @@ X = x0 * 2^16 + x1, X * M = X * W + 128 * ((x0 + x1) * 2^16 + x1) modulo 2^32: t
 input alone. The kernel packs, once per input, X and K = 2^14 - 128 * ((x0 + x1) * 2^16 + x1) (modulo 2^32)
 per input word on the stack, so that X_a * M_a + X_b * M_b + K_a + K_b equals X_a * W_a + X_b * W_b + 2^15,
 the value mote_pair_dot2 shifts: bit for bit the pairs kernel's sums, at two more instructions per four
-products than it and four fewer than the blocked kernel, for the flash of the int8 weights. The outputs go
-through the output-stage table with its exact shortcuts (mote.ops.output_stage).
+products than it and four fewer than the blocked kernel, for the flash of the int8 weights.
 
 It takes what the pairs kernel takes, with the accumulation depth up to MAX_DEPTH, and comes after it in the
 kernel table: the layers the pairs kernel leaves for their flash (the bundled language model's 512-wide MLP).
@@ -26,7 +25,7 @@ import numpy as np
 
 from mote.ir import Node
 from mote.ops.fully_connected_pairs import GROUP, ROWS, match_words
-from mote.ops.output_stage import output_stage
+from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 MAX_DEPTH = 512  # MOTE_FULLY_CONNECTED_BYTES_MAX_DEPTH: 4 bytes of stack per input value
@@ -73,12 +72,14 @@ def pack(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
     words, offsets, runs = pack_weights(p.weights)
+    left_mul, right_mul = output_multipliers(p.shift)
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(words, "weights"), "runs": em.const(runs, "runs"),
         "offsets": em.const(offsets, "word_offsets"), "bias": em.const(p.folded_bias, "folded_bias"),
-        "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}
+        "multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
+        "right_mul": em.const(right_mul, "right_mul")}
     return CCall("mote_fully_connected_bytes_s8", "mote_fully_connected_bytes_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 

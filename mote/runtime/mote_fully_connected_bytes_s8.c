@@ -1,7 +1,6 @@
 #include "mote_fully_connected_bytes_s8.h"
 
 #include "mote_conv_common.h"
-#include "mote_output_stage.h"
 
 /* One input word of the table: x = x0 * 2^16 + x1 and k = 2^14 - 128 * ((x0 + x1) * 2^16 + x1), modulo 2^32:
  * for a row's pair word M = W + 128 * (1 + 2^16) (the biased bytes), x * M + k = x * W + 2^14. */
@@ -68,6 +67,8 @@ mote_status mote_fully_connected_bytes_s8(const mote_fully_connected_bytes_param
   (void)scratch;
   if (n <= 0 || n % 4 || n > MOTE_FULLY_CONNECTED_BYTES_MAX_DEPTH || m % 16) return MOTE_ERROR;
   mote_fcb_word xs[MOTE_FULLY_CONNECTED_BYTES_MAX_DEPTH / 2]; /* on the stack: no static RAM */
+  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
+                                    p->output_offset, p->act_min, p->act_max};
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *x = input + b * n;
     int8_t *out = output + b * m;
@@ -83,11 +84,7 @@ mote_status mote_fully_connected_bytes_s8(const mote_fully_connected_bytes_param
       int32_t acc[16];
       for (int32_t j = 0; j < 16; ++j) acc[j] = p->bias[o + j] + base;
       w = dot_block(xs, w, p->runs + 2 * (o / 16), &offsets, acc);
-      for (int32_t j = 0; j < 16; ++j) {
-        const mote_output_channel s = mote_output_channel_at(p->output_stage, o + j, p->output_offset, p->act_min,
-                                                             p->act_max);
-        out[o + j] = mote_output_of(acc[j], &s);
-      }
+      for (int32_t j = 0; j < 16; ++j) out[o + j] = mote_conv_output(&s, acc[j], o + j);
     }
   }
   return MOTE_OK;

@@ -24,8 +24,8 @@ typedef struct {
   const uint16_t *runs;                    /* [blocks][2] */
   const uint16_t *offsets;                 /* [blocks][groups][2] */
   const int32_t *bias;                     /* [out_depth], as mote_fully_connected_blocked_s8's bias */
-  const int32_t *output_stage;             /* [out_depth] rows (mote_output_stage.h): requantization and its
-                                              exact shortcuts */
+  const int32_t *multiplier;               /* [out_depth]: Q31 multiplier */
+  const int32_t *left_mul, *right_mul;     /* [out_depth]: as mote_fully_connected_blocked_s8's */
 } mote_fully_connected_bytes_params;
 
 /* Bit-exact with mote_fully_connected_s8 on the same layer. Needs no scratch. */
