@@ -8,8 +8,9 @@ mul's output is then a function of x's byte alone too. This pass replaces each
 
 (same shapes, int8 throughout, no broadcasting) by table_lookup(x, T') -> y, with T'[v] the op's own reference
 on the operands' values for the byte v: the same bytes, one lookup instead of the op's requantization per
-element. A table whose output nothing else reads is dropped. The graph given is not changed: a rewritten
-copy is returned (the same object when nothing matched).
+element. Likewise an int8 -> int8 requantization (quantize) or table of a table's output, x -> table_lookup(T)
+-> s -> quantize / table_lookup -> y: one table of the two. A table whose output nothing else reads is dropped.
+The graph given is not changed: a rewritten copy is returned (the same object when nothing matched).
 """
 
 from __future__ import annotations
@@ -54,7 +55,32 @@ def _table(node: Node, x: Tensor, fa: np.ndarray | None, fb: np.ndarray | None) 
     return out
 
 
+def _composed(node: Node, producers: dict[Tensor, Node]) -> Node | None:
+    """table_lookup(x, T2[T1]) for a quantize / table_lookup (int8 -> int8) of a table's output, or None."""
+    s, y = node.inputs[0], node.outputs[0]
+    if node.op not in ("quantize", "table_lookup") or len(node.inputs) != (1 if node.op == "quantize" else 2) \
+            or s is None or s.dtype is not DType.INT8 or y.dtype is not DType.INT8 or s.shape != y.shape:
+        return None
+    f = _table_of(producers, s)
+    if f is None or f[1] is None:
+        return None
+    x, inner = f
+    op = OPS[node.op]
+    params = op.prepare(node)
+    outer = np.zeros(256, np.int8)
+    for start in range(0, 256, s.size):  # the op's reference on every byte, in chunks of its input's shape
+        values = np.zeros(s.size, np.int8)
+        chunk = VALUES[start:start + s.size]
+        values[:chunk.size] = chunk
+        out = op.reference(node, params, [values.reshape(s.shape)])[0]
+        outer[chunk.view(np.uint8)] = np.asarray(out, np.int8).reshape(-1)[:chunk.size]
+    table = Tensor(f"{node.name}_table", (256,), DType.INT8, data=outer[inner.view(np.uint8)])
+    return Node("table_lookup", node.name, [x, table], [y], {}, index=node.index)
+
+
 def _folded(node: Node, producers: dict[Tensor, Node]) -> Node | None:
+    if node.op in ("quantize", "table_lookup"):
+        return _composed(node, producers)
     if node.op not in BINARY or len(node.inputs) != 2 or any(t is None for t in node.inputs):
         return None
     a, b = node.inputs

@@ -75,3 +75,18 @@ def test_in_the_generated_c(tmp_path: Path) -> None:
     binary = build_host(compiled, tmp_path / "p", sanitize=True)
     feeds = every_byte()
     assert np.array_equal(binary.run(feeds)[0]["y"], interpret(g, feeds)["y"])
+
+
+@pytest.mark.parametrize("outer", ["quantize", "table_lookup"])
+def test_a_requantization_or_table_of_a_table_is_one_table(outer: str) -> None:
+    x, s, y = act("x", 0.05, 3), act("s", 1 / 256, -128), act("y", 0.013, 9)
+    first = Node("table_lookup", "sig", [x, Tensor("t", (256,), DType.INT8, data=sigmoid_table(x, s))], [s])
+    second = Node("quantize", "y", [s], [y]) if outer == "quantize" else \
+        Node("table_lookup", "y", [s, Tensor("t2", (256,), DType.INT8, data=sigmoid_table(s, y))], [y])
+    g = Graph("g", [x], [y], [first, second])
+    folded = fold_tables(g)
+    assert [n.op for n in folded.nodes] == ["table_lookup"] and folded.nodes[0].inputs[0] is x
+    a, b = interpret(g, every_byte()), interpret(folded, every_byte())
+    assert np.array_equal(a["y"], b["y"]) and len(np.unique(a["y"])) > 10
+    kept = Graph("g", [x], [s, y], [first, second])  # the inner table's output is read elsewhere: it stays
+    assert [n.op for n in fold_tables(kept).nodes] == ["table_lookup", "table_lookup"]
