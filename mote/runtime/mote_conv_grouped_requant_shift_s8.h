@@ -6,9 +6,9 @@
 /* A grouped convolution (depthwise: one input channel a group) of the integer dialect and its RequantShift as
  * one layer (mote.ops.conv2d_rqs): out[n, y, x, oc] = RequantShift(bias[oc] + sum over in-bounds taps of
  * w[oc, i, j, c] * (x[..] + input_offset)), NHWC, weights OHWI (I = in_ch / groups). Channel by channel, each
- * output's sum stays in a register and goes through the channel's RequantShift row (mote_output_of_any); a
- * depthwise 3x3 filter keeps its nine weights in registers and reads the pixels whose windows lie inside the
- * input with no bounds tests, the input offset folded into the bias (offset times the weights' sum). */
+ * output's sum stays in a register and goes through the channel's RequantShift row (mote_output_of_any). A
+ * depthwise filter of up to 7x7 reads the windows that lie inside the input with no bounds tests, the input
+ * offset folded into the bias (offset times the weights' sum); a 3x3 one with its nine weights in registers. */
 typedef struct {
   int32_t batches, in_h, in_w, in_ch, out_h, out_w, out_ch, filter_h, filter_w, filter_in_ch;
   int32_t stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;

@@ -71,7 +71,7 @@ def test_on_the_virtual_platform_exact_and_under_5_instructions_per_mac(tmp_path
 def test_depthwise_and_requant_on_the_virtual_platform(tmp_path: Path, channels: int, size: int, stride: int, k: int,
                                                         unsigned: bool) -> None:
     """Depthwise convolutions and their RequantShift fused (mote_conv_grouped_requant_shift_s8): exact on rv32 for
-    3x3 (the windows inside the input without bounds tests) and 5x5 filters, strides 1 and 2, padded; a 3x3 layer
+    3x3 and 5x5 filters (the windows inside the input without bounds tests), strides 1 and 2, padded; a 3x3 layer
     of 32 channels over 16x16 in at most 16 instructions per MAC (measured 14.4; unfused 47.3)."""
     rng = np.random.default_rng(channels + k)
     x = ints(rng, 0, 255, 1, channels, size, size) if unsigned else ints(rng, -128, 127, 1, channels, size, size)
