@@ -136,6 +136,15 @@ def main() -> None:
              "inference (boundary flips included). Single layers with weights zero point 97 run on the uint8 "
              "kernels (mote.ops.filter_offset), the same with zero point 128 on the int8 table (whose weight 0, "
              "-128 after the shift, the int8 blocked kernels do not take: mote_conv_blocked_wide_s8).", "",
+             "Still above 4 on the test model: pw3 (8 taps an output, weights drawn uniformly over 0..255, so that "
+             "almost no group of four taps may share a rounding: per output about 18 instructions of paired "
+             "products, 3 to start from the bias and the window's sum times the sum scale, 5 of output stage, 4 "
+             "to pack the input) and the logits (one pixel, 12 MACs an output; of its about 1,200 instructions, "
+             "measured per source line: 420 the paired products and their starts, 2.5 per MAC at best without "
+             "shared roundings; 380 the output stage in C, at least 10 an output, 0.8 per MAC, in assembly; 170 "
+             "packing and loops; 170 the kernel's entry, checks and prologue; 60 model_run's call: 2.5 + 0.8 + "
+             "0.5 = 3.8 per MAC before the kernel's entry and packing, which take about 50 instructions more (0.4 "
+             "per MAC) even in assembly: about 4.2 at best, the per-output and per-call costs 1.7 of it).", "",
              "| model | layer | kernel | MACs | instructions | per MAC |", "|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, model) in enumerate(CASES.items()):

@@ -39,16 +39,21 @@ def print_run(report: RunReport) -> None:
 def print_profile(report: RunReport) -> None:
     data = report.to_json()
     table = Table(title=f"{markup(Path(report.model).name)} on the rv32 virtual platform")
-    for column in ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC", "µJ"):
+    dma = data.get("dma") is not None  # a platform with an L1 and its DMA: the bytes moved and the stalls
+    columns = ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC", "µJ",
+               *(("DMA B", "DMA stall") if dma else ()))
+    for column in columns:
         table.add_column(column, justify="left" if column in ("layer", "op", "kernel") else "right")
     for layer in data["layers"]:
         if "instructions" not in layer:  # an in-place layer runs no code
             continue
         per_mac = layer["instructions_per_mac"]
+        moved = layer.get("dma")
         table.add_row(str(layer["index"]), short(layer["name"], 28), markup(layer["op"]), markup(layer["kernel"]),
                       f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
                       f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-",
-                      "-" if layer.get("energy_uj") is None else f"{layer['energy_uj']:.2f}")
+                      "-" if layer.get("energy_uj") is None else f"{layer['energy_uj']:.2f}",
+                      *((f"{moved['bytes']:,}", f"{moved['exposed_cycles']:,}") if moved else ("-", "-"))[:2 * dma])
     out = console()
     out.print(table)
     print_summary(out, data, report)
@@ -87,6 +92,12 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
                       f"ROM {sim.rom_bytes:,} B, RAM {sim.ram_bytes:,} B + stack {sim.stack_bytes:,} B "
                       f"used; simulated in {sim.sim_seconds:.2f} s ({sim.sim_mips:.0f} MIPS); built with "
                       f"{sim.cc} {sim.cflags}"))
+        if sim.dma is not None:
+            share = sim.dma.exposed_cycles / sim.cycles if sim.cycles else 0.0
+            print_(f"DMA: {sim.dma.jobs:,} jobs, {sim.dma.total_bytes:,} B, {sim.dma.exposed_cycles:,} cycles exposed "
+                   f"({share:.2%} of the cycles)")
+        if sim.peak_bytes:
+            print_("peak bytes per memory: " + ", ".join(f"{markup(k)} {v:,} B" for k, v in sim.peak_bytes.items()))
         if sim.energy is not None:
             print_(f"{sim.energy.uj:,.2f} µJ per inference on platform {markup(sim.platform)} (energy model: "
                    "docs/energy.md)")

@@ -73,6 +73,7 @@ class RunReport:
             "arena_lower_bound_bytes": c.plan.lower_bound,
             "state_bytes": c.state_bytes,
             "weights_bytes": c.weights_bytes,
+            **({"l1_tile_bytes": c.l1_bytes} if c.l1_budget else {}),
             "macs": c.macs,
             "kernels": c.core.value,
             "arena": self.arena,
@@ -82,6 +83,8 @@ class RunReport:
             **(self.tflite_micro.to_json() if self.tflite_micro else {}),
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
                         "runs_on": layer.runs_on, "macs": layer.macs, "scratch_bytes": layer.scratch_bytes,
+                        **({"l1_tiles": len(c.tiled[layer.index].tiles), "l1_bytes": c.tiled[layer.index].l1_bytes}
+                           if c.tiled and layer.index in c.tiled else {}),
                         **self.figures.layer_json(layer.index)}
                        for layer in c.layers],
         }
@@ -126,11 +129,11 @@ def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, c
         original = onnx_model.graph
     else:
         original = load(model_path)
-    compiled = compile_graph(original, accelerator, target.core())
+    compiled = compile_graph(original, accelerator, target.core(), l1=target.l1_bytes())
     flash = target.memory().flash_bytes
     if flash is not None and compiled.weights_bytes > flash and any(n.op == "conv2d_rqs" for n in compiled.graph.nodes):
         # the fused layers' pair-word weights do not fit the flash: the unfused layers' int8 weights may
-        compiled = compile_graph(original, accelerator, target.core(), fuse=False)
+        compiled = compile_graph(original, accelerator, target.core(), fuse=False, l1=target.l1_bytes())
     return original, compiled, onnx_model
 
 

@@ -17,7 +17,7 @@ LAYER_KEYS = ["index", "name", "op", "kernel", "runs_on", "macs", "scratch_bytes
 SIM_KEYS = ["instructions", "cycles", "class_counts", "accel_cycles", "accel_jobs", "total_cycles",
             "firmware_instructions", "firmware_cycles", "rom_bytes", "ram_bytes", "stack_bytes", "stack_limit_bytes",
             "sim_seconds", "sim_mips", "cc", "cflags", "core", "platform", "energy_uj", "energy", "memory_accesses",
-            "instructions_per_mac"]
+            "peak_bytes", "dma", "instructions_per_mac"]
 SIM_LAYER_KEYS = ["instructions", "cycles", "accel_cycles", "share", "instructions_per_mac", "energy_uj"]
 
 
@@ -47,6 +47,9 @@ def test_rv32_report(tmp_path: Path) -> None:
     assert list(data) == [*MODEL_KEYS, *SIM_KEYS, "layers"]
     assert (data["instructions"], data["cycles"], data["rom_bytes"]) == (sim.instructions, sim.cycles, sim.rom_bytes)
     assert data["instructions_per_mac"] == round(sim.instructions / report.compiled.macs, 3)
+    # the mcu platform: no DMA; its memories' peaks are the ROM, and the static RAM with the stack
+    assert data["dma"] is None
+    assert data["peak_bytes"] == {"flash": sim.rom_bytes, "ram": sim.ram_bytes + sim.stack_bytes}
     profiled = [layer for layer in data["layers"] if "instructions" in layer]
     assert profiled and all(list(layer) == LAYER_KEYS + SIM_LAYER_KEYS for layer in profiled)
     for layer in profiled:

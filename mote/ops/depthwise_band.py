@@ -111,19 +111,26 @@ def band_fits(p: DepthwiseParams) -> str | None:
 
 FRAME_OUTPUTS = 9  # the most outputs a channel's frame may have for its own straight-line routine
 FRAME_REACH = 6142  # the farthest input byte it reads from a channel's first, from two pointers
+# A legacy uint8 layer's (int16 wide_weights): up to MobileNetV1's 6x6 frames, whose bands cost about 4.2
+# instructions per MAC; its routine moves its pointers as its offsets grow (any reach). Such a routine is
+# 4 to 5 KB of flash; int8 projects never get one.
+WIDE_FRAME_OUTPUTS = 36
+WIDE = 2  # the last field of a wide frame shape: its weights' bytes
 
 
-def frame_shape(p: DepthwiseParams) -> tuple[int, ...] | None:
+def frame_shape(p: DepthwiseParams, wide: bool = False) -> tuple[int, ...] | None:
     """The frame's fields (Frame, without the weights) when the rv32 assembly may compute a channel's whole
     frame in one straight-line routine laid out for it (mote.targets.rv32.micro_depthwise_frame): a
     layer the band kernel takes, at most FRAME_OUTPUTS outputs, every input byte within FRAME_REACH, its
-    weights' zero point 0 (the routines sum the raw weights)."""
+    weights' zero point 0 (the routines sum the raw weights). `wide`: p's weights are int16 (wide_weights):
+    at most WIDE_FRAME_OUTPUTS outputs, any reach, the fields followed by WIDE."""
     if p.filter_offset != 0 or band_fits(p) is not None:
         return None
     f = frame(p)
-    if f.out_h * f.out_w > FRAME_OUTPUTS or (f.in_h - 1) * f.in_row_step + (f.in_w - 1) * f.in_col_step > FRAME_REACH:
+    reach = (f.in_h - 1) * f.in_row_step + (f.in_w - 1) * f.in_col_step
+    if f.out_h * f.out_w > (WIDE_FRAME_OUTPUTS if wide else FRAME_OUTPUTS) or (not wide and reach > FRAME_REACH):
         return None
-    return astuple(f)[:-1]
+    return (*astuple(f)[:-1], *((WIDE,) if wide else ()))
 
 
 def frame_id(shape: tuple[int, ...] | None) -> int:
@@ -135,7 +142,7 @@ def frame_taps(shape: tuple[int, ...]) -> list[tuple[int, list[tuple[int, int]],
     """Per output of a frame shape (frame_shape): its byte offset from the channel's first output, the
     taps inside the input (weight index 3 * fy + fx, byte offset from the channel's first input) and the
     weight indices of the taps outside (they read the zero point)."""
-    in_h, in_w, out_h, out_w, sh, sw, pad_top, pad_left, in_row, in_col, out_row, out_col = shape
+    in_h, in_w, out_h, out_w, sh, sw, pad_top, pad_left, in_row, in_col, out_row, out_col = shape[:12]
     outputs = []
     for oy in range(out_h):
         for ox in range(out_w):
@@ -157,8 +164,10 @@ def band_shapes(p: DepthwiseParams) -> list[tuple[int, ...]]:
     to the padded last or past its end: what the rv32 assembly can lay out its row loops for when the
     project is built (mote.targets.rv32.micro_depthwise). Only the bands whose filter rows are all inside
     the input (the others are a row or two each, not worth their code in flash). A layer whose frame takes
-    its own routine (frame_shape) has instead that one shape, 0 then the frame's fields."""
-    small = frame_shape(p)
+    its own routine (frame_shape) has instead that one shape, 0 then the frame's fields (then WIDE for a
+    legacy uint8 layer's int16 weights)."""
+    wide = wide_params(p)
+    small = frame_shape(wide, wide=True) if wide is not None else frame_shape(p)
     if small is not None:
         return [(0, *small)]
     f = frame(p)
@@ -191,7 +200,7 @@ def pack_band(node: Node, p: DepthwiseParams, em: Emitter, wide: bool = False) -
         "bands": "{" + ", ".join(c_struct(b) for b in bands) + "}",
         "wide_weights": (em.const(np.ascontiguousarray(f.weights.reshape(9, -1).T, np.int16), "weights") if wide
                          else "NULL"),
-        "frame_id": 0 if wide else frame_id(frame_shape(p))},
+        "frame_id": frame_id(frame_shape(p, wide))},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 

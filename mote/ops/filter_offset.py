@@ -10,7 +10,8 @@ the bias. So every ordinary int8 kernel declines such a layer, and it runs on on
                                sum over a window of x - x_zp computed once per output pixel
                                (mote.ops.filter_offset_conv);
   mote_depthwise_conv_band_s8 (scalar cores, strides 1 and 2 across, mote.ops.depthwise_band) with the
-                               weights w - w_zero_point as int16 (wide_weights), else
+                               weights w - w_zero_point as int16 (wide_weights; on rv32 a frame of at most 36
+                               outputs a channel gets a straight-line routine of its own), else
   mote_depthwise_conv_offset_rows_s8   a 3x3 depthwise convolution with depth multiplier 1, undilated: the
                                rows kernel (mote_depthwise_conv_rows_s8), whose nine weights live in registers,
                                on the weights w - w_zero_point as int16 (mote.ops.depthwise_conv2d);

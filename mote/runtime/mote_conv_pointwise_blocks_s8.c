@@ -25,22 +25,31 @@ static void pack_block(const mote_conv_pointwise_params *p, const int8_t *x, int
   for (int32_t k = 4 * ((c + 1) / 2); k < 4 * pairs; ++k) words[k] = 0;
 }
 
-/* pack_block for a whole block, each pixel's sum of taps in sums[i] too (the uint8 variant's terms). */
+/* pack_block for a whole block, each pixel's sum of taps in sums[i] too (the uint8 variant's terms): from the
+ * sum of its pair words x0 * 2^16 + x1, A * 2^16 + B with A and B the sums of the pairs' first and second
+ * taps, exact modulo 2^32 and |B| < 2^15 for the at most 64 taps taken (one add per pair instead of two). */
 static void pack_block_sums(const mote_conv_pointwise_params *p, const int8_t *x, int32_t *words, int32_t sums[4]) {
   const int32_t c = p->in_ch;
-  const int8_t *x0 = x, *x1 = x + c, *x2 = x + 2 * c, *x3 = x + 3 * c;
-  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, *w = words;
-  for (int32_t k = 0; k + 1 < c; k += 2, w += 4, x0 += 2, x1 += 2, x2 += 2, x3 += 2) {
-    const int32_t a0 = x0[0], b0 = x0[1], a1 = x1[0], b1 = x1[1], a2 = x2[0], b2 = x2[1], a3 = x3[0], b3 = x3[1];
-    w[0] = a0 * 65536 + b0, w[1] = a1 * 65536 + b1, w[2] = a2 * 65536 + b2, w[3] = a3 * 65536 + b3;
-    s0 += a0 + b0, s1 += a1 + b1, s2 += a2 + b2, s3 += a3 + b3;
+  const int8_t *x0 = x, *x1 = x + c, *x2 = x + 2 * c, *x3 = x + 3 * c, *end = x + (c & ~1);
+  uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int32_t *w = words;
+  for (; x0 != end; w += 4, x0 += 2, x1 += 2, x2 += 2, x3 += 2) {
+    const int32_t w0 = x0[0] * 65536 + x0[1], w1 = x1[0] * 65536 + x1[1];
+    const int32_t w2 = x2[0] * 65536 + x2[1], w3 = x3[0] * 65536 + x3[1];
+    w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3;
+    s0 += (uint32_t)w0, s1 += (uint32_t)w1, s2 += (uint32_t)w2, s3 += (uint32_t)w3;
   }
   if (c % 2 != 0) {
-    w[0] = x0[0] * 65536, w[1] = x1[0] * 65536, w[2] = x2[0] * 65536, w[3] = x3[0] * 65536;
-    s0 += x0[0], s1 += x1[0], s2 += x2[0], s3 += x3[0];
+    const int32_t w0 = x0[0] * 65536, w1 = x1[0] * 65536, w2 = x2[0] * 65536, w3 = x3[0] * 65536;
+    w[0] = w0, w[1] = w1, w[2] = w2, w[3] = w3;
+    s0 += (uint32_t)w0, s1 += (uint32_t)w1, s2 += (uint32_t)w2, s3 += (uint32_t)w3;
   }
   for (int32_t k = 4 * ((c + 1) / 2); k < 4 * p->pairs; ++k) words[k] = 0;
-  sums[0] = s0, sums[1] = s1, sums[2] = s2, sums[3] = s3;
+  const uint32_t total[4] = {s0, s1, s2, s3};
+  for (int32_t i = 0; i < 4; ++i) {
+    const int32_t t = (int32_t)total[i], a = (t + 32768) >> 16;
+    sums[i] = a + (t - a * 65536);
+  }
 }
 
 /* A short block's sums of taps (its missing pixels' 0). */

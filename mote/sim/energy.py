@@ -101,10 +101,10 @@ def accesses(platform: Platform, start: Any, end: Any) -> Accesses | None:
 
 
 def between(platform: Platform, class_counts: dict[str, int], start: Any, end: Any,
-            accel_macs: int = 0) -> Energy | None:
+            accel_macs: int = 0, dma_bytes: int = 0) -> Energy | None:
     """The energy of what ran between two counter snapshots, whose class counts' difference is
     `class_counts` (None when memory accesses were not counted, see `accesses`)."""
     counted = accesses(platform, start, end)
     if counted is None:
         return None
-    return energy(platform, EnergyEvents(class_counts, *counted, accel_macs=accel_macs))
+    return energy(platform, EnergyEvents(class_counts, *counted, dma_bytes=dma_bytes, accel_macs=accel_macs))

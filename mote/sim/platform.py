@@ -12,24 +12,29 @@ import numpy as np
 from mote.ints import round_up
 from mote.sim.accel_device import AccelStats
 from mote.sim.decode import Insn, decode_block
-from mote.sim.devices import FLASH_BASE, RAM_BASE, Mark
+from mote.sim.devices import FLASH_BASE, L1_BASE, RAM_BASE, Mark
+from mote.sim.dma_device import DmaLog
 from mote.sim.elf import ElfImage
 from mote.sim.faults import SimulationError
 
 # The memories whose loads and stores a run counts, in order (mote.sim.counting.Snapshot.reads):
 # the kinds of mote.sim.platforms.Memory that the memory map has.
-MEMORY_REGIONS = ("flash", "ram")
+MEMORY_REGIONS = ("flash", "ram", "l1")
 
 
 @dataclass
 class MemoryMap:
-    """Flash and RAM sizes (bases from mote.sim.devices); the stack is the top `stack_bytes` of RAM."""
+    """Flash and RAM sizes (bases from mote.sim.devices); the stack is the top `stack_bytes` of RAM. A
+    platform with an L1 scratchpad maps `l1_bytes` of it; one with a DMA maps its device (`dma`)."""
 
     flash_bytes: int = 2 << 20
     ram_bytes: int = 512 << 10
     stack_bytes: int = 16 << 10
     flash_base: int = FLASH_BASE
     ram_base: int = RAM_BASE
+    l1_bytes: int = 0
+    l1_base: int = L1_BASE
+    dma: bool = False
 
     @property
     def stack_top(self) -> int:
@@ -57,6 +62,8 @@ class Execution:
     exact: bool = True      # every mark's store was located (always so for mote's firmware)
     accel: AccelStats | None = None  # the accelerator's jobs and cost-model cycles, if the platform has one
     exit_snapshot: Any = None  # the counters at the exit store (mote.sim.counting.Snapshot)
+    dma: DmaLog | None = None  # the DMA's jobs and waits, if the platform has one (mote.sim.dma_device)
+    dma_classes: list[np.ndarray] = field(default_factory=list)  # the class counts at each of its events
 
     @property
     def mips(self) -> float:
@@ -94,7 +101,8 @@ class LoadedFirmware:
             if m.flash_base <= seg.addr and seg.addr + len(seg.data) <= m.flash_base + m.flash_bytes:
                 off = seg.addr - m.flash_base
                 flash[off:off + len(seg.data)] = seg.data
-            elif not (m.ram_base <= seg.addr and seg.addr + len(seg.data) <= m.ram_base + m.ram_bytes):
+            elif not (m.ram_base <= seg.addr and seg.addr + len(seg.data) <= m.ram_base + m.ram_bytes) and \
+                    not (m.l1_base <= seg.addr and seg.addr + len(seg.data) <= m.l1_base + m.l1_bytes):
                 raise SimulationError(f"the firmware loads {len(seg.data)} bytes at 0x{seg.addr:08x}, "
                                       "outside flash and RAM")
         return flash

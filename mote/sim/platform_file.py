@@ -16,6 +16,7 @@ error is one line: the file, where in it (e.g. memories[1].size), what is wrong 
     [[memories]]                   # exactly one flash and one ram; optionally an l1
     name = "flash"  kind = "flash"  size = "2MiB"  wait_states = 0  read_pj = 100.0  write_pj = 100.0
     [[dma]]                        # source = "l2"  target = "l1"  bytes_per_cycle = 8  channels = 1  byte_pj = 13.75
+                                   # setup_cycles = 16
     [[accelerators]]               # name = "dla"  sees = ["l1", "l2"]  mac_pj = 0.3  sram_pj = 10.0  accel = "qvanilla"
 """
 
@@ -159,7 +160,7 @@ def _toml(text: str, path: Path) -> Any:
 _TOP = ("name", "description", "stack", "node", "energy_scale", "cores", "memories", "dma", "accelerators")
 _CORE = ("name", "isa", "count", "cycles", "energy_pj", "fetch_pj", "code_in")
 _MEMORY = ("name", "kind", "size", "wait_states", "read_pj", "write_pj", "shared_by")
-_DMA = ("source", "target", "bytes_per_cycle", "channels", "byte_pj")
+_DMA = ("source", "target", "bytes_per_cycle", "channels", "byte_pj", "setup_cycles")
 _ACCEL = ("name", "sees", "mac_pj", "sram_pj", "accel")
 
 
@@ -208,7 +209,8 @@ def _memory(r: _Reader) -> Memory:
 def _dma(r: _Reader) -> Dma:
     default = Dma("a", "b")
     return Dma(r.name("source"), r.name("target"), r.integer("bytes_per_cycle", default.bytes_per_cycle, 1, 1024),
-               r.integer("channels", default.channels, 1, 64), r.number("byte_pj", default.byte_pj))
+               r.integer("channels", default.channels, 1, 64), r.number("byte_pj", default.byte_pj),
+               r.integer("setup_cycles", default.setup_cycles, 0, 1 << 20))
 
 
 def _accel(r: _Reader) -> AcceleratorSlot:

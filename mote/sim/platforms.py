@@ -6,10 +6,11 @@ channels, energy per byte) and its accelerators (which memories each sees, energ
 SRAM access). Built-ins are chosen by name (`BUILTIN`); mote.sim.platform_file reads one from a TOML
 or JSON file. The energy figures and their published sources are in docs/energy.md.
 
-What the virtual platform simulates today is one core over flash and one RAM, with their wait states
-on loads and stores (`mcu`, or a file like it). A platform with more (a cluster, an L1 fed by DMA) is
-described and validated, and `check_simulated` refuses to run it with a one-line reason, rather than
-quietly running one core.
+What the virtual platform simulates today is one compute core over flash, one RAM (the L2 of a cluster)
+and optionally an L1 scratchpad fed by a DMA from that RAM, with their wait states on loads and stores
+(mote.sim.dma_device, mote.sim.dma_timing). A platform with more (several compute cores) is described
+and validated, and `check_simulated` refuses to run it with a one-line reason, rather than quietly
+running one core.
 """
 
 from __future__ import annotations
@@ -87,13 +88,15 @@ class Memory:
 
 @dataclass(frozen=True)
 class Dma:
-    """A DMA engine moving bytes between two memories: bytes per cycle, channels, energy per byte."""
+    """A DMA engine moving bytes between two memories: bytes per cycle, channels (jobs in flight at
+    once), energy per byte and the cycles a job takes before its first byte moves (mote.sim.dma_timing)."""
 
     source: str
     target: str
     bytes_per_cycle: int = 8
     channels: int = 1
     byte_pj: float = (SRAM_1M + SRAM_8K) / 8
+    setup_cycles: int = 16
 
 
 @dataclass(frozen=True)
@@ -144,15 +147,20 @@ class Platform:
 
     def check_simulated(self) -> None:
         """Raise PlatformError unless the virtual platform simulates every feature of this platform."""
-        what = []
-        if self.total_cores > 1:
-            what.append(f"{self.total_cores} cores")
-        if self.memory("l1") is not None or self.dma:
-            what.append("an L1 scratchpad fed by DMA")
-        if what:
-            raise PlatformError(f"platform {self.name}: {' and '.join(what)} not simulated yet (the virtual "
-                                "platform runs one core over flash and RAM); use --platform mcu or a platform "
-                                "file with one core, one flash and one ram")
+        if self.compute.count > 1:
+            raise PlatformError(f"platform {self.name}: {self.compute.count} compute cores not simulated yet (the "
+                                "virtual platform runs one compute core, with an L1 and DMA if it has them); "
+                                "add --cores 1")
+        if self.memory("l1") is not None and self.l1_dma() is None:
+            raise PlatformError(f"platform {self.name}: its l1 memory has no DMA from its ram memory; add a "
+                                "[[dma]] with that source and target")
+
+    def l1_dma(self) -> Dma | None:
+        """The DMA between the ram (L2) and the l1 memory, either way round (None: there is none)."""
+        ram, l1 = self.memory("ram"), self.memory("l1")
+        if ram is None or l1 is None:
+            return None
+        return next((d for d in self.dma if {d.source, d.target} == {ram.name, l1.name}), None)
 
 
 def _mcu() -> Platform:

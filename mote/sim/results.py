@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from mote.sim.dma_timing import DmaFigures
 from mote.sim.energy import Energy
 
 
@@ -20,6 +21,7 @@ class LayerProfile:
     class_counts: dict[str, int] = field(default_factory=dict)
     accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
     energy: Energy | None = None  # mote.sim.energy, on the run's platform
+    dma: DmaFigures | None = None  # its DMA jobs, bytes and exposed cycles (in `cycles`); None: no DMA
 
     @property
     def energy_uj(self) -> float | None:
@@ -27,7 +29,8 @@ class LayerProfile:
 
     def to_json(self) -> dict[str, Any]:
         return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
-                "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj}
+                "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj,
+                **({"dma": self.dma.to_json()} if self.dma is not None else {})}
 
 
 @dataclass
@@ -40,8 +43,8 @@ class SimResult:
     `firmware_instructions` / `firmware_cycles` cover the whole firmware from reset to the exit store,
     including the startup code's .data copy and .bss zeroing. Instructions are exact, cycles are the
     estimate of `core` (mote.sim.cycles.CoreModel) plus the platform's memory wait states on each load
-    and store (none on the mcu platform). `energy` is the model's (mote.sim.energy) over the
-    same span, µJ per inference in the JSON."""
+    and store (none on the mcu platform) plus the cycles the core waits on the DMA (mote.sim.dma_timing).
+    `energy` is the model's (mote.sim.energy) over the same span, µJ per inference in the JSON."""
 
     outputs: dict[str, np.ndarray]
     instructions: int
@@ -65,6 +68,9 @@ class SimResult:
     platform: str = "mcu"
     energy: Energy | None = None  # of model_run on `platform` (mote.sim.energy); None: not counted
     memory_accesses: tuple[dict[str, int], dict[str, int]] | None = None  # (loads, stores) per memory, same span
+    # the DMA's jobs, bytes per memory and exposed cycles (included in `cycles`), same span; None: no DMA
+    dma: DmaFigures | None = None
+    peak_bytes: dict[str, int] | None = None  # the most bytes each memory held (by name; static + stack)
 
     @property
     def total_cycles(self) -> int:
@@ -100,5 +106,7 @@ class SimResult:
             "energy_uj": None if self.energy is None else round(self.energy.uj, 6),
             "energy": None if self.energy is None else self.energy.to_json(),
             "memory_accesses": self._accesses_json(),
+            "peak_bytes": self.peak_bytes,
+            "dma": None if self.dma is None else self.dma.to_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
         }

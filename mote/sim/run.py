@@ -26,6 +26,7 @@ from mote.sim.devices import (
     Mark,
     Reg,
 )
+from mote.sim.dma_device import DMA_BASE, DMA_BYTES, DmaDevice
 from mote.sim.faults import (
     ExitStatusError,
     IllegalInstructionError,
@@ -70,6 +71,8 @@ class Run:
         uc.ctl_set_cpu_model(rv.UC_CPU_RISCV32_SIFIVE_U34 if machine.fpu else rv.UC_CPU_RISCV32_SIFIVE_E31)
         uc.mem_map(mem.flash_base, round_up(mem.flash_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC)
         uc.mem_map(mem.ram_base, round_up(mem.ram_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
+        if mem.l1_bytes:
+            uc.mem_map(mem.l1_base, round_up(mem.l1_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
         uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
         uc.mem_write(mem.flash_base, bytes(machine.flash))
         for seg in machine.image.segments:
@@ -93,7 +96,8 @@ class Run:
         self.counts_memory = machine.check_alignment
         if machine.check_alignment:
             self.counter.count_regions([(mem.flash_base, mem.flash_base + mem.flash_bytes),
-                                        (mem.ram_base, mem.ram_base + mem.ram_bytes)])
+                                        (mem.ram_base, mem.ram_base + mem.ram_bytes),
+                                        (mem.l1_base, mem.l1_base + mem.l1_bytes)])
             self._hook_native(uc_mod.UC_HOOK_MEM_READ | uc_mod.UC_HOOK_MEM_WRITE, self.counter.mem_hook)
         uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
         uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
@@ -102,6 +106,14 @@ class Run:
         if machine.accelerator is not None:
             self.accel = AccelDevice(machine.accelerator, self.devices)
             uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
+        self.dma: DmaDevice | None = None
+        if mem.dma:
+            regions = {"flash": (mem.flash_base, mem.flash_base + mem.flash_bytes),
+                       "ram": (mem.ram_base, mem.ram_base + mem.ram_bytes),
+                       "l1": (mem.l1_base, mem.l1_base + mem.l1_bytes)}
+            self.dma = DmaDevice(regions, self._dma_copy, self._dma_snapshot,
+                                 lambda what: self._fail(MemoryAccessError, what, self._pc()))
+            uc.mmio_map(DMA_BASE, DMA_BYTES, self.dma.read, None, self.dma.write, None)
         self.fault: SimulationError | None = None
         self.exit_snapshot: Snapshot | None = None
         self.exact = True
@@ -168,6 +180,12 @@ class Run:
             elif reg is Reg.LAYER_END:
                 dev.open_layer, dev.last_layer = None, value
 
+    def _dma_copy(self, dst: int, src: int, n: int) -> None:
+        self.uc.mem_write(dst, bytes(self.uc.mem_read(src, n)))
+
+    def _dma_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
+        return self.counter.snapshot(self._tail(offset, size, value, DMA_BASE), memory=self.counts_memory)
+
     def _model_io(self, reg: Reg, value: int) -> None:
         dev = self.devices
         if reg is Reg.IO_INDEX:
@@ -189,8 +207,9 @@ class Run:
             self._fail(MemoryAccessError, f"model {reg.name.lower()} {dev.io_index} buffer at 0x{value:08x} "
                        "is not in mapped memory", None)
 
-    def _tail(self, offset: int, size: int, value: int) -> tuple[Insn, ...]:
-        """The instructions of the current block after the store that wrote this device register."""
+    def _tail(self, offset: int, size: int, value: int, base: int = DEVICE_BASE) -> tuple[Insn, ...]:
+        """The instructions of the current block after the store that wrote this device register (or,
+        with the memory hook, the load or store that accessed it)."""
         block = self.counter.current_block()
         if block is None:
             self.exact = False
@@ -200,7 +219,7 @@ class Run:
         insns = self.m.decode(block, ninsn)
         entry = int(self.counter.state.insns)
         after = self._last_store[2] if self._last_store and self._last_store[:2] == (block, entry) else -1
-        index = self._store_index(insns, DEVICE_BASE + offset, size, value, after)
+        index = self._store_index(insns, base + offset, size, value, after)
         if index is None:
             self.exact = False
             return ()
@@ -305,6 +324,8 @@ class Run:
             blocks[addr] = self.m.decode(addr, int(row["ninsn"]))
         tally = ClassTally(blocks)
         marks = [(mk, mk.snapshot.instructions, tally.classes(mk.snapshot)) for mk in self.devices.marks]
+        dma_log = self.dma.log if self.dma is not None else None
+        dma_classes = [tally.classes(e.snapshot) for e in dma_log.events] if dma_log is not None else []
         outputs = {}
         for name in reads:
             addr, size = self.m.image.symbol(name)
@@ -312,7 +333,7 @@ class Run:
         snap = self.exit_snapshot
         return Execution(status, console, snap.instructions, tally.classes(snap), marks, stack_used, seconds,
                          outputs, dict(self.devices.outputs), list(self.devices.frames), self.exact,
-                         self.accel.stats if self.accel is not None else None, snap)
+                         self.accel.stats if self.accel is not None else None, snap, dma_log, dma_classes)
 
     def _stack_used(self) -> int:
         """High-water mark: from the top of RAM down to the lowest painted word that was overwritten.

@@ -79,6 +79,10 @@ class Target(ABC):
     def core(self) -> Core:
         """The kind of core its kernels are chosen for (mote.ops.registry.Core)."""
 
+    def l1_bytes(self) -> int:
+        """The L1 scratchpad its layers are tiled into (mote.memory.tiling); 0: none, they run in RAM."""
+        return 0
+
     def project_core(self) -> Core:
         """The kernels of a project written for this kind of target and built elsewhere (`mote compile`)."""
         return self.core()

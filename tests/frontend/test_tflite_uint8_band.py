@@ -64,7 +64,8 @@ def test_uint8_depthwise_runs_on_the_band_kernel_on_the_host(layer: Layer, tmp_p
 
 @pytest.mark.parametrize("index", [1, 2, 6, 7, 10, 11], ids=lambda i: _id(EDGE[i]))
 def test_uint8_depthwise_band_on_rv32(index: int, tmp_path: Path) -> None:
-    """The assembly: int16 weights loaded out of line (zero points 0, 255, 201), int8 ones (128)."""
+    """The assembly: int16 weights loaded out of line (zero points 0, 255, 201), int8 ones (128); frames of at
+    most WIDE_FRAME_OUTPUTS outputs with int16 weights (the first four) take a routine of their own."""
     from mote.targets.rv32 import Rv32Config, build_rv32
 
     layer = EDGE[index]
@@ -122,5 +123,87 @@ def test_int8_and_wide_layers_in_one_firmware(tmp_path: Path) -> None:
         want = image[0]
         for w, zp, bias, stride in layers:
             want = conv_uint8(want, xq, w[0], (wq, zp), bias, xq, stride, "SAME", "NONE", depthwise=True)
+        got = firmware.run({"x": image}).outputs[graph.outputs[0].name]
+        np.testing.assert_array_equal(got.reshape(want.shape), want)
+
+
+# MobileNetV1's (alpha 0.25, 96x96) last depthwise layers, whose frames of at most WIDE_FRAME_OUTPUTS outputs take
+# a straight-line routine with int16 weights: 12x12x64 -> 6x6 reads 9,152 bytes from a channel's first (the
+# routine moves its pointers), 6x6x128 -> 6x6 shares the starts of the border's rows and columns, then 6x6 -> 3x3
+# and 3x3 -> 3x3; a transposed frame and a VALID one.
+WIDE_FRAMES = [
+    Layer(True, 12, 12, 64, 64, (3, 3), 2, "SAME", 97, spread=20),
+    Layer(True, 6, 6, 128, 128, (3, 3), 1, "SAME", 201, spread=20),
+    Layer(True, 6, 6, 128, 128, (3, 3), 2, "SAME", 40),
+    Layer(True, 3, 3, 256, 256, (3, 3), 1, "SAME", 255, x_zero_point=0),
+    Layer(True, 9, 4, 9, 9, (3, 3), 1, "SAME", 0),
+    Layer(True, 8, 8, 6, 6, (3, 3), 1, "VALID", 150),
+]
+
+
+@pytest.mark.parametrize("layer", WIDE_FRAMES, ids=_id)
+def test_uint8_depthwise_wide_frames_on_rv32(layer: Layer, tmp_path: Path) -> None:
+    """A wide frame's routine (mote.targets.rv32.micro_depthwise_frame, int16 weights loaded per channel) against
+    TensorFlow Lite's uint8 kernel; the band loops are left out of its work."""
+    from mote.ops.depthwise_band import WIDE, band_shapes, frame_shape
+    from mote.ops.depthwise_band import wide_params as widen
+    from mote.targets.rv32 import Rv32Config, build_rv32, micro
+
+    rng, w, bias, graph = _graph(layer, 90 + WIDE_FRAMES.index(layer))
+    node = _conv_node(graph)
+    p = OPS[node.op].prepare(node)
+    wide = widen(p)
+    assert wide is not None and frame_shape(wide, wide=True) is not None
+    shapes = band_shapes(p)
+    assert len(shapes) == 1 and shapes[0][0] == 0 and shapes[0][-1] == WIDE
+    src = micro.source(["mote_depthwise_band_s8"], shapes)
+    routine = src[src.index(".Ldw_frame0:"):src.index("j .Ldw_done", src.index(".Ldw_frame0:"))]
+    assert "lh s8, 16(a2)" in routine and "addi a2, a2, 18" in routine and "(s10)" not in routine
+    if layer.h == 12:
+        assert "li a7, 2432\n  add a0, a0, a7\n  lb a7, -2048(a0)" in routine  # the input pointer moved on
+    if layer.h == 6 and layer.stride == 1:
+        assert "add s10, s9, ra" in routine  # a border row's start, shared
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    firmware = build_rv32(compiled, tmp_path, Rv32Config(cc="zig"))
+    for x in _inputs(layer, rng)[1:]:
+        want = _want(layer, graph, w, bias, x)
+        np.testing.assert_array_equal(firmware.run({"x": x}).outputs["y"].reshape(want.shape), want)
+
+
+def test_int8_and_wide_frames_of_one_shape_in_one_firmware(tmp_path: Path) -> None:
+    """Two 3x3 -> 3x3 layers, weights zero point 128 (int8 weights) then 97 (int16): the same frame, two
+    routines, each call finding its own by the params' frame_id."""
+    from mote.frontend.tflite_writer import ModelBuilder
+    from mote.targets.rv32 import Rv32Config, build_rv32
+    from tests.frontend.legacy_uint8 import conv_uint8
+
+    rng = np.random.default_rng(78)
+    mb = ModelBuilder()
+    xq, wq = (0.0235, 131), 0.004
+    x = mb.tensor("x", [1, 3, 3, 6], "uint8", scale=xq[0], zero_point=xq[1])
+    layers, y = [], x
+    for i, zp in enumerate((128, 97)):
+        w = rng.integers(0, 256, (1, 3, 3, 6)).astype(np.uint8)
+        w.reshape(-1)[:2] = [0, 255]
+        bias = rng.integers(-4000, 4000, 6).astype(np.int32)
+        wt = mb.tensor(f"w{i}", [1, 3, 3, 6], "uint8", scale=wq, zero_point=zp, data=w)
+        b = mb.tensor(f"b{i}", [6], "int32", scale=float(np.float32(xq[0]) * np.float32(wq)), zero_point=0, data=bias)
+        out = mb.tensor(f"y{i}", [1, 3, 3, 6], "uint8", scale=xq[0], zero_point=xq[1])
+        mb.op("DEPTHWISE_CONV_2D", [y, wt, b], [out], padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1,
+              fused_activation_function="RELU6")
+        layers.append((w, zp, bias))
+        y = out
+    graph = load_tflite(mb.build([x], [y]), "m")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    assert [layer.kernel for layer in compiled.layers if layer.op == "depthwise_conv2d"] == [BAND, BAND]
+    firmware = build_rv32(compiled, tmp_path, Rv32Config(cc="zig"))
+    source = (tmp_path / "rv32" / "mote_micro_s8.S").read_text()
+    assert {line for line in source.splitlines() if line.startswith(".Ldw_frame") and line.endswith("_channel:")} \
+        == {".Ldw_frame0_channel:", ".Ldw_frame1_channel:"}
+    for seed in range(2):
+        image = np.random.default_rng(seed).integers(0, 256, (1, 3, 3, 6)).astype(np.uint8)
+        want = image[0]
+        for w, zp, bias in layers:
+            want = conv_uint8(want, xq, w[0], (wq, zp), bias, xq, 1, "SAME", "RELU6", depthwise=True)
         got = firmware.run({"x": image}).outputs[graph.outputs[0].name]
         np.testing.assert_array_equal(got.reshape(want.shape), want)

@@ -128,6 +128,10 @@ CONVS = [
     Layer(False, 5, 6, 24, 38, (1, 1), 1, "SAME", 97, spread=30),  # more sets than a call takes, 2 left over
     Layer(False, 3, 5, 5, 7, (1, 1), 1, "SAME", 30),  # 1x1 with an odd window: padding taps, 15 pixels
     Layer(False, 6, 6, 16, 8, (3, 3), 1, "SAME", 140, spread=40),  # weights near 128
+    # 3x3 windows of three channels: packed straight inside, copied around the zero point at every border
+    Layer(False, 6, 5, 3, 5, (3, 3), 1, "SAME", 30),
+    Layer(False, 7, 7, 3, 4, (3, 3), 1, "SAME", 200, dilation=2),  # dilated: the general border path
+    Layer(False, 1, 3, 21, 9, (1, 1), 1, "SAME", 61),  # three pixels, odd depth: each by itself, no blocks
 ]
 
 
@@ -227,11 +231,13 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
     for i, (layer, kernel) in enumerate([(CONVS[0], "mote_conv_offset_blocked_s8"),
                                          (CONVS[2], "mote_conv_offset_blocked_s8"),
                                          (CONVS[6], "mote_conv_offset_blocked_s8"),
-                                         (CONVS[-4], "mote_conv_offset_blocked_s8"),
-                                         (CONVS[-3], "mote_conv_offset_blocked_s8"),
-                                         (CONVS[-2], "mote_conv_offset_pointwise_s8"),
+                                         (CONVS[7], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[8], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[9], "mote_conv_offset_pointwise_s8"),
                                          (CONVS[1], "mote_conv_offset_pointwise_s8"),
-                                         (CONVS[-1], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[10], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[11], "mote_conv_offset_blocked_s8"),
+                                         (CONVS[13], "mote_conv_offset_blocked_s8"),
                                          (DEPTHWISE[1], "mote_depthwise_conv_band_s8"),
                                          (DEPTHWISE[2], "mote_depthwise_conv_offset_rows_s8")]):
         rng = np.random.default_rng(i)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from mote.errors import PlatformError
 from mote.sim.cycles import CoreModel
 from mote.sim.platform_file import load_platform, parse_platform
-from mote.sim.platforms import BUILTIN, DEFAULT_CLASS_PJ, builtin
+from mote.sim.platforms import BUILTIN, DEFAULT_CLASS_PJ, Dma, builtin
 from mote.targets.rv32 import Rv32Config
 
 TOML = """\
@@ -64,8 +65,9 @@ def test_cluster_platforms() -> None:
         assert [g.count for g in p.cores] == [1, 8]
         assert p.memory("l1").bytes == 64 << 10 and p.memory("ram").bytes == 512 << 10
         assert p.dma and p.dma[0].source == "l2" and p.dma[0].target == "l1"
-        with pytest.raises(PlatformError, match="9 cores and an L1 scratchpad fed by DMA not simulated yet"):
+        with pytest.raises(PlatformError, match="8 compute cores not simulated yet.*add --cores 1"):
             p.check_simulated()
+        p.with_cores(1).check_simulated()  # one cluster core with the L1 and its DMA (the controller idle)
     dla = builtin("cluster8+dla").accelerators
     assert len(dla) == 1 and set(dla[0].sees) == {"l1", "l2"}
     assert set(BUILTIN) == {"mcu", "cluster8", "cluster8+dla"}
@@ -74,9 +76,16 @@ def test_cluster_platforms() -> None:
 def test_cores_override() -> None:
     p = builtin("cluster8").with_cores(4)
     assert [g.count for g in p.cores] == [1, 4]
-    with pytest.raises(PlatformError, match="2 cores not simulated yet"):
+    with pytest.raises(PlatformError, match="2 compute cores not simulated yet"):
         builtin("mcu").with_cores(2).check_simulated()
     builtin("mcu").with_cores(1).check_simulated()
+
+
+def test_an_l1_needs_a_dma_from_the_ram() -> None:
+    p = builtin("cluster8").with_cores(1)
+    with pytest.raises(PlatformError, match="l1 memory has no DMA from its ram memory"):
+        dataclasses.replace(p, dma=()).check_simulated()
+    dataclasses.replace(p, dma=(Dma("l1", "l2"),)).check_simulated()  # either way round
 
 
 def test_toml_and_json_describe_the_same_platform(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ from mote.sim.results import LayerProfile, SimResult
 from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
 from mote.targets.rv32.firmware_main import firmware_main, keeps_state
+from mote.targets.rv32.levels import l1_bytes, l1_link, level_figures
 from mote.targets.rv32.toolchain import ISAS, OPT_LEVELS, Toolchain, find_toolchain
 
 PLATFORM_DIR = "rv32"
@@ -80,7 +81,8 @@ class Rv32Config:
             raise MoteError(f"rv32 isa must be one of {', '.join(ISAS)}, not {self.isa!r}")
 
     def memory_map(self) -> MemoryMap:
-        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_bytes)
+        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_bytes, l1_bytes=l1_bytes(self.platform),
+                         dma=bool(self.platform.dma))
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ def platform_files(config: Rv32Config) -> dict[str, str]:
     include/math.h (its special values: the float kernels' only use of it) ({path relative to the project:
     text})."""
     files = resources.files("mote.targets.rv32")
-    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes),
+    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes,
+                                                      l1_bytes(config.platform)),
             f"{PLATFORM_DIR}/startup.S": files.joinpath("startup.S").read_text(),
             f"{PLATFORM_DIR}/mote_support.c": files.joinpath("mote_support.c").read_text(),
             f"{PLATFORM_DIR}/include/string.h": files.joinpath("string.h").read_text(),
@@ -115,10 +118,11 @@ def write_platform_files(project_dir: Path, config: Rv32Config) -> None:
         (Path(project_dir) / rel).write_text(text)
 
 
-def _linker_script(flash_bytes: int, ram_bytes: int, stack_bytes: int) -> str:
+def _linker_script(flash_bytes: int, ram_bytes: int, stack_bytes: int, l1: int = 0) -> str:
     template = Template(resources.files("mote.targets.rv32").joinpath("link.ld").read_text())
     return template.substitute(flash_origin=f"0x{FLASH_BASE:08X}", flash_bytes=flash_bytes,
-                               ram_origin=f"0x{RAM_BASE:08X}", ram_bytes=ram_bytes, stack_bytes=stack_bytes)
+                               ram_origin=f"0x{RAM_BASE:08X}", ram_bytes=ram_bytes, stack_bytes=stack_bytes,
+                               **l1_link(l1))
 
 
 def link_firmware(project_dir: Path, sources: list[str], config: Rv32Config,
@@ -158,7 +162,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
                includes: tuple[str, ...]) -> MemoryFitError:
     """The firmware overflowed flash or RAM: link it once more with 1 GiB of each to say by how much."""
     work = project_dir / PLATFORM_DIR
-    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_bytes))
+    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_bytes, MAX_REGION))
     try:
         _, proc = _compile(toolchain, project_dir, sources, config, includes, "measure.ld",
                            f"{PLATFORM_DIR}/measure.elf")
@@ -210,11 +214,16 @@ def _micro_source(model: CompiledModel) -> str:
 
 
 def _band_layers(model: CompiledModel) -> list[DepthwiseParams]:
-    """The params of the layers whose kernel's body is mote_depthwise_band_s8."""
+    """The params of the layers whose kernel's body is mote_depthwise_band_s8 (of each tile, for a tiled one)."""
     nodes = model.graph.nodes
-    return [OPS[nodes[layer.index].op].prepare(nodes[layer.index]) for layer in model.layers
-            if "mote_depthwise_band_s8" in layer.twins and layer.index < len(nodes)
-            and nodes[layer.index].name == layer.name]
+    out = []
+    for layer in model.layers:
+        node = nodes[layer.index] if layer.index < len(nodes) else None
+        if "mote_depthwise_band_s8" in layer.twins and node is not None and node.name == layer.name:
+            params = OPS[node.op].prepare(node)
+            plan = (model.tiled or {}).get(layer.index)  # a layer tiled into L1: its tiles' shapes
+            out += [plan.rows.params(params, tile) for tile in plan.tiles] if plan else [params]
+    return out
 
 
 def _band_shapes(model: CompiledModel) -> list[tuple[int, ...]]:
@@ -233,8 +242,8 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     """Write the project (with kernels for a scalar core) to `project_dir` and build
     project_dir/firmware.elf. `main`: the text of another firmware main.c than mote's (one that drives the model
     through an API of its own, e.g. a decoder's model_step). Raises MoteError."""
-    model = model.for_core(Core.SCALAR)
     config = config or Rv32Config()
+    model = model.for_target(Core.SCALAR, l1_bytes(config.platform))
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
@@ -348,6 +357,7 @@ class Rv32Firmware:
         rom, ram = self.machine.image.footprint(RAM_BASE, self.config.ram_bytes)
         platform = self.config.platform
         layers = layer_profiles(marks, core, platform, self.accel_macs)
+        levels = level_figures(ex, begin[0], end[0], layers, marks, core, platform, self.machine.image, ram)
         counted = accesses(platform, begin[2], end[2])
         timed = ex.accel is not None and self.accelerator is not None and self.accelerator.timed
         # this call's accelerator work: the difference of the run's totals at its marks (a stream runs many
@@ -364,10 +374,11 @@ class Rv32Firmware:
         return SimResult(
             outputs=outputs,
             instructions=end[0] - begin[0],
-            cycles=core.cycles(run_classes) + (platform.stall_cycles(*counted) if counted else 0),
+            cycles=core.cycles(run_classes) + (platform.stall_cycles(*counted) if counted else 0) + levels.exposed,
             class_counts=named_counts(run_classes),
             firmware_instructions=ex.instructions,
-            firmware_cycles=core.cycles(ex.class_counts) + _stalls(platform, None, ex.exit_snapshot),
+            firmware_cycles=(core.cycles(ex.class_counts) + _stalls(platform, None, ex.exit_snapshot)
+                             + levels.all_exposed),
             rom_bytes=rom,
             ram_bytes=ram,
             stack_bytes=ex.stack_used,
@@ -383,7 +394,10 @@ class Rv32Firmware:
             accel_jobs=jobs,
             platform=platform.name,
             memory_accesses=counted,
-            energy=between(platform, named_counts(run_classes), begin[2], end[2], sum(self.accel_macs.values())),
+            energy=between(platform, named_counts(run_classes), begin[2], end[2], sum(self.accel_macs.values()),
+                           levels.dma.total_bytes if levels.dma else 0),
+            dma=levels.dma,
+            peak_bytes=levels.peak_bytes(rom, ex.stack_used),
         )
 
 

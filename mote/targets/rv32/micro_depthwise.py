@@ -12,8 +12,9 @@ Two kinds of row loops:
   - laid out when the project is built for a band shape of its layers (mote.ops.depthwise_band.band_shapes):
     the rows and the next column at immediate offsets from one or two pointers, the steps, paddings and
     row span constants, the row's top and outputs in registers: per output 3 or 4 to step and loop.
-A layer whose frame has at most nine outputs takes instead a straight-line routine laid out for its frame
-(mote.targets.rv32.micro_depthwise_frame), chosen at the call's start by the params' frame_id.
+A layer whose frame has at most nine outputs (a legacy uint8 layer's, with int16 weights: at most 36) takes
+instead a straight-line routine laid out for its frame (mote.targets.rv32.micro_depthwise_frame), chosen at
+the call's start by the params' frame_id.
 Once a call each band gets its loop (the `targets` slots); each loop's out-of-line paths follow it, within
 a conditional branch's reach. Registers in the row loops:
   s0-s8 k0-k8 (loaded per band: int8 weights, or a legacy uint8 layer's int16 wide_weights out of line),

@@ -13,6 +13,7 @@ from mote.targets.base import Compiler, MemorySizes, Target, TargetRun
 from mote.targets.rv32.figures import SimFigures
 from mote.targets.rv32.firmware import Rv32Config, Rv32Firmware, build_rv32, project_files
 from mote.targets.rv32.firmware_main import keeps_state
+from mote.targets.rv32.levels import l1_bytes
 from mote.targets.rv32.toolchain import find_toolchain
 
 MAX_INSTRUCTION_LIMIT = 1 << 62  # the largest --instruction-limit, and a stream's whole limit at most
@@ -36,6 +37,9 @@ class Rv32(Target):
 
     def core(self) -> Core:
         return Core.SCALAR
+
+    def l1_bytes(self) -> int:
+        return l1_bytes(self.config.platform)
 
     def compiler(self) -> Compiler:
         toolchain = find_toolchain(self.config.cc)

@@ -1,0 +1,109 @@
+"""When the DMA's jobs run, and how long the core waits for them: a model applied after the run to the
+exact counters at each START and WAIT (mote.sim.dma_device).
+
+The model (docs/platforms.md, "DMA timing"):
+- A job issued at core cycle t (the core model's cycles to its START load, memory wait states and the
+  DMA stalls before it included) occupies the engine for `setup + ceil(bytes / bytes_per_cycle)` cycles.
+  The engine moves one job at a time, in the order they start: a job begins at max(t, the end of the
+  job before it). `setup` is the platform DMA's `setup_cycles` (16 unless the platform says otherwise).
+- At most `channels` jobs are in flight (issued and not finished): a START while that many are stalls
+  the core until the oldest of them finishes.
+- A WAIT at core cycle t for a job that ends at e > t stalls the core e - t cycles; a WAIT for a finished
+  job costs nothing beyond its instructions.
+The stalls are the exposed DMA cycles, added to the run's cycles (and to each layer's, by where they
+fall). The core's own instructions that program the registers are counted like any others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mote.sim.cycles import CoreModel
+from mote.sim.dma_device import DmaJob, DmaLog, DmaWait
+from mote.sim.energy import accesses
+from mote.sim.platforms import Dma, Platform
+
+
+@dataclass
+class DmaFigures:
+    """The DMA's work over a span of a run."""
+
+    jobs: int = 0
+    busy_cycles: int = 0     # the engine's time on those jobs
+    exposed_cycles: int = 0  # the core's stalls on them (in the span's cycles)
+    bytes: dict[str, dict[str, int]] = field(default_factory=dict)  # memory name -> {"read": n, "written": n}
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(v["read"] for v in self.bytes.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"jobs": self.jobs, "bytes": self.total_bytes, "bytes_per_memory": self.bytes,
+                "busy_cycles": self.busy_cycles, "exposed_cycles": self.exposed_cycles}
+
+
+def _duration(dma: Dma, nbytes: int) -> int:
+    return dma.setup_cycles + -(-nbytes // dma.bytes_per_cycle)
+
+
+def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -> tuple[list[int], list[int]]:
+    """The core's stall at each event (in order; `core_cycles[k]` is event k's core cycle without DMA
+    stalls) and each job's engine time (by job id - 1), under the model in the module docstring."""
+    stalls, busy = [], []
+    ends: dict[int, int] = {}
+    delay = engine_free = 0
+    for event, cycle in zip(events, core_cycles):
+        now = cycle + delay
+        stall = 0
+        if isinstance(event, DmaJob):
+            in_flight = sorted(e for e in ends.values() if e > now)
+            if len(in_flight) >= dma.channels:
+                stall = in_flight[len(in_flight) - dma.channels] - now
+                now += stall
+            duration = _duration(dma, event.nbytes)
+            begin = max(now, engine_free)
+            ends[event.id] = engine_free = begin + duration
+            busy.append(duration)
+        else:
+            stall = max(0, ends[event.job] - now)
+        delay += stall
+        stalls.append(stall)
+    return stalls, busy
+
+
+class DmaTimeline:
+    """A run's DMA events with their exact instruction counts, their stalls and their bytes, to sum over
+    any span (the whole model_run, one layer). `classes[k]` are the instructions per class at event k."""
+
+    def __init__(self, log: DmaLog, classes: list[np.ndarray], core: CoreModel, platform: Platform) -> None:
+        self.events = log.events
+        self.platform = platform
+        self.at = [int(e.snapshot.instructions) for e in self.events]
+        cycles = []
+        for event, counts in zip(self.events, classes):
+            counted = accesses(platform, None, event.snapshot)
+            cycles.append(core.cycles(counts) + (platform.stall_cycles(*counted) if counted else 0))
+        dma = platform.l1_dma() or (platform.dma[0] if platform.dma else Dma("ram", "l1"))
+        self.stalls, self.busy = schedule(self.events, cycles, dma)
+
+    def _name(self, kind: str) -> str:
+        memory = self.platform.memory(kind)
+        return memory.name if memory is not None else kind
+
+    def between(self, start: int, end: int) -> DmaFigures:
+        """The events after instruction `start` up to instruction `end` (counts from reset)."""
+        out = DmaFigures()
+        for k, event in enumerate(self.events):
+            if not start < self.at[k] <= end:
+                continue
+            out.exposed_cycles += self.stalls[k]
+            if isinstance(event, DmaJob):
+                out.jobs += 1
+                out.busy_cycles += self.busy[event.id - 1]
+                for kind, way in ((event.source, "read"), (event.target, "written")):
+                    level = out.bytes.setdefault(self._name(kind), {"read": 0, "written": 0})
+                    level[way] += event.nbytes
+        return out
