@@ -24,6 +24,7 @@ from mote.ops.registry import Core, choose_kernel
 from mote.ops.subgraphs import callees
 from mote.ops.validate import verify_graph
 from mote.outputs import write_project_dir
+from mote.passes.fold_tables import fold_tables
 from mote.passes.fuse_requant import fuse_requant
 from mote.passes.offload import offload
 
@@ -85,11 +86,12 @@ class CompiledModel:
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
                   fuse: bool = True, l1: int = 0) -> CompiledModel:
     """Plan memory and generate C with kernels for `core`; first (unless not `fuse`) the integer dialect's
-    conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words); with an
-    accelerator, then offload what its patterns accept. With `l1` bytes of L1, the layers of the tiled ops run
-    on L1 tile buffers fed by DMA (mote.memory.tiling; on the host, the DMA is a copy)."""
+    conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words) and elementwise
+    ops of two functions of one byte folded into one table (mote.passes.fold_tables); with an accelerator, then
+    offload what its patterns accept. With `l1` bytes of L1, the layers of the tiled ops run on L1 tile buffers
+    fed by DMA (mote.memory.tiling; on the host, the DMA is a copy)."""
     if fuse:
-        graph = fuse_requant(graph)
+        graph = fold_tables(fuse_requant(graph))
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks

@@ -39,6 +39,7 @@ from mote.errors import MoteError
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
 from mote.ops import softmax as softmax_op
+from mote.ops.output_stage import output_stage
 from mote.ops.registry import REQUIRED, CCall, Emitter, OpDef, attr, register
 from mote.quant import multiply_by_quantized_multiplier, quantize_multiplier
 
@@ -190,14 +191,24 @@ def emit(node: Node, p: CachedAttentionParams, em: Emitter) -> CCall:
     fields: dict[str, int | str] = {
         "heads": p.heads, "head_dim": p.head_dim, "max_context": p.max_context, "q_offset": p.q_offset,
         "k_offset": p.k_offset, "v_offset": p.v_offset, "scores_offset": p.scores_offset,
-        "scores_multiplier": p.scores_multiplier, "scores_shift": p.scores_shift, "output_offset": p.output_offset,
-        "output_multiplier": p.output_multiplier, "output_shift": p.output_shift,
-        "requantize_probs": p.requantize_probs, "probs_offset": p.probs_offset,
-        "probs_multiplier": p.probs_multiplier, "probs_shift": p.probs_shift,
+        "output_offset": p.output_offset,
+        "scores_stage": output_stage(em, np.array([p.scores_multiplier]), np.array([p.scores_shift]),
+                                     p.scores_offset, -128, 127),
+        "output_stage": output_stage(em, np.array([p.output_multiplier]), np.array([p.output_shift]),
+                                     p.output_offset, -128, 127),
+        "probs_offset": p.probs_offset,
+        "probs_table": em.const(probs_table(p), "probs_table") if p.requantize_probs else "NULL",
         "softmax_diff_min": p.softmax.diff_min, "exp_table": em.const(p.exp_table, "attention_exp_table")}
     args = [em.tensor(t) for t in node.inputs if t is not None]
     return CCall("mote_cached_attention_s8", "mote_cached_attention_params", fields,
                  [*args, em.tensor(node.outputs[0])])
+
+
+def probs_table(p: CachedAttentionParams) -> np.ndarray:
+    """int8 [256], by the softmax's output byte: the probability requantized to the probabilities' scale (attend)."""
+    probs = np.arange(256, dtype=np.uint8).view(np.int8).astype(np.int64)
+    return np.clip(multiply_by_quantized_multiplier(probs - PROBS_ZERO_POINT, p.probs_multiplier, p.probs_shift)
+                   + p.probs_offset, -128, 127).astype(np.int8)
 
 
 def scratch_bytes(node: Node, p: CachedAttentionParams) -> int:

@@ -6,7 +6,9 @@ the pair): RequantShift's multiplier and addend per output channel (or one for a
 rounding and clip to n_levels signed or unsigned levels. The accumulators never leave the registers
 of the blocked kernel (mote_conv_requant_shift_s8 runs mote_conv_blocked_s8 on every core): its
 output-stage table holds RequantShift rows (mote.ops.requant_stage); weights of -128 take the split-weights
-form (mote_conv_blocked_wide_s8). Ungrouped, accumulators inside int32 (the pass fuses nothing else).
+form (mote_conv_blocked_wide_s8); a grouped or depthwise convolution runs mote_conv_grouped_requant_shift_s8
+(channel by channel, each sum in a register; a depthwise 3x3 filter's weights in registers). Accumulators inside
+int32 (the pass fuses nothing else).
 
 inputs [x int8 NHWC, w int8 OHWI, bias int32 [out_ch] | None, mul int32 [out_ch | 1], add int32 [out_ch | 1]];
 attrs stride, dilation, pads (as conv2d_s32), divisor, n_levels, signed (as requant_shift).
@@ -53,15 +55,16 @@ def _params(c: conv2d_s32.ConvS32Params, r: RequantShiftParams) -> ConvParams:
 
 
 def why_not(c: conv2d_s32.ConvS32Params, r: RequantShiftParams) -> str | None:
-    """None when one of the blocked kernels computes the pair exactly, else why not."""
-    if c.in_ch // c.filter_in_ch != 1:
-        return "grouped"
+    """None when one of the kernels computes the pair exactly (the blocked ones, or for a grouped or depthwise
+    convolution mote_conv_grouped_requant_shift_s8), else why not."""
     if r.ties_away:
         return "exact halves rounded away from zero (an integer mean)"
     if r.divisor >= 2**32:
         return "divisor of 2^32 or more"
     if r.input_offset != 0 or r.channels not in (1, c.out_ch):
         return "requantization not per output channel"
+    if c.in_ch // c.filter_in_ch != 1:
+        return None  # conv2d_s32 checked that no sum leaves int32
     p = _params(c, r)
     if int(c.weights.min(initial=0)) < -127:
         return WIDE.accepts(None, p)  # type: ignore[arg-type]  # reads only the params
@@ -117,8 +120,29 @@ def _accepts_wide(node: Node, p: ConvParams) -> str | None:
     return None if int(p.weights.min(initial=0)) < -127 else "weights in [-127, 127]"
 
 
-# Weights of -128 split as v + s (mote_conv_blocked_wide_s8), then the paired products of all others.
-KERNELS = (Kernel("mote_conv_requant_shift_wide_s8", ALL_CORES, _pack_wide, _accepts_wide, WIDE.scratch_bytes,
+def _pack_grouped(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    assert p.output_rows is not None
+    fields: dict[str, int | str] = {k: getattr(p, k) for k in (
+        "batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "out_ch", "filter_h", "filter_w", "filter_in_ch",
+        "stride_h", "stride_w", "dilation_h", "dilation_w", "pad_top", "pad_left", "input_offset", "output_offset",
+        "act_min", "act_max")}
+    fields.update(weights=em.const(p.weights, "weights"),
+                  bias="NULL" if p.bias is None else em.const(p.bias, "bias"),
+                  output_stage=em.const(p.output_rows, "output_stage"))
+    x = node.inputs[0]
+    assert x is not None
+    return CCall("mote_conv_grouped_requant_shift_s8", "mote_conv_grouped_requant_shift_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _accepts_grouped(node: Node, p: ConvParams) -> str | None:
+    return None if p.groups != 1 else "not grouped"
+
+
+# Grouped and depthwise convolutions by their own loops; weights of -128 split as v + s
+# (mote_conv_blocked_wide_s8), then the paired products of all others.
+KERNELS = (Kernel("mote_conv_grouped_requant_shift_s8", ALL_CORES, _pack_grouped, _accepts_grouped),
+           Kernel("mote_conv_requant_shift_wide_s8", ALL_CORES, _pack_wide, _accepts_wide, WIDE.scratch_bytes,
                   twins=WIDE.twins, scratch_why=WIDE.scratch_why),
            Kernel("mote_conv_requant_shift_s8", ALL_CORES, _pack, scratch_bytes=BLOCKED.scratch_bytes,
                   overlap=BLOCKED.overlap, twins=BLOCKED.twins, scratch_why=BLOCKED.scratch_why))

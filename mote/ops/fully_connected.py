@@ -9,7 +9,9 @@ The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
 Kernels (the table KERNELS): mote_fully_connected_s8 (vectorizing dot products, four weight rows at
 a time); on a scalar core (Core.SCALAR), mote_fully_connected_pairs_s8 (two products per multiply from
 weights packed in pair words, mote.ops.fully_connected_pairs: output depths in sixteens, accumulation
-depths in fours, and within its flash rule), else mote_fully_connected_blocked_s8 (sixteen weight rows
+depths in fours, and within its flash rule), else mote_fully_connected_bytes_s8 (the same sums from weights
+kept one byte each, unpacked into pair words in registers, mote.ops.fully_connected_bytes: the layers the
+pairs kernel leaves for their flash), else mote_fully_connected_blocked_s8 (sixteen weight rows
 interleaved at compile time, their accumulators in registers; the rows left over, out_depth % 16, as
 blocks of 8, 4 and 1 to 3, no padding rows).
 """
@@ -22,7 +24,14 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
-from mote.ops import blocked_16x8, blocked_f32, fully_connected_f32, fully_connected_pairs, weighted_16x8
+from mote.ops import (
+    blocked_16x8,
+    blocked_f32,
+    fully_connected_bytes,
+    fully_connected_f32,
+    fully_connected_pairs,
+    weighted_16x8,
+)
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -161,6 +170,7 @@ KERNELS = (
     blocked_f32.FULLY_CONNECTED_KERNEL,
     fully_connected_f32.KERNEL,
     fully_connected_pairs.KERNEL,
+    fully_connected_bytes.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
 )

@@ -2,7 +2,8 @@
 
     y = clip(floor((v * mul[c] + add[c]) / divisor + 1/2), lo, hi),   v = x - input_zero_point
 computed in 64-bit integers as floor((2 * (v * mul + add) + divisor) / (2 * divisor)); [lo, hi] is the
-signed ([-n/2, (n-1)/2]) or unsigned ([0, n-1]) range of n_levels levels. The int8 output stores
+signed ([-floor(n/2), floor(n/2) - 1], as Deeploy's templates clamp: for odd n one level short of
+symmetric) or unsigned ([0, n-1]) range of n_levels levels. The int8 output stores
 y + output_zero_point (0 when signed, -128 when unsigned, so that [0, 255] fits int8).
 c runs over the last axis (`channels` values; 1: per tensor; the whole size: per element).
 With ties "away" an exact half rounds away from zero instead of up (Deeploy's integer mean over a length that
@@ -41,7 +42,8 @@ class RequantShiftParams:
 
 
 def level_range(n_levels: int, signed: bool) -> tuple[int, int]:
-    return (-(n_levels // 2), (n_levels - 1) // 2) if signed else (0, n_levels - 1)
+    """Deeploy's output_min / output_max: -(n // 2) and n // 2 - 1 when signed (an odd n's top level unused)."""
+    return (-(n_levels // 2), n_levels // 2 - 1) if signed else (0, n_levels - 1)
 
 
 def prepare(node: Node) -> RequantShiftParams:

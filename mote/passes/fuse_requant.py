@@ -14,7 +14,9 @@ bias added after it joins the convolution's bias)
 by conv2d_rqs (mote/ops/conv2d_rqs.py), which runs on the register-blocked kernel and requantizes
 each accumulator with RequantShift's own formula in its output stage: the same bytes. Pairs the blocked
 kernel does not take (grouped or depthwise convolutions, weights of -128, accumulators that may
-leave int32, requantization not per output channel) are left as they are. The graph given is not
+leave int32, requantization not per output channel) are left as they are. Likewise a product of two int8
+activations (matmul_s32, alpha 1, no bias) whose only reader is a RequantShift per tensor becomes one
+matmul_rqs layer (mote/ops/matmul_rqs.py) on the register-blocked batch-matmul kernel. The graph given is not
 changed: a rewritten copy is returned (the same object when nothing matched).
 """
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from mote.errors import MoteError
 from mote.ir import DType, Graph, Node, Tensor
-from mote.ops import conv2d_rqs, conv2d_s32, requant_shift
+from mote.ops import conv2d_rqs, conv2d_s32, matmul_rqs, matmul_s32, requant_shift
 
 
 def _readers(graph: Graph) -> dict[int, list[Node]]:
@@ -99,13 +101,39 @@ def _only_reader(readers: dict[int, list[Node]], outputs: set[int], t: Tensor, a
     return users[0]
 
 
+def _product(node: Node, rqs: Node) -> Node | None:
+    """The matmul_rqs node for a matmul_s32 -> requant_shift pair, or None when the blocked kernel does not
+    take it."""
+    a, b = node.inputs[0], node.inputs[1]
+    y = rqs.outputs[0]
+    if a is None or b is None or len(node.inputs) > 2 and node.inputs[2] is not None or y.dtype is not DType.INT8:
+        return None
+    acc = node.outputs[0]
+    rqs_in = Node(rqs.op, rqs.name, [acc, *rqs.inputs[1:]], [y], rqs.attrs)
+    try:
+        m, r = matmul_s32.prepare(node), requant_shift.prepare(rqs_in)
+    except MoteError:
+        return None
+    if matmul_rqs.why_not(m, r) is not None:
+        return None
+    return Node("matmul_rqs", rqs.name, [a, b, rqs.inputs[1], rqs.inputs[2]], [y],
+                {k: rqs.attrs[k] for k in matmul_rqs.RQS_ATTRS}, index=node.index)
+
+
 def fuse_requant(graph: Graph) -> Graph:
-    """`graph` with every fusable conv2d_s32 -> requant_shift pair as one conv2d_rqs node."""
+    """`graph` with every fusable conv2d_s32 -> requant_shift pair as one conv2d_rqs node and every fusable
+    matmul_s32 -> requant_shift pair as one matmul_rqs node."""
     readers = _readers(graph)
     outputs = {id(t) for t in graph.outputs}
     fused: dict[int, list[Node]] = {}  # id(conv) -> its replacement
     dropped: set[int] = set()  # id of the nodes folded into one
     for node in graph.nodes:
+        if node.op == "matmul_s32":
+            user = _only_reader(readers, outputs, node.outputs[0])
+            if user is not None and user.op == "requant_shift" and (new_mm := _product(node, user)) is not None:
+                fused[id(node)] = [new_mm]
+                dropped.add(id(user))
+            continue
         if node.op != "conv2d_s32":
             continue
         user = _only_reader(readers, outputs, node.outputs[0], anywhere=True)

@@ -23,7 +23,8 @@ typedef struct {
   const int32_t *a_offsets, *b_offsets; /* [batches] */
   int32_t a_row_step, a_depth_step, b_depth_step, b_col_step;
   int32_t a_zero_point, b_zero_point; /* in [-128, 127] */
-  const int32_t *output_stage;        /* one row of mote_output_channel_at (the per-tensor requantization) */
+  const int32_t *output_stage;        /* one row of mote_output_channel_at (the per-tensor requantization:
+                                         TFLite's, or RequantShift's for mote.ops.matmul_rqs) */
   int32_t output_offset, act_min, act_max;
 } mote_batch_matmul_blocked_params;
 

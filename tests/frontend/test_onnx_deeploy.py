@@ -60,6 +60,26 @@ def test_requant_shift_per_channel_and_per_tensor(tmp_path: Path, signed: bool, 
     assert np.array_equal(got, want) and (got.min() >= 0 if not signed else got.min() < 0)
 
 
+@pytest.mark.parametrize("n_levels, target", [(255, "reference"), (7, "reference"), (3, "host"), (255, "rv32")])
+def test_odd_levels_clamp_as_deeploys_templates(tmp_path: Path, n_levels: int, target: str) -> None:
+    """Signed RequantShift over an odd number of levels: Deeploy's templates clamp to [-(n // 2), n // 2 - 1]
+    (255 levels: [-127, 126]), one level short of symmetric; after an int8 input (unfused) and after a
+    convolution (fused into its output stage)."""
+    rng = np.random.default_rng(n_levels)
+    x, w = ints(rng, -128, 127, 1, 4, 5, 5), ints(rng, -127, 127, 8, 4, 3, 3)
+    mul, add = ints(rng, 1, 99, 8, 1, 1), ints(rng, -9999, 9999, 1)
+    nodes = [rqs("x", "r", 2**2, n_levels), helper.make_node("Conv", ["x", "w"], ["c"], kernel_shape=[3, 3]),
+             rqs("c", "y", 2**12, n_levels)]
+    m = network(nodes, {"x": x.shape}, ["r", "y"], {"w": w, "y_mul": mul, "y_add": add, "r_mul": np.asarray([5]),
+                                                    "r_add": np.asarray([1])})
+    want_r = dp.requant_shift(x, 5, 1, 2**2, n_levels, True)
+    want_y = dp.requant_shift(dp.conv(x, w, None, (1, 1), (0, 0, 0, 0)), mul[None], add, 2**12, n_levels, True)
+    r, y = run(tmp_path, m, [x.astype(np.int8)], target=target)
+    for got, want in ((r, want_r), (y, want_y)):
+        assert want.max() == n_levels // 2 - 1 and want.min() == -(n_levels // 2)
+        assert np.array_equal(got, want)
+
+
 @pytest.mark.parametrize("case", ["regular_2d", "depthwise_2d", "pointwise", "strided_padded", "regular_1d",
                                   "depthwise_1d"])
 def test_conv_raw_accumulators(tmp_path: Path, case: str) -> None:

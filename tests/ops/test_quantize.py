@@ -160,3 +160,16 @@ def test_requantize_by_table_matches_tflm(size: int, kernel: str, check_model: C
     binary = build_host(compile_graph(graph), tmp_path / "bytes")
     every = {"x": np.resize(np.arange(-128, 128, dtype=np.int8), (1, size))}
     assert np.array_equal(binary.run(every)[0]["y"], interpret(graph, every)["y"])
+
+
+@pytest.mark.parametrize("size, kernel", [(255, ""), (256, "mote_dequantize_table_s8_f32"),
+                                          (700, "mote_dequantize_table_s8_f32")])
+def test_dequantize_by_table_on_scalar_cores_matches_tflm(size: int, kernel: str,
+                                                          check_model: Callable[..., object]) -> None:
+    """From 256 int8 values on a scalar core the floats come from a table of the 256 results: bit for bit
+    TFLite Micro's (every input value, several scales and zero points)."""
+    for seed in range(3):
+        rng = np.random.default_rng(900 + seed)
+        graph = check_model(dequantize_model(rng, [size]), seeds=2, sanitize=seed == 0, core=Core.SCALAR)
+        assert chosen(graph.nodes[0], Core.SCALAR) == kernel
+        assert chosen(graph.nodes[0], Core.VECTOR) == ""

@@ -114,14 +114,16 @@ def test_output_stage_edges_fuse_and_match_deeploy(tmp_path: Path, case: str) ->
     assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], want)
 
 
-@pytest.mark.parametrize("group, weights", [(8, (-127, 127)), (2, (-127, 127))])
-def test_pairs_the_blocked_kernel_does_not_take_stay_as_they_were(tmp_path: Path, group: int,
-                                                                   weights: tuple[int, int]) -> None:
-    """Depthwise and grouped convolutions: not fused, still exact."""
+@pytest.mark.parametrize("group, weights", [(8, (-127, 127)), (2, (-128, 127)), (8, (-128, -100))])
+def test_grouped_and_depthwise_fuse_onto_their_own_loops(tmp_path: Path, group: int,
+                                                          weights: tuple[int, int]) -> None:
+    """Depthwise (a multiplier of 2 here) and grouped convolutions and their RequantShift: one conv2d_rqs layer
+    on mote_conv_grouped_requant_shift_s8 (weights of -128 too), exact."""
     rng = np.random.default_rng(group)
     m, arrays, want = one_layer(rng, ints(rng, 1, 99, 16), ints(rng, -999, 999, 16), 2**12, 256, True, group,
                                 weights, out=16)
-    assert "conv2d_rqs" not in fused_ops(tmp_path / "g", m, arrays)
+    ops = fused_ops(tmp_path / "g", m, arrays)
+    assert ops == ["conv2d_rqs"]
     assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], want)
 
 

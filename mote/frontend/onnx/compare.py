@@ -20,6 +20,7 @@ import numpy as np
 from mote.errors import MoteError
 from mote.frontend.onnx.convert import OnnxConversion
 from mote.ir import DType, Graph, Tensor
+from mote.ops.requant_shift import level_range
 
 
 @dataclass
@@ -182,5 +183,5 @@ def requant_shift_formula(x: np.ndarray, mul: np.ndarray, add: np.ndarray, div: 
     in float64 (exact for the integer magnitudes such models carry)."""
     y = np.floor((np.asarray(x, np.float64) * np.asarray(mul, np.float64) + np.asarray(add, np.float64))
                  / float(div) + 0.5)
-    lo, hi = (-(n_levels // 2), (n_levels - 1) // 2) if signed else (0, n_levels - 1)
+    lo, hi = level_range(n_levels, bool(signed))
     return np.clip(y, lo, hi).astype(np.asarray(x).dtype)

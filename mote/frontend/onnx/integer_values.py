@@ -86,7 +86,7 @@ class IntType:
 
     @property
     def hi(self) -> int:
-        return (self.n_levels - 1) // 2 if self.signed else self.n_levels - 1
+        return self.n_levels // 2 - 1 if self.signed else self.n_levels - 1
 
     @property
     def quant(self) -> Quant:

@@ -1,0 +1,213 @@
+/* The register-blocked int8 batch matmul (mote_batch_matmul_blocked_s8.h), written once for its two output
+ * stages: the file that includes this header defines MOTE_BMM_OUTPUT (mote_output_of for TFLite's
+ * requantization, mote_output_of_any where the table holds a RequantShift row) and MOTE_BMM_FUNCTION (the
+ * name of the static function it then calls): mote_batch_matmul_blocked_s8.c and
+ * mote_batch_matmul_requant_shift_s8.c. */
+#ifndef MOTE_BATCH_MATMUL_BLOCKED_BODY_H
+#define MOTE_BATCH_MATMUL_BLOCKED_BODY_H
+
+#include "mote_batch_matmul_blocked_s8.h"
+#include "mote_conv_common.h"
+
+/* The rows of one batch's A as pair words, four rows interleaved ([rows4 / 4][pairs][4], the rows past the
+ * last zero), and each row's term -zb * rowsum + depth * za * zb (modulo 2^32). */
+static void pack_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a, int32_t rows4, int32_t *words,
+                      uint32_t *row_term) {
+  const int32_t pairs = p->pairs, even = p->depth & ~1, ds = p->a_depth_step;
+  const uint32_t corner = (uint32_t)p->depth * (uint32_t)p->a_zero_point * (uint32_t)p->b_zero_point;
+  for (int32_t r = 0; r < rows4; ++r) {
+    int32_t *w = words + (r / 4) * 4 * pairs + r % 4;
+    if (r >= p->rows) {
+      for (int32_t q = 0; q < pairs; ++q) w[4 * q] = 0;
+      row_term[r] = 0;
+      continue;
+    }
+    const int8_t *x = a + r * p->a_row_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < even; k += 2, x += 2 * ds, w += 4) {
+      const int32_t u = x[0], v = x[ds];
+      *w = u * 65536 + v;
+      sum += u + v;
+    }
+    if (p->depth & 1) {
+      *w = x[0] * 65536;
+      sum += x[0];
+    }
+    row_term[r] = corner - (uint32_t)p->b_zero_point * (uint32_t)sum;
+  }
+}
+
+/* Columns c0 .. c0 + 3 of one batch's B as negated pair words [pairs][4] (the columns past the last zero),
+ * and their terms -za * colsum (modulo 2^32). */
+static void pack_cols(const mote_batch_matmul_blocked_params *p, const int8_t *b, int32_t c0, int32_t *words,
+                      uint32_t col_term[4]) {
+  const int32_t pairs = p->pairs, even = p->depth & ~1, ds = p->b_depth_step;
+  for (int32_t j = 0; j < 4; ++j) {
+    int32_t *w = words + j;
+    if (c0 + j >= p->cols) {
+      for (int32_t q = 0; q < pairs; ++q) w[4 * q] = 0;
+      col_term[j] = 0;
+      continue;
+    }
+    const int8_t *y = b + (c0 + j) * p->b_col_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < even; k += 2, y += 2 * ds, w += 4) {
+      const int32_t u = y[0], v = y[ds];
+      *w = -u - v * 65536;
+      sum += u + v;
+    }
+    if (p->depth & 1) {
+      *w = -y[0];
+      sum += y[0];
+    }
+    col_term[j] = 0u - (uint32_t)p->a_zero_point * (uint32_t)sum;
+  }
+}
+
+/* *acc -= X . W (a pair product, exact: see the header), modulo 2^32 as TFLite's int32 accumulator wraps. The
+ * empty asm statement claims to change the accumulator, so the compiler keeps each sum in one register in
+ * source order instead of gathering the products first (mote_accumulate). */
+static inline void take(uint32_t *acc, int32_t x, int32_t w) {
+  *acc -= (uint32_t)mote_pair_dot(x, w);
+#if defined(__GNUC__)
+  __asm__("" : "+r"(*acc));
+#endif
+}
+
+/* acc[16b + 4i + j] = row_term[4b + i] + col_term[j] - sum_q X_{4b+i}[q] . W_j[q] for `blocks` blocks of four rows
+ * by four columns: block b's rows' words at x[4 pairs b + 4q + i], the columns' at w[4q + j]. Not inlined: its
+ * sixteen sums and their operands take the core's registers. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void dot_4x4(const int32_t *x, const int32_t *w, int32_t pairs, const uint32_t *row_term,
+                    const uint32_t *col_term, int32_t blocks, uint32_t *acc) {
+  for (; blocks > 0; --blocks, row_term += 4, acc += 16) {
+    uint32_t s[16];
+    for (int32_t i = 0; i < 4; ++i) {
+      for (int32_t j = 0; j < 4; ++j) s[4 * i + j] = row_term[i] + col_term[j];
+    }
+    const int32_t *v = w;
+    for (const int32_t *end = x + 4 * pairs; x != end; x += 4, v += 4) {
+      const int32_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+      for (int32_t j = 0; j < 4; ++j) {
+        const int32_t u = v[j];
+        take(&s[j], x0, u), take(&s[4 + j], x1, u), take(&s[8 + j], x2, u), take(&s[12 + j], x3, u);
+      }
+    }
+    for (int32_t i = 0; i < 16; ++i) acc[i] = s[i];
+  }
+}
+
+/* acc[j] -= sum_q X[4q] . W_j[q]: one row (its words at x[4q]) by four columns. */
+static void dot_1x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t acc[4]) {
+  uint32_t s0 = acc[0], s1 = acc[1], s2 = acc[2], s3 = acc[3];
+  for (const int32_t *end = x + 4 * pairs; x != end; x += 4, w += 4) {
+    const int32_t u = *x;
+    take(&s0, u, w[0]), take(&s1, u, w[1]), take(&s2, u, w[2]), take(&s3, u, w[3]);
+  }
+  acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
+}
+
+/* A row's outputs of n columns from acc[0 .. n - 1]. */
+static void store_row(const mote_output_channel *s, const uint32_t *acc, int32_t n, int8_t *out) {
+  for (int32_t j = 0; j < n; ++j) out[j] = MOTE_BMM_OUTPUT((int32_t)acc[j], s);
+}
+
+/* Fewer than four rows (a decode step's q . K^T, weights . V): packing B would cost as much as the products,
+ * so B's bytes are read as they are. Each row of A less its zero point, a'[k] in [-255, 255], goes to `ax`;
+ * out[r][c] = requantize(sum_k a'[k] * B[k][c] - zb * sum_k a'[k]) (modulo 2^32, as TFLite's sum wraps), four
+ * columns sharing each a'[k] (through one pointer where B's columns are adjacent bytes, else four). */
+static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                     int32_t *ax, const mote_output_channel *s) {
+  const int32_t depth = p->depth, cols = p->cols, ds = p->b_depth_step;
+  for (int32_t r = 0; r < p->rows; ++r, out += cols) {
+    const int8_t *x = a + r * p->a_row_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < depth; ++k) {
+      ax[k] = x[k * p->a_depth_step] - p->a_zero_point;
+      sum += ax[k];
+    }
+    const uint32_t base = 0u - (uint32_t)p->b_zero_point * (uint32_t)sum;
+    int32_t c = 0;
+    if (p->b_col_step == 1) {
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y = b + c;
+        for (int32_t k = 0; k < depth; ++k, y += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]);
+          s2 += (uint32_t)(v * y[2]), s3 += (uint32_t)(v * y[3]);
+        }
+        out[c] = MOTE_BMM_OUTPUT((int32_t)s0, s), out[c + 1] = MOTE_BMM_OUTPUT((int32_t)s1, s);
+        out[c + 2] = MOTE_BMM_OUTPUT((int32_t)s2, s), out[c + 3] = MOTE_BMM_OUTPUT((int32_t)s3, s);
+      }
+    } else {
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y0 = b + c * p->b_col_step, *y1 = y0 + p->b_col_step, *y2 = y1 + p->b_col_step;
+        const int8_t *y3 = y2 + p->b_col_step;
+        for (int32_t k = 0; k < depth; ++k, y0 += ds, y1 += ds, y2 += ds, y3 += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * *y0), s1 += (uint32_t)(v * *y1), s2 += (uint32_t)(v * *y2), s3 += (uint32_t)(v * *y3);
+        }
+        out[c] = MOTE_BMM_OUTPUT((int32_t)s0, s), out[c + 1] = MOTE_BMM_OUTPUT((int32_t)s1, s);
+        out[c + 2] = MOTE_BMM_OUTPUT((int32_t)s2, s), out[c + 3] = MOTE_BMM_OUTPUT((int32_t)s3, s);
+      }
+    }
+    for (; c < cols; ++c) {
+      uint32_t total = base;
+      const int8_t *y = b + c * p->b_col_step;
+      for (int32_t k = 0; k < depth; ++k, y += ds) total += (uint32_t)(ax[k] * *y);
+      out[c] = MOTE_BMM_OUTPUT((int32_t)total, s);
+    }
+  }
+}
+
+static mote_status MOTE_BMM_FUNCTION(const mote_batch_matmul_blocked_params *p, const int8_t *a,
+                                         const int8_t *b, int8_t *output, mote_scratch scratch) {
+  const int32_t rows = p->rows, cols = p->cols, pairs = p->pairs, rows4 = (rows + 3) & ~3;
+  const size_t words = (size_t)rows4 * (size_t)pairs + (size_t)rows4 + 4 * (size_t)pairs + 4 * (size_t)rows4;
+  if (pairs != (p->depth + 1) / 2 || rows <= 0 || cols <= 0 || scratch.size < 4 * words) return MOTE_ERROR;
+  int32_t *a_words = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
+  uint32_t *row_term = (uint32_t *)(a_words + rows4 * pairs);
+  int32_t *b_words = (int32_t *)(row_term + rows4);
+  uint32_t *acc = (uint32_t *)(b_words + 4 * pairs); /* [rows4 / 4][16]: a set of four columns' sums */
+  const mote_output_channel s = mote_output_channel_at(p->output_stage, 0, p->output_offset, p->act_min,
+                                                       p->act_max);
+  const int32_t whole = rows / 4 * 4;
+  for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
+    if (whole == 0) {
+      few_rows(p, a + p->a_offsets[batch], b + p->b_offsets[batch], output, a_words, &s);
+      continue;
+    }
+    pack_rows(p, a + p->a_offsets[batch], rows4, a_words, row_term);
+    for (int32_t c0 = 0; c0 < cols; c0 += 4) {
+      uint32_t col_term[4];
+      pack_cols(p, b + p->b_offsets[batch], c0, b_words, col_term);
+      const int32_t n = cols - c0 < 4 ? cols - c0 : 4;
+      dot_4x4(a_words, b_words, pairs, row_term, col_term, whole / 4, acc);
+      for (int32_t r = 0; r < whole; r += 4) {
+        int8_t *out = output + r * cols + c0;
+        const uint32_t *block = acc + 4 * r;
+        if (n == 4) {
+          for (int32_t i = 0; i < 16; i += 4, out += cols) {
+            out[0] = MOTE_BMM_OUTPUT((int32_t)block[i], &s), out[1] = MOTE_BMM_OUTPUT((int32_t)block[i + 1], &s);
+            out[2] = MOTE_BMM_OUTPUT((int32_t)block[i + 2], &s), out[3] = MOTE_BMM_OUTPUT((int32_t)block[i + 3], &s);
+          }
+        } else {
+          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(&s, block + 4 * i, n, out);
+        }
+      }
+      for (int32_t r = whole; r < rows; ++r) {
+        uint32_t acc[4];
+        for (int32_t j = 0; j < 4; ++j) acc[j] = row_term[r] + col_term[j];
+        dot_1x4(a_words + whole * pairs + r % 4, b_words, pairs, acc);
+        store_row(&s, acc, n, output + r * cols + c0);
+      }
+    }
+  }
+  return MOTE_OK;
+}
+
+#endif

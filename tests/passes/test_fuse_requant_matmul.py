@@ -1,0 +1,95 @@
+"""fuse_requant on a product of two activations: Deeploy's MatMul of two int8 tensors and its RequantShift per
+tensor as one matmul_rqs layer on the register-blocked batch-matmul kernel, bit-exact with Deeploy's arithmetic
+(tests/frontend/deeploy_format.py) on the host and the rv32 virtual platform, in fewer instructions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper
+
+from mote import pipeline
+from mote.targets.rv32 import Rv32, Rv32Config
+from tests.frontend import deeploy_format as dp
+from tests.frontend.deeploy_format import network, rqs, run
+from tests.passes.test_fuse_requant import fused_ops, ints
+
+
+def attention_scores(rng: np.random.Generator, a_unsigned: bool, add: int, div: int = 2**10, levels: int = 256,
+                     signed: bool = True, heads: int = 2, seq: int = 9, dim: int = 14
+                     ) -> tuple[onnx.ModelProto, list[np.ndarray], np.ndarray]:
+    """q [heads, seq, dim] x k^T [heads, dim, seq] -> RequantShift (one mul and add), and its numpy evaluation."""
+    q = ints(rng, 0, 255, heads, seq, dim) if a_unsigned else ints(rng, -128, 127, heads, seq, dim)
+    k = ints(rng, -128, 127, heads, dim, seq)
+    mul = ints(rng, 1, 40, 1)
+    nodes = [helper.make_node("MatMul", ["q", "k"], ["s"]), rqs("s", "y", div, levels, signed)]
+    m = network(nodes, {"q": q.shape, "k": k.shape}, ["y"], {"y_mul": mul, "y_add": np.asarray([add])})
+    want = dp.requant_shift(np.matmul(q, k), mul, add, div, levels, signed)
+    return m, [q.astype(np.uint8 if a_unsigned else np.int8), k.astype(np.int8)], want
+
+
+@pytest.mark.parametrize("a_unsigned, add, div, levels, signed", [
+    (False, 300, 2**10, 256, True), (True, -70000, 2**14, 256, False), (False, 5, 3001, 255, True)])
+def test_product_and_requant_fuse_and_match_deeploy_on_the_host(tmp_path: Path, a_unsigned: bool, add: int,
+                                                                 div: int, levels: int, signed: bool) -> None:
+    m, arrays, want = attention_scores(np.random.default_rng(div), a_unsigned, add, div, levels, signed)
+    ops = fused_ops(tmp_path / "g", m, arrays)
+    assert ops.count("matmul_rqs") == 1 and "matmul_s32" not in ops and "requant_shift" not in ops
+    got = run(tmp_path, m, arrays, target="host")[0]
+    assert np.array_equal(got, want) and len(np.unique(want)) > 20
+
+
+def test_per_column_requant_is_left_as_it_was(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    q, k = ints(rng, -128, 127, 1, 4, 8), ints(rng, -128, 127, 1, 8, 6)
+    mul = ints(rng, 1, 40, 6)
+    nodes = [helper.make_node("MatMul", ["q", "k"], ["s"]), rqs("s", "y", 2**10)]
+    m = network(nodes, {"q": q.shape, "k": k.shape}, ["y"], {"y_mul": mul, "y_add": np.asarray([7])})
+    arrays = [q.astype(np.int8), k.astype(np.int8)]
+    assert "matmul_rqs" not in fused_ops(tmp_path / "g", m, arrays)
+    assert np.array_equal(run(tmp_path, m, arrays, target="host")[0], dp.requant_shift(q @ k, mul, 7, 2**10, 256,
+                                                                                        True))
+
+
+def test_on_the_virtual_platform_exact_and_under_5_instructions_per_mac(tmp_path: Path) -> None:
+    """A 4-head, 32-token score matrix of 16-value heads: the fused layer at most 5 rv32 instructions per MAC
+    (measured 4.6; the int32 product and its requantization unfused: 16.6)."""
+    m, arrays, want = attention_scores(np.random.default_rng(8), True, -1000, heads=4, seq=32, dim=16)
+    assert np.array_equal(run(tmp_path / "r", m, arrays, target="rv32")[0], want)
+    path, npz = dp.save(tmp_path / "p", m, arrays)
+    report = pipeline.run(path, target=Rv32(Rv32Config(cc="zig")), input_path=npz, work_dir=tmp_path / "w").to_json()
+    (layer,) = [layer for layer in report["layers"] if layer["op"] == "matmul_rqs"]
+    assert layer["kernel"] == "mote_batch_matmul_requant_shift_s8"
+    assert layer["instructions"] <= 5 * layer["macs"]
+
+
+@pytest.mark.parametrize("channels, size, stride, k, unsigned", [(32, 16, 1, 3, True), (12, 11, 2, 3, False),
+                                                                 (8, 9, 1, 5, True)])
+def test_depthwise_and_requant_on_the_virtual_platform(tmp_path: Path, channels: int, size: int, stride: int, k: int,
+                                                        unsigned: bool) -> None:
+    """Depthwise convolutions and their RequantShift fused (mote_conv_grouped_requant_shift_s8): exact on rv32 for
+    3x3 and 5x5 filters (the windows inside the input without bounds tests), strides 1 and 2, padded; a 3x3 layer
+    of 32 channels over 16x16 in at most 16 instructions per MAC (measured 14.4; unfused 47.3)."""
+    rng = np.random.default_rng(channels + k)
+    x = ints(rng, 0, 255, 1, channels, size, size) if unsigned else ints(rng, -128, 127, 1, channels, size, size)
+    w, b = ints(rng, -128, 127, channels, 1, k, k), ints(rng, -3000, 3000, channels)
+    mul, add = ints(rng, 1, 99, channels, 1, 1), ints(rng, -999, 999, channels, 1, 1)
+    pads = (k // 2,) * 4
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k], pads=list(pads),
+                              strides=[stride, stride], group=channels), rqs("c", "y", 2**12)]
+    m = network(nodes, {"x": x.shape}, ["y"], {"w": w, "b": b, "y_mul": mul, "y_add": add})
+    want = dp.requant_shift(dp.conv(x, w, b, (stride, stride), pads, channels), mul[None], add[None], 2**12, 256,
+                            True)
+    arrays = [x.astype(np.uint8 if unsigned else np.int8)]
+    assert fused_ops(tmp_path / "g", m, arrays) == ["conv2d_rqs"]
+    assert np.array_equal(run(tmp_path / "r", m, arrays, target="rv32")[0], want)
+    if k == 3 and stride == 1:
+        path, npz = dp.save(tmp_path / "p", m, arrays)
+        report = pipeline.run(path, target=Rv32(Rv32Config(cc="zig")), input_path=npz,
+                              work_dir=tmp_path / "w").to_json()
+        (layer,) = [layer for layer in report["layers"] if layer["op"] == "conv2d_rqs"]
+        assert layer["kernel"] == "mote_conv_grouped_requant_shift_s8"
+        assert layer["instructions"] <= 16 * layer["macs"]
