@@ -200,10 +200,10 @@ def project_files(model: CompiledModel, config: Rv32Config) -> dict[str, str]:
     chosen kernels' records name (they replace those C files of the library in the build)."""
     return {**platform_files(config),
             f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None, model.names),
-            f"{PLATFORM_DIR}/{micro.FILE}": _micro_source(model)}
+            f"{PLATFORM_DIR}/{micro.FILE}": micro_source(model)}
 
 
-def _micro_source(model: CompiledModel) -> str:
+def micro_source(model: CompiledModel) -> str:
     """The assembly for the chosen kernels; the int16 weights' code only where a band layer has them."""
     wide = any(wide_params(p) is not None for p in _band_layers(model))
     return model.names.kernel_text(micro.source(sorted(_twins(model)), _band_shapes(model), wide))
