@@ -11,13 +11,16 @@ import numpy as np
 import pytest
 from conftest import MLPERF_TINY, assert_same, tflm_outputs
 
+from mote import pipeline
+from mote.accel import find_accelerator
 from mote.codegen.compile import CompiledModel, compile_graph
+from mote.frontend import load
 from mote.frontend.tflite import load_tflite
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.targets.host import FLOAT_SEMANTICS, WARNINGS, find_cc, library_sources
-from mote.targets.rv32 import Rv32Config
+from mote.targets.rv32 import Rv32Config, build_rv32
 from mote.targets.rv32.several import build_several, run_several
 
 MODELS = {"kws": MLPERF_TINY / "kws_ref_model.tflite", "ad": MLPERF_TINY / "ad01_int8.tflite"}
@@ -122,3 +125,16 @@ def test_models_in_one_firmware_need_different_names(models: dict, tmp_path: Pat
     twice = [compile_graph(graph, core=Core.SCALAR, name="ad")] * 2
     with pytest.raises(Exception, match="different names"):
         build_several(twice, tmp_path / "fw")
+
+
+@pytest.mark.parametrize("accel", ["qvanilla", "dla"])
+def test_a_named_library_that_offloads_runs_on_the_virtual_platform(accel: str, tmp_path: Path) -> None:
+    """The accelerator's driver and its error pointer take the name too (kws_mote_qvanilla_run,
+    kws_mote_last_error), and the firmware main calls them by it."""
+    graph = load(pipeline.default_model())
+    compiled = compile_graph(graph, find_accelerator(accel), Core.SCALAR, name="kws")
+    firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
+    assert "kws_mote_last_error" in (tmp_path / "fw" / "rv32" / "main.c").read_text()
+    assert f"kws_mote_{accel}_run(" in compiled.sources["kws.c"]
+    inputs = random_inputs(graph, 0)
+    assert_same(firmware.run(inputs).outputs, interpret(graph, inputs), f"kws offloading to {accel}")
