@@ -170,7 +170,8 @@ def host_main(graph: Graph, names: Names | None = None) -> str:
     """main.c: runs the model on each frame of raw input files, writes raw output files, optionally times it; it
     calls the library by its `names`."""
     names = names or Names()
-    return names.model_text(_host_main(graph)).replace("@HEADER@", names.header)
+    text = names.model_text(_host_main(graph)).replace("@HEADER@", names.header)
+    return text.replace("Usage: model_host", f"Usage: {names.symbol('host')}")
 
 
 def _host_main(graph: Graph) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,8 +17,13 @@ import pytest
 import yaml
 from conftest import MLPERF_TINY, assert_same, tflm_outputs
 
+from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.inputs import random_inputs
+from mote.ops.registry import Core
+from mote.targets.rv32 import Rv32Config, Rv32Firmware
+from mote.targets.rv32.firmware import link_firmware, project_files
+from mote.targets.rv32.toolchain import find_toolchain
 
 AD = MLPERF_TINY / "ad01_int8.tflite"
 DIGITS = Path(__file__).parent.parent.parent / "mote" / "models" / "digits_cnn.tflite"
@@ -191,3 +197,36 @@ def test_a_name_that_is_no_c_identifier_is_refused_in_one_line(name: str, tmp_pa
     proc = mote("compile", DIGITS, "-o", tmp_path / "p", "--name", name)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "--name" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr and not (tmp_path / "p").exists()
+
+
+def test_cmake_builds_the_library_for_rv32_and_firmware_links_the_archive(tmp_path: Path) -> None:
+    """The static library cross-compiled by CMake (zig's clang for rv32, the platform's freestanding string.h)
+    and linked as an archive with rv32's reset code and firmware main runs bit-exact on the virtual platform."""
+    tool = cmake()
+    if tool is None:
+        pytest.skip("no cmake: install the test dependencies (pip install -e '.[test]') or a system cmake")
+    data = DIGITS.read_bytes()
+    graph = load_tflite(data, "digits")
+    compiled = compile_graph(graph, core=Core.SCALAR, name="digits")
+    config = Rv32Config(cc="zig")
+    project = tmp_path / "fw"
+    compiled.write(project, extra=project_files(compiled, config))
+    toolchain = find_toolchain("zig")
+    wrapper = tmp_path / "rv32-cc"
+    wrapper.write_text(f'#!/bin/sh\nexec {shlex.join([*toolchain.driver, *toolchain.cflags("-O2")])} "$@"\n')
+    wrapper.chmod(0o755)
+    build = tmp_path / "build"
+    configure = subprocess.run([tool, "-S", str(project), "-B", str(build), "-DCMAKE_SYSTEM_NAME=Generic",
+                                f"-DCMAKE_C_COMPILER={wrapper}", "-DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY",
+                                f"-DCMAKE_C_FLAGS=-Wall -Wextra -Werror -isystem {project / 'rv32' / 'include'}"],
+                               capture_output=True, text=True)
+    assert configure.returncode == 0, configure.stderr[-3000:]
+    made = subprocess.run([tool, "--build", str(build)], capture_output=True, text=True)
+    assert made.returncode == 0, (made.stdout + made.stderr)[-3000:]
+    archive = build / "libdigits.a"
+    # the library as a firmware team has it: the C of every kernel, without rv32's assembly inner loops
+    linked = link_firmware(project, ["rv32/main.c", str(archive)], config, includes=("src",))
+    firmware = Rv32Firmware(linked, graph, config)
+    for seed in range(2):
+        inputs = random_inputs(graph, seed)
+        assert_same(firmware.run(inputs).outputs, tflm_outputs(data, graph, inputs), f"libdigits.a, seed {seed}")
