@@ -138,3 +138,10 @@ def test_a_named_library_that_offloads_runs_on_the_virtual_platform(accel: str, 
     assert f"kws_mote_{accel}_run(" in compiled.sources["kws.c"]
     inputs = random_inputs(graph, 0)
     assert_same(firmware.run(inputs).outputs, interpret(graph, inputs), f"kws offloading to {accel}")
+
+
+def test_names_that_differ_only_in_case_would_share_macros(models: dict, tmp_path: Path) -> None:
+    _, graph = models["ad"]
+    both = [compile_graph(graph, core=Core.SCALAR, name=name) for name in ("ad", "AD")]
+    with pytest.raises(Exception, match="apart from case"):
+        build_several(both, tmp_path / "fw")

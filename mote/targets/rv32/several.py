@@ -90,8 +90,9 @@ def build_several(models: list[CompiledModel], project_dir: Path, config: Rv32Co
     config.validate()
     models = [m.for_core(Core.SCALAR) for m in models]
     prefixes = [m.names.prefix for m in models]
-    if len(set(prefixes)) != len(prefixes):
-        raise MoteError(f"models in one firmware need different names (--name); got {', '.join(prefixes)}")
+    if len({m.names.macro for m in models}) != len(models):  # kws and KWS would share the macros KWS_...
+        raise MoteError(f"models in one firmware need different names (--name), apart from case too; got "
+                        f"{', '.join(prefixes)}")
     if any(m.accelerator is not None for m in models):
         raise MoteError("several models in one firmware run on the CPU only; compile them without --accel")
     project_dir = Path(project_dir)
