@@ -15,6 +15,7 @@ from mote.cli_explain import explain_json, explain_lines
 from mote.codegen.compile import compile_graph
 from mote.codegen.decoder import check_budget
 from mote.codegen.ir_text import dump_compiled
+from mote.codegen.naming import DEFAULT, check_name
 from mote.errors import MoteError
 from mote.generate import load_decoder
 from mote.ops.registry import Core
@@ -32,8 +33,12 @@ def add_compile_command(sub: argparse._SubParsersAction) -> None:
                    help="project directory to write; created with its parents if missing; an existing one is "
                         "replaced only if it is empty or mote wrote it (it holds a .mote-project file)")
     p.add_argument("--target", default="host", choices=list(TARGETS),
-                   help="whose project: host (the model, a driver program and a Makefile; the default) or rv32 "
-                        "(firmware for the virtual MCU: reset code, linker script, firmware main)")
+                   help="whose project: host (the library, with an example driver program in examples/host; the "
+                        "default) or rv32 (the library with firmware for the virtual MCU in rv32/: reset code, linker "
+                        "script, firmware main)")
+    p.add_argument("--name", default=DEFAULT, metavar="PREFIX",
+                   help="the library's namespace, a C identifier: PREFIX_run, PREFIX.h, PREFIX_ARENA_BYTES, its "
+                        "kernels PREFIX_mote_...; several models then link into one firmware (default: model)")
     p.add_argument("--kernels", choices=[c.value for c in Core],
                    help="for a CPU whose compiler vectorizes (vector), a scalar MCU core (scalar) or an x86-64 CPU "
                         "with AVX-512 VNNI (vnni); default: the target's (vector for host projects, scalar for rv32)")
@@ -54,6 +59,7 @@ def add_compile_command(sub: argparse._SubParsersAction) -> None:
 
 
 def run_compile(args: argparse.Namespace) -> int:
+    check_name(args.name)
     check_project_dir(args.output)
     if args.isa and args.target != "rv32":
         raise MoteError("--isa picks the virtual MCU's instruction set; use it with --target rv32")
@@ -63,16 +69,17 @@ def run_compile(args: argparse.Namespace) -> int:
     core = Core(args.kernels) if args.kernels else target.project_core()
     if args.max_context:
         graph = load_decoder(args.model, args.max_context)
-        compiled = compile_graph(graph, accelerator, core)
+        compiled = compile_graph(graph, accelerator, core, name=args.name)
         if isinstance(target, Rv32):
             check_budget(graph, compiled.state_bytes, compiled.plan.size,
                          target.config.ram_bytes - target.config.stack_bytes)
     else:
-        compiled = pipeline.compile_model(args.model, accelerator, core)
+        compiled = pipeline.compile_model(args.model, accelerator, core, args.name)
     target.write_project(compiled, args.output)
     notes = arena_notes(compiled)
     if args.json:
         print(json.dumps({"model": str(args.model), "output": str(args.output), "target": target.name,
+                          "name": compiled.names.prefix,
                           "layers": len(compiled.layers), "arena_bytes": compiled.plan.size,
                           "arena_lower_bound_bytes": compiled.plan.lower_bound, "state_bytes": compiled.state_bytes,
                           "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],

@@ -210,13 +210,13 @@ def check_context(graph: Graph, prompt: list[int], count: int) -> None:
 def generate_host(compiled: CompiledModel, project: Path, prompt: list[int], count: int) -> tuple[list[int], list[int],
                                                                                                    list[float]]:
     """(tokens, positions, microseconds per step) from the generated C on this machine."""
-    from mote.targets.host import build_host, find_cc
+    from mote.codegen.package import SRC
+    from mote.targets.host import build_host, find_cc, library_sources
 
     binary = build_host(compiled, project)
     logits = compiled.graph.outputs[0]
     (project / "generate.c").write_text(_HOST_DRIVER.replace("MODEL_LOGITS_T", logits.dtype.c_type))
-    kernels = sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))
-    cmd = [find_cc(), *binary.flags, "-Imote", "-o", "generate", "generate.c", "model.c", "weights.c", *kernels]
+    cmd = [find_cc(), *binary.flags, f"-I{SRC}", "-o", "generate", "generate.c", *library_sources(compiled)]
     proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True)
     if proc.returncode != 0:
         raise BuildError(f"building the generate driver failed: {proc.stderr.strip()[:300]}")

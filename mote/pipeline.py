@@ -16,6 +16,7 @@ import numpy as np
 from mote.accel.interface import Accelerator
 from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
+from mote.codegen.naming import DEFAULT
 from mote.frontend import load
 from mote.frontend.onnx import OnnxModel, is_onnx, load_onnx_model
 from mote.inputs import load_inputs, random_inputs
@@ -34,8 +35,10 @@ def default_model() -> Path:
     return Path(str(resources.files("mote.models").joinpath("digits_cnn.tflite")))
 
 
-def compile_model(model_path: Path, accelerator: Accelerator | None = None, core: Core = Core.VECTOR) -> CompiledModel:
-    return compile_graph(load(model_path), accelerator, core)
+def compile_model(model_path: Path, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
+                  name: str = DEFAULT) -> CompiledModel:
+    """The model file compiled for `core`, its symbols in the namespace `name` (mote.codegen.naming)."""
+    return compile_graph(load(model_path), accelerator, core, name=name)
 
 
 @dataclass

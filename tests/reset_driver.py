@@ -36,9 +36,8 @@ def run_twice(binary: HostBinary, project: Path, frames: list[np.ndarray]) -> by
     """Build the driver beside the project `binary` was built from (same flags: sanitizers too), feed it
     `frames` (the model's one input, call by call) and return what it wrote."""
     (project / "twice.c").write_text(_DRIVER.replace("FRAMES", str(len(frames))))
-    kernels = sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))
-    sources = ["twice.c", "model.c", "weights.c", *kernels]
-    subprocess.run([find_cc(), *binary.flags, "-Imote", "-o", "twice", *sources], cwd=project, check=True)
+    sources = ["twice.c", *sorted(str(p.relative_to(project)) for p in (project / "src").rglob("*.c"))]
+    subprocess.run([find_cc(), *binary.flags, "-Isrc", "-o", "twice", *sources], cwd=project, check=True)
     data = b"".join(np.ascontiguousarray(f).tobytes() for f in frames)
     return subprocess.run([str(project / "twice")], input=data, capture_output=True, check=True).stdout
 

@@ -78,8 +78,8 @@ def zig_cc() -> list[str]:
 
 
 def build(project: Path, cc: list[str]) -> Path:
-    sources = ["main.c", "model.c", "weights.c", *sorted(f"mote/{p.name}" for p in (project / "mote").glob("*.c"))]
-    proc = subprocess.run([*cc, "-O1", *WARNINGS, "-Imote", "-o", "model_host", *sources], cwd=project,
+    sources = ["examples/host/main.c", *sorted(str(p.relative_to(project)) for p in (project / "src").rglob("*.c"))]
+    proc = subprocess.run([*cc, "-O1", *WARNINGS, "-Isrc", "-o", "model_host", *sources], cwd=project,
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return project / "model_host"
@@ -166,7 +166,7 @@ def test_identifiers_are_ascii_and_never_keywords_or_digits_first(text: str, exp
 def test_constant_names_that_collide_after_sanitising_stay_distinct(
         hostile: tuple[bytes, Graph, Path, list[str]]) -> None:
     _, _, work, _ = hostile
-    weights = (work / "vector" / "weights.h").read_text()
+    weights = (work / "vector" / "src" / "model_weights.h").read_text()
     declared = [line.split()[3].split("[")[0] for line in weights.splitlines() if line.startswith("extern const")]
     assert len(declared) == len(set(declared)) > 3
     assert sum(name.endswith("_n_o") for name in declared) == 3  # n-o, n+o and n.o
@@ -181,13 +181,13 @@ def test_accelerator_timeout_message_is_a_safe_string(hostile: tuple[bytes, Grap
     compiled = compile_graph(graph, accelerator=QVanilla(), core=Core.SCALAR)
     assert any(layer.runs_on != "cpu" for layer in compiled.layers)
     compiled.write(tmp_path / "project")
-    messages = [line for line in (tmp_path / "project" / "model.c").read_text().splitlines()
+    messages = [line for line in (tmp_path / "project" / "src" / "model.c").read_text().splitlines()
                 if ".timeout_message" in line]
     assert messages and all(line.count('"') == 2 and "\\" not in line for line in messages)
     project = tmp_path / "project"
     sources = sorted(str(p) for p in project.rglob("*.c") if p.name != "main.c")
-    proc = subprocess.run([find_cc(), "-c", *WARNINGS, "-DMOTE_ACCEL_BASE=0x40000000u", f"-I{project}",
-                           f"-I{project / 'mote'}", *sources], cwd=tmp_path, capture_output=True, text=True)
+    proc = subprocess.run([find_cc(), "-c", *WARNINGS, "-DMOTE_ACCEL_BASE=0x40000000u", f"-I{project / 'src'}",
+                           f"-I{project / 'src' / 'mote'}", *sources], cwd=tmp_path, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

@@ -54,9 +54,10 @@ def test_run_with_input_file_and_saved_outputs(tmp_path: Path) -> None:
 def test_compile_writes_a_project(tmp_path: Path) -> None:
     proc = mote("compile", MLPERF_TINY / "kws_ref_model.tflite", "-o", tmp_path / "kws")
     assert proc.returncode == 0, proc.stderr
-    names = {p.name for p in (tmp_path / "kws").iterdir()}
-    assert {"model.h", "model.c", "weights.h", "weights.c", "main.c", "Makefile", "mote"} <= names
-    model_c = (tmp_path / "kws" / "model.c").read_text()
+    names = {p.name for p in (tmp_path / "kws" / "src").iterdir()}
+    assert {"model.h", "model.c", "model_weights.h", "model_weights.c", "mote"} <= names
+    assert {"main.c", "Makefile"} <= {p.name for p in (tmp_path / "kws" / "examples" / "host").iterdir()}
+    model_c = (tmp_path / "kws" / "src" / "model.c").read_text()
     assert "malloc" not in model_c and "/* layer 0: conv2d" in model_c
 
 
@@ -65,7 +66,7 @@ def test_compile_for_a_scalar_core_builds_and_matches(tmp_path: Path) -> None:
     the host (the rv32 target builds the same kernels)."""
     proc = mote("compile", MLPERF_TINY / "kws_ref_model.tflite", "-o", tmp_path / "kws", "--kernels", "scalar")
     assert proc.returncode == 0, proc.stderr
-    model_c = (tmp_path / "kws" / "model.c").read_text()
+    model_c = (tmp_path / "kws" / "src" / "model.c").read_text()
     assert "mote_conv_blocked_s8(" in model_c and "mote_depthwise_conv_band_single_s8(" in model_c
     from mote.codegen.compile import compile_graph
     from mote.frontend import load

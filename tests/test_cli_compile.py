@@ -30,8 +30,8 @@ def test_rv32_project_is_the_one_run_builds(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     compiled, kept = tmp_path / "compiled", tmp_path / "kept" / "digits_cnn"
     written = files(compiled)
-    assert {"rv32/main.c", "rv32/mote_micro_s8.S", "rv32/link.ld", "model.c"} <= written
-    assert "main.c" not in written and "Makefile" not in written  # the host driver is the host target's
+    assert {"rv32/main.c", "rv32/mote_micro_s8.S", "rv32/link.ld", "src/model.c"} <= written
+    assert not [f for f in written if f.startswith("examples/")]  # the host example is the host target's
     assert written <= files(kept)
     assert all(filecmp.cmp(compiled / f, kept / f, shallow=False) for f in written if f != ".mote-project")
 
@@ -58,4 +58,4 @@ def test_host_projects_default_to_portable_kernels(tmp_path: Path) -> None:
     proc = mote("compile", DIGITS, "-o", tmp_path / "p", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kernels"] == "vector"
-    assert {"main.c", "Makefile"} <= files(tmp_path / "p")
+    assert {"examples/host/main.c", "examples/host/Makefile"} <= files(tmp_path / "p")

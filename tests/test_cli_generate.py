@@ -57,7 +57,7 @@ def test_compile_with_a_maximum_context(tmp_path: Path, capsys: pytest.CaptureFi
     report = json.loads(capsys.readouterr().out)
     cache = 2 * 4 * 4 * 64 * 32  # keys and values: 4 layers of 4 heads, 64 tokens of 32 bytes
     assert cache < report["state_bytes"] <= cache + 4 * 8  # and each layer's position, aligned
-    header = (tmp_path / "p" / "model.h").read_text()
+    header = (tmp_path / "p" / "src" / "model.h").read_text()
     assert "#define MODEL_MAX_CONTEXT 64" in header and "model_step(int32_t token)" in header
     assert main(["compile", str(bundled_language_model()), "--max-context", "4000", "--target", "rv32",
                  "-o", str(tmp_path / "q")]) == 2

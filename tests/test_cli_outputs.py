@@ -73,14 +73,14 @@ def test_compile_replaces_its_own_project_and_creates_parents(tmp_path: Path) ->
     (out / "stale.c").write_text("left over")
     proc = mote("compile", KWS, "-o", out, "--kernels", "scalar")
     assert proc.returncode == 0, proc.stderr
-    assert not (out / "stale.c").exists() and "mote_conv_blocked_s8(" in (out / "model.c").read_text()
+    assert not (out / "stale.c").exists() and "mote_conv_blocked_s8(" in (out / "src" / "model.c").read_text()
     assert sorted(p.name for p in out.parent.iterdir()) == ["kws"]
 
 
 def test_compile_into_an_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     assert mote("compile", KWS, "-o", tmp_path / "empty").returncode == 0
-    assert (tmp_path / "empty" / "model.c").is_file()
+    assert (tmp_path / "empty" / "src" / "model.c").is_file()
 
 
 def test_keep_refuses_a_file_and_keeps_the_project_inside_the_directory(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_keep_refuses_a_file_and_keeps_the_project_inside_the_directory(tmp_path
     proc = mote("run", "--keep", tmp_path / "kept", "--json")
     assert proc.returncode == 0, proc.stderr
     (project,) = (tmp_path / "kept").iterdir()
-    assert (project / PROJECT_MARK).is_file() and (project / "model.c").is_file()
+    assert (project / PROJECT_MARK).is_file() and (project / "src" / "model.c").is_file()
 
 
 def test_keep_does_not_replace_a_directory_of_the_models_name(tmp_path: Path) -> None:

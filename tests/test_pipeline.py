@@ -35,7 +35,8 @@ def test_host_report(tmp_path: Path) -> None:
     assert all(list(layer) == LAYER_KEYS for layer in data["layers"])
     assert data["host_us_per_inference"] == figures.us_per_inference and data["cflags"] == figures.cflags
     assert data["target"] == "host" and data["bit_exact"] and data["kernels"] == report.compiled.core.value
-    assert {"main.c", "Makefile", "model_host"} <= {p.name for p in (tmp_path / "digits_cnn").iterdir()}
+    example = tmp_path / "digits_cnn" / "examples" / "host"
+    assert {"main.c", "Makefile", "CMakeLists.txt", "model_host"} <= {p.name for p in example.iterdir()}
 
 
 def test_rv32_report(tmp_path: Path) -> None:
@@ -58,8 +59,8 @@ def test_rv32_report(tmp_path: Path) -> None:
         assert layer["share"] == round(typed.instructions / sim.instructions, 4)
     # rv32 projects get the firmware's files, not the host driver.
     project = tmp_path / "digits_cnn"
-    assert (project / "rv32" / "main.c").is_file() and not (project / "main.c").exists()
-    assert not (project / "Makefile").exists()
+    assert (project / "rv32" / "main.c").is_file() and not (project / "examples").exists()
+    assert (project / "src" / "model.c").is_file()
 
 
 def test_rv32_report_with_an_accelerator() -> None:

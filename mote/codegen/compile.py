@@ -1,5 +1,7 @@
-"""Graph -> a standalone C99 project: model.h/.c, weights.h/.c, the kernel library (a target adds its own
-files: the host a driver and a Makefile, rv32 its startup code and linker script; mote.targets)."""
+"""Graph -> the C99 sources of a library: NAME.h/.c, NAME_weights.h/.c and the kernel library under mote/
+(`CompiledModel.sources`, paths relative to the library's src/). `CompiledModel.write` lays them out as a library
+with its build files (mote.codegen.package); a target adds its own files beside it: the host an example driver,
+rv32 its startup code and linker script (mote.targets)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from mote.codegen.control import Subgraph, control_call, subgraph_function
 from mote.codegen.emitter import ConstPool, Emitter
 from mote.codegen.l1_tiles import tiled_layer
 from mote.codegen.library import runtime_sources
+from mote.codegen.naming import DEFAULT, Names
+from mote.codegen.package import library_files
 from mote.ir import Graph, Tensor
 from mote.memory.arena import ArenaPlan, plan_arena
 from mote.memory.lifetimes import buffers
@@ -57,6 +61,7 @@ class CompiledModel:
     l1_budget: int = 0  # the L1 its layers were tiled into (mote.memory.tiling); 0: none, all in RAM
     l1_bytes: int = 0  # the L1 its tile buffers take (the largest layer's)
     tiled: dict[int, TilePlan] | None = None  # the tiled layers' plans, by layer index
+    names: Names = Names()  # its namespace (`--name`, mote.codegen.naming)
 
     def for_core(self, core: Core) -> CompiledModel:
         """The same model with its kernels chosen for `core` (itself if they already are)."""
@@ -66,17 +71,20 @@ class CompiledModel:
         """The same model for `core` with its layers tiled into `l1` bytes of L1 (0: none); itself if it is."""
         if core is self.core and l1 == self.l1_budget:
             return self
-        return _generate(self.graph, self.accelerator, core, l1)
+        return _generate(self.graph, self.accelerator, core, self.names, l1)
 
     @property
     def macs(self) -> int:
         return sum(layer.macs for layer in self.layers)
 
-    def write(self, out_dir: Path, what: str = "-o") -> None:
-        """Write the project into a sibling temp dir, then rename it into place. An existing `out_dir` is
-        replaced only if it is empty or a project mote wrote (mote.outputs); `what` names the option."""
+    def write(self, out_dir: Path, what: str = "-o", extra: dict[str, str] | None = None) -> None:
+        """Write the library (mote.codegen.package) and the `extra` files a target adds ({relative path: text})
+        into a sibling temp dir, then rename it into place. An existing `out_dir` is replaced only if it is empty or
+        a project mote wrote (mote.outputs); `what` names the option."""
+        files = {**library_files(self.graph.name, self.names, self.sources), **(extra or {})}
+
         def fill(tmp: Path) -> None:
-            for rel, text in self.sources.items():
+            for rel, text in files.items():
                 (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                 (tmp / rel).write_text(text)
 
@@ -84,18 +92,19 @@ class CompiledModel:
 
 
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
-                  fuse: bool = True, l1: int = 0) -> CompiledModel:
-    """Plan memory and generate C with kernels for `core`; first (unless not `fuse`) the integer dialect's
-    conv + RequantShift pairs fused onto the blocked kernels (whose weights take 16-bit pair words) and elementwise
-    ops of two functions of one byte folded into one table (mote.passes.fold_tables); with an accelerator, then
-    offload what its patterns accept. With `l1` bytes of L1, the layers of the tiled ops run on L1 tile buffers
-    fed by DMA (mote.memory.tiling; on the host, the DMA is a copy)."""
+                  fuse: bool = True, l1: int = 0, name: str = DEFAULT) -> CompiledModel:
+    """Plan memory and generate C with kernels for `core`, every symbol in the namespace `name`
+    (mote.codegen.naming); first (unless not `fuse`) the integer dialect's conv + RequantShift pairs fused onto
+    the blocked kernels (whose weights take 16-bit pair words) and elementwise ops of two functions of one byte
+    folded into one table (mote.passes.fold_tables); with an accelerator, then offload what its patterns accept.
+    With `l1` bytes of L1, the layers of the tiled ops run on L1 tile buffers fed by DMA (mote.memory.tiling; on
+    the host, the DMA is a copy)."""
     if fuse:
         graph = fold_tables(fuse_requant(graph))
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks
-    return _generate(graph, accelerator, core, l1)
+    return _generate(graph, accelerator, core, Names(name), l1)
 
 
 @dataclass
@@ -114,9 +123,9 @@ class _Body:
         return max((p.l1_bytes for p in self.tiled.values()), default=0)
 
 
-def _generate(graph: Graph, accelerator: Accelerator | None, core: Core, l1: int = 0) -> CompiledModel:
+def _generate(graph: Graph, accelerator: Accelerator | None, core: Core, names: Names, l1: int = 0) -> CompiledModel:
     state = plan_state(graph)
-    pool = ConstPool()
+    pool = ConstPool(names.prefix)
     compiled: dict[Graph, Subgraph] = {}
     for k, sub in enumerate(graph.subgraphs(), start=1):  # callees first: a caller knows their frames
         func = f"subgraph{k}"
@@ -129,19 +138,22 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core, l1: int
     plan, em = main.plan, main.em
     functions = [c.text for c in compiled.values()]
     definitions = pool.definitions()
-    sources = {
-        "model.h": _model_h(graph, plan, state),
-        "model.c": _model_c(graph, plan, state, em, [*main.param_blocks, *functions], main.calls, bool(compiled),
-                            main.l1_bytes),
-        "weights.h": f"/* Generated by mote. Model constants, in flash. */\n#ifndef MODEL_WEIGHTS_H\n"
-                     f"#define MODEL_WEIGHTS_H\n\n{_includes(['stdint.h'], pool.c_types())}\n"
-                     f"{pool.declarations()}\n#endif\n",
-        "weights.c": f"/* Generated by mote. Model constants, in flash. */\n{_includes([], pool.c_needs())}"
-                     f"#include \"weights.h\"\n\n{definitions}",
+    model = {
+        names.header: _model_h(graph, plan, state),
+        names.source: _model_c(graph, plan, state, em, [*main.param_blocks, *functions], main.calls, bool(compiled),
+                               names, main.l1_bytes),
+        names.weights_header: f"/* Generated by mote. Model constants, in flash. */\n#ifndef MODEL_WEIGHTS_H\n"
+                              f"#define MODEL_WEIGHTS_H\n\n{_includes(['stdint.h'], pool.c_types())}\n"
+                              f"{pool.declarations()}\n#endif\n",
+        names.weights_source: f"/* Generated by mote. Model constants, in flash. */\n{_includes([], pool.c_needs())}"
+                              f"#include \"{names.weights_header}\"\n\n{definitions}",
     }
-    sources.update(runtime_sources(list(sources.values()), _accelerator_sources(accelerator)))
-    return CompiledModel(graph, main.layers, plan, pool.nbytes, sources, accelerator, core, state.size, l1,
-                         main.l1_bytes, main.tiled)
+    kernels = runtime_sources(list(model.values()), _accelerator_sources(accelerator))  # found by their own names
+    sources = {rel: names.model_text(text) for rel, text in model.items()}
+    sources[names.source] = names.kernel_text(sources[names.source])
+    sources.update({rel: names.kernel_text(text) for rel, text in kernels.items()})
+    return CompiledModel(graph, main.layers, plan, pool.nbytes, sources, accelerator, core, state.size,
+                         l1_budget=l1, l1_bytes=main.l1_bytes, tiled=main.tiled, names=names)
 
 
 def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled: dict[Graph, Subgraph],
@@ -312,7 +324,7 @@ def _l1_c(l1_bytes: int) -> list[str]:
 
 
 def _model_c(graph: Graph, plan: ArenaPlan, state: StatePlan, em: Emitter, param_blocks: list[str],
-             calls: list[str], frames: bool = False, l1_bytes: int = 0) -> str:
+             calls: list[str], frames: bool, names: Names, l1_bytes: int = 0) -> str:
     copy_in = [f"  if ({name} != {em.tensor(t)}) memcpy({em.tensor(t)}, {name}, {macro}_BYTES);"
                for name, macro, t in _io(graph) if name.startswith("input")]
     copy_out = [f"  if ({name} != {em.tensor(t)}) memcpy({name}, {em.tensor(t)}, {macro}_BYTES);"
@@ -324,8 +336,8 @@ def _model_c(graph: Graph, plan: ArenaPlan, state: StatePlan, em: Emitter, param
     return "\n".join([
         f"/* Generated by mote from model {c_quoted(graph.name)}: one call per layer. */",
         *_includes(["string.h"], "\n".join(param_blocks)).splitlines(), "",
-        '#include "model.h"', '#include "mote_kernels.h"', '#include "weights.h"',
-        *(['#include "mote_dma.h"'] if l1_bytes else []), "",
+        f'#include "{names.header}"', '#include "mote/mote_kernels.h"', f'#include "{names.weights_header}"',
+        *(['#include "mote/mote_dma.h"'] if l1_bytes else []), "",
         "/* Profiling hooks: a target may define these to mark layer boundaries. */",
         "#ifndef MOTE_LAYER_BEGIN", "#define MOTE_LAYER_BEGIN(layer)", "#endif",
         "#ifndef MOTE_LAYER_END", "#define MOTE_LAYER_END(layer)", "#endif", "",

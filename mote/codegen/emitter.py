@@ -31,9 +31,11 @@ def _elements(a: np.ndarray) -> list[str]:
 
 
 class ConstPool:
-    """The const arrays of weights.c, deduplicated by content, named in order of first use."""
+    """The const arrays of NAME_weights.c, deduplicated by content, named in order of first use, each name starting
+    with the library's `prefix`."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefix: str = "model") -> None:
+        self.prefix = prefix
         self.arrays: list[tuple[str, np.ndarray]] = []
         self._by_digest: dict[bytes, str] = {}
 
@@ -43,7 +45,7 @@ class ConstPool:
             raise TypeError(f"no C type for {data.dtype}")
         digest = hashlib.sha256(data.dtype.str.encode() + data.tobytes()).digest()
         if digest not in self._by_digest:
-            name = f"w{len(self.arrays)}_{c_identifier(hint)}"
+            name = f"{self.prefix}_w{len(self.arrays)}_{c_identifier(hint)}"
             self.arrays.append((name, data))
             self._by_digest[digest] = name
         return self._by_digest[digest]

@@ -10,7 +10,6 @@ in mote.targets.TARGETS.
 
 from __future__ import annotations
 
-import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +122,5 @@ class Target(ABC):
     def write_project(self, model: CompiledModel, project_dir: Path, what: str = "-o") -> None:
         """Write the model's project with this target's files in it (mote.outputs' rules; `what` names
         the option that chose the directory)."""
-        with_files = dataclasses.replace(model, sources={**model.sources, **self.project_files(model)})
-        with_files.write(project_dir, what)
+        model.write(project_dir, what, self.project_files(model))
 

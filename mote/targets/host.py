@@ -1,5 +1,6 @@
-"""The host target: the generated project with a driver (main.c, a Makefile), built with the system C
-compiler and run as a program on raw input and output files, timed.
+"""The host target: the generated library with an example beside it (examples/host/: a driver main.c, a Makefile
+and a CMakeLists.txt that link the library), built with the system C compiler and run as a program on raw input
+and output files, timed.
 
     from mote.targets.host import Host
     run = Host().run(compiled_model, project_dir, inputs)  # outputs and HostFigures
@@ -21,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from mote.codegen.compile import CompiledModel
+from mote.codegen.naming import Names
+from mote.codegen.package import SRC, example_cmake
 from mote.errors import BuildError
 from mote.ir import Graph
 from mote.ops.registry import Core
@@ -31,6 +34,7 @@ WARNINGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic")
 # multiply-add (GCC fuses across statements by default where the CPU has FMA), no fast-math.
 FLOAT_SEMANTICS = ("-ffp-contract=off",)
 SANITIZERS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-g")
+EXAMPLE_DIR = "examples/host"
 
 
 def find_cc() -> str:
@@ -105,20 +109,28 @@ class HostBinary:
         return [{name: s[k] for name, s in streams.items()} for k in range(len(frames))], us
 
 
+def library_sources(model: CompiledModel) -> list[str]:
+    """The library's C files, relative to the project directory."""
+    return [f"{SRC}/{rel}" for rel in sorted(model.sources) if rel.endswith(".c")]
+
+
+def host_program(model: CompiledModel) -> str:
+    """The example program's path in the project: examples/host/NAME_host."""
+    return f"{EXAMPLE_DIR}/{model.names.symbol('host')}"
+
+
 def build_host(model: CompiledModel, project_dir: Path, opt: str = "-O2", sanitize: bool = False) -> HostBinary:
-    """Write the project (with the host driver) to `project_dir` and compile it warning-free into
-    `project_dir/model_host`."""
+    """Write the project (the library, with the host example beside it) to `project_dir` and compile the example
+    and the library's sources warning-free into `project_dir/examples/host/NAME_host`."""
     Host().write_project(model, project_dir)
     cc = find_cc()
     flags = (opt, *FLOAT_SEMANTICS, *WARNINGS, *(SANITIZERS if sanitize else ()))
-    sources = ["main.c", "model.c", "weights.c", *sorted(str(p.relative_to(project_dir))
-                                                          for p in (project_dir / "mote").glob("*.c"))]
-    cmd = [cc, *flags, "-Imote", "-o", "model_host", *sources]
+    cmd = [cc, *flags, f"-I{SRC}", "-o", host_program(model), f"{EXAMPLE_DIR}/main.c", *library_sources(model)]
     proc = subprocess.run(cmd, cwd=project_dir, capture_output=True, text=True)
     if proc.returncode != 0:
         first = next((ln for ln in proc.stderr.splitlines() if "error" in ln), proc.stderr.strip()[:300])
         raise BuildError(f"building the generated C failed: {first}")
-    return HostBinary(project_dir / "model_host", model.graph, cc, flags)
+    return HostBinary(project_dir / host_program(model), model.graph, cc, flags)
 
 
 _PRELUDE = """\
@@ -132,7 +144,7 @@ _PRELUDE = """\
 #include <stdlib.h>
 #include <time.h>
 
-#include "model.h"
+#include "@HEADER@"
 
 static FILE *open_file(const char *path, const char *mode) {
   FILE *f = fopen(path, mode);
@@ -154,8 +166,15 @@ static double now_us(void) {
 """
 
 
-def host_main(graph: Graph) -> str:
-    """main.c: runs the model on each frame of raw input files, writes raw output files, optionally times it."""
+def host_main(graph: Graph, names: Names | None = None) -> str:
+    """main.c: runs the model on each frame of raw input files, writes raw output files, optionally times it; it
+    calls the library by its `names`."""
+    names = names or Names()
+    text = names.model_text(_host_main(graph)).replace("@HEADER@", names.header)
+    return text.replace("Usage: model_host", f"Usage: {names.symbol('host')}")
+
+
+def _host_main(graph: Graph) -> str:
     n_in, n_out = len(graph.inputs), len(graph.outputs)
     buffers = [f"static {t.dtype.c_type} input{i}[MODEL_INPUT{i}_SIZE];" for i, t in enumerate(graph.inputs)]
     buffers += [f"static {t.dtype.c_type} output{i}[MODEL_OUTPUT{i}_SIZE];" for i, t in enumerate(graph.outputs)]
@@ -230,8 +249,12 @@ class Host(Target):
         return MemorySizes()  # the operating system's
 
     def project_files(self, model: CompiledModel) -> dict[str, str]:
-        return {"main.c": host_main(model.graph),
-                "Makefile": resources.files("mote.targets").joinpath("host.mk").read_text()}
+        """examples/host/: the driver, a Makefile and a CMakeLists.txt; both build files link the library's
+        sources from ../../src."""
+        makefile = resources.files("mote.targets").joinpath("host.mk").read_text()
+        return {f"{EXAMPLE_DIR}/main.c": host_main(model.graph, model.names),
+                f"{EXAMPLE_DIR}/Makefile": makefile.replace("PROGRAM", model.names.symbol("host")),
+                f"{EXAMPLE_DIR}/CMakeLists.txt": example_cmake(model.names)}
 
     def build(self, model: CompiledModel, project_dir: Path) -> HostBinary:
         return build_host(model, project_dir, self.opt)

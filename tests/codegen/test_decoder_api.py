@@ -48,9 +48,8 @@ def test_prefill_and_step_give_the_reference_tokens_until_the_context_is_full(tm
     project = tmp_path / "project"
     binary = build_host(compiled, project, sanitize=True)
     (project / "api.c").write_text(_DRIVER)
-    kernels = sorted(str(p.relative_to(project)) for p in (project / "mote").glob("*.c"))
-    subprocess.run([find_cc(), *binary.flags, "-Imote", "-o", "api", "api.c", "model.c", "weights.c", *kernels],
-                   cwd=project, check=True)
+    sources = sorted(str(p.relative_to(project)) for p in (project / "src").rglob("*.c"))
+    subprocess.run([find_cc(), *binary.flags, "-Isrc", "-o", "api", "api.c", *sources], cwd=project, check=True)
     out = subprocess.run([str(project / "api")], capture_output=True, text=True, check=True).stdout.split("\n")
     first = out[:out.index("full 7") + 1]
     assert out[len(first):len(first) * 2] == first  # model_reset() starts over

@@ -113,7 +113,8 @@ def test_image_classifier_as_exported(tmp_path: Path) -> None:
     conv, results = run_both(q, seeds=3, host=tmp_path, sanitize=True)
     kinds = [n.op for n in conv.graph.nodes]
     assert "layout_transform" not in kinds and kinds[-2:] == ["dequantize", "softmax"], kinds
-    assert "int model_run(const uint8_t *input0, float *output0);" in (tmp_path / "project" / "model.h").read_text()
+    header = (tmp_path / "project" / "src" / "model.h").read_text()
+    assert "int model_run(const uint8_t *input0, float *output0);" in header
     for ours, theirs in results:
         for name in ours:
             assert np.abs(ours[name] - theirs[name]).max() < 0.05

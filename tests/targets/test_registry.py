@@ -70,7 +70,7 @@ def test_a_new_target_plugs_in_by_its_registry_line(monkeypatch: pytest.MonkeyPa
     assert [layer["echo_index"] for layer in data["layers"]] == [layer.index for layer in report.compiled.layers]
     project = tmp_path / "digits_cnn"
     assert (project / "echo.txt").read_text() == f"{len(report.compiled.layers)} layers\n"
-    assert (project / "model.c").is_file() and not (project / "main.c").exists()  # no host driver
+    assert (project / "src" / "model.c").is_file() and not (project / "examples").exists()  # no host driver
 
 
 def test_targets_without_accelerators_refuse_one_before_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,11 +99,13 @@ def test_the_built_in_targets() -> None:
 
 def test_only_the_host_project_carries_the_host_driver(tmp_path: Path) -> None:
     compiled = pipeline.compile_model(pipeline.default_model())
-    assert not {"main.c", "Makefile"} & compiled.sources.keys()  # codegen writes the model only
+    assert not [rel for rel in compiled.sources if "main" in rel]  # codegen writes the library only
     host_files = Host().project_files(compiled)
-    assert set(host_files) == {"main.c", "Makefile"} and "model_run(" in host_files["main.c"]
+    assert set(host_files) == {"examples/host/main.c", "examples/host/Makefile", "examples/host/CMakeLists.txt"}
+    assert "model_run(" in host_files["examples/host/main.c"]
     rv32_files = Rv32(Rv32Config(ram_bytes=256 << 10)).project_files(compiled)
     assert {"rv32/main.c", "rv32/startup.S", "rv32/link.ld", "rv32/mote_vp.h"} <= rv32_files.keys()
     assert "RAM (rw) : ORIGIN = 0x20000000, LENGTH = 262144" in rv32_files["rv32/link.ld"]
     Host().write_project(compiled, tmp_path / "p")
-    assert {p.name for p in (tmp_path / "p").iterdir()} >= {"main.c", "Makefile", "model.c", "model.h", "mote"}
+    assert {p.name for p in (tmp_path / "p").iterdir()} >= {"examples", "src", "CMakeLists.txt"}
+    assert {p.name for p in (tmp_path / "p" / "src").iterdir()} >= {"model.c", "model.h", "mote"}

@@ -1,14 +1,13 @@
 """The rv32 target: a compiled model -> bare-metal rv32imc firmware for mote's virtual platform, and
 runs of it on the simulator (mote.sim).
 
-The project directory gets the generated model (CompiledModel.write) plus rv32/: the reset code,
-the linker script (flash and RAM sizes from Rv32Config), the device header, the support library and
-a firmware main that runs the model once on the inputs the simulator placed in RAM.
+The project directory gets the generated library (CompiledModel.write: src/ and its build files) plus rv32/:
+the reset code, the linker script (flash and RAM sizes from Rv32Config), the device header, the support library
+and a firmware main that runs the model once on the inputs the simulator placed in RAM.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import shlex
 import subprocess
@@ -22,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mote.codegen.compile import CompiledModel
+from mote.codegen.package import SRC
 from mote.errors import BuildError, MemoryFitError, MoteError
 from mote.ir import Graph
 from mote.ops import OPS
@@ -203,16 +203,16 @@ def project_files(model: CompiledModel, config: Rv32Config) -> dict[str, str]:
     """rv32/ for `model`: the platform files, the firmware main and the assembly inner loops that the
     chosen kernels' records name (they replace those C files of the library in the build)."""
     return {**platform_files(config),
-            f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None),
-            f"{PLATFORM_DIR}/{micro.FILE}": _micro_source(model)}
+            f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None, model.names),
+            f"{PLATFORM_DIR}/{micro.FILE}": micro_source(model)}
 
 
-def _micro_source(model: CompiledModel) -> str:
+def micro_source(model: CompiledModel) -> str:
     """The assembly for the chosen kernels; the int16 weights' code only where a band layer has them, the
     RequantShift rows' only where a layer has such rows (the integer dialect's fused convolutions)."""
     wide = any(wide_params(p) is not None for p in _band_layers(model))
-    return micro.source(sorted(_twins(model)), _band_shapes(model), wide, has_requant_shift(model),
-                        _band_shapes(model, SINGLE_BODY))
+    return model.names.kernel_text(micro.source(sorted(_twins(model)), _band_shapes(model), wide,
+                                                has_requant_shift(model), _band_shapes(model, SINGLE_BODY)))
 
 
 def has_requant_shift(model: CompiledModel) -> bool:
@@ -262,14 +262,18 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     files = project_files(model, config)
     if main is not None:
         files[f"{PLATFORM_DIR}/main.c"] = main
-    dataclasses.replace(model, sources={**model.sources, **files}).write(project_dir)
-    twins = _twins(model)
-    kernels = sorted(rel for rel in model.sources
-                     if rel.startswith("mote/") and rel.endswith(".c") and Path(rel).stem not in twins)
-    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}", "model.c",
-                                        "weights.c", *kernels], config, includes=(".", "mote"))
+    model.write(project_dir, extra=files)
+    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}",
+                                        *model_sources(model)], config, includes=(SRC, f"{SRC}/mote"))
     return Rv32Firmware(build, model.graph, config, model.accelerator,
                         {layer.index: layer.macs for layer in model.layers if layer.runs_on != "cpu"})
+
+
+def model_sources(model: CompiledModel) -> list[str]:
+    """The library's C files a firmware compiles (relative to the project): the model's, and the kernels' but for
+    those whose assembly twins replace them."""
+    twins = _twins(model)
+    return [f"{SRC}/{rel}" for rel in sorted(model.sources) if rel.endswith(".c") and Path(rel).stem not in twins]
 
 
 def build_custom_firmware(sources: dict[str, str], project_dir: Path,

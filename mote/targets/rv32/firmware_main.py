@@ -10,6 +10,9 @@ the whole stream, as the device would.
 
 from __future__ import annotations
 
+import re
+
+from mote.codegen.naming import Names
 from mote.ir import Graph
 
 _HEADER = [
@@ -24,9 +27,15 @@ def keeps_state(graph: Graph) -> bool:
     return any(t.variable for t in graph.tensors)
 
 
-def firmware_main(graph: Graph, accelerated: bool) -> str:
-    """rv32/main.c for `graph`. Only accelerator drivers report errors (mote_last_error); without one,
-    main does not reference it and its word of RAM stays out of the link."""
+def firmware_main(graph: Graph, accelerated: bool, names: Names | None = None) -> str:
+    """rv32/main.c for `graph`, calling the library by its `names`. Only accelerator drivers report errors
+    (mote_last_error); without one, main does not reference it and its word of RAM stays out of the link."""
+    names = names or Names()
+    text = names.model_text(_firmware_main(graph, accelerated)).replace('"model.h"', f'"{names.header}"')
+    return re.sub(r"\bmote_last_error\b(?!\.h)", names.kernel("mote_last_error"), text)
+
+
+def _firmware_main(graph: Graph, accelerated: bool) -> str:
     ins = [f"MOTE_VP_INPUT({i}, model_input{i}_buffer());" for i in range(len(graph.inputs))]
     outs = [f"MOTE_VP_OUTPUT({i}, model_output{i}_buffer());" for i in range(len(graph.outputs))]
     args = ", ".join([f"model_input{i}_buffer()" for i in range(len(graph.inputs))]
