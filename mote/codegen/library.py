@@ -30,7 +30,8 @@ def reached(files: dict[str, str], roots: list[str]) -> dict[str, str]:
     todo = list(roots)
     while todo:
         code = _COMMENT.sub("", todo.pop())
-        wanted = {f"{name}.c" for name in _NAME.findall(code)} | set(_INCLUDE.findall(code))
+        # an include names the file whether it says "mote_x.h" or, from the model's sources, "mote/mote_x.h"
+        wanted = {f"{name}.c" for name in _NAME.findall(code)} | {h.rpartition("/")[2] for h in _INCLUDE.findall(code)}
         for name in sorted((wanted & files.keys()) - taken):
             taken.add(name)
             todo.append(files[name])
