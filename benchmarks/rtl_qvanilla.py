@@ -1,0 +1,85 @@
+"""QVanilla's RTL in the loop on the four MLPerf Tiny models: bit-exactness against its Python functional
+model, the RTL's cycles against the cost models, and the simulation time.
+
+    python benchmarks/rtl_qvanilla.py [--models DIR] [--json out.json]
+
+For each model: one run with `qvanilla:timed=1` (the Python functional model, 2 cycles per MAC) and one
+with `qvanilla-rtl` (the Verilated design). The outputs of the two must be equal; the table shows the
+RTL's accelerator cycles, qvanilla-rtl's cost model (per output element: 2 per tap + 2) and QVanilla's
+(2 per MAC), the worst per-layer gap between the RTL and qvanilla-rtl's model, and wall-clock seconds
+(the whole `run`, the emulated firmware, and the time spent clocking the RTL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mote.accel import find_accelerator
+from mote.pipeline import run
+from mote.targets.rv32 import Rv32, Rv32Config
+
+ROOT = Path(__file__).resolve().parents[1]
+MODELS = ["ad01_int8.tflite", "kws_ref_model.tflite", "pretrainedResnet_quant.tflite", "vww_96_int8.tflite"]
+
+
+def measure(path: Path) -> dict[str, Any]:
+    target = Rv32(Rv32Config(cc="zig"))
+    python = run(path, target=target, accelerator=find_accelerator("qvanilla:timed=1"))
+    began = time.perf_counter()
+    rtl = run(path, target=target, accelerator=find_accelerator("qvanilla-rtl"))
+    seconds = time.perf_counter() - began
+    same = all(np.array_equal(rtl.outputs[k], v) for k, v in python.outputs.items())
+    sim = rtl.figures.sim
+    stats = sim.accel_rtl or {"rtl_cycles": 0, "cost_model_cycles": 0, "mac_model_cycles": 0, "layers": {},
+                              "rtl_seconds": 0.0, "jobs": 0}
+    gaps = [abs(v["rtl_cycles"] - v["cost_model_cycles"]) / v["rtl_cycles"]
+            for v in stats["layers"].values() if v["rtl_cycles"]]
+    return {"model": path.name, "bit_exact_with_python_model": same, "bit_exact_with_reference": rtl.bit_exact,
+            "offloaded_layers": rtl.to_json().get("offloaded_layers", 0), "jobs": stats["jobs"],
+            "rtl_cycles": stats["rtl_cycles"], "cost_model_cycles": stats["cost_model_cycles"],
+            "mac_model_cycles": stats["mac_model_cycles"],
+            "python_model_accel_cycles": python.figures.sim.accel_cycles,
+            "worst_layer_gap": max(gaps, default=0.0), "run_seconds": round(seconds, 2),
+            "sim_seconds": round(sim.sim_seconds, 2), "rtl_seconds": stats["rtl_seconds"],
+            "rtl_mcycles_per_second": round(stats["rtl_cycles"] / stats["rtl_seconds"] / 1e6, 2)
+            if stats["rtl_seconds"] else None}
+
+
+def table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["| model | offloaded layers | jobs | bit-exact (RTL vs Python model) | RTL cycles | qvanilla-rtl model | "
+             "worst layer gap | QVanilla 2/MAC model | RTL / 2-per-MAC | run s | emulation s | RTL s | "
+             "RTL Mcycles/s |", "|" + "---|" * 13]
+    for r in rows:
+        ratio = f"{r['rtl_cycles'] / r['mac_model_cycles']:.3f}" if r["mac_model_cycles"] else "-"
+        lines.append(f"| {r['model']} | {r['offloaded_layers']} | {r['jobs']} | {r['bit_exact_with_python_model']} | "
+                     f"{r['rtl_cycles']:,} | {r['cost_model_cycles']:,} | {r['worst_layer_gap']:.2%} | "
+                     f"{r['mac_model_cycles']:,} | {ratio} | {r['run_seconds']} | {r['sim_seconds']} | "
+                     f"{r['rtl_seconds']} | {r['rtl_mcycles_per_second']} |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", type=Path, default=ROOT / "models" / "mlperf-tiny")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("names", nargs="*", default=MODELS)
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.names:
+        rows.append(measure(args.models / name))
+        print(f"{name}: done", file=sys.stderr)
+    print("\n".join(table(rows)))
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0 if all(r["bit_exact_with_python_model"] and r["bit_exact_with_reference"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
