@@ -30,13 +30,15 @@ class RtlStats(AccelStats):
 
     model_cycles: int = 0  # the accelerator's cost() for the same jobs
     mac_cycles: int | None = None  # its mac_cost(), when it declares one (QVanilla's cycles-per-MAC model)
-    rtl_seconds: float = 0.0  # host time spent clocking the design
+    rtl_seconds: float = 0.0  # host wall-clock time spent clocking the design
+    rtl_cpu_seconds: float = 0.0  # host CPU time of this process meanwhile (steadier on a loaded machine)
     model_by_layer: dict[int, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         layers = sorted(self.by_layer)
         return {"rtl_cycles": self.cycles, "cost_model_cycles": self.model_cycles, "mac_model_cycles": self.mac_cycles,
                 "jobs": self.jobs, "rtl_seconds": round(self.rtl_seconds, 4),
+                "rtl_cpu_seconds": round(self.rtl_cpu_seconds, 4),
                 "layers": {str(i): {"rtl_cycles": self.by_layer[i], "cost_model_cycles": self.model_by_layer.get(i, 0)}
                            for i in layers}}
 
@@ -78,9 +80,10 @@ class RtlDevice:
             self.model.write_register(index, value, port)
             if index != self.start or value == 0:
                 return
-            began = time.perf_counter()
+            began, cpu = time.perf_counter(), time.process_time()
             cycles = 1 + self.model.run(port, self.accel.rtl_cycle_limit)
             self.stats.rtl_seconds += time.perf_counter() - began
+            self.stats.rtl_cpu_seconds += time.process_time() - cpu
         except RtlError as e:
             self.error = e
             uc.emu_stop()

@@ -16,13 +16,60 @@ typedef int (*mote_rtl_write_fn)(void *ctx, uint64_t address, const void *bytes,
 
 namespace {
 
+// Words read during one step call, so a design that rereads its operands (weights for every output,
+// inputs for every tap) does not cross into the virtual platform's memory each time. The CPU does not
+// run during a step, so only the design's own writes change memory meanwhile: they update the cache.
+constexpr uint32_t CACHE_WORDS = 1u << 16;
+
 struct Model {
   VerilatedContext context;
   Vmote_rtl *top;
   uint64_t cycles = 0;        // clock edges since reset
   uint32_t fault_address = 0; // the address of the access that failed, when a step returns -1
-  Model() : top(nullptr) {}
+  uint32_t generation = 1;    // a cached word is valid when its generation is the current one
+  uint32_t tag[CACHE_WORDS];
+  uint32_t valid[CACHE_WORDS];
+  uint32_t word[CACHE_WORDS];
+  Model() : top(nullptr) { std::memset(valid, 0, sizeof valid); }
+  void forget() {
+    if (++generation == 0) {
+      std::memset(valid, 0, sizeof valid);
+      generation = 1;
+    }
+  }
 };
+
+int read_word(Model *m, mote_rtl_read_fn read, void *ctx, uint32_t address, uint32_t *out) {
+  uint32_t slot = (address >> 2) & (CACHE_WORDS - 1);
+  if (m->valid[slot] == m->generation && m->tag[slot] == address) {
+    *out = m->word[slot];
+    return 0;
+  }
+  if (read(ctx, address, out, 4) != 0) return -1;
+  m->valid[slot] = m->generation;
+  m->tag[slot] = address;
+  m->word[slot] = *out;
+  return 0;
+}
+
+int write_word(Model *m, mote_rtl_write_fn write, void *ctx, uint32_t address, uint32_t data, uint32_t strobe) {
+  uint8_t bytes[4];
+  std::memcpy(bytes, &data, 4);
+  if (strobe == 0xF) {
+    if (write(ctx, address, bytes, 4) != 0) return -1;
+  } else {
+    for (uint32_t lane = 0; lane < 4; ++lane) {
+      if (((strobe >> lane) & 1u) && write(ctx, address + lane, bytes + lane, 1) != 0) return -1;
+    }
+  }
+  uint32_t slot = (address >> 2) & (CACHE_WORDS - 1);
+  if (m->valid[slot] == m->generation && m->tag[slot] == address) {
+    uint32_t mask = 0;
+    for (uint32_t lane = 0; lane < 4; ++lane) mask |= ((strobe >> lane) & 1u) ? 0xFFu << (8 * lane) : 0;
+    m->word[slot] = (m->word[slot] & ~mask) | (data & mask);
+  }
+  return 0;
+}
 
 // One clock cycle: the request the RTL shows now is taken at the rising edge; a read's word is
 // presented during the next cycle.
@@ -39,17 +86,12 @@ int clock(Model *m, mote_rtl_read_fn read, mote_rtl_write_fn write, void *ctx) {
       return -1;
     }
     if (t->mem_write) {
-      uint32_t data = t->mem_wdata;
-      uint8_t bytes[4];
-      std::memcpy(bytes, &data, 4);
-      for (int lane = 0; lane < 4; ++lane) {
-        if (((t->mem_wstrb >> lane) & 1u) && write(ctx, address + lane, bytes + lane, 1) != 0) {
-          m->fault_address = address + lane;
-          return -1;
-        }
+      if (write_word(m, write, ctx, address, t->mem_wdata, t->mem_wstrb & 0xFu) != 0) {
+        m->fault_address = t->mem_addr;
+        return -1;
       }
     } else {
-      if (read(ctx, address, &word, 4) != 0) {
+      if (read_word(m, read, ctx, address, &word) != 0) {
         m->fault_address = t->mem_addr;
         return -1;
       }
@@ -99,6 +141,7 @@ void mote_rtl_reset(void *handle) {
 int mote_rtl_write_reg(void *handle, uint32_t index, uint32_t value, mote_rtl_read_fn read,
                        mote_rtl_write_fn write, void *ctx) {
   Model *m = static_cast<Model *>(handle);
+  m->forget();
   m->top->reg_index = index;
   m->top->reg_wdata = value;
   m->top->reg_write = 1;
@@ -119,6 +162,7 @@ uint32_t mote_rtl_busy(void *handle) { return static_cast<Model *>(handle)->top-
 int64_t mote_rtl_step(void *handle, uint64_t n, int until_idle, mote_rtl_read_fn read, mote_rtl_write_fn write,
                       void *ctx) {
   Model *m = static_cast<Model *>(handle);
+  m->forget();  // memory may have changed since the last step
   uint64_t done = 0;
   while (done < n && !(until_idle && !m->top->busy)) {
     if (clock(m, read, write, ctx) != 0) return -1;
