@@ -10,6 +10,7 @@ PATH), and a C++ compiler (`$CXX`, else g++ or clang++); a missing one is a one-
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import importlib.util
 import os
@@ -83,6 +84,15 @@ def build_library(sources: list[Path], top: str) -> Path:
     if library.exists():
         return library
     target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers: one builds, the others wait and load it
+        if not library.exists():
+            _build(sources, top, tool, env, cxx, target)
+    return library
+
+
+def _build(sources: list[Path], top: str, tool: str, env: dict[str, str], cxx: str, target: Path) -> None:
+    library = target / LIBRARY
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=f".{top}-") as work:
         obj = Path(work) / "obj"
         command = [tool, "--cc", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
@@ -98,11 +108,10 @@ def build_library(sources: list[Path], top: str) -> Path:
         done.mkdir()
         staged.rename(done / LIBRARY)
         try:
-            done.rename(target)  # atomic: a concurrent build of the same design leaves one copy
+            done.rename(target)  # atomic: a library in the cache is always complete
         except OSError:
             if not library.exists():
                 raise
-    return library
 
 
 def _run(command: list[str], env: dict[str, str], what: str) -> None:
