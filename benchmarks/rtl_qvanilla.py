@@ -1,7 +1,9 @@
 """QVanilla's RTL in the loop on the four MLPerf Tiny models: bit-exactness against its Python functional
 model, the RTL's cycles against the cost models, and the simulation time.
 
-    python benchmarks/rtl_qvanilla.py [--models DIR] [--json out.json]
+    python benchmarks/rtl_qvanilla.py [--models DIR] [--json out.json] [--write]
+
+`--write` puts the table into benchmarks/RESULTS.md between its `rtl` markers (`make bench` keeps it).
 
 For each model: one run with `qvanilla:timed=1` (the Python functional model, 2 cycles per MAC) and one
 with `qvanilla-rtl` (the Verilated design). The outputs of the two must be equal; the table shows the
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -73,10 +77,35 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def section(rows: list[dict[str, Any]]) -> str:
+    resnet = next((r for r in rows if r["model"].startswith("pretrainedResnet")), None)
+    goal = (f" ResNet-8's RTL-in-the-loop run took {resnet['run_cpu_seconds']} CPU seconds in the process "
+            f"({resnet['run_seconds']} s wall-clock, with the machine's other load; goal: under 10 s)." if resnet else "")
+    return "\n".join([
+        "<!-- rtl:begin -->", "## QVanilla in RTL on the virtual platform (issue 20)", "",
+        "Written by `python benchmarks/rtl_qvanilla.py --write` on a machine with "
+        f"{os.cpu_count()} cores. `qvanilla-rtl` runs QVanilla's SystemVerilog (mote/accel/rtl/qvanilla.sv, "
+        "Verilated) as the accelerator device; its outputs are compared with the run of QVanilla's Python "
+        "functional model (`qvanilla:timed=1`) on the same inputs. Cycles: the RTL's; qvanilla-rtl's cost model "
+        "(2 per tap + 2 per output element + 1 per start, the design's schedule); QVanilla's 2-per-MAC model. "
+        "Gaps are per offloaded layer, relative to the RTL. Seconds: wall-clock, with the CPU seconds of the "
+        "process in parentheses (the cross compiler runs in child processes, not counted)." + goal, "",
+        *table(rows), "<!-- rtl:end -->"])
+
+
+def write_results(text: str) -> None:
+    path = ROOT / "benchmarks" / "RESULTS.md"
+    old = path.read_text()
+    pattern = re.compile(r"<!-- rtl:begin -->.*?<!-- rtl:end -->", re.S)
+    new = pattern.sub(lambda _: text, old) if pattern.search(old) else old.rstrip("\n") + "\n\n" + text + "\n"
+    path.write_text(new)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", type=Path, default=ROOT / "models" / "mlperf-tiny")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--write", action="store_true", help="put the table into benchmarks/RESULTS.md")
     parser.add_argument("names", nargs="*", default=MODELS)
     args = parser.parse_args(argv)
     rows = []
@@ -86,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(table(rows)))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
+    if args.write:
+        write_results(section(rows))
     return 0 if all(r["bit_exact_with_python_model"] and r["bit_exact_with_reference"] for r in rows) else 1
 
 
