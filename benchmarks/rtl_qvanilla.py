@@ -79,8 +79,9 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
 
 def section(rows: list[dict[str, Any]]) -> str:
     resnet = next((r for r in rows if r["model"].startswith("pretrainedResnet")), None)
-    goal = (f" ResNet-8's RTL-in-the-loop run took {resnet['run_cpu_seconds']} CPU seconds in the process "
-            f"({resnet['run_seconds']} s wall-clock, with the machine's other load; goal: under 10 s)." if resnet else "")
+    goal = "" if resnet is None else (
+        f" ResNet-8's RTL-in-the-loop run took {resnet['run_cpu_seconds']} CPU seconds in the process "
+        f"({resnet['run_seconds']} s wall-clock, with the machine's other load; goal: under 10 s).")
     return "\n".join([
         "<!-- rtl:begin -->", "## QVanilla in RTL on the virtual platform (issue 20)", "",
         "Written by `python benchmarks/rtl_qvanilla.py --write` on a machine with "
