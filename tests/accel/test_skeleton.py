@@ -97,3 +97,10 @@ def test_rtl_package_is_lint_clean(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--line-length", "120",
                            "--select", "E,F,W,B,UP", str(package)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_cli_writes_the_rtl_package(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "accel", "new", "toy_rtl", "--rtl", "-o", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "toy_rtl" / "rtl" / "toy_rtl.sv").is_file() and "toy_rtl.sv" in proc.stdout

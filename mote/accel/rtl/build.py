@@ -59,7 +59,10 @@ def cache_root() -> Path:
 
 
 def _version(tool: str, env: dict[str, str]) -> str:
-    out = subprocess.run([tool, "--version"], capture_output=True, text=True, env={**os.environ, **env})
+    try:
+        out = subprocess.run([tool, "--version"], capture_output=True, text=True, env={**os.environ, **env})
+    except OSError as e:  # e.g. no perl, which runs the verilator script
+        raise RtlError(f"cannot run Verilator ({tool}): {e.strerror or e}; it needs perl") from None
     return out.stdout.strip()
 
 
@@ -115,7 +118,10 @@ def _build(sources: list[Path], top: str, tool: str, env: dict[str, str], cxx: s
 
 
 def _run(command: list[str], env: dict[str, str], what: str) -> None:
-    out = subprocess.run(command, capture_output=True, text=True, env=env)
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, env=env)
+    except OSError as e:
+        raise RtlError(f"{what}: cannot run {command[0]}: {e.strerror or e}") from None
     if out.returncode != 0:
         lines = [line for line in (out.stderr + out.stdout).splitlines() if "%Error" in line or "error" in line]
         first = lines[0].strip() if lines else (out.stderr.strip().splitlines() or ["(no message)"])[-1]
