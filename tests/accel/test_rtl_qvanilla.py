@@ -9,6 +9,7 @@ import pytest
 from mote.accel import find_accelerator
 from mote.accel.rtl import RtlError, rtl_library
 from mote.accel.rtl.bridge import PythonMemory, RtlModel
+from mote.accel.rtl.build import build_library
 
 BASE = 0x1000
 
@@ -96,3 +97,16 @@ def test_an_access_outside_memory_is_one_line(accel, model) -> None:
     with pytest.raises(RtlError, match="0x90000000"):
         _run_rtl(accel, model, registers, ram)
     model.reset()
+
+
+def test_a_verilog_error_is_one_line(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("MOTE_RTL_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "broken.sv"
+    source.write_text("module broken (input logic clk);\n  always_ff @(posedge clk) begin x <= ; end\nendmodule\n")
+    with pytest.raises(RtlError) as error:
+        build_library([source], "broken")
+    assert "\n" not in str(error.value) and "could not build broken" in str(error.value)
+    assert "broken.sv" in str(error.value)  # Verilator's own message, naming the file and line
+    assert not list((tmp_path / "cache").glob("broken-*"))  # nothing half-built is cached
+    with pytest.raises(RtlError, match="does not exist"):
+        build_library([tmp_path / "missing.sv"], "missing")
