@@ -22,7 +22,7 @@ from mote.tflm_match import ulp_bound, ulp_distance
 REPO = Path(__file__).resolve().parents[1]
 MLPERF_TINY = REPO / "models" / "mlperf-tiny"
 # Verilated RTL accelerators: built once per source hash into the repository's build directory, shared by the
-# test workers and kept for later sessions (mote.accel.rtl.build)
+# test workers and kept for later runs (mote.accel.rtl.build)
 os.environ.setdefault("MOTE_RTL_CACHE", str(REPO / "build" / "rtl"))
 
 

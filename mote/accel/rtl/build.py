@@ -4,7 +4,7 @@ Verilator (`--cc --build -O3 --x-assign fast`) turns the sources plus mote's C++
 a C ABI over the model) into archives that g++ links into one shared library. The library is cached
 under `$MOTE_RTL_CACHE` (default: `~/.cache/mote/rtl`) in a directory named after a hash of the
 sources, the wrapper, the top module and Verilator's version, so a design compiles once and later runs
-(and test sessions) load it at once. The tools: Verilator from the `verilator` package (or one on
+(and test runs) load it at once. The tools: Verilator from the `verilator` package (or one on
 PATH), and a C++ compiler (`$CXX`, else g++ or clang++); a missing one is a one-line RtlError.
 """
 
