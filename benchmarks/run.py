@@ -248,11 +248,12 @@ def host_report(rows: list[dict]) -> list[str]:
 
 def kept_sections() -> list[str]:
     """The sections other commands wrote between their markers, carried over unchanged: `make fuzz`'s
-    (scripts/fuzz.py), then the legacy uint8 layers' (benchmarks/uint8_layers.py --write)."""
+    (scripts/fuzz.py), the legacy uint8 layers' (benchmarks/uint8_layers.py --write), then QVanilla's RTL
+    (benchmarks/rtl_qvanilla.py --write)."""
     path = REPO / "benchmarks" / "RESULTS.md"
     old = path.read_text() if path.exists() else ""
     kept = []
-    for name in ("fuzz", "uint8"):
+    for name in ("fuzz", "uint8", "rtl"):
         match = re.search(rf"<!-- {name}:begin -->.*?<!-- {name}:end -->", old, re.S)
         kept += [match.group(0), ""] if match else []  # onnx_report ends in a blank line
     return kept

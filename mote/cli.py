@@ -153,6 +153,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="a Python identifier, e.g. my_npu")
     p.add_argument("-o", "--output", type=Path, default=Path("."),
                    help="directory to create it in (default: the current one); NAME must not exist there yet")
+    p.add_argument("--rtl", action="store_true",
+                   help="its behaviour in SystemVerilog, simulated with Verilator (docs/rtl.md)")
     p.set_defaults(func=_accel_new)
     p = accel.add_parser("check", help="each pattern's functional model against the reference, on random nodes")
     p.add_argument("accel", metavar="NAME[:KEY=VALUE,...]")
@@ -343,8 +345,10 @@ def _explore(args: argparse.Namespace) -> int:
 def _accel_new(args: argparse.Namespace) -> int:
     from mote.accel.skeleton import write_skeleton
 
-    path = write_skeleton(args.name, args.output)
-    print(plain(f"wrote {path}/: edit {args.name}/accelerator.py, then run its test: python -m pytest {path}/tests"))
+    path = write_skeleton(args.name, args.output, rtl=args.rtl)
+    edit = f"{args.name}/rtl/{args.name}.sv and " if args.rtl else ""
+    print(plain(f"wrote {path}/: edit {edit}{args.name}/accelerator.py, then run its test: "
+                f"python -m pytest {path}/tests"))
     return 0
 
 

@@ -96,6 +96,11 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
             share = sim.dma.exposed_cycles / sim.cycles if sim.cycles else 0.0
             print_(f"DMA: {sim.dma.jobs:,} jobs, {sim.dma.total_bytes:,} B, {sim.dma.exposed_cycles:,} cycles exposed "
                    f"({share:.2%} of the cycles)")
+        if sim.accel_rtl is not None:
+            rtl, mac = sim.accel_rtl, sim.accel_rtl.get("mac_model_cycles")
+            print_(f"RTL accelerator: {rtl['rtl_cycles']:,} cycles in {rtl['jobs']:,} jobs (its cost model "
+                   f"{rtl['cost_model_cycles']:,}{'' if mac is None else f', cycles-per-MAC model {mac:,}'}); "
+                   f"clocked in {rtl['rtl_seconds']:.2f} s")
         if sim.peak_bytes:
             print_("peak bytes per memory: " + ", ".join(f"{markup(k)} {v:,} B" for k, v in sim.peak_bytes.items()))
         if sim.energy is not None:

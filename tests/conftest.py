@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +21,9 @@ from mote.tflm_match import ulp_bound, ulp_distance
 
 REPO = Path(__file__).resolve().parents[1]
 MLPERF_TINY = REPO / "models" / "mlperf-tiny"
+# Verilated RTL accelerators: built once per source hash into the repository's build directory, shared by the
+# test workers and kept for later runs (mote.accel.rtl.build)
+os.environ.setdefault("MOTE_RTL_CACHE", str(REPO / "build" / "rtl"))
 
 
 def tflm_outputs(model: bytes, graph: Graph, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

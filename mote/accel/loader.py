@@ -11,7 +11,8 @@ from mote.accel.interface import Accelerator
 from mote.accel.settings import parse_config
 from mote.errors import MoteError
 
-BUILTINS = {"qvanilla": "mote.accel.qvanilla:QVanilla", "dla": "mote.accel.dla.accelerator:Dla"}
+BUILTINS = {"qvanilla": "mote.accel.qvanilla:QVanilla", "dla": "mote.accel.dla.accelerator:Dla",
+            "qvanilla-rtl": "mote.accel.rtl.qvanilla:QVanillaRtl"}
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _CLASS = re.compile(r"[A-Za-z_]\w*")
 

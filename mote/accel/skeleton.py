@@ -291,25 +291,31 @@ def _check_name(name: str) -> None:
         raise MoteError(f"accelerator name {name!r} would hide the module of that name; choose another")
 
 
-def skeleton_files(name: str) -> dict[str, str]:
-    """The package's files (path relative to the package directory -> text)."""
+def skeleton_files(name: str, rtl: bool = False) -> dict[str, str]:
+    """The package's files (path relative to the package directory -> text); `rtl`: with its behaviour in
+    SystemVerilog (mote.accel.rtl.skeleton)."""
     values = {"name": name, "cls": class_name(name)}
-    return {
+    files = {
         "__init__.py": Template(INIT).substitute(values),
         "accelerator.py": Template(ACCELERATOR).substitute(values),
         f"tests/test_{name}.py": Template(TEST).substitute(values),
         "README.md": Template(README).substitute(values),
     }
+    if rtl:
+        from mote.accel.rtl.skeleton import rtl_skeleton_files
+
+        return rtl_skeleton_files(name, files)
+    return files
 
 
-def write_skeleton(name: str, directory: Path) -> Path:
+def write_skeleton(name: str, directory: Path, rtl: bool = False) -> Path:
     """Write the package `directory/name/` and return its path. Refuses a non-empty existing target."""
     _check_name(name)
     directory = Path(directory)
     target = directory / name
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise MoteError(f"{target} already exists and is not empty; choose another name or directory")
-    files = skeleton_files(name)
+    files = skeleton_files(name, rtl)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=directory))

@@ -71,6 +71,8 @@ class SimResult:
     # the DMA's jobs, bytes per memory and exposed cycles (included in `cycles`), same span; None: no DMA
     dma: DmaFigures | None = None
     peak_bytes: dict[str, int] | None = None  # the most bytes each memory held (by name; static + stack)
+    # an RTL accelerator's cycles beside its cost model's, per layer too (mote/sim/rtl_device.py); None: no RTL
+    accel_rtl: dict[str, Any] | None = None
 
     @property
     def total_cycles(self) -> int:
@@ -109,4 +111,5 @@ class SimResult:
             "peak_bytes": self.peak_bytes,
             "dma": None if self.dma is None else self.dma.to_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
+            **({} if self.accel_rtl is None else {"accel_rtl": self.accel_rtl}),
         }

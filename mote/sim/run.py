@@ -38,6 +38,7 @@ from mote.sim.faults import (
     TrapError,
 )
 from mote.sim.platform import Execution, LoadedFirmware
+from mote.sim.rtl_device import RtlDevice, make_accel_device
 
 PAGE = 0x1000
 
@@ -102,9 +103,9 @@ class Run:
         uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
         uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
         self.devices = DeviceState()
-        self.accel: AccelDevice | None = None
-        if machine.accelerator is not None:
-            self.accel = AccelDevice(machine.accelerator, self.devices)
+        self.accel: AccelDevice | RtlDevice | None = None
+        if machine.accelerator is not None:  # its Python model, or its RTL (mote/sim/rtl_device.py)
+            self.accel = make_accel_device(machine.accelerator, self.devices)
             uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
         self.dma: DmaDevice | None = None
         if mem.dma:

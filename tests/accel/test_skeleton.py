@@ -77,3 +77,30 @@ def test_cli(tmp_path: Path) -> None:
     assert (tmp_path / NAME / "accelerator.py").is_file()
     proc = new()
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "already exists" in proc.stderr
+
+
+def test_rtl_package_passes_its_own_test(tmp_path: Path) -> None:
+    package = write_skeleton("toy_rtl", tmp_path / "work", rtl=True)
+    assert sorted(str(p.relative_to(package)) for p in package.rglob("*") if p.is_file()) == [
+        "README.md", "__init__.py", "accelerator.py", "rtl/toy_rtl.sv", "tests/test_toy_rtl.py"]
+    assert "class ToyRtl(RtlAccelerator, Accelerator):" in (package / "accelerator.py").read_text()
+    assert "module toy_rtl (" in (package / "rtl" / "toy_rtl.sv").read_text()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(package / "tests")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5 passed" in proc.stdout
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ruff") is None, reason="ruff is not installed")
+def test_rtl_package_is_lint_clean(tmp_path: Path) -> None:
+    package = write_skeleton("toy_rtl", tmp_path, rtl=True)
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--line-length", "120",
+                           "--select", "E,F,W,B,UP", str(package)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_cli_writes_the_rtl_package(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "accel", "new", "toy_rtl", "--rtl", "-o", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "toy_rtl" / "rtl" / "toy_rtl.sv").is_file() and "toy_rtl.sv" in proc.stdout

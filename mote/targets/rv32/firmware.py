@@ -414,6 +414,7 @@ class Rv32Firmware:
                            levels.dma.total_bytes if levels.dma else 0),
             dma=levels.dma,
             peak_bytes=levels.peak_bytes(rom, ex.stack_used),
+            accel_rtl=ex.accel.to_json() if hasattr(ex.accel, "to_json") else None,  # the run's RTL jobs
         )
 
 
