@@ -45,6 +45,7 @@ PLATFORM_DIR = "rv32"
 FIRMWARE = "firmware.elf"
 PAGE = 0x1000
 MAX_REGION = 1 << 30  # fits the memory map (mote/sim/devices.py) with room to spare
+CLUSTER_FILES = ("mote_cluster.h", "mote_cluster.c")  # the fork-join runtime, in firmware for several cores
 
 
 @dataclass(frozen=True)
@@ -63,13 +64,21 @@ class Rv32Config:
     check_alignment: bool = True  # fault on misaligned loads and stores, as most MCU cores do
     core: CoreModel = field(default_factory=CoreModel)
     platform: Platform = field(default_factory=lambda: builtin("mcu"))  # its energy figures (mote.sim.energy)
+    cores: int = 1  # cores running the firmware (mote.sim.cluster), each with a stack of stack_bytes
+
+    @property
+    def stack_region(self) -> int:
+        """The stack region at the top of RAM: every core's stack."""
+        return self.cores * self.stack_bytes
 
     def validate(self) -> None:
         for name in ("flash_bytes", "ram_bytes"):
             value = getattr(self, name)
             if value <= 0 or value % PAGE:
                 raise MoteError(f"rv32 {name} must be a positive multiple of 4 KiB, not {value}")
-        if self.stack_bytes <= 0 or self.stack_bytes % 16 or self.stack_bytes >= self.ram_bytes:
+        if self.cores < 1:
+            raise MoteError(f"rv32 cores must be at least 1, not {self.cores}")
+        if self.stack_bytes <= 0 or self.stack_bytes % 16 or self.stack_region >= self.ram_bytes:
             raise MoteError(f"rv32 stack_bytes must be a positive multiple of 16 smaller than RAM, "
                             f"not {self.stack_bytes}")
         if max(self.flash_bytes, self.ram_bytes) > MAX_REGION:
@@ -80,7 +89,7 @@ class Rv32Config:
             raise MoteError(f"rv32 isa must be one of {', '.join(ISAS)}, not {self.isa!r}")
 
     def memory_map(self) -> MemoryMap:
-        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_bytes)
+        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_region)
 
 
 @dataclass(frozen=True)
@@ -100,12 +109,14 @@ def platform_files(config: Rv32Config) -> dict[str, str]:
     include/math.h (its special values: the float kernels' only use of it) ({path relative to the project:
     text})."""
     files = resources.files("mote.targets.rv32")
-    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes),
+    cluster = {f"{PLATFORM_DIR}/{name}": files.joinpath(name).read_text() for name in CLUSTER_FILES} \
+        if config.cores > 1 else {}
+    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_region),
             f"{PLATFORM_DIR}/startup.S": files.joinpath("startup.S").read_text(),
             f"{PLATFORM_DIR}/mote_support.c": files.joinpath("mote_support.c").read_text(),
             f"{PLATFORM_DIR}/include/string.h": files.joinpath("string.h").read_text(),
             f"{PLATFORM_DIR}/include/math.h": files.joinpath("math.h").read_text(),
-            f"{PLATFORM_DIR}/mote_vp.h": c_header()}
+            f"{PLATFORM_DIR}/mote_vp.h": c_header(config.cores, config.stack_bytes), **cluster}
 
 
 def write_platform_files(project_dir: Path, config: Rv32Config) -> None:
@@ -144,7 +155,8 @@ def link_firmware(project_dir: Path, sources: list[str], config: Rv32Config,
 
 def _compile(toolchain: Toolchain, project_dir: Path, sources: list[str], config: Rv32Config,
              includes: tuple[str, ...], script: str, output: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
-    platform = [f"{PLATFORM_DIR}/startup.S", f"{PLATFORM_DIR}/mote_support.c"]
+    platform = [f"{PLATFORM_DIR}/startup.S", f"{PLATFORM_DIR}/mote_support.c",
+                *([f"{PLATFORM_DIR}/mote_cluster.c"] if config.cores > 1 else [])]
     cmd = toolchain.command(config.opt, platform + list(sources), output, f"{PLATFORM_DIR}/{script}",
                             includes=[PLATFORM_DIR, *includes], system_includes=[f"{PLATFORM_DIR}/include"],
                             forced=[f"{PLATFORM_DIR}/mote_vp.h"], isa=config.isa)
@@ -158,7 +170,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
                includes: tuple[str, ...]) -> MemoryFitError:
     """The firmware overflowed flash or RAM: link it once more with 1 GiB of each to say by how much."""
     work = project_dir / PLATFORM_DIR
-    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_bytes))
+    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_region))
     try:
         _, proc = _compile(toolchain, project_dir, sources, config, includes, "measure.ld",
                            f"{PLATFORM_DIR}/measure.elf")
@@ -174,7 +186,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
         return MemoryFitError(f"the firmware needs {rom} bytes of flash (code, constants, initial data) "
                               f"but the target has {config.flash_bytes}; give it more flash")
     data, bss, noinit = (sizes.get(s, 0) for s in (".data", ".bss", ".noinit"))
-    need = data + bss + noinit + config.stack_bytes
+    need = data + bss + noinit + config.stack_region
     return MemoryFitError(
         f"the firmware needs {need} bytes of RAM (.data {data} + .bss {bss} + .noinit {noinit} + "
         f"stack {config.stack_bytes}) but the target has {config.ram_bytes}; "
@@ -184,7 +196,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
 def check_fit(model: CompiledModel, config: Rv32Config) -> None:
     """Fail before compiling when the arena and stack cannot fit RAM, or the weights flash."""
     graph = model.graph
-    need = model.plan.size + config.stack_bytes
+    need = model.plan.size + config.stack_region
     if need > config.ram_bytes:
         raise MemoryFitError(
             f"{graph.name} needs at least {need} bytes of RAM (arena {model.plan.size} + "
@@ -371,7 +383,7 @@ class Rv32Firmware:
             rom_bytes=rom,
             ram_bytes=ram,
             stack_bytes=ex.stack_used,
-            stack_limit=self.config.stack_bytes,
+            stack_limit=self.config.stack_region,
             sim_seconds=ex.seconds,
             sim_mips=ex.mips,
             layers=layers,
