@@ -20,14 +20,41 @@ class LayerProfile:
     class_counts: dict[str, int] = field(default_factory=dict)
     accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
     energy: Energy | None = None  # mote.sim.energy, on the run's platform
+    # On a cluster (mote.sim.cluster): each core's instructions and busy cycles in the layer; `instructions`
+    # is then their sum and `cycles` the layer's critical path (its slowest core and the barriers).
+    core_instructions: list[int] = field(default_factory=list)
+    core_cycles: list[int] = field(default_factory=list)
 
     @property
     def energy_uj(self) -> float | None:
         return None if self.energy is None else round(self.energy.uj, 6)
 
+    @property
+    def utilization(self) -> list[float]:
+        """Each core's busy share of the layer's cycles (cluster runs; empty on one core)."""
+        return [round(c / self.cycles, 4) if self.cycles else 0.0 for c in self.core_cycles]
+
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
-                "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj}
+        out = {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
+               "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj}
+        if self.core_cycles:
+            out["cores"] = [{"instructions": n, "cycles": c, "utilization": u}
+                            for n, c, u in zip(self.core_instructions, self.core_cycles, self.utilization)]
+        return out
+
+
+@dataclass
+class CoreFigures:
+    """One core of a cluster over a run: its instructions, its busy cycles (waiting excluded), its energy."""
+
+    core: int
+    instructions: int
+    cycles: int
+    energy: Energy | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"core": self.core, "instructions": self.instructions, "cycles": self.cycles,
+                "energy_uj": None if self.energy is None else round(self.energy.uj, 6)}
 
 
 @dataclass
@@ -65,6 +92,9 @@ class SimResult:
     platform: str = "mcu"
     energy: Energy | None = None  # of model_run on `platform` (mote.sim.energy); None: not counted
     memory_accesses: tuple[dict[str, int], dict[str, int]] | None = None  # (loads, stores) per memory, same span
+    # On a cluster: each core's figures; `instructions`, `class_counts` and `energy` are then summed over the
+    # cores and `cycles` is the critical path (mote.targets.rv32.cluster_result). Empty on one core.
+    cores: list[CoreFigures] = field(default_factory=list)
 
     @property
     def total_cycles(self) -> int:
@@ -101,4 +131,5 @@ class SimResult:
             "energy": None if self.energy is None else self.energy.to_json(),
             "memory_accesses": self._accesses_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
+            **({"cores": [c.to_json() for c in self.cores]} if self.cores else {}),
         }

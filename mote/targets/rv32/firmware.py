@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from mote.codegen.compile import CompiledModel
-from mote.errors import BuildError, MemoryFitError, MoteError
+from mote.errors import BuildError, MemoryFitError, MoteError, PlatformError
 from mote.ir import Graph
 from mote.ops import OPS
 from mote.ops.depthwise_band import band_shapes, wide_params
@@ -38,6 +38,7 @@ from mote.sim.platforms import Platform, builtin
 from mote.sim.results import LayerProfile, SimResult
 from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
+from mote.targets.rv32.cluster_result import cluster_result
 from mote.targets.rv32.firmware_main import firmware_main, keeps_state
 from mote.targets.rv32.toolchain import ISAS, OPT_LEVELS, Toolchain, find_toolchain
 
@@ -224,9 +225,10 @@ def _micro_source(model: CompiledModel) -> str:
 def _band_layers(model: CompiledModel) -> list[DepthwiseParams]:
     """The params of the layers whose kernel's body is mote_depthwise_band_s8."""
     nodes = model.graph.nodes
-    return [OPS[nodes[layer.index].op].prepare(nodes[layer.index]) for layer in model.layers
+    return [params for layer in model.layers
             if "mote_depthwise_band_s8" in layer.twins and layer.index < len(nodes)
-            and nodes[layer.index].name == layer.name]
+            and nodes[layer.index].name == layer.name
+            for params in (layer.parts or (OPS[nodes[layer.index].op].prepare(nodes[layer.index]),))]
 
 
 def _band_shapes(model: CompiledModel) -> list[tuple[int, ...]]:
@@ -245,8 +247,8 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     """Write the project (with kernels for a scalar core) to `project_dir` and build
     project_dir/firmware.elf. `main`: the text of another firmware main.c than mote's (one that drives the model
     through an API of its own, e.g. a decoder's model_step). Raises MoteError."""
-    model = model.for_core(Core.SCALAR)
     config = config or Rv32Config()
+    model = model.for_core(Core.SCALAR).for_cores(config.cores)
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
@@ -308,6 +310,14 @@ class Rv32Firmware:
     def run(self, inputs: dict[str, np.ndarray], instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT) -> SimResult:
         """One inference on the virtual platform: outputs, exact instruction counts, estimated cycles,
         per-layer profile, memory footprint. Raises a mote.sim SimulationError on a fault."""
+        if self.config.cores > 1:
+            if keeps_state(self.graph):
+                raise PlatformError(f"{self.graph.name}: a model with state does not run on {self.config.cores} "
+                                    "cores yet; use --cores 1")
+            cx = self.machine.run_cluster(self.config.cores, instruction_limit=instruction_limit,
+                                          io_inputs=self._input_bytes(inputs),
+                                          io_output_sizes=tuple(t.nbytes for t in self.graph.outputs))
+            return cluster_result(self, cx)
         if keeps_state(self.graph):
             return self.run_stream([inputs], instruction_limit=instruction_limit)[0]
         ex = self.machine.run(instruction_limit=instruction_limit, io_inputs=self._input_bytes(inputs),

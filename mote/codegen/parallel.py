@@ -1,0 +1,180 @@
+"""Layers split across the cores of a cluster: each core runs the layer's kernel on its own part.
+
+A part is the same op on a sub-range of the output, described to the kernel by the same params
+struct: output rows for windowed layers (convolution, depthwise, pooling: the input rows it needs and
+its own top padding follow), pixels for pointwise convolutions (1x1, stride 1, no padding: any range of
+pixels is one), output channels for a fully connected layer of one batch (its weight rows, bias and
+output stage sliced), batches otherwise, rows for softmax, and the outermost extent of an elementwise
+add. Every output element is computed by exactly the arithmetic of the whole layer, so the parts
+together are bit-exact with one core. Each part's kernel is chosen for its own params (the same table,
+the first record that accepts). Ranges are as equal as possible, in granules the kernels block by.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mote.codegen.emitter import Emitter
+from mote.codegen.params import params_block
+from mote.ints import round_up
+from mote.ir import Graph, Node
+from mote.ops import OPS
+from mote.ops.broadcast import Broadcast
+from mote.ops.registry import Choice, Core, choose_kernel
+
+
+@dataclass(frozen=True)
+class Part:
+    """One core's part of a layer: its params and, per kernel pointer argument, the offset in elements."""
+
+    params: Any
+    offsets: tuple[int, ...]
+
+
+def ranges(n: int, cores: int, granule: int = 1) -> list[tuple[int, int]]:
+    """[start, end) of up to `cores` contiguous, non-empty ranges covering 0..n, in whole granules but the
+    last, as equal as possible."""
+    units = -(-n // granule)
+    parts = min(cores, units)
+    out, start = [], 0
+    for k in range(parts):
+        take = units // parts + (1 if k < units % parts else 0)
+        end = min(n, start + take * granule)
+        out.append((start, end))
+        start = end
+    return out
+
+
+def _out_channels(p: Any) -> int:
+    if hasattr(p, "out_ch"):
+        return int(p.out_ch)
+    if hasattr(p, "depth_multiplier"):
+        return int(p.in_ch * p.depth_multiplier)
+    return int(p.channels)
+
+
+def _in_channels(p: Any) -> int:
+    return int(p.in_ch if hasattr(p, "in_ch") else p.channels)
+
+
+def _pointwise(p: Any) -> bool:
+    return (hasattr(p, "out_ch") and p.filter_h == p.filter_w == 1 and p.stride_h == p.stride_w == 1
+            and p.pad_top == p.pad_left == 0)
+
+
+def _windowed(p: Any, cores: int) -> list[Part] | None:
+    if p.batches != 1:
+        return None
+    cin, cout = _in_channels(p), _out_channels(p)
+    if _pointwise(p):  # one row of pixels: any range of them is a pointwise convolution too
+        pixels = p.in_h * p.in_w
+        return [Part(dataclasses.replace(p, in_h=1, in_w=b - a, out_h=1, out_w=b - a), (a * cin, a * cout))
+                for a, b in ranges(pixels, cores, 4)]
+    parts = []
+    for r0, r1 in ranges(p.out_h, cores):
+        first = r0 * p.stride_h - p.pad_top  # the first input row the part's windows reach, maybe padding
+        skip = max(first, 0)
+        part = dataclasses.replace(p, in_h=p.in_h - skip, out_h=r1 - r0, pad_top=max(-first, 0))
+        parts.append(Part(part, (skip * p.in_w * cin, r0 * p.out_w * cout)))
+    return parts
+
+
+_CHANNEL_ARRAYS = ("weights", "bias", "multiplier", "shift", "folded_bias")
+
+
+def _fully_connected(p: Any, cores: int) -> list[Part] | None:
+    if p.batches >= cores:
+        return [Part(dataclasses.replace(p, batches=b - a), (a * p.accum_depth, a * p.out_depth))
+                for a, b in ranges(p.batches, cores)]
+    if p.batches != 1:
+        return None
+    granule = 16 if p.out_depth % 16 == 0 else 4
+    parts = []
+    for c0, c1 in ranges(p.out_depth, cores, granule):
+        sliced = {name: getattr(p, name)[c0:c1] for name in _CHANNEL_ARRAYS
+                  if isinstance(getattr(p, name, None), np.ndarray)}
+        parts.append(Part(dataclasses.replace(p, out_depth=c1 - c0, **sliced), (0, c0)))
+    return parts
+
+
+def _softmax(p: Any, cores: int) -> list[Part]:
+    return [Part(dataclasses.replace(p, rows=b - a), (a * p.depth, a * p.depth)) for a, b in ranges(p.rows, cores)]
+
+
+def _add(p: Any, cores: int) -> list[Part] | None:
+    b = p.bcast
+    if not b.shape:
+        return None
+    inner = int(np.prod(b.shape[1:], dtype=np.int64))
+    return [Part(dataclasses.replace(p, bcast=Broadcast((e - s, *b.shape[1:]), b.a_strides, b.b_strides)),
+                 (s * b.a_strides[0], s * b.b_strides[0], s * inner)) for s, e in ranges(b.shape[0], cores)]
+
+
+_RULES = {"conv2d": _windowed, "depthwise_conv2d": _windowed, "avg_pool2d": _windowed, "max_pool2d": _windowed,
+          "fully_connected": _fully_connected, "softmax": _softmax, "add": _add, "sub": _add}
+
+
+def split(node: Node, params: Any, cores: int) -> list[Part] | None:
+    """The parts of a layer on `cores` cores, or None when it runs on core 0 alone (an op without a rule,
+    another dtype than int8, or a layer too small for two parts)."""
+    rule = _RULES.get(node.op)
+    x = node.inputs[0] if node.inputs else None
+    if cores < 2 or rule is None or x is None or x.dtype.np != np.int8 or node.outputs[0].dtype.np != np.int8:
+        return None
+    parts = rule(params, cores)
+    return parts if parts is not None and len(parts) > 1 else None
+
+
+@dataclass(frozen=True)
+class ChosenPart:
+    """A part with the kernel chosen for its params."""
+
+    params: Any
+    offsets: tuple[int, ...]
+    choice: Choice
+
+
+def parallel_parts(graph: Graph, params: list[Any], core: Core, cores: int) -> dict[int, list[ChosenPart]]:
+    """The layers of `graph` split across `cores` cores: {layer index: its parts, each with its kernel}."""
+    out = {}
+    for i, (node, p) in enumerate(zip(graph.nodes, params)):
+        parts = split(node, p, cores)
+        if parts is None:
+            continue
+        chosen = [ChosenPart(part.params, part.offsets, choose_kernel(OPS[node.op], node, part.params, core))
+                  for part in parts]
+        if all(c.choice.kernel.computes(node) for c in chosen):
+            out[i] = chosen
+    return out
+
+
+def scratch_share(node: Node, part: ChosenPart) -> int:
+    """The arena bytes a part's scratch takes (each core its own, 8-byte aligned)."""
+    return round_up(part.choice.kernel.scratch_bytes(node, part.params), 8)
+
+
+def task(index: int, node: Node, parts: list[ChosenPart], em: Emitter, scratch: str | None, prefix: str,
+         param_blocks: list[str], header: str) -> tuple[str, list[Choice]]:
+    """Appends each part's params block and the layer's task (each core calls its part's kernel) to
+    `param_blocks`; returns the task's name and the parts' kernel choices."""
+    cases, offset = [], 0
+    for k, part in enumerate(parts):
+        call = part.choice.kernel.call(node, part.params, em)
+        assert len(call.args) == len(part.offsets), f"{call.func}: {len(call.args)} pointer arguments"
+        name = f"{prefix}layer{index}_params_c{k}"
+        param_blocks.append(f"{header}\n{params_block(name, call)}")
+        args = [f"{a} + {o}" if o else a for a, o in zip(call.args, part.offsets)]
+        size = part.choice.kernel.scratch_bytes(node, part.params)
+        args.append(f"(mote_scratch){{{scratch} + {offset}, {size}}}" if size and scratch else "MOTE_NO_SCRATCH")
+        offset += scratch_share(node, part)
+        cases.append(f"  case {k}: return {call.func}(&{name}, {', '.join(args)});")
+    func = f"{prefix}layer{index}_task"
+    param_blocks.append("\n".join([
+        f"/* layer {index} on {len(parts)} cores, each its part of the output: core k runs case k */",
+        f"static int {func}(uint32_t core) {{", "  switch (core) {", *cases, "  default: return MOTE_OK;", "  }",
+        "}", ""]))
+    return func, [part.choice for part in parts]
