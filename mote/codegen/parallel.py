@@ -87,11 +87,9 @@ _CHANNEL_ARRAYS = ("weights", "bias", "multiplier", "shift", "folded_bias")
 
 
 def _fully_connected(p: Any, cores: int) -> list[Part] | None:
-    if p.batches >= cores:
+    if p.batches > 1:  # rows of the input: the channels of one row are contiguous, of several not
         return [Part(dataclasses.replace(p, batches=b - a), (a * p.accum_depth, a * p.out_depth))
                 for a, b in ranges(p.batches, cores)]
-    if p.batches != 1:
-        return None
     granule = 16 if p.out_depth % 16 == 0 else 4
     parts = []
     for c0, c1 in ranges(p.out_depth, cores, granule):

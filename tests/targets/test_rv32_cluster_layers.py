@@ -1,0 +1,87 @@
+"""Every op the cluster splits (mote.codegen.parallel) on 1, 3 and 8 cores of the virtual platform: the outputs
+equal the reference interpreter's whatever the core count (uneven parts included), and each split layer's
+instructions are spread over the cores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mote.codegen.compile import compile_graph
+from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
+from mote.inputs import random_inputs
+from mote.ops.registry import Core
+from mote.reference import interpret
+from mote.targets.rv32 import Rv32Config, build_rv32
+
+
+def _weights(mb: ModelBuilder, rng: np.random.Generator, name: str, shape: list[int], axis: int,
+             in_scale: float) -> tuple[int, int]:
+    oc = shape[axis]
+    scales = rng.uniform(0.002, 0.02, oc)
+    w = mb.tensor(name, shape, "int8", scale=list(scales), zero_point=0, axis=axis, data=rng.integers(-127, 128, shape))
+    b = mb.tensor(f"{name}_b", [oc], "int32", scale=list(in_scale * scales), zero_point=0,
+                  data=rng.integers(-2000, 2000, oc))
+    return w, b
+
+
+def _model() -> bytes:
+    """conv 3x3 stride 2 SAME -> pointwise -> depthwise 3x3 -> max pool -> add (itself) -> avg pool (rows
+    left) -> fully connected over 5 rows -> softmax over them."""
+    rng = np.random.default_rng(3)
+    mb = ModelBuilder()
+    x = mb.tensor("x", [1, 23, 19, 3], "int8", scale=0.05, zero_point=-7)
+    act = {"fused_activation_function": "RELU"}
+    w, b = _weights(mb, rng, "c1", [12, 3, 3, 3], 0, 0.05)
+    c1 = mb.tensor("c1", [1, 12, 10, 12], "int8", scale=0.04, zero_point=-128)
+    mb.op("CONV_2D", [x, w, b], [c1], padding="SAME", stride_h=2, stride_w=2, **act)
+    w, b = _weights(mb, rng, "pw", [20, 1, 1, 12], 0, 0.04)
+    pw = mb.tensor("pw", [1, 12, 10, 20], "int8", scale=0.05, zero_point=-128)
+    mb.op("CONV_2D", [c1, w, b], [pw], padding="VALID", stride_h=1, stride_w=1, **act)
+    w, b = _weights(mb, rng, "dw", [1, 3, 3, 20], 3, 0.05)
+    dw = mb.tensor("dw", [1, 12, 10, 20], "int8", scale=0.05, zero_point=-128)
+    mb.op("DEPTHWISE_CONV_2D", [pw, w, b], [dw], padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1, **act)
+    mp = mb.tensor("mp", [1, 11, 9, 20], "int8", scale=0.05, zero_point=-128)
+    mb.op("MAX_POOL_2D", [dw], [mp], padding="VALID", stride_h=1, stride_w=1, filter_height=2, filter_width=2,
+          fused_activation_function="NONE")
+    ad = mb.tensor("ad", [1, 11, 9, 20], "int8", scale=0.1, zero_point=-128)
+    mb.op("ADD", [mp, mp], [ad], fused_activation_function="NONE")
+    ap = mb.tensor("ap", [1, 5, 1, 20], "int8", scale=0.1, zero_point=-128)
+    mb.op("AVERAGE_POOL_2D", [ad], [ap], padding="VALID", stride_h=2, stride_w=9, filter_height=3, filter_width=9,
+          fused_activation_function="NONE")
+    rs = mb.tensor("rs", [5, 20], "int8", scale=0.1, zero_point=-128)
+    shape = mb.tensor("shape", [2], "int32", data=np.array([5, 20]))
+    mb.op("RESHAPE", [ap, shape], [rs])
+    w, b = _weights(mb, rng, "fc", [16, 20], 0, 0.1)
+    fc = mb.tensor("fc", [5, 16], "int8", scale=0.2, zero_point=0)
+    mb.op("FULLY_CONNECTED", [rs, w, b], [fc], fused_activation_function="NONE")
+    sm = mb.tensor("sm", [5, 16], "int8", scale=1 / 256, zero_point=-128)
+    mb.op("SOFTMAX", [fc], [sm], beta=1.0)
+    return mb.build([x], [sm])
+
+
+@pytest.fixture(scope="module")
+def graph():  # type: ignore[no-untyped-def]
+    return load_tflite(_model(), "cluster_layers")
+
+
+@pytest.mark.parametrize("cores", [1, 3, 8])
+def test_split_layers_bit_exact(graph, tmp_path, cores: int) -> None:  # type: ignore[no-untyped-def]
+    compiled = compile_graph(graph, core=Core.SCALAR).for_cores(cores)
+    if cores > 1:
+        split = {layer.op for layer in compiled.layers if layer.parts}
+        assert split >= {"conv2d", "depthwise_conv2d", "max_pool2d", "add", "avg_pool2d", "fully_connected",
+                         "softmax"}
+    else:
+        assert not any(layer.parts for layer in compiled.layers)
+    inputs = random_inputs(graph, 1)
+    result = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig", cores=cores)).run(inputs)
+    for name, value in interpret(graph, inputs).items():
+        assert np.array_equal(result.outputs[name], value)
+    if cores > 1:
+        assert len(result.cores) == cores
+        for layer in result.layers:
+            if compiled.layers[layer.index].parts:
+                parts = len(compiled.layers[layer.index].parts)
+                assert sum(n > 0 for n in layer.core_instructions) >= parts  # each part's core did work
