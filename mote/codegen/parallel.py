@@ -3,11 +3,13 @@
 A part is the same op on a sub-range of the output, described to the kernel by the same params
 struct: output rows for windowed layers (convolution, depthwise, pooling: the input rows it needs and
 its own top padding follow), pixels for pointwise convolutions (1x1, stride 1, no padding: any range of
-pixels is one), output channels for a fully connected layer of one batch (its weight rows, bias and
-output stage sliced), batches otherwise, rows for softmax, and the outermost extent of an elementwise
-add. Every output element is computed by exactly the arithmetic of the whole layer, so the parts
-together are bit-exact with one core. Each part's kernel is chosen for its own params (the same table,
-the first record that accepts). Ranges are as equal as possible, in granules the kernels block by.
+pixels is one), output channels for a fully connected layer of one row (its weight rows, bias and
+output stage sliced), rows otherwise; rows for softmax and the norms, batches (else rows) for a batch
+matrix product, the outermost extent of an elementwise add, ranges of elements for requantization and
+activations (whole pixels for a RequantShift, whose channels repeat). Every output element is computed by
+exactly the arithmetic of the whole layer, so the parts together are bit-exact with one core. Each part's
+kernel is chosen for its own params (the same table, the first record that accepts). Ranges are as equal as
+possible, in granules the kernels block by.
 """
 
 from __future__ import annotations
@@ -112,8 +114,43 @@ def _add(p: Any, cores: int) -> list[Part] | None:
                  (s * b.a_strides[0], s * b.b_strides[0], s * inner)) for s, e in ranges(b.shape[0], cores)]
 
 
-_RULES = {"conv2d": _windowed, "depthwise_conv2d": _windowed, "avg_pool2d": _windowed, "max_pool2d": _windowed,
-          "fully_connected": _fully_connected, "softmax": _softmax, "add": _add, "sub": _add}
+def _rows(p: Any, cores: int) -> list[Part]:
+    """Ops over the rows of a matrix, each row on its own (norms, softmax variants): `rows` and a row length."""
+    length = int(getattr(p, "depth", getattr(p, "length", 0)))
+    return [Part(dataclasses.replace(p, rows=b - a), (a * length, a * length)) for a, b in ranges(p.rows, cores)]
+
+
+def _flat(p: Any, cores: int) -> list[Part] | None:
+    """Elementwise ops of one input (requantization, activations): any range of elements, in words."""
+    if not hasattr(p, "size"):
+        return None
+    return [Part(dataclasses.replace(p, size=b - a), (a, a)) for a, b in ranges(p.size, cores, 4)]
+
+
+def _requant_shift(p: Any, cores: int) -> list[Part] | None:
+    """A RequantShift's channels repeat innermost: whole pixels, so each part starts at channel 0."""
+    if p.size % p.channels:
+        return None
+    return [Part(dataclasses.replace(p, size=(b - a) * p.channels), (a * p.channels, a * p.channels))
+            for a, b in ranges(p.size // p.channels, cores)]
+
+
+def _batch_matmul(p: Any, cores: int) -> list[Part]:
+    """Batches (their operands' offsets sliced; each batch's output follows the last), else rows of A."""
+    batches, block = int(p.a_offsets.size), p.rows * p.cols
+    if batches > 1:
+        return [Part(dataclasses.replace(p, a_offsets=p.a_offsets[a:b], b_offsets=p.b_offsets[a:b]),
+                     (0, 0, a * block)) for a, b in ranges(batches, cores)]
+    return [Part(dataclasses.replace(p, rows=b - a), (a * p.a_row_step, 0, a * p.cols))
+            for a, b in ranges(p.rows, cores)]
+
+
+_RULES = {"conv2d": _windowed, "conv2d_rqs": _windowed, "depthwise_conv2d": _windowed, "avg_pool2d": _windowed,
+          "max_pool2d": _windowed, "fully_connected": _fully_connected, "softmax": _softmax, "add": _add,
+          "sub": _add, "layer_norm": _rows, "ilayernorm": _rows, "irmsnorm": _rows, "isoftmax": _rows,
+          "log_softmax": _rows, "l2_normalization": _rows, "quantize": _flat, "relu": _flat, "relu6": _flat,
+          "leaky_relu": _flat, "logistic": _flat, "tanh": _flat, "requant_shift": _requant_shift,
+          "batch_matmul": _batch_matmul}
 
 
 def split(node: Node, params: Any, cores: int) -> list[Part] | None:

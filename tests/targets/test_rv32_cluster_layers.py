@@ -11,6 +11,7 @@ from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
+from mote.ir import DType, Graph, Node, Quant, Tensor
 from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.targets.rv32 import Rv32Config, build_rv32
@@ -85,3 +86,43 @@ def test_split_layers_bit_exact(graph, tmp_path, cores: int) -> None:  # type: i
             if compiled.layers[layer.index].parts:
                 parts = len(compiled.layers[layer.index].parts)
                 assert sum(n > 0 for n in layer.core_instructions) >= parts  # each part's core did work
+
+
+def _transformer_model(batches: int) -> bytes:
+    """A batch matrix product (split by batches, or by rows with one batch), then requantization and
+    activations (split by ranges of elements)."""
+    mb = ModelBuilder()
+    lead = [batches] if batches > 1 else []
+    a = mb.tensor("a", [*lead, 13, 7], "int8", scale=0.05, zero_point=-3)
+    b = mb.tensor("b", [*lead, 7, 6], "int8", scale=0.04, zero_point=7)
+    y = mb.tensor("y", [*lead, 13, 6], "int8", scale=0.25, zero_point=3)
+    mb.op("BATCH_MATMUL", [a, b], [y], adj_x=False, adj_y=False)
+    s = mb.tensor("s", [*lead, 13, 6], "int8", scale=1 / 256, zero_point=-128)
+    mb.op("LOGISTIC", [y], [s])
+    q = mb.tensor("q", [*lead, 13, 6], "int8", scale=0.01, zero_point=3)
+    mb.op("QUANTIZE", [s], [q])
+    t = mb.tensor("t", [*lead, 13, 6], "int8", scale=1 / 128, zero_point=0)
+    mb.op("TANH", [q], [t])
+    return mb.build([a, b], [t])
+
+
+def _norm_graph() -> Graph:
+    rng = np.random.default_rng(5)
+    x = Tensor("x", (11, 24), DType.INT8, Quant((0.04,), (3,)))
+    gamma = Tensor("gamma", (24,), DType.FLOAT32, None, rng.normal(1, 0.5, 24).astype(np.float32))
+    beta = Tensor("beta", (24,), DType.FLOAT32, None, rng.normal(0, 0.5, 24).astype(np.float32))
+    y = Tensor("y", (11, 24), DType.INT8, Quant((0.03,), (-2,)))
+    return Graph("norm", [x], [y], [Node("layer_norm", "norm", [x, gamma, beta], [y], {"epsilon": 1e-5, "rms": False})])
+
+
+@pytest.mark.parametrize("which", ["batches", "rows", "norm"])
+def test_transformer_kernels_bit_exact(which: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    g = _norm_graph() if which == "norm" else load_tflite(_transformer_model(3 if which == "batches" else 1), "t")
+    inputs = random_inputs(g, 2)
+    want = interpret(g, inputs)
+    for cores in (3, 8):
+        compiled = compile_graph(g, core=Core.SCALAR).for_cores(cores)
+        assert all(layer.parts for layer in compiled.layers)  # every layer split
+        result = build_rv32(compiled, tmp_path / f"fw{cores}", Rv32Config(cc="zig", cores=cores)).run(inputs)
+        for name, value in want.items():
+            assert np.array_equal(result.outputs[name], value), (cores, name)
