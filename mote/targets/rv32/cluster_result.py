@@ -8,20 +8,18 @@ cycles are the critical path: core 0's clock, which includes its waiting at the 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from mote.sim.cluster import ClusterExecution
 from mote.sim.cluster_clock import replay
 from mote.sim.counting import ClassTally, Snapshot
-from mote.sim.cycles import named_counts
+from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import Reg
 from mote.sim.energy import Energy, accesses, between
+from mote.sim.platforms import Platform
 from mote.sim.results import CoreFigures, SimResult
-
-if TYPE_CHECKING:
-    from mote.targets.rv32.firmware import Rv32Firmware
 
 
 def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
@@ -31,10 +29,9 @@ def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
     return Energy(a.core_pj + b.core_pj, a.fetch_pj + b.fetch_pj, memory, a.dma_pj + b.dma_pj, a.accel_pj + b.accel_pj)
 
 
-def cluster_result(firmware: Rv32Firmware, cx: ClusterExecution) -> SimResult:
+def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, core_model: CoreModel) -> SimResult:
+    """The run's figures from `base`, core 0's own (as on one core), and every core's trace."""
     ex = cx.execution
-    base = firmware._result(ex, firmware._outputs(ex.io_outputs), ex.marks)  # core 0's own figures
-    platform, core_model = firmware.config.platform, firmware.config.core
     tallies = [ClassTally(t.blocks) for t in cx.traces]
 
     def classes(k: int, snap: Snapshot) -> np.ndarray:

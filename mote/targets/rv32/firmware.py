@@ -317,7 +317,8 @@ class Rv32Firmware:
             cx = self.machine.run_cluster(self.config.cores, instruction_limit=instruction_limit,
                                           io_inputs=self._input_bytes(inputs),
                                           io_output_sizes=tuple(t.nbytes for t in self.graph.outputs))
-            return cluster_result(self, cx)
+            base = self._result(cx.execution, self._outputs(cx.execution.io_outputs), cx.execution.marks)
+            return cluster_result(base, cx, self.config.platform, self.config.core)
         if keeps_state(self.graph):
             return self.run_stream([inputs], instruction_limit=instruction_limit)[0]
         ex = self.machine.run(instruction_limit=instruction_limit, io_inputs=self._input_bytes(inputs),
