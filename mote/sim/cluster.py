@@ -22,12 +22,13 @@ import ctypes
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import unicorn as uc_mod
 
 from mote.ints import round_up
 from mote.sim.counting import Snapshot
 from mote.sim.decode import Insn
-from mote.sim.devices import DeviceState, Reg
+from mote.sim.devices import STACK_FILL, DeviceState, Reg
 from mote.sim.faults import SimulationError
 from mote.sim.platform import Execution, LoadedFirmware
 from mote.sim.run import PAGE, Run, _error_class, _error_text
@@ -54,6 +55,7 @@ class ClusterExecution:
     traces: list[CoreTrace]
     barriers: int  # completed barriers
     seconds: float
+    stack_used: list[int] = field(default_factory=list)  # each core's high-water mark in its own stack
 
 
 class SharedMemory:
@@ -197,4 +199,20 @@ class Cluster:
             if e.what.startswith("core "):
                 raise
             raise type(e)(f"core {stopped.core}: {e.what}", e.pc, e.function, e.layer) from None
-        return ClusterExecution(execution, traces, barriers, seconds)
+        return ClusterExecution(execution, traces, barriers, seconds, self._stacks())
+
+    def _stacks(self) -> list[int]:
+        """Each core's stack high-water mark: core k's stack is the k-th slice of the stack region from the
+        top (mote_vp.h's MOTE_VP_CORE_STACK_BYTES each). An overflow into the next core's slice counts as
+        that core's use: painting cannot tell them apart."""
+        bottom, top = self.machine.stack
+        size = (top - bottom) // len(self.cores)
+        base = self.machine.memory.ram_base
+        words = np.frombuffer(self.shared.ram, dtype="<u4", count=(top - base) // 4)
+        used = []
+        for k in range(len(self.cores)):
+            high, low = top - k * size, top - (k + 1) * size
+            region = words[(low - base) // 4:(high - base) // 4]
+            touched = np.flatnonzero(region != STACK_FILL)
+            used.append(0 if touched.size == 0 else (high - low) - int(touched[0]) * 4)
+        return used

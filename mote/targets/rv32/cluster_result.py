@@ -3,7 +3,8 @@ path (mote.sim.cluster_clock), and each core's instructions, busy cycles, utiliz
 
 Core 0's own figures come from its profiler marks as on one core; the other cores' from their counters
 at the barriers. Instructions, class counts, memory accesses and energy are summed over the cores;
-cycles are the critical path: core 0's clock, which includes its waiting at the barriers."""
+cycles are the critical path: core 0's clock, which includes its waiting at the barriers. The stack figures
+are one core's: the largest high-water mark of any core, and each core's stack size."""
 
 from __future__ import annotations
 
@@ -79,8 +80,10 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
             profile, instructions=profile.instructions + sum(n for _, n in spans), cycles=clock0(e) - clock0(b),
             energy=layer_energy, core_instructions=[profile.instructions, *(n for _, n in spans)],
             core_cycles=[profile.cycles, *(c for c, _ in spans)]))
+    stack = max(cx.stack_used) if cx.stack_used else base.stack_bytes
     return dataclasses.replace(
-        base, instructions=sum(c.instructions for c in cores), cycles=critical,
+        base, instructions=sum(c.instructions for c in cores), cycles=critical, stack_bytes=stack,
+        stack_limit=base.stack_limit // len(cx.traces),
         class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores,
         sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
         platform=platform.name)
