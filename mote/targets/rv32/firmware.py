@@ -333,6 +333,9 @@ class Rv32Firmware:
         state runs each frame on its own."""
         if not keeps_state(self.graph):
             return [self.run(frame, instruction_limit) for frame in frames]
+        if self.config.cores > 1:
+            raise PlatformError(f"{self.graph.name}: a model with state does not run on {self.config.cores} "
+                                "cores yet; use --cores 1")
         ex = self.machine.run(instruction_limit=instruction_limit,
                               io_output_sizes=tuple(t.nbytes for t in self.graph.outputs),
                               io_stream=tuple(self._input_bytes(frame) for frame in frames),
