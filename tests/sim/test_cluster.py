@@ -113,3 +113,12 @@ def test_a_fault_names_its_core(firmware: Callable[..., Machine]) -> None:
     with pytest.raises(MemoryAccessError, match=r"core 2: load from unmapped address 0x00000000") as e:
         machine.run_cluster(4)
     assert "layer 0" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_firmware_that_never_forks(firmware: Callable[..., Machine]) -> None:
+    """Core 0 runs to the exit before the others first run (no layer split: an accelerator took them all)."""
+    machine = firmware({"main.c": "int main(void) { return 0; }\n"}, cores=4)
+    cx = machine.run_cluster(4)
+    assert cx.execution.exit_status == 0 and cx.barriers == 0
+    assert [len(t.arrivals) for t in cx.traces] == [0, 0, 0, 0]
+    assert [t.end.instructions for t in cx.traces[1:]] == [0, 0, 0]

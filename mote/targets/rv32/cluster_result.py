@@ -54,6 +54,9 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
     total_classes = np.array(list(base.class_counts.values()), dtype=np.int64)
     energy = base.energy
     for k, trace in enumerate(cx.traces[1:], start=1):
+        if not trace.arrivals:  # core 0 finished before this core first ran: no layer was split
+            cores.append(CoreFigures(k, 0, 0, None))
+            continue
         a0 = trace.arrivals[0]
         a1 = trace.arrivals[cx.barriers] if len(trace.arrivals) > cx.barriers else trace.end
         diff = classes(k, a1) - classes(k, a0)
