@@ -9,7 +9,9 @@ matrix product, the outermost extent of an elementwise add, ranges of elements f
 activations (whole pixels for a RequantShift, whose channels repeat). Every output element is computed by
 exactly the arithmetic of the whole layer, so the parts together are bit-exact with one core. Each part's
 kernel is chosen for its own params (the same table, the first record that accepts). Ranges are as equal as
-possible, in granules the kernels block by.
+possible, in granules the kernels block by. A convolution of a small image with many channels splits its
+output channels instead when that balances better (each part's channels computed into a buffer of its own,
+then copied into place, since the kernels write whole pixels).
 """
 
 from __future__ import annotations
@@ -26,15 +28,30 @@ from mote.ints import round_up
 from mote.ir import Graph, Node
 from mote.ops import OPS
 from mote.ops.broadcast import Broadcast
+from mote.ops.conv2d_params import ConvParams
 from mote.ops.registry import Choice, Core, choose_kernel
 
 
 @dataclass(frozen=True)
+class Columns:
+    """A part that computes some of the output channels of every pixel: its kernel writes them packed into
+    a buffer of its own, then they are copied into the output: `pixels` rows of `width` bytes, to `first`
+    in rows `stride` bytes apart."""
+
+    first: int
+    width: int
+    stride: int
+    pixels: int
+
+
+@dataclass(frozen=True)
 class Part:
-    """One core's part of a layer: its params and, per kernel pointer argument, the offset in elements."""
+    """One core's part of a layer: its params and, per kernel pointer argument, the offset in elements;
+    `columns` when it computes output channels (its output pointer is then the staging buffer)."""
 
     params: Any
     offsets: tuple[int, ...]
+    columns: Columns | None = None
 
 
 def ranges(n: int, cores: int, granule: int = 1) -> list[tuple[int, int]]:
@@ -68,9 +85,43 @@ def _pointwise(p: Any) -> bool:
             and p.pad_top == p.pad_left == 0)
 
 
+def _blocks(pixels: int) -> int:
+    return -(-pixels // 4)  # the scalar convolution kernels compute blocks of four pixels
+
+
+def _load(parts: list[Part], whole: Any) -> float:
+    """The largest part's share of the layer's work: its blocks of pixels times its channels."""
+    def work(p: Any) -> int:
+        return _blocks(p.out_h * p.out_w) * _blocks(_out_channels(p))
+    return max(work(part.params) for part in parts) / work(whole)
+
+
+def _channels(p: Any, cores: int) -> list[Part]:
+    """A convolution's output channels in sets of four: its per-channel arrays (weights, bias, output stage)
+    sliced; each part's outputs staged and copied into place (Columns)."""
+    parts = []
+    for c0, c1 in ranges(p.out_ch, cores, 4):
+        sliced = {f.name: getattr(p, f.name)[c0:c1] for f in dataclasses.fields(p)
+                  if isinstance(getattr(p, f.name), np.ndarray) and getattr(p, f.name).shape[:1] == (p.out_ch,)}
+        parts.append(Part(dataclasses.replace(p, out_ch=c1 - c0, **sliced), (0, 0),
+                          Columns(c0, c1 - c0, p.out_ch, p.out_h * p.out_w)))
+    return parts
+
+
 def _windowed(p: Any, cores: int) -> list[Part] | None:
+    """Rows of the output (pixels of a pointwise convolution), or a convolution's output channels when they
+    balance better (a small image with many channels)."""
     if p.batches != 1:
         return None
+    spatial = _spatial(p, cores)
+    if isinstance(p, ConvParams) and p.groups == 1 and p.out_ch >= 8:
+        by_channel = _channels(p, cores)
+        if len(by_channel) > 1 and _load(by_channel, p) < 0.8 * _load(spatial, p):
+            return by_channel
+    return spatial
+
+
+def _spatial(p: Any, cores: int) -> list[Part]:
     cin, cout = _in_channels(p), _out_channels(p)
     if _pointwise(p):  # one row of pixels: any range of them is a pointwise convolution too
         pixels = p.in_h * p.in_w
@@ -171,6 +222,7 @@ class ChosenPart:
     params: Any
     offsets: tuple[int, ...]
     choice: Choice
+    columns: Columns | None = None
 
 
 def parallel_parts(graph: Graph, params: list[Any], core: Core, cores: int) -> dict[int, list[ChosenPart]]:
@@ -180,16 +232,21 @@ def parallel_parts(graph: Graph, params: list[Any], core: Core, cores: int) -> d
         parts = split(node, p, cores)
         if parts is None:
             continue
-        chosen = [ChosenPart(part.params, part.offsets, choose_kernel(OPS[node.op], node, part.params, core))
-                  for part in parts]
+        chosen = [ChosenPart(part.params, part.offsets, choose_kernel(OPS[node.op], node, part.params, core),
+                             part.columns) for part in parts]
         if all(c.choice.kernel.computes(node) for c in chosen):
             out[i] = chosen
     return out
 
 
+def _staged(part: ChosenPart) -> int:
+    return round_up(part.columns.width * part.columns.pixels, 8) if part.columns else 0
+
+
 def scratch_share(node: Node, part: ChosenPart) -> int:
-    """The arena bytes a part's scratch takes (each core its own, 8-byte aligned)."""
-    return round_up(part.choice.kernel.scratch_bytes(node, part.params), 8)
+    """The arena bytes a part's scratch takes (each core its own, 8-byte aligned): its output channels'
+    staging buffer, if any, then its kernel's scratch."""
+    return _staged(part) + round_up(part.choice.kernel.scratch_bytes(node, part.params), 8)
 
 
 def task(index: int, node: Node, parts: list[ChosenPart], em: Emitter, scratch: str | None, prefix: str,
@@ -204,9 +261,18 @@ def task(index: int, node: Node, parts: list[ChosenPart], em: Emitter, scratch: 
         param_blocks.append(f"{header}\n{params_block(name, call)}")
         args = [f"{a} + {o}" if o else a for a, o in zip(call.args, part.offsets)]
         size = part.choice.kernel.scratch_bytes(node, part.params)
-        args.append(f"(mote_scratch){{{scratch} + {offset}, {size}}}" if size and scratch else "MOTE_NO_SCRATCH")
+        at = offset + _staged(part)
+        args.append(f"(mote_scratch){{{scratch} + {at}, {size}}}" if size and scratch else "MOTE_NO_SCRATCH")
+        if part.columns is None:
+            cases.append(f"  case {k}: return {call.func}(&{name}, {', '.join(args)});")
+        else:  # its channels into a staging buffer, then into place
+            c, output = part.columns, args[1]
+            args[1] = f"{scratch} + {offset}"
+            cases += [f"  case {k}: {{",
+                      f"    const int status = {call.func}(&{name}, {', '.join(args)});",
+                      f"    mote_columns_s8({output} + {c.first}, {c.stride}, {scratch} + {offset}, {c.width}, "
+                      f"{c.pixels});", "    return status;", "  }"]
         offset += scratch_share(node, part)
-        cases.append(f"  case {k}: return {call.func}(&{name}, {', '.join(args)});")
     func = f"{prefix}layer{index}_task"
     param_blocks.append("\n".join([
         f"/* layer {index} on {len(parts)} cores, each its part of the output: core k runs case k */",
