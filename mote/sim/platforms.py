@@ -6,10 +6,10 @@ channels, energy per byte) and its accelerators (which memories each sees, energ
 SRAM access). Built-ins are chosen by name (`BUILTIN`); mote.sim.platform_file reads one from a TOML
 or JSON file. The energy figures and their published sources are in docs/energy.md.
 
-What the virtual platform simulates today is one core over flash and one RAM, with their wait states
-on loads and stores (`mcu`, or a file like it). A platform with more (a cluster, an L1 fed by DMA) is
-described and validated, and `check_simulated` refuses to run it with a one-line reason, rather than
-quietly running one core.
+What the virtual platform simulates today is the compute group's cores (one, or a cluster:
+mote.sim.cluster) over flash and one RAM, with their wait states on loads and stores. An L1 fed by DMA
+is described and validated but not simulated yet: tensors stay in the RAM (docs/platforms.md).
+`check_simulated` refuses, in one line, a platform the virtual platform cannot run at all.
 """
 
 from __future__ import annotations
