@@ -80,7 +80,8 @@ class Rv32Config:
         if self.cores < 1:
             raise MoteError(f"rv32 cores must be at least 1, not {self.cores}")
         if self.stack_bytes <= 0 or self.stack_bytes % 16 or self.stack_region >= self.ram_bytes:
-            raise MoteError(f"rv32 stack_bytes must be a positive multiple of 16 smaller than RAM, "
+            each = f" (one per core: {self.cores} stacks)" if self.cores > 1 else ""
+            raise MoteError(f"rv32 stack_bytes must be a positive multiple of 16 smaller than RAM{each}, "
                             f"not {self.stack_bytes}")
         if max(self.flash_bytes, self.ram_bytes) > MAX_REGION:
             raise MoteError("rv32 flash and RAM are at most 1 GiB each")
