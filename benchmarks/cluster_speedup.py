@@ -8,6 +8,7 @@ from __future__ import annotations
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -32,31 +33,38 @@ REPEATS = 3
 CONVS = ("conv2d", "depthwise_conv2d")
 
 
-def _runs(file: str, cores: int, work: Path) -> tuple[list[SimResult], dict[int, str], dict[str, np.ndarray]]:
+def _runs(file: str, cores: int, work: Path) -> tuple[list[SimResult], list[float], dict[int, str],
+                                                      dict[str, np.ndarray]]:
+    """REPEATS runs (their results and wall-clock seconds: setting up the cores, emulating, the figures), the
+    layers' ops, the outputs (checked against the reference interpreter)."""
     graph = load(MODELS / file)
     compiled = compile_graph(graph, core=Core.SCALAR)
     config = Rv32Config(cc="zig", platform=builtin("cluster8").with_cores(cores), cores=cores)
     firmware = build_rv32(compiled, work / f"{Path(file).stem}-{cores}", config)
     inputs = random_inputs(compiled.graph, 0)
-    runs = [firmware.run(inputs) for _ in range(REPEATS)]
+    runs, walls = [], []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        runs.append(firmware.run(inputs))
+        walls.append(time.perf_counter() - start)
     assert all(r.instructions == runs[0].instructions and r.cycles == runs[0].cycles for r in runs)
     expected = interpret(graph, inputs)
     for name, value in expected.items():
         assert np.array_equal(runs[0].outputs[name], value), f"{file} on {cores} cores: output {name} differs"
-    return runs, {layer.index: layer.op for layer in compiled.layers}, runs[0].outputs
+    return runs, walls, {layer.index: layer.op for layer in compiled.layers}, runs[0].outputs
 
 
 def measure(label: str, file: str, work: Path) -> dict[str, float | str]:
-    one, ops, out1 = _runs(file, 1, work)
-    eight, _, out8 = _runs(file, 8, work)
+    one, wall1, ops, out1 = _runs(file, 1, work)
+    eight, wall8, _, out8 = _runs(file, 8, work)
     assert all(np.array_equal(out1[k], out8[k]) for k in out1), f"{label}: 8 cores differ from 1"
     r1, r8 = one[0], eight[0]
 
     def conv_cycles(r: SimResult) -> int:
         return sum(layer.cycles for layer in r.layers if ops.get(layer.index) in CONVS)
 
-    per_insn1 = statistics.median(r.sim_seconds for r in one) / r1.instructions
-    per_insn8 = statistics.median(r.sim_seconds for r in eight) / r8.instructions
+    per_insn1 = statistics.median(wall1) / r1.instructions
+    per_insn8 = statistics.median(wall8) / r8.instructions
     busy = [c.cycles for c in r8.cores]
     return {"model": label, "cycles1": r1.cycles, "cycles8": r8.cycles, "speedup": r1.cycles / r8.cycles,
             "conv_speedup": conv_cycles(r1) / conv_cycles(r8) if conv_cycles(r8) else float("nan"),
@@ -79,7 +87,9 @@ def cluster_report(work: Path) -> list[str]:
         "cores (zig -O2, scalar kernels; layers split across the cores by mote.codegen.parallel, a fork and a join "
         f"per layer), one inference on random inputs, {REPEATS} runs each (counts repeat exactly). Outputs equal the "
         "reference interpreter's on both. Cycles are the critical path: each layer's slowest core plus the barriers. "
-        "Simulation time is per instruction (all cores' instructions).", "",
+        "Simulation time is the wall-clock time of a run (setting up the cores, emulating them, computing the "
+        "figures), median of the runs, and per instruction (all cores' instructions); the machine's other load adds "
+        "noise.", "",
         "| model | cycles, 1 core | cycles, 8 cores | speed-up | convolutions' speed-up | instructions, 1 core | "
         "instructions, 8 cores (all) | mean utilization | µJ, 1 core | µJ, 8 cores | sim s, 1 core | sim s, 8 cores | "
         "sim time per instruction, 8 over 1 |",
