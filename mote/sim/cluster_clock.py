@@ -36,11 +36,6 @@ class ClusterClock:
         """Core `core`'s clock at `snap`, after `passed` completed barriers."""
         return self.cost(core, snap) + (self.waited[core][passed - 1] if passed else 0)
 
-    def span(self, core: int, barrier: int) -> tuple[int, int]:
-        """The cycles core `core` was busy between its arrivals at barriers `barrier` - 1 and `barrier`."""
-        row = self.busy[core]
-        return row[barrier] - (row[barrier - 1] if barrier else 0), barrier
-
     def worker_spans(self, layer: int) -> list[tuple[int, int]]:
         """For each core but 0: (busy cycles, instructions) in the barrier intervals that end inside `layer`."""
         out = []

@@ -9,7 +9,6 @@ are one core's: the largest high-water mark of any core, and each core's stack s
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 
@@ -90,7 +89,3 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
         class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores,
         sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
         platform=platform.name)
-
-
-def core_json(figures: list[CoreFigures]) -> list[dict[str, Any]]:
-    return [c.to_json() for c in figures]
