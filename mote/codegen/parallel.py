@@ -9,9 +9,10 @@ matrix product, the outermost extent of an elementwise add, ranges of elements f
 activations (whole pixels for a RequantShift, whose channels repeat). Every output element is computed by
 exactly the arithmetic of the whole layer, so the parts together are bit-exact with one core. Each part's
 kernel is chosen for its own params (the same table, the first record that accepts). Ranges are as equal as
-possible, in granules the kernels block by. A convolution of a small image with many channels splits its
-output channels instead when that balances better (each part's channels computed into a buffer of its own,
-then copied into place, since the kernels write whole pixels).
+possible, in granules the kernels block by. A convolution, depthwise convolution or pooling layer splits its
+output channels instead when that balances better (a small image with many channels; a global pooling):
+each part's channels are computed into a buffer of its own, then copied into place, since the kernels write
+whole pixels (a depthwise or pooling part, which reads only its own channels, first copies them packed).
 """
 
 from __future__ import annotations
@@ -29,14 +30,16 @@ from mote.ir import Graph, Node
 from mote.ops import OPS
 from mote.ops.broadcast import Broadcast
 from mote.ops.conv2d_params import ConvParams
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.registry import Choice, Core, choose_kernel
 
 
 @dataclass(frozen=True)
 class Columns:
-    """A part that computes some of the output channels of every pixel: its kernel writes them packed into
-    a buffer of its own, then they are copied into the output: `pixels` rows of `width` bytes, to `first`
-    in rows `stride` bytes apart."""
+    """Some channels of every pixel of a tensor: `pixels` rows of `width` bytes from `first`, in rows `stride`
+    bytes apart. A part that computes some output channels has its kernel write them packed into a buffer
+    of its own, then copies them into place; one whose kernel reads only the same channels of its input
+    (depthwise, pooling) first copies them, packed, into another."""
 
     first: int
     width: int
@@ -52,6 +55,7 @@ class Part:
     params: Any
     offsets: tuple[int, ...]
     columns: Columns | None = None
+    gathered: Columns | None = None  # its input channels, copied into a buffer of its own first
 
 
 def ranges(n: int, cores: int, granule: int = 1) -> list[tuple[int, int]]:
@@ -96,16 +100,32 @@ def _load(parts: list[Part], whole: Any) -> float:
     return max(work(part.params) for part in parts) / work(whole)
 
 
-def _channels(p: Any, cores: int) -> list[Part]:
-    """A convolution's output channels in sets of four: its per-channel arrays (weights, bias, output stage)
-    sliced; each part's outputs staged and copied into place (Columns)."""
-    parts = []
-    for c0, c1 in ranges(p.out_ch, cores, 4):
-        sliced = {f.name: getattr(p, f.name)[c0:c1] for f in dataclasses.fields(p)
-                  if isinstance(getattr(p, f.name), np.ndarray) and getattr(p, f.name).shape[:1] == (p.out_ch,)}
-        parts.append(Part(dataclasses.replace(p, out_ch=c1 - c0, **sliced), (0, 0),
-                          Columns(c0, c1 - c0, p.out_ch, p.out_h * p.out_w)))
-    return parts
+def _sliced(p: Any, channels: int, c0: int, c1: int) -> dict[str, np.ndarray]:
+    """The per-channel arrays of `p` (first axis `channels` long), sliced to channels c0..c1."""
+    return {f.name: getattr(p, f.name)[c0:c1] for f in dataclasses.fields(p)
+            if isinstance(getattr(p, f.name), np.ndarray) and getattr(p, f.name).shape[:1] == (channels,)}
+
+
+def _channel_part(p: Any, c0: int, c1: int) -> Part:
+    """Channels c0..c1 of a convolution (its weights' rows), a depthwise convolution of multiplier 1 (its
+    weights' last axis; its input's channels gathered) or a pooling layer (its input's channels gathered)."""
+    width, pixels = c1 - c0, p.out_h * p.out_w
+    if isinstance(p, ConvParams):
+        part = dataclasses.replace(p, out_ch=width, **_sliced(p, p.out_ch, c0, c1))
+        return Part(part, (0, 0), Columns(c0, width, p.out_ch, pixels))
+    gathered = Columns(c0, width, _in_channels(p), p.in_h * p.in_w)
+    if isinstance(p, DepthwiseParams):
+        part = dataclasses.replace(p, in_ch=width, **{**_sliced(p, p.in_ch, c0, c1), "weights": p.weights[..., c0:c1]})
+    else:
+        part = dataclasses.replace(p, channels=width)
+    return Part(part, (0, 0), Columns(c0, width, _out_channels(p), pixels), gathered)
+
+
+def _channels(p: Any, cores: int) -> list[Part] | None:
+    """The output channels in sets of four, each part's outputs staged and copied into place (Columns)."""
+    if isinstance(p, ConvParams) and p.groups != 1 or isinstance(p, DepthwiseParams) and p.depth_multiplier != 1:
+        return None
+    return [_channel_part(p, c0, c1) for c0, c1 in ranges(_out_channels(p), cores, 4)]
 
 
 def _windowed(p: Any, cores: int) -> list[Part] | None:
@@ -114,10 +134,9 @@ def _windowed(p: Any, cores: int) -> list[Part] | None:
     if p.batches != 1:
         return None
     spatial = _spatial(p, cores)
-    if isinstance(p, ConvParams) and p.groups == 1 and p.out_ch >= 8:
-        by_channel = _channels(p, cores)
-        if len(by_channel) > 1 and _load(by_channel, p) < 0.8 * _load(spatial, p):
-            return by_channel
+    by_channel = _channels(p, cores) if _out_channels(p) >= 8 else None
+    if by_channel and len(by_channel) > 1 and (len(spatial) < 2 or _load(by_channel, p) < 0.8 * _load(spatial, p)):
+        return by_channel
     return spatial
 
 
@@ -223,6 +242,7 @@ class ChosenPart:
     offsets: tuple[int, ...]
     choice: Choice
     columns: Columns | None = None
+    gathered: Columns | None = None
 
 
 def parallel_parts(graph: Graph, params: list[Any], core: Core, cores: int) -> dict[int, list[ChosenPart]]:
@@ -233,19 +253,23 @@ def parallel_parts(graph: Graph, params: list[Any], core: Core, cores: int) -> d
         if parts is None:
             continue
         chosen = [ChosenPart(part.params, part.offsets, choose_kernel(OPS[node.op], node, part.params, core),
-                             part.columns) for part in parts]
+                             part.columns, part.gathered) for part in parts]
         if all(c.choice.kernel.computes(node) for c in chosen):
             out[i] = chosen
     return out
 
 
+def _bytes(columns: Columns | None) -> int:
+    return round_up(columns.width * columns.pixels, 8) if columns else 0
+
+
 def _staged(part: ChosenPart) -> int:
-    return round_up(part.columns.width * part.columns.pixels, 8) if part.columns else 0
+    return _bytes(part.columns) + _bytes(part.gathered)
 
 
 def scratch_share(node: Node, part: ChosenPart) -> int:
-    """The arena bytes a part's scratch takes (each core its own, 8-byte aligned): its output channels'
-    staging buffer, if any, then its kernel's scratch."""
+    """The arena bytes a part's scratch takes (each core its own, 8-byte aligned): the staging buffers of its
+    output and input channels, if any, then its kernel's scratch."""
     return _staged(part) + round_up(part.choice.kernel.scratch_bytes(node, part.params), 8)
 
 
@@ -266,12 +290,17 @@ def task(index: int, node: Node, parts: list[ChosenPart], em: Emitter, scratch: 
         if part.columns is None:
             cases.append(f"  case {k}: return {call.func}(&{name}, {', '.join(args)});")
         else:  # its channels into a staging buffer, then into place
-            c, output = part.columns, args[1]
+            c, g, source, output = part.columns, part.gathered, args[0], args[1]
             args[1] = f"{scratch} + {offset}"
-            cases += [f"  case {k}: {{",
+            gather = []
+            if g is not None:  # its input's channels first, packed
+                args[0] = f"{scratch} + {offset + _bytes(c)}"
+                gather = [f"    mote_columns_s8({args[0]}, {g.width}, {source} + {g.first}, {g.stride}, {g.width}, "
+                          f"{g.pixels});"]
+            cases += [f"  case {k}: {{", *gather,
                       f"    const int status = {call.func}(&{name}, {', '.join(args)});",
                       f"    mote_columns_s8({output} + {c.first}, {c.stride}, {scratch} + {offset}, {c.width}, "
-                      f"{c.pixels});", "    return status;", "  }"]
+                      f"{c.width}, {c.pixels});", "    return status;", "  }"]
         offset += scratch_share(node, part)
     func = f"{prefix}layer{index}_task"
     param_blocks.append("\n".join([

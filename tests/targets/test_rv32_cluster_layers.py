@@ -129,27 +129,43 @@ def test_transformer_kernels_bit_exact(which: str, tmp_path) -> None:  # type: i
 
 
 def _small_image_model() -> bytes:
-    """A 3x3 image with many channels: on 8 cores the convolutions split by output channels balance better than
-    by rows (three rows, three blocks of pixels)."""
+    """A 3x3 image with many channels (a convolution, a depthwise convolution), then a global average pool and a
+    1x1 convolution of its one pixel: on 8 cores each splits by output channels, which balance better than
+    rows (three rows, three blocks of pixels; one pixel)."""
     rng = np.random.default_rng(9)
     mb = ModelBuilder()
     x = mb.tensor("x", [1, 3, 3, 16], "int8", scale=0.05, zero_point=-7)
     w, b = _weights(mb, rng, "c", [40, 3, 3, 16], 0, 0.05)
     c = mb.tensor("c", [1, 3, 3, 40], "int8", scale=0.08, zero_point=-128)
     mb.op("CONV_2D", [x, w, b], [c], padding="SAME", stride_h=1, stride_w=1, fused_activation_function="RELU")
-    w, b = _weights(mb, rng, "p", [22, 1, 1, 40], 0, 0.08)
-    y = mb.tensor("y", [1, 3, 3, 22], "int8", scale=0.1, zero_point=3)
-    mb.op("CONV_2D", [c, w, b], [y], padding="VALID", stride_h=1, stride_w=1, fused_activation_function="NONE")
+    w, b = _weights(mb, rng, "d", [1, 3, 3, 40], 3, 0.08)
+    d = mb.tensor("d", [1, 3, 3, 40], "int8", scale=0.06, zero_point=-128)
+    mb.op("DEPTHWISE_CONV_2D", [c, w, b], [d], padding="SAME", stride_h=1, stride_w=1, depth_multiplier=1,
+          fused_activation_function="RELU")
+    a = mb.tensor("a", [1, 1, 1, 40], "int8", scale=0.06, zero_point=-128)
+    mb.op("AVERAGE_POOL_2D", [d], [a], padding="VALID", stride_h=3, stride_w=3, filter_height=3, filter_width=3,
+          fused_activation_function="NONE")
+    w, b = _weights(mb, rng, "p", [22, 1, 1, 40], 0, 0.06)
+    y = mb.tensor("y", [1, 1, 1, 22], "int8", scale=0.1, zero_point=3)
+    mb.op("CONV_2D", [a, w, b], [y], padding="VALID", stride_h=1, stride_w=1, fused_activation_function="NONE")
     return mb.build([x], [y])
+
+
+def _channels(p: object) -> int:
+    for name in ("out_ch", "in_ch", "channels"):  # convolution, depthwise (multiplier 1), pooling
+        if hasattr(p, name):
+            return int(getattr(p, name))
+    raise AssertionError(p)
 
 
 @pytest.mark.parametrize("cores", [3, 8])
 def test_channel_split_bit_exact(cores: int, tmp_path) -> None:  # type: ignore[no-untyped-def]
     g = load_tflite(_small_image_model(), "small")
     compiled = compile_graph(g, core=Core.SCALAR).for_cores(cores)
-    for layer in compiled.layers:
-        by_channels = sum(p.out_ch for p in layer.parts) == g.nodes[layer.index].outputs[0].shape[-1]
-        assert by_channels == (cores == 8)  # 3 cores: by rows, as balanced and without the copy
+    by_channels = [sum(_channels(p) for p in layer.parts) == g.nodes[layer.index].outputs[0].shape[-1]
+                   for layer in compiled.layers]
+    # 3 cores: the image by rows, as balanced and without the copies; the one pixel by channels
+    assert by_channels == ([True] * 4 if cores == 8 else [False, False, True, True])
     inputs = random_inputs(g, 4)
     result = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig", cores=cores)).run(inputs)
     for name, value in interpret(g, inputs).items():

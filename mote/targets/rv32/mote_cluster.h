@@ -25,11 +25,12 @@ int mote_fork(mote_task task);
 /* The other cores: run each forked task, forever. */
 void mote_worker(void);
 
-/* Copies `rows` rows of `width` bytes packed at `src` to rows `stride` bytes apart at `dst`: a part of a
- * layer's output channels, computed into a buffer of its own, into the layer's output. */
-static inline void mote_columns_s8(int8_t *dst, int32_t stride, const int8_t *src, int32_t width, int32_t rows) {
+/* Copies `rows` rows of `width` bytes from rows `from_stride` bytes apart at `src` to rows `stride` bytes
+ * apart at `dst`: a part of a layer's channels between the layer's tensors and a buffer of the part's own. */
+static inline void mote_columns_s8(int8_t *dst, int32_t stride, const int8_t *src, int32_t from_stride, int32_t width,
+                                   int32_t rows) {
   for (int32_t r = 0; r < rows; ++r) {
-    for (int32_t c = 0; c < width; ++c) dst[r * stride + c] = src[r * width + c];
+    for (int32_t c = 0; c < width; ++c) dst[r * stride + c] = src[r * from_stride + c];
   }
 }
 
