@@ -32,10 +32,11 @@ def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
 def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, core_model: CoreModel) -> SimResult:
     """The run's figures from `base`, core 0's own (as on one core), and every core's trace."""
     ex = cx.execution
-    tallies = [ClassTally(t.blocks) for t in cx.traces]
+    # one tally over every core's blocks (the cores run the same code): each core's snapshots name a subset
+    tally = ClassTally({addr: insns for t in cx.traces for addr, insns in t.blocks.items()})
 
     def classes(k: int, snap: Snapshot) -> np.ndarray:
-        return tallies[k].classes(snap)
+        return tally.classes(snap)
 
     def cost(k: int, snap: Snapshot) -> int:
         counted = accesses(platform, None, snap)
