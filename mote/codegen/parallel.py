@@ -5,7 +5,7 @@ struct: output rows for windowed layers (convolution, depthwise, pooling: the in
 its own top padding follow), pixels for pointwise convolutions (1x1, stride 1, no padding: any range of
 pixels is one), output channels for a fully connected layer of one row (its weight rows, bias and
 output stage sliced), rows otherwise; rows for softmax and the norms, batches (else rows) for a batch
-matrix product, the outermost extent of an elementwise add, ranges of elements for requantization and
+matrix product, the outermost extent of an elementwise add, sub or mul, ranges of elements for requantization and
 activations (whole pixels for a RequantShift, whose channels repeat). Every output element is computed by
 exactly the arithmetic of the whole layer, so the parts together are bit-exact with one core. Each part's
 kernel is chosen for its own params (the same table, the first record that accepts). Ranges are as equal as
@@ -217,7 +217,7 @@ def _batch_matmul(p: Any, cores: int) -> list[Part]:
 
 _RULES = {"conv2d": _windowed, "conv2d_rqs": _windowed, "depthwise_conv2d": _windowed, "avg_pool2d": _windowed,
           "max_pool2d": _windowed, "fully_connected": _fully_connected, "softmax": _softmax, "add": _add,
-          "sub": _add, "layer_norm": _rows, "ilayernorm": _rows, "irmsnorm": _rows, "isoftmax": _rows,
+          "sub": _add, "mul": _add, "layer_norm": _rows, "ilayernorm": _rows, "irmsnorm": _rows, "isoftmax": _rows,
           "log_softmax": _rows, "l2_normalization": _rows, "quantize": _flat, "relu": _flat, "relu6": _flat,
           "leaky_relu": _flat, "logistic": _flat, "tanh": _flat, "requant_shift": _requant_shift,
           "batch_matmul": _batch_matmul}

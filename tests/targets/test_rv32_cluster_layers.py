@@ -28,8 +28,8 @@ def _weights(mb: ModelBuilder, rng: np.random.Generator, name: str, shape: list[
 
 
 def _model() -> bytes:
-    """conv 3x3 stride 2 SAME -> pointwise -> depthwise 3x3 -> max pool -> add (itself) -> avg pool (rows
-    left) -> fully connected over 5 rows -> softmax over them."""
+    """conv 3x3 stride 2 SAME -> pointwise -> depthwise 3x3 -> max pool -> add (itself) -> mul (a gain per
+    channel) -> avg pool (rows left) -> fully connected over 5 rows -> softmax over them."""
     rng = np.random.default_rng(3)
     mb = ModelBuilder()
     x = mb.tensor("x", [1, 23, 19, 3], "int8", scale=0.05, zero_point=-7)
@@ -48,8 +48,11 @@ def _model() -> bytes:
           fused_activation_function="NONE")
     ad = mb.tensor("ad", [1, 11, 9, 20], "int8", scale=0.1, zero_point=-128)
     mb.op("ADD", [mp, mp], [ad], fused_activation_function="NONE")
+    gain = mb.tensor("gain", [20], "int8", scale=0.02, zero_point=0, data=rng.integers(-100, 100, 20))
+    mu = mb.tensor("mu", [1, 11, 9, 20], "int8", scale=0.1, zero_point=-128)
+    mb.op("MUL", [ad, gain], [mu], fused_activation_function="NONE")  # broadcast over the channels
     ap = mb.tensor("ap", [1, 5, 1, 20], "int8", scale=0.1, zero_point=-128)
-    mb.op("AVERAGE_POOL_2D", [ad], [ap], padding="VALID", stride_h=2, stride_w=9, filter_height=3, filter_width=9,
+    mb.op("AVERAGE_POOL_2D", [mu], [ap], padding="VALID", stride_h=2, stride_w=9, filter_height=3, filter_width=9,
           fused_activation_function="NONE")
     rs = mb.tensor("rs", [5, 20], "int8", scale=0.1, zero_point=-128)
     shape = mb.tensor("shape", [2], "int32", data=np.array([5, 20]))
@@ -72,7 +75,7 @@ def test_split_layers_bit_exact(graph, tmp_path, cores: int) -> None:  # type: i
     compiled = compile_graph(graph, core=Core.SCALAR).for_cores(cores)
     if cores > 1:
         split = {layer.op for layer in compiled.layers if layer.parts}
-        assert split >= {"conv2d", "depthwise_conv2d", "max_pool2d", "add", "avg_pool2d", "fully_connected",
+        assert split >= {"conv2d", "depthwise_conv2d", "max_pool2d", "add", "mul", "avg_pool2d", "fully_connected",
                          "softmax"}
     else:
         assert not any(layer.parts for layer in compiled.layers)
