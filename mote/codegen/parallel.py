@@ -273,6 +273,11 @@ def scratch_share(node: Node, part: ChosenPart) -> int:
     return _staged(part) + round_up(part.choice.kernel.scratch_bytes(node, part.params), 8)
 
 
+def _plus(pointer: str | None, elements: int) -> str:
+    """A C pointer expression `elements` further on."""
+    return f"{pointer} + {elements}" if elements else str(pointer)
+
+
 def task(index: int, node: Node, parts: list[ChosenPart], em: Emitter, scratch: str | None, prefix: str,
          param_blocks: list[str], header: str) -> tuple[str, list[Choice]]:
     """Appends each part's params block and the layer's task (each core calls its part's kernel) to
@@ -283,24 +288,24 @@ def task(index: int, node: Node, parts: list[ChosenPart], em: Emitter, scratch: 
         assert len(call.args) == len(part.offsets), f"{call.func}: {len(call.args)} pointer arguments"
         name = f"{prefix}layer{index}_params_c{k}"
         param_blocks.append(f"{header}\n{params_block(name, call)}")
-        args = [f"{a} + {o}" if o else a for a, o in zip(call.args, part.offsets)]
+        args = [_plus(a, o) for a, o in zip(call.args, part.offsets)]
         size = part.choice.kernel.scratch_bytes(node, part.params)
         at = offset + _staged(part)
-        args.append(f"(mote_scratch){{{scratch} + {at}, {size}}}" if size and scratch else "MOTE_NO_SCRATCH")
+        args.append(f"(mote_scratch){{{_plus(scratch, at)}, {size}}}" if size and scratch else "MOTE_NO_SCRATCH")
         if part.columns is None:
             cases.append(f"  case {k}: return {call.func}(&{name}, {', '.join(args)});")
         else:  # its channels into a staging buffer, then into place
             c, g, source, output = part.columns, part.gathered, args[0], args[1]
-            args[1] = f"{scratch} + {offset}"
+            staged = args[1] = _plus(scratch, offset)
             gather = []
             if g is not None:  # its input's channels first, packed
-                args[0] = f"{scratch} + {offset + _bytes(c)}"
-                gather = [f"    mote_columns_s8({args[0]}, {g.width}, {source} + {g.first}, {g.stride}, {g.width}, "
+                args[0] = _plus(scratch, offset + _bytes(c))
+                gather = [f"    mote_columns_s8({args[0]}, {g.width}, {_plus(source, g.first)}, {g.stride}, {g.width}, "
                           f"{g.pixels});"]
             cases += [f"  case {k}: {{", *gather,
                       f"    const int status = {call.func}(&{name}, {', '.join(args)});",
-                      f"    mote_columns_s8({output} + {c.first}, {c.stride}, {scratch} + {offset}, {c.width}, "
-                      f"{c.width}, {c.pixels});", "    return status;", "  }"]
+                      f"    mote_columns_s8({_plus(output, c.first)}, {c.stride}, {staged}, {c.width}, {c.width}, "
+                      f"{c.pixels});", "    return status;", "  }"]
         offset += scratch_share(node, part)
     func = f"{prefix}layer{index}_task"
     param_blocks.append("\n".join([
