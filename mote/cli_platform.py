@@ -62,4 +62,4 @@ def rv32_config(args: argparse.Namespace) -> Rv32Config:
         core = dataclasses.replace(core, **{k: getattr(given, k) for k in keys},
                                    name=f"{core.name}; with {args.core}")
     return Rv32Config(flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack, cc=args.cc, opt=args.opt,
-                      isa=args.isa, core=core, platform=platform)
+                      isa=args.isa, core=core, platform=platform, cores=platform.compute.count)

@@ -40,10 +40,11 @@ def print_profile(report: RunReport) -> None:
     data = report.to_json()
     table = Table(title=f"{markup(Path(report.model).name)} on the rv32 virtual platform")
     dma = data.get("dma") is not None  # a platform with an L1 and its DMA: the bytes moved and the stalls
+    cluster = any("cores" in layer for layer in data["layers"])
     columns = ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC", "µJ",
-               *(("DMA B", "DMA stall") if dma else ()))
+               *(("DMA B", "DMA stall") if dma else ()), *(("cores busy",) if cluster else ()))
     for column in columns:
-        table.add_column(column, justify="left" if column in ("layer", "op", "kernel") else "right")
+        table.add_column(column, justify="left" if column in ("layer", "op", "kernel", "cores busy") else "right")
     for layer in data["layers"]:
         if "instructions" not in layer:  # an in-place layer runs no code
             continue
@@ -53,10 +54,16 @@ def print_profile(report: RunReport) -> None:
                       f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
                       f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-",
                       "-" if layer.get("energy_uj") is None else f"{layer['energy_uj']:.2f}",
-                      *((f"{moved['bytes']:,}", f"{moved['exposed_cycles']:,}") if moved else ("-", "-"))[:2 * dma])
+                      *((f"{moved['bytes']:,}", f"{moved['exposed_cycles']:,}") if moved else ("-", "-"))[:2 * dma],
+                      *((utilization(layer),) if cluster else ()))
     out = console()
     out.print(table)
     print_summary(out, data, report)
+
+
+def utilization(layer: dict[str, Any]) -> str:
+    """Each core's busy share of a layer's cycles on a cluster, in core order (e.g. "99 97 97 0 ...%")."""
+    return " ".join(f"{round(100 * c['utilization'])}" for c in layer.get("cores", ())) + "%"
 
 
 def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None:
@@ -103,6 +110,10 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
                    f"clocked in {rtl['rtl_seconds']:.2f} s")
         if sim.peak_bytes:
             print_("peak bytes per memory: " + ", ".join(f"{markup(k)} {v:,} B" for k, v in sim.peak_bytes.items()))
+        if sim.cores:
+            print_(f"{len(sim.cores)} cores: " + ", ".join(f"core {c.core} {c.instructions:,} instructions, "
+                                                           f"{c.cycles:,} cycles busy" for c in sim.cores)
+                   + "; cycles above: the critical path")
         if sim.energy is not None:
             print_(f"{sim.energy.uj:,.2f} µJ per inference on platform {markup(sim.platform)} (energy model: "
                    "docs/energy.md)")

@@ -99,9 +99,6 @@ def test_a_platform_with_an_accelerator(tmp_path: Path) -> None:
 
 
 def test_what_is_not_simulated_is_refused(tmp_path: Path) -> None:
-    assert_one_line_error(mote("run", "--target", "rv32", "--platform", "cluster8"),
-                          "platform cluster8", "8 compute cores", "not simulated yet", "--cores 1")
-    assert_one_line_error(mote("run", "--target", "rv32", "--cores", "8"), "8 compute cores", "not simulated yet")
     assert_one_line_error(mote("run", "--target", "rv32", "--cores", "0"), "--cores 0")
     assert_one_line_error(mote("run", "--target", "rv32", "--platform", "big"), "--platform big", "mcu, cluster8")
     assert_one_line_error(mote("run", "--platform", "mcu"), "--platform", "host")

@@ -145,3 +145,9 @@ def test_the_api_reports_the_first_call_that_differs_from_the_reference(kws: Pat
     assert [c["bit_exact"] for c in data["per_call"]] == [True, False, True]
     lines = stream_verdicts(report)
     assert len(lines) == 1 and "differ first on call 1" in lines[0] and "(5 values there; 1 of 3 calls" in lines[0]
+
+
+@pytest.mark.parametrize("calls", [[], ["--calls", "3"]], ids=["one call", "a stream"])
+def test_a_model_with_state_on_several_cores_is_one_line(kws: Path, calls: list[str]) -> None:
+    assert_one_line_error(mote("run", kws, "--target", "rv32", "--cores", "2", *calls), "model with state",
+                          "--cores 1")

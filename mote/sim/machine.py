@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import unicorn as uc_mod
 
+from mote.sim.cluster import Cluster, ClusterExecution
 from mote.sim.platform import Execution, LoadedFirmware, MemoryMap
 from mote.sim.run import Run
 
@@ -53,3 +54,11 @@ class Machine(LoadedFirmware):
             instrument(run.uc)
         return run.go(reads)
 
+
+    def run_cluster(self, cores: int, writes: dict[str, bytes] | None = None, reads: tuple[str, ...] = (),
+                    instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT, io_inputs: tuple[bytes, ...] = (),
+                    io_output_sizes: tuple[int, ...] = ()) -> ClusterExecution:
+        """Run the firmware on `cores` cores sharing flash and RAM (mote.sim.cluster): core 0's Execution
+        and every core's trace of barriers, for the timing (mote.sim.cluster_clock). Raises a
+        SimulationError naming the core that faulted. `instruction_limit` is each core's."""
+        return Cluster(self, cores, writes or {}, instruction_limit, io_inputs, io_output_sizes).go(reads)

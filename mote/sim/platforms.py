@@ -6,11 +6,11 @@ channels, energy per byte) and its accelerators (which memories each sees, energ
 SRAM access). Built-ins are chosen by name (`BUILTIN`); mote.sim.platform_file reads one from a TOML
 or JSON file. The energy figures and their published sources are in docs/energy.md.
 
-What the virtual platform simulates today is one compute core over flash, one RAM (the L2 of a cluster)
-and optionally an L1 scratchpad fed by a DMA from that RAM, with their wait states on loads and stores
-(mote.sim.dma_device, mote.sim.dma_timing). A platform with more (several compute cores) is described
-and validated, and `check_simulated` refuses to run it with a one-line reason, rather than quietly
-running one core.
+What the virtual platform simulates today is the compute group's cores (one, or a cluster:
+mote.sim.cluster) over flash, one RAM (the L2 of a cluster) and optionally an L1 scratchpad fed by a DMA
+from that RAM, with their wait states on loads and stores (mote.sim.dma_device, mote.sim.dma_timing).
+Layers are tiled into the L1 on one core; on several they are split across the cores over the RAM
+(docs/platforms.md). `check_simulated` refuses, in one line, a platform the virtual platform cannot run.
 """
 
 from __future__ import annotations
@@ -146,11 +146,15 @@ class Platform:
         return dataclasses.replace(self, name=f"{self.name} (--cores {count})", cores=groups)
 
     def check_simulated(self) -> None:
-        """Raise PlatformError unless the virtual platform simulates every feature of this platform."""
-        if self.compute.count > 1:
-            raise PlatformError(f"platform {self.name}: {self.compute.count} compute cores not simulated yet (the "
-                                "virtual platform runs one compute core, with an L1 and DMA if it has them); "
-                                "add --cores 1")
+        """Raise PlatformError unless the virtual platform can run this platform: its compute group's cores
+        (mote.sim.cluster: core 0 also plays the controller) over its flash and ram, and an l1 memory only with
+        a DMA from the ram."""
+        if self.memory("flash") is None or self.memory("ram") is None:
+            raise PlatformError(f"platform {self.name}: the virtual platform needs a flash and a ram memory; "
+                                "use --platform mcu or a platform file with one of each")
+        if len(self.cores) > 2 or (len(self.cores) == 2 and self.cores[0].count != 1):
+            raise PlatformError(f"platform {self.name}: the virtual platform runs one group of cores (and at most "
+                                "a one-core controller before it, played by core 0); give one core group")
         if self.memory("l1") is not None and self.l1_dma() is None:
             raise PlatformError(f"platform {self.name}: its l1 memory has no DMA from its ram memory; add a "
                                 "[[dma]] with that source and target")

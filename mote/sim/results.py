@@ -22,15 +22,42 @@ class LayerProfile:
     accel_cycles: int = 0  # timed mode: the accelerator's cycles within this layer
     energy: Energy | None = None  # mote.sim.energy, on the run's platform
     dma: DmaFigures | None = None  # its DMA jobs, bytes and exposed cycles (in `cycles`); None: no DMA
+    # On a cluster (mote.sim.cluster): each core's instructions and busy cycles in the layer; `instructions`
+    # is then their sum and `cycles` the layer's critical path (its slowest core and the barriers).
+    core_instructions: list[int] = field(default_factory=list)
+    core_cycles: list[int] = field(default_factory=list)
 
     @property
     def energy_uj(self) -> float | None:
         return None if self.energy is None else round(self.energy.uj, 6)
 
+    @property
+    def utilization(self) -> list[float]:
+        """Each core's busy share of the layer's cycles (cluster runs; empty on one core)."""
+        return [round(c / self.cycles, 4) if self.cycles else 0.0 for c in self.core_cycles]
+
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
-                "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj,
-                **({"dma": self.dma.to_json()} if self.dma is not None else {})}
+        out = {"index": self.index, "instructions": self.instructions, "cycles": self.cycles,
+               "accel_cycles": self.accel_cycles, "energy_uj": self.energy_uj,
+               **({"dma": self.dma.to_json()} if self.dma is not None else {})}
+        if self.core_cycles:
+            out["cores"] = [{"instructions": n, "cycles": c, "utilization": u}
+                            for n, c, u in zip(self.core_instructions, self.core_cycles, self.utilization)]
+        return out
+
+
+@dataclass
+class CoreFigures:
+    """One core of a cluster over a run: its instructions, its busy cycles (waiting excluded), its energy."""
+
+    core: int
+    instructions: int
+    cycles: int
+    energy: Energy | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"core": self.core, "instructions": self.instructions, "cycles": self.cycles,
+                "energy_uj": None if self.energy is None else round(self.energy.uj, 6)}
 
 
 @dataclass
@@ -73,6 +100,9 @@ class SimResult:
     peak_bytes: dict[str, int] | None = None  # the most bytes each memory held (by name; static + stack)
     # an RTL accelerator's cycles beside its cost model's, per layer too (mote/sim/rtl_device.py); None: no RTL
     accel_rtl: dict[str, Any] | None = None
+    # On a cluster: each core's figures; `instructions`, `class_counts` and `energy` are then summed over the
+    # cores and `cycles` is the critical path (mote.targets.rv32.cluster_result). Empty on one core.
+    cores: list[CoreFigures] = field(default_factory=list)
 
     @property
     def total_cycles(self) -> int:
@@ -112,4 +142,5 @@ class SimResult:
             "dma": None if self.dma is None else self.dma.to_json(),
             "layer_profile": [layer.to_json() for layer in self.layers],
             **({} if self.accel_rtl is None else {"accel_rtl": self.accel_rtl}),
+            **({"cores": [c.to_json() for c in self.cores]} if self.cores else {}),
         }

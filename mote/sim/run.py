@@ -70,22 +70,9 @@ class Run:
         uc = uc_mod.Uc(uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32)
         # an RV32IMAC microcontroller core, or (F extension) an RV32GC one; firmware runs in machine mode
         uc.ctl_set_cpu_model(rv.UC_CPU_RISCV32_SIFIVE_U34 if machine.fpu else rv.UC_CPU_RISCV32_SIFIVE_E31)
-        uc.mem_map(mem.flash_base, round_up(mem.flash_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC)
-        uc.mem_map(mem.ram_base, round_up(mem.ram_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
-        if mem.l1_bytes:
-            uc.mem_map(mem.l1_base, round_up(mem.l1_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
+        self._map_memory(uc)
         uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
-        uc.mem_write(mem.flash_base, bytes(machine.flash))
-        for seg in machine.image.segments:
-            if mem.ram_base <= seg.addr < mem.ram_base + mem.ram_bytes:
-                uc.mem_write(seg.addr, seg.data)
-        top = machine.stack[1]
-        uc.mem_write(machine.painted, STACK_FILL.to_bytes(4, "little") * ((top - machine.painted) // 4))
-        for name, data in writes.items():
-            addr, size = machine.image.symbol(name)
-            if len(data) > size:
-                raise SimulationError(f"{len(data)} bytes do not fit the firmware's {name} ({size} bytes)")
-            uc.mem_write(addr, data)
+        self._load(uc, writes)
         self.uc = uc
         self.counter = Counter(uc_impl.uclib, rv.UC_RISCV_REG_PC, machine.host_cc)
         self.counter.state.limit = instruction_limit
@@ -120,6 +107,29 @@ class Run:
         self.exact = True
         self._last_store: tuple[int, int, int] | None = None  # (block, block entry, index) of the last mark
 
+    def _map_memory(self, uc: uc_mod.Uc) -> None:
+        """Flash (read/execute), RAM and the L1, if any (read/write), each the core's own."""
+        mem = self.m.memory
+        uc.mem_map(mem.flash_base, round_up(mem.flash_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC)
+        uc.mem_map(mem.ram_base, round_up(mem.ram_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
+        if mem.l1_bytes:
+            uc.mem_map(mem.l1_base, round_up(mem.l1_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
+
+    def _load(self, uc: uc_mod.Uc, writes: dict[str, bytes]) -> None:
+        """The firmware image, the painted stack and `writes` ({symbol: bytes}) into memory."""
+        machine, mem = self.m, self.m.memory
+        uc.mem_write(mem.flash_base, bytes(machine.flash))
+        for seg in machine.image.segments:
+            if mem.ram_base <= seg.addr < mem.ram_base + mem.ram_bytes:
+                uc.mem_write(seg.addr, seg.data)
+        top = machine.stack[1]
+        uc.mem_write(machine.painted, STACK_FILL.to_bytes(4, "little") * ((top - machine.painted) // 4))
+        for name, data in writes.items():
+            addr, size = machine.image.symbol(name)
+            if len(data) > size:
+                raise SimulationError(f"{len(data)} bytes do not fit the firmware's {name} ({size} bytes)")
+            uc.mem_write(addr, data)
+
     def _hook_native(self, kind: int, callback: int) -> None:
         handle = uc_impl.uc_hook_h()
         status = uc_impl.uclib.uc_hook_add(self.uc._uch, uc_impl.ctypes.byref(handle), kind,
@@ -144,8 +154,10 @@ class Run:
     # --- devices --------------------------------------------------------------------------------------
 
     def _device_read(self, uc: uc_mod.Uc, offset: int, size: int, data: object) -> int:
+        if offset == Reg.NUM_CORES:
+            return 1
         if offset != Reg.FRAME:
-            return 0
+            return 0  # CORE_ID: the one core is core 0
         dev, frame = self.devices, len(self.devices.frames)
         if frame >= len(self.io_stream):
             return int(FrameCommand.END)
@@ -167,7 +179,10 @@ class Run:
         if reg in (Reg.IO_INDEX, Reg.INPUT, Reg.OUTPUT):
             self._model_io(reg, value)
             return
-        snap = self.counter.snapshot(self._tail(offset, size, value), memory=self.counts_memory)
+        snap = self._snapshot(self._tail(offset, size, value))
+        if reg is Reg.BARRIER:
+            self._barrier(snap)
+            return
         if reg is Reg.EXIT:
             dev.exit_status = value
             self.exit_snapshot = snap
@@ -185,7 +200,14 @@ class Run:
         self.uc.mem_write(dst, bytes(self.uc.mem_read(src, n)))
 
     def _dma_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
-        return self.counter.snapshot(self._tail(offset, size, value, DMA_BASE), memory=self.counts_memory)
+        return self._snapshot(self._tail(offset, size, value, DMA_BASE))
+
+    def _snapshot(self, tail: tuple[Insn, ...]) -> Snapshot:
+        """The counters now, less `tail` (the current block's instructions not yet executed)."""
+        return self.counter.snapshot(tail, memory=self.counts_memory)
+
+    def _barrier(self, snap: Snapshot) -> None:
+        """A barrier store: with one core, every core has arrived; nothing waits (mote.sim.cluster)."""
 
     def _model_io(self, reg: Reg, value: int) -> None:
         dev = self.devices

@@ -22,11 +22,15 @@ class LayerFigures:
     instructions_per_mac: float | None  # None for a layer without MACs
     energy_uj: float | None = None  # on the run's platform (mote.sim.energy); None: not counted
     dma: dict[str, Any] | None = None  # its DMA jobs, bytes and exposed cycles (mote.sim.dma_timing), if any
+    cores: tuple[dict[str, Any], ...] = ()  # on a cluster: each core's instructions, busy cycles, utilization
 
     def to_json(self) -> dict[str, Any]:
-        return {"instructions": self.instructions, "cycles": self.cycles, "accel_cycles": self.accel_cycles,
-                "share": self.share, "instructions_per_mac": self.instructions_per_mac, "energy_uj": self.energy_uj,
-                **({"dma": self.dma} if self.dma is not None else {})}
+        out = {"instructions": self.instructions, "cycles": self.cycles, "accel_cycles": self.accel_cycles,
+               "share": self.share, "instructions_per_mac": self.instructions_per_mac, "energy_uj": self.energy_uj,
+               **({"dma": self.dma} if self.dma is not None else {})}
+        if self.cores:
+            out["cores"] = list(self.cores)
+        return out
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,8 @@ class SimFigures(TargetFigures):
             share = p.instructions / result.instructions if result.instructions else 0.0
             per_mac = round(p.instructions / layer_macs[p.index], 3) if layer_macs[p.index] else None
             layers[p.index] = LayerFigures(p.instructions, p.cycles, p.accel_cycles, round(share, 4), per_mac,
-                                           p.energy_uj, p.dma.to_json() if p.dma is not None else None)
+                                           p.energy_uj, p.dma.to_json() if p.dma is not None else None,
+                                           tuple(p.to_json().get("cores", ())))
         return cls(result, round(result.instructions / macs, 3) if macs else None, offload, layers)
 
     def to_json(self) -> dict[str, Any]:

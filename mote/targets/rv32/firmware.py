@@ -22,7 +22,7 @@ import numpy as np
 
 from mote.codegen.compile import CompiledModel
 from mote.codegen.package import SRC
-from mote.errors import BuildError, MemoryFitError, MoteError
+from mote.errors import BuildError, MemoryFitError, MoteError, PlatformError
 from mote.ir import Graph
 from mote.ops import OPS
 from mote.ops.depthwise_band import band_shapes, wide_params
@@ -38,6 +38,7 @@ from mote.sim.platforms import Platform, builtin
 from mote.sim.results import LayerProfile, SimResult
 from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
+from mote.targets.rv32.cluster_result import cluster_result
 from mote.targets.rv32.firmware_main import firmware_main, keeps_state
 from mote.targets.rv32.levels import l1_bytes, l1_link, level_figures
 from mote.targets.rv32.toolchain import ISAS, OPT_LEVELS, Toolchain, find_toolchain
@@ -46,6 +47,7 @@ PLATFORM_DIR = "rv32"
 FIRMWARE = "firmware.elf"
 PAGE = 0x1000
 MAX_REGION = 1 << 30  # fits the memory map (mote/sim/devices.py) with room to spare
+CLUSTER_FILES = ("mote_cluster.h", "mote_cluster.c")  # the fork-join runtime, in firmware for several cores
 
 
 @dataclass(frozen=True)
@@ -64,14 +66,23 @@ class Rv32Config:
     check_alignment: bool = True  # fault on misaligned loads and stores, as most MCU cores do
     core: CoreModel = field(default_factory=CoreModel)
     platform: Platform = field(default_factory=lambda: builtin("mcu"))  # its energy figures (mote.sim.energy)
+    cores: int = 1  # cores running the firmware (mote.sim.cluster), each with a stack of stack_bytes
+
+    @property
+    def stack_region(self) -> int:
+        """The stack region at the top of RAM: every core's stack."""
+        return self.cores * self.stack_bytes
 
     def validate(self) -> None:
         for name in ("flash_bytes", "ram_bytes"):
             value = getattr(self, name)
             if value <= 0 or value % PAGE:
                 raise MoteError(f"rv32 {name} must be a positive multiple of 4 KiB, not {value}")
-        if self.stack_bytes <= 0 or self.stack_bytes % 16 or self.stack_bytes >= self.ram_bytes:
-            raise MoteError(f"rv32 stack_bytes must be a positive multiple of 16 smaller than RAM, "
+        if self.cores < 1:
+            raise MoteError(f"rv32 cores must be at least 1, not {self.cores}")
+        if self.stack_bytes <= 0 or self.stack_bytes % 16 or self.stack_region >= self.ram_bytes:
+            each = f" (one per core: {self.cores} stacks)" if self.cores > 1 else ""
+            raise MoteError(f"rv32 stack_bytes must be a positive multiple of 16 smaller than RAM{each}, "
                             f"not {self.stack_bytes}")
         if max(self.flash_bytes, self.ram_bytes) > MAX_REGION:
             raise MoteError("rv32 flash and RAM are at most 1 GiB each")
@@ -81,7 +92,7 @@ class Rv32Config:
             raise MoteError(f"rv32 isa must be one of {', '.join(ISAS)}, not {self.isa!r}")
 
     def memory_map(self) -> MemoryMap:
-        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_bytes, l1_bytes=l1_bytes(self.platform),
+        return MemoryMap(self.flash_bytes, self.ram_bytes, self.stack_region, l1_bytes=l1_bytes(self.platform),
                          dma=bool(self.platform.dma))
 
 
@@ -102,13 +113,15 @@ def platform_files(config: Rv32Config) -> dict[str, str]:
     include/math.h (its special values: the float kernels' only use of it) ({path relative to the project:
     text})."""
     files = resources.files("mote.targets.rv32")
-    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_bytes,
+    cluster = {f"{PLATFORM_DIR}/{name}": files.joinpath(name).read_text() for name in CLUSTER_FILES} \
+        if config.cores > 1 else {}
+    return {f"{PLATFORM_DIR}/link.ld": _linker_script(config.flash_bytes, config.ram_bytes, config.stack_region,
                                                       l1_bytes(config.platform)),
             f"{PLATFORM_DIR}/startup.S": files.joinpath("startup.S").read_text(),
             f"{PLATFORM_DIR}/mote_support.c": files.joinpath("mote_support.c").read_text(),
             f"{PLATFORM_DIR}/include/string.h": files.joinpath("string.h").read_text(),
             f"{PLATFORM_DIR}/include/math.h": files.joinpath("math.h").read_text(),
-            f"{PLATFORM_DIR}/mote_vp.h": c_header()}
+            f"{PLATFORM_DIR}/mote_vp.h": c_header(config.cores, config.stack_bytes), **cluster}
 
 
 def write_platform_files(project_dir: Path, config: Rv32Config) -> None:
@@ -148,7 +161,8 @@ def link_firmware(project_dir: Path, sources: list[str], config: Rv32Config,
 
 def _compile(toolchain: Toolchain, project_dir: Path, sources: list[str], config: Rv32Config,
              includes: tuple[str, ...], script: str, output: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
-    platform = [f"{PLATFORM_DIR}/startup.S", f"{PLATFORM_DIR}/mote_support.c"]
+    platform = [f"{PLATFORM_DIR}/startup.S", f"{PLATFORM_DIR}/mote_support.c",
+                *([f"{PLATFORM_DIR}/mote_cluster.c"] if config.cores > 1 else [])]
     cmd = toolchain.command(config.opt, platform + list(sources), output, f"{PLATFORM_DIR}/{script}",
                             includes=[PLATFORM_DIR, *includes], system_includes=[f"{PLATFORM_DIR}/include"],
                             forced=[f"{PLATFORM_DIR}/mote_vp.h"], isa=config.isa)
@@ -162,7 +176,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
                includes: tuple[str, ...]) -> MemoryFitError:
     """The firmware overflowed flash or RAM: link it once more with 1 GiB of each to say by how much."""
     work = project_dir / PLATFORM_DIR
-    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_bytes, MAX_REGION))
+    (work / "measure.ld").write_text(_linker_script(MAX_REGION, MAX_REGION, config.stack_region, MAX_REGION))
     try:
         _, proc = _compile(toolchain, project_dir, sources, config, includes, "measure.ld",
                            f"{PLATFORM_DIR}/measure.elf")
@@ -178,7 +192,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
         return MemoryFitError(f"the firmware needs {rom} bytes of flash (code, constants, initial data) "
                               f"but the target has {config.flash_bytes}; give it more flash")
     data, bss, noinit = (sizes.get(s, 0) for s in (".data", ".bss", ".noinit"))
-    need = data + bss + noinit + config.stack_bytes
+    need = data + bss + noinit + config.stack_region
     return MemoryFitError(
         f"the firmware needs {need} bytes of RAM (.data {data} + .bss {bss} + .noinit {noinit} + "
         f"stack {config.stack_bytes}) but the target has {config.ram_bytes}; "
@@ -188,7 +202,7 @@ def _fit_error(toolchain: Toolchain, project_dir: Path, sources: list[str], conf
 def check_fit(model: CompiledModel, config: Rv32Config) -> None:
     """Fail before compiling when the arena and stack cannot fit RAM, or the weights flash."""
     graph = model.graph
-    need = model.plan.size + config.stack_bytes
+    need = model.plan.size + config.stack_region
     if need > config.ram_bytes:
         raise MemoryFitError(
             f"{graph.name} needs at least {need} bytes of RAM (arena {model.plan.size} + "
@@ -234,7 +248,8 @@ def _band_layers(model: CompiledModel, body: str = BAND_BODY) -> list[DepthwiseP
         if body in layer.twins and node is not None and node.name == layer.name:
             params = OPS[node.op].prepare(node)
             plan = (model.tiled or {}).get(layer.index)  # a layer tiled into L1: its tiles' shapes
-            out += [plan.rows.params(params, tile) for tile in plan.tiles] if plan else [params]
+            out += ([plan.rows.params(params, tile) for tile in plan.tiles] if plan else
+                    list(layer.parts) if layer.parts else [params])  # or a split layer's parts
     return out
 
 
@@ -255,7 +270,7 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     project_dir/firmware.elf. `main`: the text of another firmware main.c than mote's (one that drives the model
     through an API of its own, e.g. a decoder's model_step). Raises MoteError."""
     config = config or Rv32Config()
-    model = model.for_target(Core.SCALAR, l1_bytes(config.platform))
+    model = model.for_target(Core.SCALAR, l1_bytes(config.platform) if config.cores == 1 else 0, config.cores)
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
@@ -321,6 +336,15 @@ class Rv32Firmware:
     def run(self, inputs: dict[str, np.ndarray], instruction_limit: int = DEFAULT_INSTRUCTION_LIMIT) -> SimResult:
         """One inference on the virtual platform: outputs, exact instruction counts, estimated cycles,
         per-layer profile, memory footprint. Raises a mote.sim SimulationError on a fault."""
+        if self.config.cores > 1:
+            if keeps_state(self.graph):
+                raise PlatformError(f"{self.graph.name}: a model with state does not run on {self.config.cores} "
+                                    "cores yet; use --cores 1")
+            cx = self.machine.run_cluster(self.config.cores, instruction_limit=instruction_limit,
+                                          io_inputs=self._input_bytes(inputs),
+                                          io_output_sizes=tuple(t.nbytes for t in self.graph.outputs))
+            base = self._result(cx.execution, self._outputs(cx.execution.io_outputs), cx.execution.marks)
+            return cluster_result(base, cx, self.config.platform, self.config.core)
         if keeps_state(self.graph):
             return self.run_stream([inputs], instruction_limit=instruction_limit)[0]
         ex = self.machine.run(instruction_limit=instruction_limit, io_inputs=self._input_bytes(inputs),
@@ -335,6 +359,9 @@ class Rv32Firmware:
         state runs each frame on its own."""
         if not keeps_state(self.graph):
             return [self.run(frame, instruction_limit) for frame in frames]
+        if self.config.cores > 1:
+            raise PlatformError(f"{self.graph.name}: a model with state does not run on {self.config.cores} "
+                                "cores yet; use --cores 1")
         ex = self.machine.run(instruction_limit=instruction_limit,
                               io_output_sizes=tuple(t.nbytes for t in self.graph.outputs),
                               io_stream=tuple(self._input_bytes(frame) for frame in frames),
@@ -398,7 +425,7 @@ class Rv32Firmware:
             rom_bytes=rom,
             ram_bytes=ram,
             stack_bytes=ex.stack_used,
-            stack_limit=self.config.stack_bytes,
+            stack_limit=self.config.stack_region,
             sim_seconds=ex.seconds,
             sim_mips=ex.mips,
             layers=layers,

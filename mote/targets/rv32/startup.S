@@ -16,6 +16,20 @@ _start:
   li t0, 0x2000
   csrs mstatus, t0
 #endif
+#ifdef MOTE_VP_CORES
+  /* A cluster: every core starts here. Core k's stack ends MOTE_VP_CORE_STACK_BYTES * k below the top;
+   * core 0 goes on to initialize memory and run main, the others wait for work (mote_cluster.c). */
+  li t0, MOTE_VP_CORE_ID_ADDR
+  lw t1, 0(t0)
+  li t2, MOTE_VP_CORE_STACK_BYTES
+  mul t2, t2, t1
+  sub sp, sp, t2
+  beqz t1, 0f
+  call mote_worker
+6:
+  j 6b /* not reached: mote_worker does not return */
+0:
+#endif
 
   /* .data: word by word (link.ld aligns its start and end, in flash and in RAM, to 4 bytes). */
   la a0, __data_start

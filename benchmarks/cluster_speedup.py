@@ -1,0 +1,122 @@
+"""The MLPerf Tiny models on the cluster8 platform's cluster, 8 cores against 1 (mote.sim.cluster): cycles on
+the critical path for the whole model and for its convolutions, outputs compared across core counts and with
+the reference interpreter, and the simulator's time per instruction. Run alone:
+`python benchmarks/cluster_speedup.py`; `cluster_report(work)` gives the section of benchmarks/RESULTS.md."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from mote.codegen.compile import compile_graph
+from mote.frontend import load
+from mote.inputs import random_inputs
+from mote.ops.registry import Core
+from mote.reference import interpret
+from mote.sim.platforms import builtin
+from mote.sim.results import SimResult
+from mote.targets.rv32 import Rv32Config, build_rv32
+
+MODELS = Path(__file__).resolve().parents[1] / "models" / "mlperf-tiny"
+CLUSTER_MODELS = {"AD (ToyCar)": "ad01_int8.tflite", "KWS (DS-CNN)": "kws_ref_model.tflite",
+                  "IC (ResNet-8)": "pretrainedResnet_quant.tflite", "VWW (MobileNetV1)": "vww_96_int8.tflite"}
+# the issue's goals: speed-up of 8 cores over 1 (whole model; ResNet-8's convolutions apart)
+GOALS = {"KWS (DS-CNN)": 5.0, "IC (ResNet-8)": 6.0, "VWW (MobileNetV1)": 5.0}
+CONV_GOAL = 7.0  # ResNet-8's convolutions
+SIM_GOAL = 2.0   # simulation time per instruction, 8 cores over 1
+REPEATS = 3
+CONVS = ("conv2d", "depthwise_conv2d")
+
+
+def _runs(file: str, cores: int, work: Path) -> tuple[list[SimResult], list[float], dict[int, str],
+                                                      dict[str, np.ndarray]]:
+    """REPEATS runs (their results and wall-clock seconds: setting up the cores, emulating, the figures), the
+    layers' ops, the outputs (checked against the reference interpreter)."""
+    graph = load(MODELS / file)
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    config = Rv32Config(cc="zig", platform=builtin("cluster8").with_cores(cores), cores=cores)
+    firmware = build_rv32(compiled, work / f"{Path(file).stem}-{cores}", config)
+    inputs = random_inputs(compiled.graph, 0)
+    runs, walls = [], []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        runs.append(firmware.run(inputs))
+        walls.append(time.perf_counter() - start)
+    assert all(r.instructions == runs[0].instructions and r.cycles == runs[0].cycles for r in runs)
+    expected = interpret(graph, inputs)
+    for name, value in expected.items():
+        assert np.array_equal(runs[0].outputs[name], value), f"{file} on {cores} cores: output {name} differs"
+    return runs, walls, {layer.index: layer.op for layer in compiled.layers}, runs[0].outputs
+
+
+def measure(label: str, file: str, work: Path) -> dict[str, float | str]:
+    one, wall1, ops, out1 = _runs(file, 1, work)
+    eight, wall8, _, out8 = _runs(file, 8, work)
+    assert all(np.array_equal(out1[k], out8[k]) for k in out1), f"{label}: 8 cores differ from 1"
+    r1, r8 = one[0], eight[0]
+
+    def conv_cycles(r: SimResult) -> int:
+        return sum(layer.cycles for layer in r.layers if ops.get(layer.index) in CONVS)
+
+    per_insn1 = statistics.median(wall1) / r1.instructions
+    per_insn8 = statistics.median(wall8) / r8.instructions
+    busy = [c.cycles for c in r8.cores]
+    return {"model": label, "cycles1": r1.cycles, "cycles8": r8.cycles, "speedup": r1.cycles / r8.cycles,
+            "conv_speedup": conv_cycles(r1) / conv_cycles(r8) if conv_cycles(r8) else float("nan"),
+            "insns1": r1.instructions,
+            "insns8": r8.instructions, "utilization": sum(busy) / (len(busy) * r8.cycles),
+            "sim1": per_insn1 * r1.instructions, "sim8": per_insn8 * r8.instructions,
+            "sim_ratio": per_insn8 / per_insn1,
+            "uj1": r1.energy.uj if r1.energy else float("nan"), "uj8": r8.energy.uj if r8.energy else float("nan")}
+
+
+def _times(x: float | str) -> str:
+    return "-" if x != x else f"{float(x):.2f}x"  # NaN: no convolution
+
+
+def cluster_report(work: Path) -> list[str]:
+    rows = [measure(label, file, work) for label, file in CLUSTER_MODELS.items()]
+    lines = [
+        "## 8 cores against 1 on the cluster8 platform", "",
+        "Each model built by `benchmarks/cluster_speedup.py` for the cluster8 platform's cluster with 1 and with 8 "
+        "cores (zig -O2, scalar kernels; layers split across the cores by mote.codegen.parallel, a fork and a join "
+        f"per layer), one inference on random inputs, {REPEATS} runs each (counts repeat exactly). Outputs equal the "
+        "reference interpreter's on both. Cycles are the critical path: each layer's slowest core plus the barriers. "
+        "Simulation time is the wall-clock time of a run (setting up the cores, emulating them, computing the "
+        "figures), median of the runs, and per instruction (all cores' instructions); the machine's other load adds "
+        "noise.", "",
+        "| model | cycles, 1 core | cycles, 8 cores | speed-up | convolutions' speed-up | instructions, 1 core | "
+        "instructions, 8 cores (all) | mean utilization | µJ, 1 core | µJ, 8 cores | sim s, 1 core | sim s, 8 cores | "
+        "sim time per instruction, 8 over 1 |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *[f"| {r['model']} | {r['cycles1']:,} | {r['cycles8']:,} | {r['speedup']:.2f}x | {_times(r['conv_speedup'])} | "
+          f"{r['insns1']:,} | {r['insns8']:,} | {float(r['utilization']):.1%} | {r['uj1']:.1f} | {r['uj8']:.1f} | "
+          f"{r['sim1']:.3f} | {r['sim8']:.3f} | {r['sim_ratio']:.2f}x |" for r in rows], ""]
+    by = {str(r["model"]): r for r in rows}
+    for label, goal in GOALS.items():
+        got = float(by[label]["speedup"])
+        verdict = "met" if got >= goal else "not met"
+        lines.append(f"- {label}, whole model: {got:.2f}x (goal at least {goal:g}x): {verdict}")
+    conv = float(by["IC (ResNet-8)"]["conv_speedup"])
+    lines.append(f"- IC (ResNet-8), convolutions: {conv:.2f}x (goal at least {CONV_GOAL:g}x): "
+                 f"{'met' if conv >= CONV_GOAL else 'not met'}")
+    for r in rows:
+        ratio = float(r["sim_ratio"])
+        lines.append(f"- {r['model']}, simulation time per instruction on 8 cores: {ratio:.2f}x one core's "
+                     f"(goal at most {SIM_GOAL:g}x): {'met' if ratio <= SIM_GOAL else 'not met'}")
+    return [*lines, ""]
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory(prefix="mote-cluster-") as tmp:
+        print("\n".join(cluster_report(Path(tmp))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""What a run on a cluster (mote.sim.cluster) reports: the run's and each layer's cycles on the critical
+path (mote.sim.cluster_clock), and each core's instructions, busy cycles, utilization and energy.
+
+Core 0's own figures come from its profiler marks as on one core; the other cores' from their counters
+at the barriers. Instructions, class counts, memory accesses and energy are summed over the cores;
+cycles are the critical path: core 0's clock, which includes its waiting at the barriers. The stack figures
+are one core's: the largest high-water mark of any core, and each core's stack size."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from mote.sim.cluster import ClusterExecution
+from mote.sim.cluster_clock import replay
+from mote.sim.counting import ClassTally, Snapshot
+from mote.sim.cycles import CoreModel, named_counts
+from mote.sim.devices import Reg
+from mote.sim.energy import Energy, accesses, between
+from mote.sim.platforms import Platform
+from mote.sim.results import CoreFigures, SimResult
+
+
+def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
+    if a is None or b is None:
+        return a or b
+    memory = {name: a.memory_pj.get(name, 0.0) + b.memory_pj.get(name, 0.0) for name in {*a.memory_pj, *b.memory_pj}}
+    return Energy(a.core_pj + b.core_pj, a.fetch_pj + b.fetch_pj, memory, a.dma_pj + b.dma_pj, a.accel_pj + b.accel_pj)
+
+
+def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, core_model: CoreModel) -> SimResult:
+    """The run's figures from `base`, core 0's own (as on one core), and every core's trace."""
+    ex = cx.execution
+    # one tally over every core's blocks (the cores run the same code): each core's snapshots name a subset
+    tally = ClassTally({addr: insns for t in cx.traces for addr, insns in t.blocks.items()})
+
+    def classes(k: int, snap: Snapshot) -> np.ndarray:
+        return tally.classes(snap)
+
+    def cost(k: int, snap: Snapshot) -> int:
+        counted = accesses(platform, None, snap)
+        return core_model.cycles(classes(k, snap)) + (platform.stall_cycles(*counted) if counted else 0)
+
+    clock = replay(cx.traces, cx.barriers, cost)
+    passed = cx.traces[0].mark_barriers
+
+    def clock0(i: int) -> int:
+        return clock.clock(0, ex.marks[i][0].snapshot, passed[i])
+
+    regs = [mk.reg for mk, _, _ in ex.marks]
+    begin, end = regs.index(Reg.RUN_BEGIN), regs.index(Reg.RUN_END)
+    cores = [CoreFigures(0, base.instructions, base.cycles, base.energy)]
+    total_classes = np.array(list(base.class_counts.values()), dtype=np.int64)
+    energy = base.energy
+    for k, trace in enumerate(cx.traces[1:], start=1):
+        if not trace.arrivals:  # core 0 finished before this core first ran: no layer was split
+            cores.append(CoreFigures(k, 0, 0, None))
+            continue
+        a0 = trace.arrivals[0]
+        a1 = trace.arrivals[cx.barriers] if len(trace.arrivals) > cx.barriers else trace.end
+        diff = classes(k, a1) - classes(k, a0)
+        spent = between(platform, named_counts(diff), a0, a1)
+        cores.append(CoreFigures(k, a1.instructions - a0.instructions, cost(k, a1) - cost(k, a0), spent))
+        total_classes += diff
+        energy = add_energy(energy, spent)
+    critical = clock0(end) - clock0(begin)
+    layers = []
+    for profile in base.layers:
+        b = next(i for i, (mk, _, _) in enumerate(ex.marks) if mk.reg is Reg.LAYER_BEGIN and mk.value == profile.index)
+        e = next(i for i, (mk, _, _) in enumerate(ex.marks) if i > b and mk.reg is Reg.LAYER_END
+                 and mk.value == profile.index)
+        spans = clock.worker_spans(profile.index)
+        layer_energy = profile.energy
+        for k, trace in enumerate(cx.traces[1:], start=1):
+            for barrier in range(1, cx.barriers):
+                if cx.traces[0].barrier_layers[barrier] != profile.index:
+                    continue
+                s0, s1 = trace.arrivals[barrier - 1], trace.arrivals[barrier]
+                layer_energy = add_energy(layer_energy, between(platform, named_counts(classes(k, s1) - classes(k, s0)),
+                                                                s0, s1))
+        layers.append(dataclasses.replace(
+            profile, instructions=profile.instructions + sum(n for _, n in spans), cycles=clock0(e) - clock0(b),
+            energy=layer_energy, core_instructions=[profile.instructions, *(n for _, n in spans)],
+            core_cycles=[profile.cycles, *(c for c, _ in spans)]))
+    stack = max(cx.stack_used) if cx.stack_used else base.stack_bytes
+    return dataclasses.replace(
+        base, instructions=sum(c.instructions for c in cores), cycles=critical, stack_bytes=stack,
+        stack_limit=base.stack_limit // len(cx.traces),
+        class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores,
+        sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
+        platform=platform.name)
