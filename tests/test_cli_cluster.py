@@ -24,7 +24,8 @@ def test_bit_exact_across_core_counts(model: str) -> None:
     mcu = _run(model)
     one = _run(model, "--platform", "cluster8", "--cores", "1")
     assert one["bit_exact"] and "cores" not in one
-    assert one["instructions"] == mcu["instructions"]  # one core: the code of the mcu platform
+    # one core of the cluster runs the mcu platform's kernels on L1 tiles: only the DMA's programming is added
+    assert one["dma"]["jobs"] > 0 and 0 < one["instructions"] - mcu["instructions"] < mcu["instructions"] // 100
     previous = one
     for cores in (2, 8):
         data = _run(model, "--platform", "cluster8", "--cores", str(cores))

@@ -46,8 +46,11 @@ def _model() -> bytes:
     mp = mb.tensor("mp", [1, 11, 9, 20], "int8", scale=0.05, zero_point=-128)
     mb.op("MAX_POOL_2D", [dw], [mp], padding="VALID", stride_h=1, stride_w=1, filter_height=2, filter_width=2,
           fused_activation_function="NONE")
+    a2 = mb.tensor("a2", [1, 11, 9, 20], "int8", scale=0.05, zero_point=-128)
+    mb.op("AVERAGE_POOL_2D", [dw], [a2], padding="VALID", stride_h=1, stride_w=1, filter_height=2, filter_width=2,
+          fused_activation_function="NONE")
     ad = mb.tensor("ad", [1, 11, 9, 20], "int8", scale=0.1, zero_point=-128)
-    mb.op("ADD", [mp, mp], [ad], fused_activation_function="NONE")
+    mb.op("ADD", [mp, a2], [ad], fused_activation_function="NONE")  # two tensors (x + x would fold to a table)
     gain = mb.tensor("gain", [20], "int8", scale=0.02, zero_point=0, data=rng.integers(-100, 100, 20))
     mu = mb.tensor("mu", [1, 11, 9, 20], "int8", scale=0.1, zero_point=-128)
     mb.op("MUL", [ad, gain], [mu], fused_activation_function="NONE")  # broadcast over the channels
