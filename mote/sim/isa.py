@@ -38,6 +38,7 @@ class Isa:
     length_rule: int          # LENGTH_*
     align_rule: int           # ALIGN_*
     thumb: bool = False       # entry addresses carry the Thumb bit
+    elf_machine: str = "EM_RISCV"  # the firmware ELF's e_machine
     # (exception number, PC at the hook) -> (error class, what, PC of the instruction)
     trap: Callable[[int, int], tuple[type[SimulationError], str, int]] | None = None
     # Why an executed instruction (decoded, and its bytes) does not exist on the core (None: it does).
@@ -96,4 +97,4 @@ def cortex_m(cpu: str) -> Isa:
     v6m = cpu == "cortex-m0plus"
     return Isa(cpu, uc_mod.UC_ARCH_ARM, uc_mod.UC_MODE_THUMB | uc_mod.UC_MODE_MCLASS, ARM_CPUS[cpu],
                arm.UC_ARM_REG_PC, thumb.decode_block, LENGTH_THUMB, ALIGN_NATURAL if v6m else ALIGN_ARMV7M,
-               thumb=True, trap=_arm_trap, illegal=thumb.armv6m_illegal if v6m else None)
+               thumb=True, elf_machine="EM_ARM", trap=_arm_trap, illegal=thumb.armv6m_illegal if v6m else None)

@@ -72,9 +72,9 @@ class LoadedFirmware:
 
     def __init__(self, elf: Path, memory: MemoryMap | None = None, check_alignment: bool = True,
                  accelerator: Any = None, *, host_cc: str, fpu: bool = False, isa: Isa | None = None) -> None:
-        self.image = ElfImage(elf)
         self.fpu = fpu  # a core with the F extension (rv32imfc firmware)
         self.isa = isa or rv32(fpu)
+        self.image = ElfImage(elf, self.isa.elf_machine)
         self.accelerator = accelerator  # a mote.accel Accelerator, mapped at ACCEL_BASE
         self.memory = memory = memory or MemoryMap()
         self.check_alignment = check_alignment
