@@ -60,7 +60,6 @@ class CounterState(ctypes.Structure):
         ("reads", ctypes.c_uint64 * MAX_REGIONS),
         ("writes", ctypes.c_uint64 * MAX_REGIONS),
         ("length_rule", ctypes.c_int32),
-        ("align_rule", ctypes.c_int32),
     ]
 
 

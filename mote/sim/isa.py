@@ -22,9 +22,6 @@ from mote.sim.faults import IllegalInstructionError, SimulationError, TrapError
 # How the native counter (mote_count.c) measures instructions: mirrors LENGTH_* there.
 LENGTH_RV32C = 0  # a 16-bit parcel whose two low bits are 11 starts a 32-bit instruction
 LENGTH_THUMB = 1  # a halfword whose top five bits are 11101, 11110 or 11111 starts a 32-bit instruction
-# Which loads and stores fault when misaligned: mirrors ALIGN_* there.
-ALIGN_NATURAL = 0  # every access to a multiple of its size (RV32 MCU cores, Armv6-M)
-ALIGN_ARMV7M = 1   # single loads and stores may be misaligned; multiple, dual and coprocessor ones may not
 
 
 @dataclass(frozen=True)
@@ -36,11 +33,18 @@ class Isa:
     pc_reg: int               # Unicorn register id of the PC
     decode: Callable[[int, bytes, int], list[Insn]]  # (address, code, count) -> the block's instructions
     length_rule: int          # LENGTH_*
-    align_rule: int           # ALIGN_*
+    # Whether a run may install the memory hook (alignment checks, loads and stores per memory; the
+    # profiler then finds its marks' stores by the PC). Unicorn 2.1 loses the IT state of Thumb-2 code
+    # when memory accesses are hooked (unicorn-engine/unicorn#2309: conditional instructions run wrongly),
+    # so Armv7-M and Armv8-M cores run without it: their misaligned accesses are not checked and their
+    # loads and stores are not counted per memory. Armv6-M has no IT instruction.
+    memory_hook: bool
     thumb: bool = False       # entry addresses carry the Thumb bit
     elf_machine: str = "EM_RISCV"  # the firmware ELF's e_machine
     # (exception number, PC at the hook) -> (error class, what, PC of the instruction)
     trap: Callable[[int, int], tuple[type[SimulationError], str, int]] | None = None
+    # The integer registers by the numbers Store operands use (mote.sim.decode.Store), read from Unicorn.
+    regs: Callable[[uc_mod.Uc], list[int]] | None = None
     # Why an executed instruction (decoded, and its bytes) does not exist on the core (None: it does).
     illegal: Callable[[Insn, bytes], str | None] | None = None
 
@@ -74,10 +78,22 @@ def _arm_trap(cause: int, pc: int) -> tuple[type[SimulationError], str, int]:
     return cls, _ARM_TRAPS.get(cause, f"exception {cause}"), pc
 
 
+def _rv_regs(uc: uc_mod.Uc) -> list[int]:
+    return [0] + [int(uc.reg_read(rv.UC_RISCV_REG_X1 + i)) for i in range(31)]
+
+
+_ARM_REGS = [getattr(arm, f"UC_ARM_REG_R{i}") for i in range(13)] + [arm.UC_ARM_REG_SP, arm.UC_ARM_REG_LR,
+                                                                       arm.UC_ARM_REG_PC]
+
+
+def _arm_regs(uc: uc_mod.Uc) -> list[int]:
+    return [int(uc.reg_read(r)) for r in _ARM_REGS]
+
+
 RV32IMC = Isa("rv32", uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32, rv.UC_CPU_RISCV32_SIFIVE_E31, rv.UC_RISCV_REG_PC,
-              decode_block, LENGTH_RV32C, ALIGN_NATURAL, trap=_rv_trap)
+              decode_block, LENGTH_RV32C, True, trap=_rv_trap, regs=_rv_regs)
 RV32IMFC = Isa("rv32", uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32, rv.UC_CPU_RISCV32_SIFIVE_U34, rv.UC_RISCV_REG_PC,
-               decode_block, LENGTH_RV32C, ALIGN_NATURAL, trap=_rv_trap)
+               decode_block, LENGTH_RV32C, True, trap=_rv_trap, regs=_rv_regs)
 
 
 def rv32(fpu: bool) -> Isa:
@@ -96,5 +112,6 @@ def cortex_m(cpu: str) -> Isa:
 
     v6m = cpu == "cortex-m0plus"
     return Isa(cpu, uc_mod.UC_ARCH_ARM, uc_mod.UC_MODE_THUMB | uc_mod.UC_MODE_MCLASS, ARM_CPUS[cpu],
-               arm.UC_ARM_REG_PC, thumb.decode_block, LENGTH_THUMB, ALIGN_NATURAL if v6m else ALIGN_ARMV7M,
-               thumb=True, elf_machine="EM_ARM", trap=_arm_trap, illegal=thumb.armv6m_illegal if v6m else None)
+               arm.UC_ARM_REG_PC, thumb.decode_block, LENGTH_THUMB, memory_hook=v6m, thumb=True,
+               elf_machine="EM_ARM", trap=_arm_trap, regs=_arm_regs,
+               illegal=thumb.armv6m_illegal if v6m else None)

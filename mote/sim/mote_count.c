@@ -17,8 +17,9 @@
  *
  * mote_mem_hook (UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, optional) counts the loads and stores that
  * hit each memory region the caller declared (flash, RAM: what an energy model needs; two compares
- * per region and access) and stops the run on the first misaligned load or store that the core would
- * fault on, which Unicorn otherwise performs silently (its RISC-V and M-profile cores alike).
+ * per region and access) and stops the run on the first misaligned load or store, which Unicorn's
+ * RISC-V and M-profile cores otherwise perform silently. (Not installed on Armv7-M/Armv8-M cores: with
+ * a memory hook, Unicorn 2.1 loses the IT state of Thumb-2 code; see mote/sim/isa.py.)
  *
  * Unicorn's entry points are passed in as function pointers (mote_counter_new), so this file needs
  * neither Unicorn's headers nor linking against it. Build: cc -O2 -shared -fPIC. */
@@ -69,14 +70,10 @@ typedef struct {
   uint64_t reads[MAX_REGIONS];      /* loads that hit each region */
   uint64_t writes[MAX_REGIONS];     /* stores that hit each region */
   int32_t length_rule;              /* LENGTH_*: how instruction lengths are read */
-  int32_t align_rule;               /* ALIGN_*: which misaligned accesses fault */
 } mote_counter;
 
 /* Instruction length rules (mirrored by mote/sim/isa.py). */
 enum { LENGTH_RV32C = 0, LENGTH_THUMB = 1 };
-/* Alignment rules (mirrored by mote/sim/isa.py): every access aligned to its size, or Armv7-M's, where
- * single loads and stores may be misaligned but multiple, dual, exclusive and coprocessor ones fault. */
-enum { ALIGN_NATURAL = 0, ALIGN_ARMV7M = 1 };
 
 static uint32_t slot_of(uint32_t addr, uint32_t mask) {
   /* Fibonacci hashing of the halfword index: neighbouring blocks spread over the table. */
@@ -137,19 +134,6 @@ static uint32_t count_insns(mote_counter *c, void *uc, uint32_t addr, uint32_t s
   uint32_t n = 0;
   for (uint32_t off = 0; off + 2 <= size; ++n) off += insn_size(c, buf + off);
   return n;
-}
-
-/* Armv7-M: whether the Thumb instruction at `pc` must access word-aligned memory (LDM/STM, PUSH/POP,
- * LDRD/STRD, exclusives, VLDR/VSTR/VLDM/VSTM). Read only on a misaligned access, which is rare. */
-static int needs_alignment(mote_counter *c, void *uc, uint32_t pc) {
-  uint8_t b[2];
-  if (c->mem_read(uc, pc, b, 2) != 0) return 1;
-  uint32_t h = (uint32_t)b[0] | (uint32_t)b[1] << 8;
-  if ((h & 0xF000u) == 0xC000u) return 1;                         /* LDM, STM (16-bit) */
-  if ((h & 0xFE00u) == 0xB400u || (h & 0xFE00u) == 0xBC00u) return 1; /* PUSH, POP */
-  if ((h & 0xFE00u) == 0xE800u) return 1;                         /* LDM/STM (32-bit), LDRD/STRD, LDREX/STREX */
-  if ((h & 0xEE00u) == 0xEC00u) return 1;                         /* coprocessor loads and stores (VFP) */
-  return 0;
 }
 
 mote_counter *mote_counter_new(uint32_t capacity, uc_mem_read_fn mem_read, uc_emu_stop_fn emu_stop,
@@ -219,7 +203,6 @@ void mote_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
   if ((address & (uint64_t)(size - 1)) == 0 || c->stop_reason != STOP_NONE) return;
   uint64_t pc = 0;
   c->reg_read(uc, c->pc_regid, &pc); /* exact here: Unicorn syncs the PC before memory hooks */
-  if (c->align_rule == ALIGN_ARMV7M && ((address & 3u) == 0 || !needs_alignment(c, uc, (uint32_t)pc))) return;
   c->stop_reason = STOP_MISALIGNED;
   c->fault_addr = (uint32_t)address;
   c->fault_pc = (uint32_t)pc;

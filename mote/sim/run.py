@@ -8,7 +8,6 @@ import time
 
 import numpy as np
 import unicorn as uc_mod
-from unicorn import riscv_const as rv
 from unicorn.unicorn_py3 import unicorn as uc_impl
 
 from mote.ints import round_up
@@ -83,7 +82,6 @@ class Run:
         self.counter = Counter(uc_impl.uclib, isa.pc_reg, machine.host_cc)
         self.counter.state.limit = instruction_limit
         self.counter.state.length_rule = isa.length_rule
-        self.counter.state.align_rule = isa.align_rule
         self.limit = instruction_limit
         self._native_hooks = []
         self._hook_native(uc_mod.UC_HOOK_BLOCK, self.counter.block_hook)
@@ -217,10 +215,11 @@ class Run:
         Without it the PC is the block's start, and the store is found from the registers, which are
         exact at the access: the first store after the previous match in this same execution of the
         block whose address and data agree."""
-        if self.m.check_alignment or self.isa.arch != uc_mod.UC_ARCH_RISCV:
+        if self.m.check_alignment:
             pc = self._pc()
             return next((i for i, insn in enumerate(insns) if insn.addr == pc), None)
-        regs = [0] + [int(self.uc.reg_read(rv.UC_RISCV_REG_X1 + i)) for i in range(31)]
+        assert self.isa.regs is not None
+        regs = self.isa.regs(self.uc)
         mask = (1 << (8 * size)) - 1
         for i, insn in enumerate(insns):
             s = insn.store

@@ -25,7 +25,7 @@ import functools
 import capstone
 from capstone import arm_const as A
 
-from mote.sim.decode import Cls, Insn
+from mote.sim.decode import Cls, Insn, Store
 
 _LOADS = {A.ARM_INS_LDR, A.ARM_INS_LDRB, A.ARM_INS_LDRH, A.ARM_INS_LDRSB, A.ARM_INS_LDRSH, A.ARM_INS_LDRT,
           A.ARM_INS_LDRBT, A.ARM_INS_LDRHT, A.ARM_INS_LDRSBT, A.ARM_INS_LDRSHT, A.ARM_INS_LDREX, A.ARM_INS_LDREXB,
@@ -53,6 +53,24 @@ _CBZ = {A.ARM_INS_CBZ, A.ARM_INS_CBNZ}
 # Armv6-M's 32-bit instructions; every other 32-bit encoding, IT and CBZ/CBNZ are Armv7-M's.
 _ARMV6M_WIDE = {A.ARM_INS_BL, A.ARM_INS_MSR, A.ARM_INS_MRS, A.ARM_INS_DMB, A.ARM_INS_DSB, A.ARM_INS_ISB}
 _ARMV7M_NARROW = {A.ARM_INS_IT, A.ARM_INS_CBZ, A.ARM_INS_CBNZ}
+
+
+# Capstone's register ids -> the numbers Store operands use (r0..r12, sp, lr, pc: 0..15).
+_REG_NUMBER = {getattr(A, f"ARM_REG_R{i}"): i for i in range(13)} | {A.ARM_REG_SP: 13, A.ARM_REG_LR: 14,
+                                                                       A.ARM_REG_PC: 15}
+_STORE_WIDTH = {A.ARM_INS_STR: 4, A.ARM_INS_STRH: 2, A.ARM_INS_STRB: 1}
+
+
+def _store(insn: capstone.CsInsn) -> Store | None:
+    """A single store with an immediate offset and no writeback, as its operands (the profiler's marks)."""
+    width = _STORE_WIDTH.get(insn.id)
+    ops = insn.operands
+    if width is None or len(ops) != 2 or insn.writeback or ops[1].type != A.ARM_OP_MEM or ops[1].mem.index != 0:
+        return None
+    data, base = _REG_NUMBER.get(ops[0].reg), _REG_NUMBER.get(ops[1].mem.base)
+    if data is None or base is None:
+        return None
+    return Store(base, data, ops[1].mem.disp, width)
 
 
 @functools.cache
@@ -116,7 +134,7 @@ def decode_block(addr: int, code: bytes, count: int | None = None) -> list[Insn]
         decoded = False
         for insn in md.disasm(code[off:], addr + off, 0 if count is None else count - len(out)):
             cls, beats = _classify(insn)
-            out.append(Insn(insn.address, insn.size, cls, beats=beats))
+            out.append(Insn(insn.address, insn.size, cls, _store(insn) if cls is Cls.STORE else None, beats))
             off += insn.size
             decoded = True
         if count is not None and len(out) >= count:
