@@ -105,8 +105,12 @@ class LoadedFirmware:
 
     def code(self, insn: Insn) -> bytes:
         """The bytes of one instruction (in flash)."""
-        off = insn.addr - self.memory.flash_base
-        return bytes(self.flash[off:off + insn.size])
+        return self.code_at(insn.addr, insn.size)
+
+    def code_at(self, addr: int, size: int = 4) -> bytes:
+        """`size` bytes of flash at `addr`."""
+        off = addr - self.memory.flash_base
+        return bytes(self.flash[off:off + size])
 
     def decode(self, addr: int, ninsn: int) -> list[Insn]:
         """The instructions of the block at `addr` (cached). Code only ever runs from flash."""
