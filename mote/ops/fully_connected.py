@@ -22,7 +22,7 @@ import numpy as np
 
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
-from mote.ops import blocked_16x8, blocked_f32, fully_connected_f32, fully_connected_pairs, weighted_16x8
+from mote.ops import blocked_16x8, blocked_f32, dsp_kernels, fully_connected_f32, fully_connected_pairs, weighted_16x8
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
 from mote.ops.conv_common import (
@@ -160,6 +160,7 @@ KERNELS = (
     weighted_16x8.FULLY_CONNECTED_KERNEL,
     blocked_f32.FULLY_CONNECTED_KERNEL,
     fully_connected_f32.KERNEL,
+    dsp_kernels.FULLY_CONNECTED_KERNEL,
     fully_connected_pairs.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),

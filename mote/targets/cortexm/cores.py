@@ -60,7 +60,7 @@ class ArmCore:
 
 CORES: dict[str, ArmCore] = {c.name: c for c in (
     ArmCore("cortex-m0plus", "armv6-m", "cortex_m0plus", "cortex-m0plus", None, False, M0PLUS_TIMING),
-    ArmCore("cortex-m4", "armv7e-m", "cortex_m4", "cortex-m4", "fpv4-sp-d16", True, M4_TIMING),
-    ArmCore("cortex-m7", "armv7e-m", "cortex_m7", "cortex-m7", "fpv5-d16", True, M7_TIMING),
-    ArmCore("cortex-m33", "armv8-m.main", "cortex_m33", "cortex-m33", "fpv5-sp-d16", True, M33_TIMING),
+    ArmCore("cortex-m4", "armv7e-m", "cortex_m4", "cortex-m4", "fpv4-sp-d16", True, M4_TIMING, Core.DSP),
+    ArmCore("cortex-m7", "armv7e-m", "cortex_m7", "cortex-m7", "fpv5-d16", True, M7_TIMING, Core.DSP),
+    ArmCore("cortex-m33", "armv8-m.main", "cortex_m33", "cortex-m33", "fpv5-sp-d16", True, M33_TIMING, Core.DSP),
 )}

@@ -1,0 +1,101 @@
+"""The kernels for cores with the Armv7E-M / Armv8-M DSP extension (Core.DSP: Cortex-M4, M7, M33): dual
+16-bit multiply-accumulates (SMLAD) on weights prepared at compile time in the layout the inner loops read
+(mote_dsp.h), records that lead the int8 rows of the conv2d and fully_connected tables.
+
+Layout: each row of weights (an output channel's filter in HWC tap order, or a fully connected row) is
+zero-padded to whole groups of four and every group (w0, w1, w2, w3) stored as the int16 pairs (w0, w2),
+(w1, w3): what SXTB16 makes of four int8 activations without a rotation and with one. Rows are then
+interleaved the way the register block walks them: conv2d by pairs of channels ([pair][group][2][2
+words]), fully_connected by fours ([quad][group][4][2 words]). The int16 weights take twice the flash of
+int8 ones and save the two widening instructions per word that CMSIS-NN spends on them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mote.c_text import c_struct
+from mote.ints import ceil_div
+from mote.ir import DType, Node
+from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
+from mote.ops.conv_common import fits_int32, max_abs
+from mote.ops.output_stage import output_multipliers
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+
+DSP = frozenset({Core.DSP})
+INT8 = frozenset({DType.INT8})
+
+
+def dsp_words(rows: np.ndarray, block: int) -> np.ndarray:
+    """int8 rows [n, depth] as uint32 words [ceil(n / block)][groups][block][2] (the module docstring's
+    layout), rows and depth zero-padded."""
+    n, depth = rows.shape
+    groups = ceil_div(depth, 4)
+    padded = np.zeros((ceil_div(n, block) * block, groups * 4), np.int16)
+    padded[:n, :depth] = rows
+    pairs = padded.reshape(-1, groups, 4)[:, :, [0, 2, 1, 3]]  # (w0, w2), (w1, w3)
+    blocked = pairs.reshape(-1, block, groups, 4).transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(blocked).astype("<i2").view("<u4").reshape(-1).astype(np.uint32)
+
+
+def _stage(multiplier: np.ndarray, shift: np.ndarray, em: Emitter) -> dict[str, int | str]:
+    left_mul, right_mul = output_multipliers(shift)
+    return {"multiplier": em.const(multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
+            "right_mul": em.const(right_mul, "right_mul")}
+
+
+# conv2d -------------------------------------------------------------------------------------------------
+
+def _conv_accepts(node: Node, p: ConvParams) -> str | None:
+    if p.groups != 1:
+        return "groups != 1"
+    if p.filter_offset:
+        return "weights with a zero point"
+    if not fits_int32(max_abs(p.folded) + p.taps * 128 * 128):
+        return "accumulator may exceed int32"
+    return None
+
+
+def _conv_scratch(node: Node, p: ConvParams) -> int:
+    return 20 * ceil_div(p.taps, 4) + 4  # MOTE_CONV_DSP_SCRATCH in mote_conv_dsp_s8.h
+
+
+def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    words = dsp_words(p.weights.reshape(p.out_ch, -1), 2)
+    return CCall("mote_conv_dsp_s8", "mote_conv_dsp_params", {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
+        "taps": p.taps, "groups": ceil_div(p.taps, 4), **{name: getattr(p, name) for name in QUANT},
+        "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded.astype(np.int32), "folded_bias"),
+        **_stage(p.multiplier, p.shift, em)}, [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+CONV_KERNEL = Kernel("mote_conv_dsp_s8", DSP, _conv_pack, _conv_accepts, _conv_scratch, dtypes=INT8,
+                     scratch_why="two output pixels' windows widened to int16 pairs, and one gathered window")
+
+
+# fully_connected ----------------------------------------------------------------------------------------
+
+# `p`: mote.ops.fully_connected.FullyConnectedParams (that module imports this one).
+
+def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
+    """The weights with the filter offset added (int16 has room), so the kernel adds no offset term."""
+    x = node.inputs[0]
+    assert x is not None
+    words = dsp_words(p.weights.astype(np.int16) + p.filter_offset, 4)
+    return CCall("mote_fully_connected_dsp_s8", "mote_fully_connected_dsp_params", {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+        "groups": ceil_div(p.accum_depth, 4), "output_offset": p.output_offset, "act_min": p.act_min,
+        "act_max": p.act_max, "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded_bias, "folded_bias"),
+        **_stage(p.multiplier, p.shift, em)}, [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _fc_scratch(node: Node, p: Any) -> int:
+    return 8 * ceil_div(p.accum_depth, 4) + 8  # MOTE_FULLY_CONNECTED_DSP_SCRATCH
+
+
+FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_dsp_s8", DSP, _fc_pack, scratch_bytes=_fc_scratch,
+                                dtypes=INT8, scratch_why="the input row widened to int16 pairs")
