@@ -21,7 +21,6 @@ from mote.ints import ceil_div
 from mote.ir import DType, Node
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
-from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 DSP = frozenset({Core.DSP})
@@ -40,21 +39,43 @@ def dsp_words(rows: np.ndarray, block: int) -> np.ndarray:
     return np.ascontiguousarray(blocked).astype("<i2").view("<u4").reshape(-1).astype(np.uint32)
 
 
-def _stage(multiplier: np.ndarray, shift: np.ndarray, em: Emitter) -> dict[str, int | str]:
-    left_mul, right_mul = output_multipliers(shift)
-    return {"multiplier": em.const(multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
-            "right_mul": em.const(right_mul, "right_mul")}
+def dsp_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray | None:
+    """The channels' output-stage rows of mote_dsp.h (int32 [n, 5]: multiplier, left, round, right, neg_mask) for
+    accumulators of magnitude at most `bound`, or None when a step of mote_dsp_requantize could overflow 32
+    bits for such an accumulator (the layer then takes a kernel with the 64-bit output stage)."""
+    multiplier = np.atleast_1d(np.asarray(multiplier, np.int64))
+    shift = np.broadcast_to(np.atleast_1d(np.asarray(shift, np.int64)), multiplier.shape)
+    left, right = np.maximum(shift, 0), np.maximum(-shift, 0)
+    if (right > 31).any() or (left > 31).any():
+        return None
+    shifted = bound << left
+    y = (shifted * multiplier + (1 << 30)) >> 31
+    rounding = np.where(right > 0, np.left_shift(1, np.maximum(right - 1, 0)), 0)
+    if (shifted >= 1 << 31).any() or (y + 1 + rounding >= 1 << 31).any():
+        return None
+    rows = np.stack([multiplier, left, rounding, right, -(right > 0).astype(np.int64)], axis=1)
+    return rows.astype(np.int32)
+
+
+def _stage_field(rows: np.ndarray, em: Emitter) -> dict[str, int | str]:
+    return {"stage": em.const(rows.reshape(-1), "dsp_stage")}
 
 
 # conv2d -------------------------------------------------------------------------------------------------
+
+def _conv_bound(p: ConvParams) -> int:
+    return int(max_abs(p.folded)) + p.taps * 128 * 128
+
 
 def _conv_accepts(node: Node, p: ConvParams) -> str | None:
     if p.groups != 1:
         return "groups != 1"
     if p.filter_offset:
         return "weights with a zero point"
-    if not fits_int32(max_abs(p.folded) + p.taps * 128 * 128):
+    if not fits_int32(_conv_bound(p)):
         return "accumulator may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _conv_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
     return None
 
 
@@ -70,7 +91,14 @@ def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
         "taps": p.taps, "groups": ceil_div(p.taps, 4), **{name: getattr(p, name) for name in QUANT},
         "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded.astype(np.int32), "folded_bias"),
-        **_stage(p.multiplier, p.shift, em)}, [em.tensor(x), em.tensor(node.outputs[0])])
+        **_stage_field(_exact_stage(p.multiplier, p.shift, _conv_bound(p)), em)},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _exact_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray:
+    rows = dsp_stage(multiplier, shift, bound)
+    assert rows is not None, "the record's accept test checks the output stage"
+    return rows
 
 
 CONV_KERNEL = Kernel("mote_conv_dsp_s8", DSP, _conv_pack, _conv_accepts, _conv_scratch, dtypes=INT8,
@@ -90,12 +118,25 @@ def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "groups": ceil_div(p.accum_depth, 4), "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded_bias, "folded_bias"),
-        **_stage(p.multiplier, p.shift, em)}, [em.tensor(x), em.tensor(node.outputs[0])])
+        **_stage_field(_exact_stage(p.multiplier, p.shift, _fc_bound(p)), em)},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _fc_bound(p: Any) -> int:
+    return int(max_abs(p.folded_bias)) + p.accum_depth * 128 * (128 + abs(p.filter_offset))
+
+
+def _fc_accepts(node: Node, p: Any) -> str | None:
+    if not fits_int32(_fc_bound(p)):
+        return "accumulator may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _fc_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
+    return None
 
 
 def _fc_scratch(node: Node, p: Any) -> int:
     return 8 * ceil_div(p.accum_depth, 4) + 8  # MOTE_FULLY_CONNECTED_DSP_SCRATCH
 
 
-FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_dsp_s8", DSP, _fc_pack, scratch_bytes=_fc_scratch,
+FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_dsp_s8", DSP, _fc_pack, _fc_accepts, _fc_scratch,
                                 dtypes=INT8, scratch_why="the input row widened to int16 pairs")

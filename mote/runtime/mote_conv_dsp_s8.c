@@ -2,7 +2,6 @@
 
 #include <string.h>
 
-#include "mote_dsp.h"
 
 /* Output pixel `pixel`'s window as int8 taps in win[0, groups * 4): HWC order, the input zero point
  * outside the input, zeros after the last tap. A 1x1 window at stride 1 is the input row itself. */
@@ -40,8 +39,7 @@ mote_status mote_conv_dsp_s8(const mote_conv_dsp_params *p, const int8_t *input,
   if (scratch.size < (size_t)MOTE_CONV_DSP_SCRATCH(groups)) return MOTE_ERROR;
   uint32_t *x = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 3u) & ~(uintptr_t)3u); /* [groups][2][2] */
   int8_t *win = (int8_t *)(x + 4 * groups);
-  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul, p->output_offset, p->act_min,
-                                    p->act_max};
+  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
   const int32_t pixels = g->batches * g->out_h * g->out_w;
   for (int32_t px = 0; px < pixels; px += 2) {
     const int32_t two = px + 1 < pixels; /* an odd last pixel is widened twice and stored once */
@@ -53,11 +51,11 @@ mote_status mote_conv_dsp_s8(const mote_conv_dsp_params *p, const int8_t *input,
       const int32_t oc1 = oc + 1 < m ? oc + 1 : oc; /* an odd last channel's pair is zero weights */
       int32_t acc[4] = {p->bias[oc], p->bias[oc1], p->bias[oc], p->bias[oc1]};
       mote_dsp_dot_2x2(x, w, groups, acc);
-      out1[oc] = mote_conv_output(&s, acc[2], oc);
-      out0[oc] = mote_conv_output(&s, acc[0], oc);
+      out1[oc] = (int8_t)mote_dsp_requantize(acc[2], p->stage + MOTE_DSP_STAGE * oc, offset, lo, hi);
+      out0[oc] = (int8_t)mote_dsp_requantize(acc[0], p->stage + MOTE_DSP_STAGE * oc, offset, lo, hi);
       if (oc1 != oc) {
-        out1[oc1] = mote_conv_output(&s, acc[3], oc1);
-        out0[oc1] = mote_conv_output(&s, acc[1], oc1);
+        out1[oc1] = (int8_t)mote_dsp_requantize(acc[3], p->stage + MOTE_DSP_STAGE * oc1, offset, lo, hi);
+        out0[oc1] = (int8_t)mote_dsp_requantize(acc[1], p->stage + MOTE_DSP_STAGE * oc1, offset, lo, hi);
       }
     }
   }

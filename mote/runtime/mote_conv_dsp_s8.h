@@ -2,6 +2,7 @@
 #define MOTE_CONV_DSP_S8_H
 
 #include "mote_conv_common.h"
+#include "mote_dsp.h"
 #include "mote_types.h"
 
 /* An ungrouped int8 2-D convolution for cores with dual 16-bit MACs (SMLAD: mote_dsp.h). Output pixels
@@ -21,9 +22,7 @@ typedef struct {
                                             (w0, w2), (w1, w3) of each group of four taps; zero-padded */
   const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
                                             input_offset * the sum of the channel's weights */
-  const int32_t *multiplier;             /* [out_ch]: Q31 multiplier */
-  const int32_t *left_mul, *right_mul;   /* [out_ch]: TFLite's shift as 2^max(shift, 0) and
-                                            2^(31 - max(-shift, 0)) (see mote_output_stage.h) */
+  const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_conv_dsp_params;
 
 /* The scratch it needs: two widened windows and one gathered int8 window, plus alignment. */

@@ -2,16 +2,13 @@
 
 #include <string.h>
 
-#include "mote_dsp.h"
-#include "mote_output_stage.h"
 
 mote_status mote_fully_connected_dsp_s8(const mote_fully_connected_dsp_params *p, const int8_t *input,
                                         int8_t *output, mote_scratch scratch) {
   const int32_t n = p->accum_depth, m = p->out_depth, groups = p->groups, full = n / 4;
   if (scratch.size < (size_t)MOTE_FULLY_CONNECTED_DSP_SCRATCH(groups)) return MOTE_ERROR;
   uint32_t *x = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 7u) & ~(uintptr_t)7u); /* [groups][2] */
-  const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul, p->output_offset, p->act_min,
-                                    p->act_max};
+  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
   for (int32_t b = 0; b < p->batches; ++b, input += n, output += m) {
     mote_dsp_widen(input, full, x, 2);
     if (full < groups) { /* the last group's missing inputs are zeros */
@@ -24,7 +21,9 @@ mote_status mote_fully_connected_dsp_s8(const mote_fully_connected_dsp_params *p
       int32_t acc[4];
       for (int32_t j = 0; j < 4; ++j) acc[j] = o + j < m ? p->bias[o + j] : 0;
       mote_dsp_dot_1x4(x, w, groups, acc);
-      for (int32_t j = 0; j < 4 && o + j < m; ++j) output[o + j] = mote_conv_output(&s, acc[j], o + j);
+      for (int32_t j = 0; j < 4 && o + j < m; ++j) {
+        output[o + j] = (int8_t)mote_dsp_requantize(acc[j], p->stage + MOTE_DSP_STAGE * (o + j), offset, lo, hi);
+      }
     }
   }
   return MOTE_OK;

@@ -1,6 +1,7 @@
 #ifndef MOTE_FULLY_CONNECTED_DSP_S8_H
 #define MOTE_FULLY_CONNECTED_DSP_S8_H
 
+#include "mote_dsp.h"
 #include "mote_types.h"
 
 /* An int8 fully connected layer for cores with dual 16-bit MACs (SMLAD: mote_dsp.h): each input row is
@@ -15,8 +16,7 @@ typedef struct {
   const uint32_t *weights;           /* [ceil(out_depth / 4)][groups][4 rows][2 words]: int16 pairs (w0, w2),
                                         (w1, w3) of each group of four inputs; zero-padded */
   const int32_t *bias;               /* [out_depth]: as mote_fully_connected_s8's */
-  const int32_t *multiplier;         /* [out_depth]: Q31 multiplier */
-  const int32_t *left_mul, *right_mul; /* [out_depth]: see mote_output_stage.h */
+  const int32_t *stage;              /* [out_depth][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_fully_connected_dsp_params;
 
 /* The scratch it needs: one widened input row, plus alignment. */
