@@ -1,13 +1,15 @@
 """The kernels for cores with the Armv7E-M / Armv8-M DSP extension (Core.DSP: Cortex-M4, M7, M33): dual
 16-bit multiply-accumulates (SMLAD) on weights prepared at compile time in the layout the inner loops read
-(mote_dsp.h), records that lead the int8 rows of the conv2d and fully_connected tables.
+(mote_dsp.h), records that lead the int8 rows of the conv2d, depthwise_conv2d and fully_connected tables.
 
 Layout: each row of weights (an output channel's filter in HWC tap order, or a fully connected row) is
 zero-padded to whole groups of four and every group (w0, w1, w2, w3) stored as the int16 pairs (w0, w2),
 (w1, w3): what SXTB16 makes of four int8 activations without a rotation and with one. Rows are then
 interleaved the way the register block walks them: conv2d by pairs of channels ([pair][group][2][2
-words]), fully_connected by fours ([quad][group][4][2 words]). The int16 weights take twice the flash of
-int8 ones and save the two widening instructions per word that CMSIS-NN spends on them.
+words]), fully_connected by fours ([quad][group][4][2 words]). depthwise_conv2d's weights pair channels
+instead: (w_c0, w_c2), (w_c1, w_c3) per tap and group of four channels ([group][tap][2 words]). The int16
+weights take twice the flash of int8 ones and save the two widening instructions per word that CMSIS-NN
+spends on them. Every layer's output stage is the 32-bit one of mote_dsp.h, its exactness checked here.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from mote.ints import ceil_div
 from mote.ir import DType, Node
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 DSP = frozenset({Core.DSP})
@@ -140,3 +143,40 @@ def _fc_scratch(node: Node, p: Any) -> int:
 
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_dsp_s8", DSP, _fc_pack, _fc_accepts, _fc_scratch,
                                 dtypes=INT8, scratch_why="the input row widened to int16 pairs")
+
+
+# depthwise_conv2d ---------------------------------------------------------------------------------------
+
+def _dw_bound(p: DepthwiseParams) -> int:
+    return int(max_abs(p.folded_bias)) + 9 * 128 * 128
+
+
+def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
+    if (p.filter_h, p.filter_w, p.depth_multiplier, p.dilation_h, p.dilation_w) != (3, 3, 1, 1, 1):
+        return "not 3x3, depth multiplier 1, undilated"
+    if p.in_ch % 4:
+        return "channels not a multiple of 4"
+    if p.filter_offset or p.folded_bias is None:
+        return "weights with a zero point, or an accumulator that may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _dw_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
+    return None
+
+
+def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None and p.folded_bias is not None
+    taps = p.weights.reshape(9, p.in_ch // 4, 4).transpose(1, 0, 2)[:, :, [0, 2, 1, 3]]  # [group][tap][4]
+    words = np.ascontiguousarray(taps).astype("<i2").view("<u4").reshape(-1).astype(np.uint32)
+    fields = {name: getattr(p, name) for name in ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h",
+                                                   "stride_w", "pad_top", "pad_left", "input_offset",
+                                                   "output_offset", "act_min", "act_max")}
+    return CCall("mote_depthwise_conv_dsp_s8", "mote_depthwise_conv_dsp_params", {
+        **fields, "weights": em.const(words, "dsp_weights"),
+        "folded_bias": em.const(p.folded_bias.astype(np.int32), "folded_bias"),
+        **_stage_field(_exact_stage(p.multiplier, p.shift, _dw_bound(p)), em)},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_dsp_s8", DSP, _dw_pack, _dw_accepts, lambda node, p: p.in_ch,
+                          dtypes=INT8, scratch_why="a row of the input zero point for the taps outside the input")

@@ -21,10 +21,14 @@ static const int8_t *gather(const mote_conv_dsp_params *p, const int8_t *input, 
     const int32_t iy = y0 + fy * g->dilation_h;
     for (int32_t fx = 0; fx < g->filter_w; ++fx, col += c) {
       const int32_t ix = x0 + fx * g->dilation_w;
-      if (iy < 0 || iy >= g->in_h || ix < 0 || ix >= g->in_w) {
-        memset(col, zero_point, (size_t)c);
-      } else {
+      const int inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+      if (c < 8) { /* a few channels: copied inline, not by a call */
+        const int8_t *from = inside ? image + (iy * g->in_w + ix) * c : NULL;
+        for (int32_t k = 0; k < c; ++k) col[k] = from ? from[k] : (int8_t)zero_point;
+      } else if (inside) {
         memcpy(col, image + (iy * g->in_w + ix) * c, (size_t)c);
+      } else {
+        memset(col, zero_point, (size_t)c);
       }
     }
   }

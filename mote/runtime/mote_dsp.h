@@ -24,6 +24,13 @@ static inline int32_t mote_smlad(uint32_t x, uint32_t w, int32_t acc) {
 }
 static inline uint32_t mote_widen_even(uint32_t x) { return (uint32_t)__sxtb16((int8x4_t)x); }
 static inline uint32_t mote_widen_odd(uint32_t x) { return (uint32_t)__sxtb16((int8x4_t)__ror(x, 8)); }
+/* acc + the product of the low (bottom) or high (top) halfwords: one SMLABB / SMLATT. */
+static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
+  return __smlabb((int32_t)x, (int32_t)w, acc);
+}
+static inline int32_t mote_smlatt(uint32_t x, uint32_t w, int32_t acc) {
+  return __smlatt((int32_t)x, (int32_t)w, acc);
+}
 #else
 static inline int32_t mote_smlad(uint32_t x, uint32_t w, int32_t acc) {
   const int32_t lo = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(w & 0xFFFFu);
@@ -35,12 +42,23 @@ static inline uint32_t mote_sxtb16(uint32_t x) {
 }
 static inline uint32_t mote_widen_even(uint32_t x) { return mote_sxtb16(x); }
 static inline uint32_t mote_widen_odd(uint32_t x) { return mote_sxtb16(x >> 8); }
+static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)((int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(w & 0xFFFFu)));
+}
+static inline int32_t mote_smlatt(uint32_t x, uint32_t w, int32_t acc) {
+  return (int32_t)((uint32_t)acc + (uint32_t)((int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(w >> 16)));
+}
 #endif
 
-/* Four int8 values at `p` (any alignment) as one little-endian word. */
+/* Four int8 values at `p` (any alignment) as one little-endian word: one LDR where the core allows
+ * unaligned word loads (freestanding builds do not treat memcpy as a builtin, hence the builtin). */
 static inline uint32_t mote_load4(const int8_t *p) {
   uint32_t x;
+#if defined(__GNUC__)
+  __builtin_memcpy(&x, p, 4);
+#else
   memcpy(&x, p, 4);
+#endif
   return x;
 }
 
