@@ -56,6 +56,14 @@ def test_matches_tflite_micro_and_the_reference(model: tuple[bytes, CompiledMode
         assert_same(firmware.run(inputs).outputs, expected, f"{firmware.config.cpu} firmware, seed {seed}")
 
 
+def test_each_core_gets_its_kernels(model: tuple[bytes, CompiledModel], firmware: CortexMFirmware) -> None:
+    """The cores with the DSP extension take the SMLAD kernels for every conv, depthwise and fully connected
+    layer; Cortex-M0+ the vector ones."""
+    kernels = {layer.kernel for layer in model[1].for_core(CORES[firmware.config.cpu].kernels).layers}
+    dsp = {"mote_conv_dsp_s8", "mote_depthwise_conv_dsp_s8", "mote_fully_connected_dsp_s8"}
+    assert dsp <= kernels if CORES[firmware.config.cpu].dsp else not dsp & kernels
+
+
 def test_profile_footprint_and_cycles(model: tuple[bytes, CompiledModel], firmware: CortexMFirmware) -> None:
     compiled = model[1]
     result: SimResult = firmware.run(random_inputs(compiled.graph, 0))
