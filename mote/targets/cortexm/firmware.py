@@ -16,14 +16,18 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from string import Template
+from typing import Any
+
+import numpy as np
 
 from mote.codegen.compile import CompiledModel
 from mote.errors import BuildError, MemoryFitError, MoteError
 from mote.sim.cycles import CoreModel
 from mote.sim.devices import FLASH_BASE, RAM_BASE, c_header
 from mote.sim.isa import cortex_m
-from mote.sim.machine import Machine, MemoryMap
+from mote.sim.machine import Execution, Machine, MemoryMap
 from mote.sim.platforms import Platform, builtin
+from mote.sim.results import SimResult
 from mote.targets.cortexm.cores import CORES, ArmCore
 from mote.targets.cortexm.toolchain import find_toolchain
 from mote.targets.host import find_cc
@@ -192,10 +196,18 @@ def machine(elf: Path, config: CortexMConfig, accelerator: object = None) -> Mac
 
 
 class CortexMFirmware(Rv32Firmware):
-    """A built model firmware for a Cortex-M core; `run` simulates one inference (as Rv32Firmware's)."""
+    """A built model firmware for a Cortex-M core; `run` simulates one inference (as Rv32Firmware's). It
+    reports no energy: mote.sim.energy's figures are those of the rv32 platform's core and memories."""
 
     config: CortexMConfig  # type: ignore[assignment]
 
     @functools.cached_property
     def machine(self) -> Machine:
         return machine(self.build.elf, self.config, self.accelerator)
+
+    def _result(self, ex: Execution, outputs: dict[str, np.ndarray], marks: list[Any]) -> SimResult:
+        result = super()._result(ex, outputs, marks)
+        result.energy = None
+        for layer in result.layers:
+            layer.energy = None
+        return result
