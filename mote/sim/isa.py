@@ -45,6 +45,8 @@ class Isa:
     trap: Callable[[int, int], tuple[type[SimulationError], str, int]] | None = None
     # The integer registers by the numbers Store operands use (mote.sim.decode.Store), read from Unicorn.
     regs: Callable[[uc_mod.Uc], list[int]] | None = None
+    # Pages mapped as plain read/write memory besides flash, RAM and the devices: (base, bytes).
+    system_pages: tuple[tuple[int, int], ...] = ()
     # Why an executed instruction (decoded, and its bytes) does not exist on the core (None: it does).
     illegal: Callable[[Insn, bytes], str | None] | None = None
 
@@ -106,6 +108,11 @@ ARM_CPUS = {"cortex-m0plus": arm.UC_CPU_ARM_CORTEX_M0, "cortex-m4": arm.UC_CPU_A
             "cortex-m7": arm.UC_CPU_ARM_CORTEX_M7, "cortex-m33": arm.UC_CPU_ARM_CORTEX_M33}
 
 
+# The System Control Space page (CPACR, VTOR, ...). Unicorn maps nothing there; as plain memory it takes the
+# reset code's CPACR write that enables the FPU (Unicorn's FPU runs without it) and reads back what was written.
+SCS = (0xE000_E000, 0x1000)
+
+
 def cortex_m(cpu: str) -> Isa:
     """The Arm M-profile core `cpu` (a key of ARM_CPUS): Thumb code, decoded with Capstone."""
     from mote.sim import thumb  # Capstone is loaded only for Arm firmware
@@ -113,5 +120,5 @@ def cortex_m(cpu: str) -> Isa:
     v6m = cpu == "cortex-m0plus"
     return Isa(cpu, uc_mod.UC_ARCH_ARM, uc_mod.UC_MODE_THUMB | uc_mod.UC_MODE_MCLASS, ARM_CPUS[cpu],
                arm.UC_ARM_REG_PC, thumb.decode_block, LENGTH_THUMB, memory_hook=v6m, thumb=True,
-               elf_machine="EM_ARM", trap=_arm_trap, regs=_arm_regs,
+               elf_machine="EM_ARM", trap=_arm_trap, regs=_arm_regs, system_pages=(SCS,),
                illegal=thumb.armv6m_illegal if v6m else None)

@@ -67,6 +67,8 @@ class Run:
         uc.mem_map(mem.flash_base, round_up(mem.flash_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC)
         uc.mem_map(mem.ram_base, round_up(mem.ram_bytes, PAGE), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
         uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
+        for base, size in isa.system_pages:
+            uc.mem_map(base, size, uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
         uc.mem_write(mem.flash_base, bytes(machine.flash))
         for seg in machine.image.segments:
             if mem.ram_base <= seg.addr < mem.ram_base + mem.ram_bytes:

@@ -162,3 +162,17 @@ def test_explore_verifies_on_a_cortex_m_core(tmp_path: Path) -> None:
     (check,) = json.loads((tmp_path / "results.json").read_text())["verify"]
     assert check["target"] == "cortex-m4" and check["bit_exact"]
     assert check["vp_cycles"] == check["model_cycles"] > 0
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m4", "cortex-m0plus"])
+def test_float_layers_use_the_fpu_where_there_is_one(cpu: str, tmp_path: Path) -> None:
+    """The bundled digits CNN quantizes a float input and dequantizes its output: in FPU instructions on a
+    core with an FPU (hard-float ABI, the reset code enabling it), in the compiler's runtime on Cortex-M0+."""
+    from mote.pipeline import default_model, load
+
+    graph = load(default_model())
+    compiled = compile_graph(graph, core=CORES[cpu].kernels)
+    inputs = random_inputs(graph, 0)
+    result = build_cortexm(compiled, tmp_path / cpu, CortexMConfig(cpu=cpu, cc="zig")).run(inputs)
+    assert_same(result.outputs, interpret(graph, inputs), f"digits on {cpu}")
+    assert (result.class_counts["fpu"] > 0) == (cpu == "cortex-m4")

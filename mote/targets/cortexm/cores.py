@@ -50,7 +50,7 @@ class ArmCore:
 
     name: str            # --target
     arch: str            # the architecture, as reports say it
-    llvm_cpu: str        # zig/clang -mcpu
+    llvm_cpu: str        # zig's -mcpu, with the features its CPU model leaves out (the FPU; the M33's DSP)
     gcc_cpu: str         # arm-none-eabi-gcc -mcpu
     fpu: str | None      # the FPU of the usual part (gcc -mfpu), None: no FPU
     dsp: bool            # the DSP extension (SMLAD and friends)
@@ -60,7 +60,8 @@ class ArmCore:
 
 CORES: dict[str, ArmCore] = {c.name: c for c in (
     ArmCore("cortex-m0plus", "armv6-m", "cortex_m0plus", "cortex-m0plus", None, False, M0PLUS_TIMING),
-    ArmCore("cortex-m4", "armv7e-m", "cortex_m4", "cortex-m4", "fpv4-sp-d16", True, M4_TIMING, Core.DSP),
-    ArmCore("cortex-m7", "armv7e-m", "cortex_m7", "cortex-m7", "fpv5-d16", True, M7_TIMING, Core.DSP),
-    ArmCore("cortex-m33", "armv8-m.main", "cortex_m33", "cortex-m33", "fpv5-sp-d16", True, M33_TIMING, Core.DSP),
+    ArmCore("cortex-m4", "armv7e-m", "cortex_m4+vfp4d16sp", "cortex-m4", "fpv4-sp-d16", True, M4_TIMING, Core.DSP),
+    ArmCore("cortex-m7", "armv7e-m", "cortex_m7+fp_armv8d16", "cortex-m7", "fpv5-d16", True, M7_TIMING, Core.DSP),
+    ArmCore("cortex-m33", "armv8-m.main", "cortex_m33+dsp+fp_armv8d16sp", "cortex-m33", "fpv5-sp-d16", True,
+            M33_TIMING, Core.DSP),
 )}
