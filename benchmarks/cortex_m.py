@@ -9,6 +9,7 @@ cycle model's figures beside published MLPerf Tiny latencies, flash and RAM.
 from __future__ import annotations
 
 import re
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -52,7 +53,12 @@ class Row:
     stack: int
 
 
+GCC = "arm-none-eabi-gcc"
+
+
 def measure(work: Path) -> list[Row]:
+    """Every model on every core with zig's clang; on Cortex-M4 with arm-none-eabi-gcc too where it is
+    installed (cpu "cortex-m4/gcc")."""
     rows = []
     for label, file in FILES.items():
         graph = load(MODELS / file)
@@ -65,6 +71,13 @@ def measure(work: Path) -> list[Row]:
             exact = all((result.outputs[k] == v).all() for k, v in expected.items())
             rows.append(Row(label, cpu, compiled.macs, result.instructions, result.cycles, exact, result.rom_bytes,
                             compiled.weights_bytes, compiled.plan.size, result.stack_bytes))
+        if shutil.which(GCC):
+            print(f"measuring {label} on cortex-m4 with {GCC} ...", file=sys.stderr)
+            compiled = compile_graph(graph, core=CORES["cortex-m4"].kernels)
+            result = build_cortexm(compiled, work / f"{label}-gcc", CortexMConfig(cpu="cortex-m4", cc="gcc")).run(inputs)
+            exact = all((result.outputs[k] == v).all() for k, v in expected.items())
+            rows.append(Row(label, "cortex-m4/gcc", compiled.macs, result.instructions, result.cycles, exact,
+                            result.rom_bytes, compiled.weights_bytes, compiled.plan.size, result.stack_bytes))
     return rows
 
 
@@ -84,6 +97,14 @@ def report(rows: list[Row]) -> list[str]:
         out.append(f"| {model} | {m4.macs:,} | {m4.instructions:,} | {m4.instructions / m4.macs:.2f} | "
                    f"{ANCHOR[model]:,} | {ANCHOR[model] / m4.instructions:.2f}x | "
                    f"{'met' if m4.instructions <= GOAL[model] else 'missed'} | {others} | {'yes' if exact else 'NO'} |")
+    if any(r.cpu == "cortex-m4/gcc" for r in rows):
+        out += ["", f"Cortex-M4 built with {GCC} -O2 (the anchor's compiler; the table above is zig's clang):", "",
+                "| model | instructions | per MAC | anchor | fewer | goal | bit-exact |", "|---|---:|---:|---:|---:|---:|---|"]
+        for model in FILES:
+            g = by[model, "cortex-m4/gcc"]
+            out.append(f"| {model} | {g.instructions:,} | {g.instructions / g.macs:.2f} | {ANCHOR[model]:,} | "
+                       f"{ANCHOR[model] / g.instructions:.2f}x | {'met' if g.instructions <= GOAL[model] else 'missed'} "
+                       f"| {'yes' if g.exact else 'NO'} |")
     out += ["", "Flash and RAM on Cortex-M4: ROM besides the model's constant arrays (weights, biases, output "
             "stages) against TFLM + CMSIS-NN's 101-107 KB of code; the arena against TFLM's.", "",
             "| model | ROM | constants | ROM besides them | arena | TFLM arena | stack |",
