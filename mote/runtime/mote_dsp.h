@@ -23,7 +23,17 @@ static inline int32_t mote_smlad(uint32_t x, uint32_t w, int32_t acc) {
   return __smlad((int16x2_t)x, (int16x2_t)w, acc);
 }
 static inline uint32_t mote_widen_even(uint32_t x) { return (uint32_t)__sxtb16((int8x4_t)x); }
-static inline uint32_t mote_widen_odd(uint32_t x) { return (uint32_t)__sxtb16((int8x4_t)((x >> 8) | (x << 24))); }
+/* SXTB16 with its operand rotated: one instruction. clang folds the rotation into the operand; gcc 12
+ * would rotate first, then extend, so it gets the instruction spelled out. */
+static inline uint32_t mote_widen_odd(uint32_t x) {
+#if defined(__clang__)
+  return (uint32_t)__sxtb16((int8x4_t)((x >> 8) | (x << 24)));
+#else
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+#endif
+}
 /* acc + the product of the low (bottom) or high (top) halfwords: one SMLABB / SMLATT. */
 static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
   return __smlabb((int32_t)x, (int32_t)w, acc);
