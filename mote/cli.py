@@ -29,6 +29,7 @@ from mote.outputs import atomic_path, check_output_file, check_output_root
 from mote.passes.accel_check import check_accelerator
 from mote.stream import MAX_CALLS, run_stream
 from mote.targets import TARGETS, Target, find_target
+from mote.targets.cortexm import CORES, CortexMConfig
 from mote.targets.rv32 import Rv32, Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
 from mote.targets.rv32.toolchain import ISAS
@@ -141,6 +142,8 @@ def _parser() -> argparse.ArgumentParser:
                         "of those names in it are replaced, nothing else is touched)")
     p.add_argument("--verify", type=bounded_int(0, 10_000), default=0, metavar="N",
                    help="re-run N sampled points on the VP in timed mode: cost model vs VP cycles, bit-exactness")
+    p.add_argument("--verify-target", default="rv32", choices=[n for n, t in TARGETS.items() if t.accelerators],
+                   help="the VP core --verify runs on (default rv32)")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--objective", choices=("cycles", "energy"),
                    help="order the points best first by total cycles or by energy per inference (energy_uj)")
@@ -181,7 +184,8 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     onnx.add_argument("--calib-method", default="MinMax", choices=METHODS)
     onnx.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
                       help="fix a dynamic input shape, e.g. input=1,3,32,32 (repeatable)")
-    rv32 = p.add_argument_group("rv32 target (refused with --target host)")
+    rv32 = p.add_argument_group("rv32 and Cortex-M targets (refused with --target host; --cc, --opt, --flash, "
+                                "--ram, --stack, --accel and --instruction-limit serve the Cortex-M targets too)")
     rv32.add_argument("--cc", choices=CC_CHOICES,
                       help="cross compiler: riscv64-unknown-elf-gcc when present, else zig (default auto)")
     rv32.add_argument("--opt", choices=("-O2", "-Os"), help="optimization level (default -O2; `--opt -Os` for size)")
@@ -199,6 +203,9 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
                            "mulh, div, branch_taken, branch_not_taken, jump, fpu, fdiv)")
     add_platform_arguments(rv32)
+    rv32.add_argument("--flash-wait-states", type=bounded_int(0, 15), metavar="N",
+                      help="Cortex-M targets: flash wait states, paid by each fetch after a taken branch or jump "
+                           "(default 0)")
 
 
 def _check_files(args: argparse.Namespace) -> None:
@@ -236,6 +243,11 @@ def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
     them elsewhere)."""
     if args.target == Rv32.name:
         return Rv32(config, args.instruction_limit)
+    if args.target in CORES:
+        cortex = CortexMConfig(cpu=args.target, flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack,
+                               cc=args.cc, opt=args.opt, flash_wait_states=args.flash_wait_states)
+        cortex.validate()
+        return TARGETS[args.target](cortex, args.instruction_limit)  # type: ignore[call-arg]
     return find_target(args.target)
 
 
@@ -330,7 +342,7 @@ def _explore(args: argparse.Namespace) -> int:
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
-                   objective=args.objective)
+                   objective=args.objective, verify_target=args.verify_target)
     if args.json:
         print(json.dumps(rows))
     else:
