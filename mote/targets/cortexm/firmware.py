@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mote.codegen.compile import CompiledModel
+from mote.codegen.package import SRC
 from mote.errors import BuildError, MemoryFitError, MoteError
 from mote.sim.cycles import CoreModel
 from mote.sim.devices import FLASH_BASE, RAM_BASE, c_header
@@ -58,6 +59,12 @@ class CortexMConfig:
     flash_wait_states: int = 0
     timing: CoreModel | None = None  # None: the core's own (cores.py)
     platform: Platform = field(default_factory=lambda: builtin("mcu"))  # its energy figures (mote.sim.energy)
+    cores: int = 1  # one core (the rv32 target's cluster is RISC-V only)
+
+    @property
+    def stack_region(self) -> int:
+        """The stack region at the top of RAM (one core's stack)."""
+        return self.stack_bytes
 
     @property
     def arm(self) -> ArmCore:
@@ -118,7 +125,7 @@ def platform_files(config: CortexMConfig) -> dict[str, str]:
 def project_files(model: CompiledModel, config: CortexMConfig) -> dict[str, str]:
     """cortexm/ for `model`: the platform files and the firmware main."""
     return {**platform_files(config),
-            f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None)}
+            f"{PLATFORM_DIR}/main.c": firmware_main(model.graph, model.accelerator is not None, model.names)}
 
 
 def _compile(config: CortexMConfig, project_dir: Path, sources: list[str], includes: tuple[str, ...],
@@ -163,11 +170,9 @@ def build_cortexm(model: CompiledModel, project_dir: Path, config: CortexMConfig
     model = model.for_core(config.arm.kernels)
     check_fit(model, config)  # type: ignore[arg-type]  # the same memory fields as Rv32Config
     project_dir = Path(project_dir)
-    files = project_files(model, config)
-    dataclasses.replace(model, sources={**model.sources, **files}).write(project_dir)
-    kernels = sorted(rel for rel in model.sources if rel.startswith("mote/") and rel.endswith(".c"))
-    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", "model.c", "weights.c", *kernels], config,
-                          includes=(".", "mote"))
+    model.write(project_dir, extra=project_files(model, config))
+    sources = [f"{SRC}/{rel}" for rel in sorted(model.sources) if rel.endswith(".c")]
+    build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", *sources], config, includes=(SRC, f"{SRC}/mote"))
     return CortexMFirmware(build, model.graph, config, model.accelerator,  # type: ignore[arg-type]
                            {layer.index: layer.macs for layer in model.layers if layer.runs_on != "cpu"})
 
