@@ -27,6 +27,8 @@ RV32_ONLY = {
     "accel": (None, "--accel attaches an accelerator to the virtual MCU; use --target rv32"),
     "platform": ("mcu", "--platform picks the virtual MCU; the host target runs native code"),
     "cores": (None, "--cores sets the virtual MCU's core count; the host target runs native code"),
+    "trace": (None, "--trace writes the virtual MCU's timeline (layers, accelerator, DMA, cores); use --target rv32"),
+    "clock_mhz": (100.0, "--clock-mhz converts the virtual MCU's cycles to time in --trace; use --target rv32"),
 }
 
 
@@ -64,6 +66,17 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
         return value
     convert.__name__ = "integer"
     return convert
+
+
+def clock_mhz(text: str) -> float:
+    """An argparse type: a clock frequency in MHz, above 0 and at most 100 GHz."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MHz") from None
+    if not 0 < value <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text} MHz is out of range (above 0, at most 100000)")
+    return value
 
 
 def size(text: str) -> int:
