@@ -66,8 +66,13 @@ def ram_line(report: RunReport) -> str | None:
     ram, grown = report.figures.sim.ram_bytes, report.compiled.plan.size - cpu_arena
     if grown <= 0:
         return None
-    return markup(f"RAM {ram / KB:,.0f} KB ({(ram - grown) / KB:,.0f} KB without {accel.name}'s layouts: "
-                  f"+{grown / KB:,.0f} KB of arena for its layouts and the transposes around its layers)")
+    return markup(f"RAM {_kb(ram)} KB ({_kb(ram - grown)} KB without {accel.name}'s layouts: +{_kb(grown)} KB "
+                  "of arena for its layouts and the transposes around its layers)")
+
+
+def _kb(n: int) -> str:
+    """Decimal kilobytes: whole ones from 100 KB, one decimal below."""
+    return f"{n / KB:,.0f}" if n >= 100 * KB else f"{n / KB:,.1f}"
 
 
 def summary_lines(report: RunReport) -> list[str]:
