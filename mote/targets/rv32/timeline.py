@@ -41,8 +41,10 @@ def run_timeline(marks: Marks, core: CoreModel, platform: Platform, layers: list
     job_insns = [n for _, n, _ in log]
     accel_before = np.cumsum([0, *(c for _, _, c in log)]).tolist()  # accel cycles of the first k jobs
 
-    def dma_exposed(insns: int) -> int:
-        return dma.between(-1, insns).exposed_cycles if dma is not None else 0
+    exposed = np.cumsum([0, *(dma.stalls if dma is not None else ())]).tolist()  # stalls of the first k events
+
+    def dma_exposed(insns: int) -> int:  # the DMA stalls up to instruction `insns` (as DmaTimeline.between)
+        return exposed[bisect.bisect_right(dma.at, insns)] if dma is not None else 0
 
     def clock(k: int) -> int:
         mark, insns, classes = marks[k]
