@@ -44,7 +44,8 @@ def print_profile(report: RunReport) -> None:
     cluster = any("cores" in layer for layer in data["layers"])
     # with an accelerator: its cycles per layer, and each layer's share of CPU + accelerator cycles (else of
     # the instructions), so that a CPU layer is not blamed for the time the accelerator takes
-    accel = accelerator_of(report) is not None
+    accelerator = accelerator_of(report)
+    accel, timed = accelerator is not None, accelerator is not None and accelerator.timed
     whole = sum(total_cycles(layer) for layer in data["layers"] if "cycles" in layer)
     columns = ("#", "layer", "op", "kernel", "instructions", "cycles", *(("accel cycles",) if accel else ()),
                "share", "MACs", "instr/MAC", "µJ",
@@ -59,14 +60,14 @@ def print_profile(report: RunReport) -> None:
         table.add_row(str(layer["index"]), short(layer["name"], 28), markup(layer["op"]), markup(layer["kernel"]),
                       f"{layer['instructions']:,}", f"{layer['cycles']:,}",
                       *((f"{layer['accel_cycles']:,}" if layer.get("accel_cycles") else "-",) if accel else ()),
-                      f"{(total_cycles(layer) / whole if whole else 0.0) if accel else layer['share']:.1%}",
+                      f"{(total_cycles(layer) / whole if whole else 0.0) if timed else layer['share']:.1%}",
                       f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-",
                       "-" if layer.get("energy_uj") is None else f"{layer['energy_uj']:.2f}",
                       *((f"{moved['bytes']:,}", f"{moved['exposed_cycles']:,}") if moved else ("-", "-"))[:2 * dma],
                       *((utilization(layer),) if cluster else ()))
     out = console()
     out.print(table)
-    if accel:
+    if timed:
         out.print("share: of the layers' CPU + accelerator cycles")
         split = split_line(data, report)
         if split is not None:
