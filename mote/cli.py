@@ -16,12 +16,13 @@ import numpy as np
 from mote import pipeline
 from mote.accel import find_accelerator
 from mote.accel.partition import partition, regions
-from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
+from mote.cli_args import Parser, bounded_int, clock_mhz, joined_opt_values, settle_rv32_options, size
 from mote.cli_compile import add_compile_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, rv32_config
 from mote.cli_report import print_profile, print_run, short
+from mote.cli_trace import write_trace
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
 from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
@@ -202,6 +203,11 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--core", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
                            "mulh, div, branch_taken, branch_not_taken, jump, fpu, fdiv)")
+    rv32.add_argument("--trace", type=Path, metavar="OUT.json",
+                      help="write the run's timeline as a Chrome/Perfetto trace: layers, accelerator jobs, DMA "
+                           "transfers, a cluster's cores (open it in ui.perfetto.dev)")
+    rv32.add_argument("--clock-mhz", type=clock_mhz, metavar="MHZ",
+                      help="the clock frequency that turns cycles into time in --trace (default 100)")
     add_platform_arguments(rv32)
     rv32.add_argument("--flash-wait-states", type=bounded_int(0, 15), metavar="N",
                       help="Cortex-M targets: flash wait states, paid by each fetch after a taken branch or jump "
@@ -227,6 +233,10 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     config.validate()
     if getattr(args, "save_outputs", None) is not None:
         check_output_file(args.save_outputs, "--save-outputs")
+    if args.trace is not None:
+        if getattr(args, "calls", None) is not None:
+            raise MoteError("--trace times one inference: leave out --calls")
+        check_output_file(args.trace, "--trace")
     accelerator = find_accelerator(args.accel) if args.accel else None
     model = args.model or pipeline.default_model()
     if getattr(args, "calls", None) is not None:
@@ -255,6 +265,8 @@ def _run(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.save_outputs:
         _save_outputs(args.save_outputs, report.onnx_outputs if report.onnx_outputs is not None else report.outputs)
+    if args.trace is not None:
+        write_trace(report, args.trace, args.clock_mhz)
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -276,6 +288,8 @@ def _profile(args: argparse.Namespace) -> int:
         measuring = " or ".join(name for name, target in TARGETS.items() if target.measures_layers)
         raise MoteError(f"profile needs a target that measures each layer: use --target {measuring}")
     report = _report(args)
+    if args.trace is not None:
+        write_trace(report, args.trace, args.clock_mhz)
     if args.json:
         print(json.dumps(report.to_json()))
     else:

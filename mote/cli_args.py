@@ -28,6 +28,8 @@ RV32_ONLY = {
     "platform": ("mcu", "--platform picks the virtual MCU; the host target runs native code"),
     "cores": (None, "--cores sets the virtual MCU's core count; the host target runs native code"),
     "flash_wait_states": (0, "--flash-wait-states sets a Cortex-M core's flash timing; use a --target cortex-m*"),
+    "trace": (None, "--trace writes the virtual MCU's timeline (layers, accelerator, DMA, cores); use --target rv32"),
+    "clock_mhz": (100.0, "--clock-mhz converts the virtual MCU's cycles to time in --trace; use --target rv32"),
 }
 # The options of the virtual MCU that the Cortex-M targets take too (the others pick rv32's ISA and
 # platform); --flash-wait-states is theirs alone.
@@ -68,6 +70,17 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
         return value
     convert.__name__ = "integer"
     return convert
+
+
+def clock_mhz(text: str) -> float:
+    """An argparse type: a clock frequency in MHz, above 0 and at most 100 GHz."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MHz") from None
+    if not 0 < value <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text} MHz is out of range (above 0, at most 100000)")
+    return value
 
 
 def size(text: str) -> int:

@@ -49,10 +49,29 @@ def _duration(dma: Dma, nbytes: int) -> int:
     return dma.setup_cycles + -(-nbytes // dma.bytes_per_cycle)
 
 
+@dataclass(frozen=True)
+class JobSpan:
+    """When one job ran on the engine (core cycles from reset, the core's DMA stalls before it included) and
+    which of the `channels` in-flight slots it took (the lowest one free when it was issued)."""
+
+    job: DmaJob
+    issued: int
+    begin: int
+    end: int
+    channel: int
+
+
 def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -> tuple[list[int], list[int]]:
     """The core's stall at each event (in order; `core_cycles[k]` is event k's core cycle without DMA
     stalls) and each job's engine time (by job id - 1), under the model in the module docstring."""
-    stalls, busy = [], []
+    stalls, busy, _ = _schedule(events, core_cycles, dma)
+    return stalls, busy
+
+
+def _schedule(events: list[DmaJob | DmaWait], core_cycles: list[int],
+              dma: Dma) -> tuple[list[int], list[int], list[JobSpan]]:
+    stalls, busy, spans = [], [], []
+    slots = [0] * max(1, dma.channels)  # each in-flight slot's current job's end
     ends: dict[int, int] = {}
     delay = engine_free = 0
     for event, cycle in zip(events, core_cycles):
@@ -67,11 +86,14 @@ def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -
             begin = max(now, engine_free)
             ends[event.id] = engine_free = begin + duration
             busy.append(duration)
+            channel = min(range(len(slots)), key=lambda c: (slots[c] > now, c))
+            slots[channel] = engine_free
+            spans.append(JobSpan(event, now, begin, engine_free, channel))
         else:
             stall = max(0, ends[event.job] - now)
         delay += stall
         stalls.append(stall)
-    return stalls, busy
+    return stalls, busy, spans
 
 
 class DmaTimeline:
@@ -87,7 +109,7 @@ class DmaTimeline:
             counted = accesses(platform, None, event.snapshot)
             cycles.append(core.cycles(counts) + (platform.stall_cycles(*counted) if counted else 0))
         dma = platform.l1_dma() or (platform.dma[0] if platform.dma else Dma("ram", "l1"))
-        self.stalls, self.busy = schedule(self.events, cycles, dma)
+        self.stalls, self.busy, self.spans = _schedule(self.events, cycles, dma)
 
     def _name(self, kind: str) -> str:
         memory = self.platform.memory(kind)

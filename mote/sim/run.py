@@ -92,6 +92,7 @@ class Run:
         self.accel: AccelDevice | RtlDevice | None = None
         if machine.accelerator is not None:  # its Python model, or its RTL (mote/sim/rtl_device.py)
             self.accel = make_accel_device(machine.accelerator, self.devices)
+            self.accel.now = lambda: int(self.counter.state.insns)
             uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
         self.dma: DmaDevice | None = None
         if mem.dma:

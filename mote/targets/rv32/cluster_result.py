@@ -13,13 +13,14 @@ import dataclasses
 import numpy as np
 
 from mote.sim.cluster import ClusterExecution
-from mote.sim.cluster_clock import replay
+from mote.sim.cluster_clock import BARRIER_CYCLES, replay
 from mote.sim.counting import ClassTally, Snapshot
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import Reg
 from mote.sim.energy import Energy, accesses, between
 from mote.sim.platforms import Platform
 from mote.sim.results import CoreFigures, SimResult
+from mote.targets.rv32.timeline import core_spans, layer_spans
 
 
 def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
@@ -83,10 +84,14 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
             profile, instructions=profile.instructions + sum(n for _, n in spans), cycles=clock0(e) - clock0(b),
             energy=layer_energy, core_instructions=[profile.instructions, *(n for _, n in spans)],
             core_cycles=[profile.cycles, *(c for c, _ in spans)]))
+    at = [clock0(i) - clock0(begin) for i in range(len(ex.marks))]
+    timeline = [*layer_spans(ex.marks, at, layers),
+                *core_spans(clock.busy, clock.waited, cx.barriers, cx.traces[0].barrier_layers, clock0(begin),
+                            clock0(end), BARRIER_CYCLES)]
     stack = max(cx.stack_used) if cx.stack_used else base.stack_bytes
     return dataclasses.replace(
         base, instructions=sum(c.instructions for c in cores), cycles=critical, stack_bytes=stack,
         stack_limit=base.stack_limit // len(cx.traces),
-        class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores,
+        class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores, timeline=timeline,
         sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
         platform=platform.name)
