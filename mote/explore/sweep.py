@@ -111,23 +111,20 @@ def _add_cpu(row: dict[str, Any], cpu: dict[str, Any] | str, platform: Platform 
 
 def add_speedups(rows: list[dict[str, Any]], keys: list[str]) -> None:
     """Each row's `speedup`: its baseline's total cycles over its own, and `speedup_vs`, which baseline. With
-    `cores` swept the baseline is the row of the same model and the same other settings at the first core
-    count swept (cores=1 in `--sweep cores=1,2,4,8`); without, the model's first point."""
-    others = [k for k in keys if k != "cores"]
-    first_cores = next((r["cores"] for r in rows if "cores" in keys), None)
+    `cores` swept over several counts the baseline is the row of the same model and the same other settings
+    at the first core count swept (cores=1 in `--sweep cores=1,2,4,8`); else the model's first point."""
+    by_cores = "cores" in keys and len({r.get("cores") for r in rows}) > 1
+    others = [k for k in keys if k != "cores"] if by_cores else []
+    first_cores = rows[0].get("cores") if by_cores else None
     baselines: dict[tuple[Any, ...], dict[str, Any]] = {}
     for row in rows:
-        if "cores" in keys:
-            if row["cores"] == first_cores:
-                baselines.setdefault((row["model"], *(row.get(k) for k in others)), row)
-        else:
-            baselines.setdefault((row["model"],), row)
+        if not by_cores or row["cores"] == first_cores:
+            baselines.setdefault((row["model"], *(row.get(k) for k in others)), row)
     for row in rows:
-        key = (row["model"], *(row.get(k) for k in others)) if "cores" in keys else (row["model"],)
-        base = baselines.get(key)
+        base = baselines.get((row["model"], *(row.get(k) for k in others)))
         mine, theirs = row.get("total_cycles"), base.get("total_cycles") if base else None
         row["speedup"] = round(theirs / mine, 4) if mine and theirs else None
-        row["speedup_vs"] = f"cores={first_cores}" if "cores" in keys else "first point"
+        row["speedup_vs"] = f"cores={first_cores}" if by_cores else "first point"
 
 
 OBJECTIVES = {"cycles": "total_cycles", "energy": "energy_uj"}
