@@ -65,7 +65,8 @@ def test_bad_platform_keys_are_refused_in_one_line(tmp_path: Path) -> None:
              (["--platform", "cluster8", "--sweep", "pes=64"], ("--sweep pes", "not a platform key", "--accel")),
              (["--platform", "nosuch", "--sweep", "cores=1"], ("--platform nosuch",)),
              (["--platform", "cluster8", "--accel", "none", "--verify", "1", "--sweep", "cores=1"], ("--verify",)),
-             (["--accel", "qvanilla", "--sweep", "cycles_per_mac=1", "l2=1"], ("--sweep l2", "qvanilla"))]
+             (["--accel", "qvanilla", "--sweep", "cycles_per_mac=1", "l2=1"],
+              ("--sweep l2", "qvanilla", "cores, l1, dma_bw"))]
     for args, words in cases:
         assert_one_line_error(mote("explore", model, *args, "--out", out), *words)
         assert not out.exists(), args
