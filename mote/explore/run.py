@@ -55,12 +55,13 @@ def explore(models: list[Path], accel: str | None, sweep_values: dict[str, list[
     sizes = (size_settings(accel) if accel is not None else set()) | PLATFORM_SIZES
     rows, seconds = sweep(models, accel, accel_values, workers, progress=show, dask=dask, platform=platform,
                           platform_settings=plat_values)
+    in_order = rows  # the plots' lines and legends follow the sweep's order, not the objective's
     if objective is not None:
         rows = by_objective(rows, objective)
     checks = verify_points(models, accel, rows, verify, list(accel_values)) if verify else []
     check_output_root(out, "--out")
     report.write(rows, checks, seconds, out)
-    plots.draw(rows, keys, out, categories, sizes)
+    plots.draw(in_order, keys, out, categories, sizes)
     if show:
         report.show(rows, checks, seconds, keys, categories, sizes)
     return rows
