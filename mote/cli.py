@@ -20,7 +20,7 @@ from mote.cli_args import Parser, bounded_int, clock_mhz, joined_opt_values, set
 from mote.cli_compile import add_compile_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
-from mote.cli_platform import add_platform_arguments, apply_platform, rv32_config
+from mote.cli_platform import add_platform_arguments, apply_platform, find_platform, rv32_config
 from mote.cli_report import print_profile, print_run, short
 from mote.cli_trace import write_trace
 from mote.errors import MoteError
@@ -132,12 +132,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_partition)
 
-    p = sub.add_parser("explore", help="design-space exploration of an accelerator: cost model + CPU cycles")
+    p = sub.add_parser("explore", help="design-space exploration of an accelerator and the platform: cost model + "
+                                       "CPU cycles")
     p.add_argument("models", nargs="+", type=Path, metavar="MODEL")
-    p.add_argument("--accel", required=True, metavar="NAME[:KEY=VALUE,...]")
+    p.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]|none",
+                   help="the accelerator whose settings are swept (default: the platform's, if it has one; none: "
+                        "no accelerator, the whole model on the CPU)")
+    p.add_argument("--platform", metavar="NAME|FILE",
+                   help="the platform the CPU work runs on (default mcu), varied by the keys cores, l1, dma_bw")
     p.add_argument("--sweep", nargs="+", default=[], metavar="KEY[=V1,V2]",
-                   help="settings to sweep, e.g. pes=64,128 (keys: the accelerator's settings; a key alone "
-                        "sweeps the values the accelerator declares for it)")
+                   help="settings to sweep, e.g. pes=64,128 (keys: the accelerator's settings, a key alone sweeping "
+                        "the values it declares for it; and the platform's: cores=1,2,4,8, l1=16KiB,32KiB, "
+                        "dma_bw=4,8)")
     p.add_argument("--out", type=Path, default=Path("results"),
                    help="directory for results.csv/json and plots (default ./results; created if missing; files "
                         "of those names in it are replaced, nothing else is touched)")
@@ -355,8 +361,16 @@ def _explore(args: argparse.Namespace) -> int:
         sweep[key] = values.split(",") if sep else []  # none: the values the accelerator declares
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
-    rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
-                   objective=args.objective, verify_target=args.verify_target)
+    platform = find_platform(args.platform) if args.platform else None
+    accel = args.accel
+    if accel is None and platform is not None:
+        accel = next((slot.accel for slot in platform.accelerators if slot.accel), None)
+    if accel is None and not sweep and platform is None:
+        raise MoteError("explore: nothing to explore; give --accel NAME with --sweep KEY=V1,V2, or --platform "
+                        "NAME with --sweep cores=1,2,4,8 (or l1=..., dma_bw=...)")
+    rows = explore(args.models, None if accel == "none" else accel, sweep, args.out, verify=args.verify,
+                   show=not args.json, dask=args.dask, objective=args.objective, platform=platform,
+                   verify_target=args.verify_target)
     if args.json:
         print(json.dumps(rows))
     else:

@@ -22,6 +22,7 @@ from mote.explore.space import spec, typed
 from mote.ir import Graph, Node
 from mote.ops import OPS
 from mote.passes.offload import offload
+from mote.sim.platforms import Platform
 
 CPU_WORK = "cpu_work"  # the key of a row's CPU workload, while the sweep runs (not in the results)
 _GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
@@ -34,24 +35,41 @@ def _graph(model: str) -> Graph:
     return _GRAPHS[model]
 
 
-def evaluate(model: str, accel: str, settings: dict[str, str]) -> dict[str, Any]:
-    """The cost model's figures for `model` on the accelerator configured with `settings` (texts);
-    the row holds the settings with their declared types, and `cpu_work` while the sweep runs."""
-    try:
-        values = typed(accel, settings)
-    except MoteError:  # not checked beforehand (check_sweep): the point fails below, with the texts shown
-        values = dict(settings)
+def evaluate(model: str, accel: str | None, settings: dict[str, str],
+             platform: Platform | None = None) -> dict[str, Any]:
+    """The cost model's figures for `model` on the accelerator configured with `settings` (texts; `accel`
+    None: no accelerator, the whole model on the CPU); the row holds the settings with their declared
+    types, and `cpu_work` (which includes `platform`, the one the CPU work runs on) while the sweep runs."""
+    values: dict[str, Any] = dict(settings)
+    if accel is not None:
+        try:
+            values = typed(accel, settings)
+        except MoteError:  # not checked beforehand (check_sweep): the point fails below, with the texts shown
+            pass
     row: dict[str, Any] = {"model": Path(model).stem, **values}
     try:
-        accelerator = find_accelerator(spec(accel, settings))
-        graph = offload(_graph(model), accelerator)
-        figures = accel_figures(graph, accelerator)
+        if accel is None:
+            graph = _graph(model)
+            name = "none"
+            figures = cpu_figures(graph)
+        else:
+            accelerator = find_accelerator(spec(accel, settings))
+            graph = offload(_graph(model), accelerator)
+            name = accelerator.name
+            figures = accel_figures(graph, accelerator)
         row.update(status="ok", total_cycles=None, accel_cycles=figures.pop("accel_cycles"), cpu_cycles=None,
                    **figures)
-        row[CPU_WORK] = cpu_work(model, accelerator.name, graph)
+        row[CPU_WORK] = cpu_work(model, name, graph, platform)
     except MoteError as e:
         row.update(status=str(e), total_cycles=None, accel_cycles=None, cpu_cycles=None)
     return row
+
+
+def cpu_figures(graph: Graph) -> dict[str, Any]:
+    """The figures of a point without an accelerator: every node on the CPU, no accelerator cycles."""
+    macs = sum(int(OPS[node.op].macs(node)) for node in graph.nodes if node.op in OPS)
+    return {"accel_cycles": 0, "macs": macs, "jobs": 0,
+            "cpu_nodes": sum(1 for n in graph.nodes if n.op != "layout_transform")}
 
 
 def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
@@ -87,11 +105,12 @@ def _reported(jobs: list[Job]) -> dict[str, Any]:
     return out
 
 
-def cpu_work(model: str, accelerator: str, graph: Graph) -> str:
-    """A key equal for two points exactly when the CPU runs the same code on the same shapes: the
-    nodes left on the CPU, the layout transforms and the driver's starts of each job (not what the
-    accelerator does within a job, nor how long it takes)."""
-    parts = [model, accelerator]
+def cpu_work(model: str, accelerator: str, graph: Graph, platform: Platform | None = None) -> str:
+    """A key equal for two points exactly when the CPU runs the same code on the same shapes on the same
+    platform: the nodes left on the CPU, the layout transforms and the driver's starts of each job (not
+    what the accelerator does within a job, nor how long it takes), and the whole platform description
+    (its cores, its L1's size, its DMA's bandwidth, ...; None: the mcu platform)."""
+    parts = [model, accelerator, repr(platform)]
     for node in graph.nodes:
         parts.append(_node_text(node))
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]

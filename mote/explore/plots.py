@@ -1,6 +1,8 @@
-"""PNG plots of an exploration, for any accelerator: per model, stacked cycle bars by the accelerator's
-cost categories plus the CPU's share (seed 004, Figure 4), and for every swept numeric setting, cycles
-against that setting (one line per combination of the other settings)."""
+"""PNG plots of an exploration, for any accelerator and platform: per model, stacked cycle bars by the
+accelerator's cost categories plus the CPU's share (seed 004, Figure 4), and for every swept numeric
+setting, cycles and energy per inference against that setting (one line per combination of the other
+settings); with the platform's `cores` swept, the speed-up against the cores too. The y axes start
+at zero."""
 
 from __future__ import annotations
 
@@ -34,9 +36,14 @@ def draw(rows: list[dict[str, Any]], keys: list[str], out: Path, categories: tup
         mine = [r for r in ok if r["model"] == model]
         written.append(_breakdown(plt, mine, keys, categories, sizes, out / f"{safe_file_name(model)}_breakdown.png"))
         for key in keys:
-            if _numeric(mine, key):
-                path = out / f"{safe_file_name(model)}_{safe_file_name(key)}.png"
-                written.append(_versus(plt, mine, keys, key, sizes, path))
+            if not _numeric(mine, key):
+                continue
+            stem = f"{safe_file_name(model)}_{safe_file_name(key)}"
+            written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}.png", _cycles_measure(mine)))
+            if all(r.get("energy_uj") is not None for r in mine):
+                written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}_energy.png", ENERGY))
+            if key == "cores" and all(r.get("speedup") is not None for r in mine):
+                written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}_speedup.png", _speedup(mine)))
     return written
 
 
@@ -66,24 +73,51 @@ def _breakdown(plt: Any, rows: list[dict[str, Any]], keys: list[str], categories
     return _save(plt, fig, path)
 
 
+Measure = tuple[str, str, str]  # the row's column, the y axis label, the title's words
+
+
+ENERGY: Measure = ("energy_uj", "energy per inference (µJ)", "energy")
+
+
+def _cycles_measure(rows: list[dict[str, Any]]) -> Measure:
+    if all(r.get("total_cycles") is not None for r in rows):
+        return ("total_cycles", "total cycles (accelerator + CPU)", "cycles")
+    return ("accel_cycles", "accelerator cycles", "cycles")
+
+
+def _speedup(rows: list[dict[str, Any]]) -> Measure:
+    return ("speedup", f"speed-up over {rows[0].get('speedup_vs', 'the baseline')}", "speed-up")
+
+
+AXES = {"cores": "cores", "l1": "L1 size", "dma_bw": "DMA bandwidth (bytes per cycle)"}
+
+
 def _versus(plt: Any, rows: list[dict[str, Any]], keys: list[str], key: str, sizes: Collection[str],
-            path: Path) -> Path:
+            path: Path, measure: Measure) -> Path:
+    column, ylabel, what = measure
     fig, ax = plt.subplots(figsize=(6, 4))
     others = [k for k in keys if k != key]
-    total = all(r.get("total_cycles") is not None for r in rows)
-    measure = "total_cycles" if total else "accel_cycles"
     series: dict[str, list[tuple[float, float]]] = {}
     for r in rows:
         name = " ".join(f"{k}={_label(r, [k], sizes)}" for k in others) or r["model"]
-        series.setdefault(name, []).append((float(r[key]), float(r[measure])))
+        series.setdefault(name, []).append((float(r[key]), float(r[column])))
     for name, points in series.items():
         points.sort()
         ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=name)
+    xs = sorted({float(r[key]) for r in rows})
+    if column == "speedup" and xs[0] > 0:
+        ax.plot(xs, [x / xs[0] for x in xs], linestyle="--", color="grey", label="linear")
     size = key in sizes
-    if size:
+    if size:  # byte sizes on a log scale, ticks in binary units (a log axis cannot start at zero)
         ax.set_xscale("log", base=2)
-    ax.set_xlabel(f"{key} (bytes)" if size else key)
-    ax.set_ylabel("total cycles (accelerator + CPU)" if total else "accelerator cycles")
-    ax.set_title(f"{rows[0]['model']}: cycles against {key}")
+        ax.set_xticks(xs, [size_text(int(x)) for x in xs])
+        ax.minorticks_off()
+    else:
+        ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    name = AXES.get(key, key)
+    ax.set_xlabel(f"{name} (bytes)" if size and key not in AXES else name)
+    ax.set_ylabel(ylabel)
+    ax.set_title(f"{rows[0]['model']}: {what} against {name}")
     ax.legend(fontsize=7)
     return _save(plt, fig, path)

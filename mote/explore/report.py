@@ -1,5 +1,8 @@
 """Exploration results: a table on screen, results.csv and results.json.
 
+With a platform (mote.explore.platform_space) every row also has `platform`, `cores`, `l1` (bytes) and
+`dma_bw` (bytes per cycle), and `speedup` with `speedup_vs`, its baseline (mote.explore.sweep.add_speedups).
+
 The rows keep their settings' declared types in the JSON (`"pes": 64`, `"sram": 524288`, `"timed":
 true`); the screen table shows byte sizes with binary units. Its columns follow the accelerator: its
 cost categories (those with cycles), and the figures its jobs report (PE utilization, tiled jobs,
@@ -20,7 +23,7 @@ from rich.table import Table
 from mote.outputs import write_file_atomic
 from mote.terminal import console, markup
 
-CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles", "energy_uj")
+CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles", "energy_uj", "speedup")
 REPORTED = ("utilization", "tiled_jobs", "resident_inputs")  # present only for accelerators that report them
 _UNITS = ((30, "GiB"), (20, "MiB"), (10, "KiB"))
 
@@ -71,7 +74,8 @@ def show(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: floa
     out = console()
     table = Table(title=f"{len(rows)} points in {seconds:.1f} s")
     present = columns(rows)
-    shown = ["model", *keys, *[c for c in CYCLES if c in present],  # MACs: in the CSV and JSON
+    no_accelerator = all(not r.get("accel_cycles") for r in rows) and not categories
+    shown = ["model", *keys, *[c for c in CYCLES if c in present and not (c == "accel_cycles" and no_accelerator)],
              *[c for c in categories if any(r.get(c) for r in rows)],
              *[c for c in REPORTED if c in present], "cpu_nodes"]
     for name in shown:

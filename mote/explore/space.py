@@ -13,6 +13,7 @@ from typing import Any
 from mote.accel.loader import accelerator_class
 from mote.accel.settings import SettingSpec, parse_config, parse_value, settings_of
 from mote.errors import MoteError
+from mote.explore.platform_space import PLATFORM_KEYS
 
 
 def points(sweep: dict[str, list[str]]) -> list[dict[str, str]]:
@@ -48,7 +49,7 @@ def check_sweep(accel: str, sweep: dict[str, list[str]]) -> dict[str, list[str]]
     for key, values in sweep.items():
         if key not in specs:
             raise MoteError(f"--sweep {key}: {cls.name} has no setting {key!r}; its settings are "
-                            f"{', '.join(specs) or 'none'}")
+                            f"{', '.join(specs) or 'none'} (and the platform's: {', '.join(PLATFORM_KEYS)})")
         if key in fixed_keys:
             raise MoteError(f"--sweep {key}: also set in --accel {accel}; give it in one place")
         if not values:

@@ -21,14 +21,17 @@ from typing import Any
 from rich.progress import Progress
 
 from mote.errors import MoteError
-from mote.explore.cpu import cpu_cycles_task
+from mote.explore.cpu import CpuTask, cpu_cycles_task
 from mote.explore.evaluate import CPU_WORK, evaluate
+from mote.explore.platform_space import columns as platform_columns
+from mote.explore.platform_space import derive
 from mote.explore.space import points, spec
 from mote.sim.energy import PJ_PER_UJ
-from mote.sim.platforms import AcceleratorSlot
+from mote.sim.platforms import AcceleratorSlot, Platform
 
 DASK_CONNECT_TIMEOUT = "10s"
-Task = tuple[str, str, dict[str, str]]  # model path, accelerator spec, the point's settings (texts)
+Task = tuple[str, "str | None", dict[str, str], "Platform | None"]  # model, accelerator spec (None: none),
+# the point's accelerator settings (texts), its platform (None: mcu)
 
 
 def _evaluate_args(task: Task) -> dict[str, Any]:
@@ -39,43 +42,89 @@ def _chunk(func: Callable[[Any], Any], items: list[Any]) -> list[Any]:
     return [func(item) for item in items]
 
 
-def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], workers: int | None = None,
-          progress: bool = True, dask: str | None = None, cpu: bool = True) -> tuple[list[dict[str, Any]], float]:
+def sweep(models: list[Path], accel: str | None, settings: dict[str, list[str]], workers: int | None = None,
+          progress: bool = True, dask: str | None = None, cpu: bool = True, platform: Platform | None = None,
+          platform_settings: dict[str, list[str]] | None = None) -> tuple[list[dict[str, Any]], float]:
     """Every point for every model; returns the rows (in order) and the seconds it took. `cpu`: add
-    the CPU's cycles from the virtual platform (without it, cpu_cycles and total_cycles stay None)."""
-    tasks: list[Task] = [(str(m.resolve()), accel, p) for m in models for p in points(settings)]
+    the CPU's cycles from the virtual platform (without it, cpu_cycles and total_cycles stay None).
+    `platform` (None: mcu) with `platform_settings` (mote.explore.platform_space keys, swept after the
+    accelerator's): each point's CPU work runs on the base platform with the point's values in place."""
+    plat = platform_settings or {}
+    combined = {**settings, **plat}
+    tasks: list[Task] = []
+    for m in models:
+        for p in points(combined):
+            ours = {k: v for k, v in p.items() if k in plat}
+            derived = derive(platform, ours) if platform is not None else None
+            tasks.append((str(m.resolve()), accel, {k: v for k, v in p.items() if k not in plat}, derived))
     workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
     start = time.perf_counter()
     with _runner(workers, dask) as run_all, Progress(transient=True, disable=not progress) as bar:
         task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
         rows = run_all(_evaluate_args, tasks, lambda n: bar.advance(task, n))
+        rows = [_with_platform(row, combined, t[3]) for row, t in zip(rows, tasks)]
         works = [row.pop(CPU_WORK, None) for row in rows]
         if cpu:
-            runs: dict[str, tuple[str, str]] = {}  # each CPU workload, run with the first point that has it
-            for work, (model, accelerator, point) in zip(works, tasks):
+            runs: dict[str, CpuTask] = {}  # each CPU workload, run with the first point that has it
+            for work, (model, accelerator, point, derived) in zip(works, tasks):
                 if work is not None:
-                    runs.setdefault(work, (model, spec(accelerator, point)))
+                    runs.setdefault(work, (model, spec(accelerator, point) if accelerator else None, derived))
             bar.update(task, description=f"running {len(runs)} CPU workloads on the virtual platform",
                        completed=0, total=len(runs))
             cycles = dict(zip(runs, run_all(cpu_cycles_task, list(runs.values()), lambda n: bar.advance(task, n))))
-            for row, work in zip(rows, works):
+            for row, work, t in zip(rows, works, tasks):
                 if work is not None:
-                    _add_cpu(row, cycles[work])
+                    _add_cpu(row, cycles[work], t[3])
+        if plat or platform is not None:
+            add_speedups(rows, list(combined))
     return rows, time.perf_counter() - start
 
 
-def _add_cpu(row: dict[str, Any], cpu: dict[str, Any] | str) -> None:
+def _with_platform(row: dict[str, Any], keys: dict[str, list[str]], platform: Platform | None) -> dict[str, Any]:
+    """The row with its platform's columns (name, cores, l1, dma_bw) after the model, then the swept keys
+    in the order given, then the figures."""
+    if platform is None:
+        return row
+    values = {"platform": platform.name.split(" (--cores")[0], **platform_columns(platform)}
+    head = {"model": row["model"], **{k: values.get(k, row.get(k)) for k in keys}}
+    return {**head, **{k: v for k, v in values.items() if k not in head}, **{k: v for k, v in row.items()
+                                                                          if k not in head}}
+
+
+def _add_cpu(row: dict[str, Any], cpu: dict[str, Any] | str, platform: Platform | None = None) -> None:
     """The CPU's cycles and energy into the row, and the point's energy: the CPU's plus the accelerator's
-    MACs at the energy per MAC of the mcu platform's default accelerator (docs/energy.md)."""
+    MACs at the energy per MAC of the platform's accelerator (the mcu platform's default one when it
+    declares none; docs/energy.md)."""
     if isinstance(cpu, str):
         row["status"] = cpu
         return
     cycles = int(cpu["cycles"])
     row.update(cpu_cycles=cycles, total_cycles=row["accel_cycles"] + cycles)
     if cpu.get("energy_uj") is not None:
-        accel_uj = row.get("macs", 0) * AcceleratorSlot("accel", ()).mac_pj / PJ_PER_UJ
+        slot = platform.accelerators[0] if platform is not None and platform.accelerators else AcceleratorSlot(
+            "accel", ())
+        scale = platform.energy_scale if platform is not None else 1.0
+        accel_uj = row.get("macs", 0) * slot.mac_pj * scale / PJ_PER_UJ if row.get("jobs") else 0.0
         row.update(energy_uj=round(cpu["energy_uj"] + accel_uj, 6), cpu_energy_uj=round(cpu["energy_uj"], 6),
                    accel_energy_uj=round(accel_uj, 6))
+
+
+def add_speedups(rows: list[dict[str, Any]], keys: list[str]) -> None:
+    """Each row's `speedup`: its baseline's total cycles over its own, and `speedup_vs`, which baseline. With
+    `cores` swept over several counts the baseline is the row of the same model and the same other settings
+    at the first core count swept (cores=1 in `--sweep cores=1,2,4,8`); else the model's first point."""
+    by_cores = "cores" in keys and len({r.get("cores") for r in rows}) > 1
+    others = [k for k in keys if k != "cores"] if by_cores else []
+    first_cores = rows[0].get("cores") if by_cores else None
+    baselines: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in rows:
+        if not by_cores or row["cores"] == first_cores:
+            baselines.setdefault((row["model"], *(row.get(k) for k in others)), row)
+    for row in rows:
+        base = baselines.get((row["model"], *(row.get(k) for k in others)))
+        mine, theirs = row.get("total_cycles"), base.get("total_cycles") if base else None
+        row["speedup"] = round(theirs / mine, 4) if mine and theirs else None
+        row["speedup_vs"] = f"cores={first_cores}" if by_cores else "first point"
 
 
 OBJECTIVES = {"cycles": "total_cycles", "energy": "energy_uj"}
