@@ -149,6 +149,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--objective", choices=("cycles", "energy"),
                    help="order the points best first by total cycles or by energy per inference (energy_uj)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.add_argument("--html", type=Path, metavar="REPORT.html",
+                   help="also write a self-contained page of the plots and the results table")
     p.set_defaults(func=_explore)
 
     accel = sub.add_parser("accel", help="write or check an accelerator").add_subparsers(dest="accel_command",
@@ -179,6 +181,9 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     p.add_argument("--keep", type=Path, metavar="DIR",
                    help="keep the built project in DIR/<model name> (DIR is created if missing)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--html", type=Path, metavar="REPORT.html",
+                   help="also write a self-contained page: what ran where and why, per-layer bars, the arena's "
+                        "occupancy (a regular file in an existing directory)")
     onnx = p.add_argument_group("ONNX models")
     onnx.add_argument("--calib", type=Path, help="calibration data (.npz or a directory of .npy) to quantize a "
                                                  "float ONNX model first")
@@ -237,6 +242,8 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
         if getattr(args, "calls", None) is not None:
             raise MoteError("--trace times one inference: leave out --calls")
         check_output_file(args.trace, "--trace")
+    if getattr(args, "html", None) is not None:
+        check_output_file(args.html, "--html")
     accelerator = find_accelerator(args.accel) if args.accel else None
     model = args.model or pipeline.default_model()
     if getattr(args, "calls", None) is not None:
@@ -263,6 +270,7 @@ def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
 
 def _run(args: argparse.Namespace) -> int:
     report = _report(args)
+    _write_html(args, report, "run")
     if args.save_outputs:
         _save_outputs(args.save_outputs, report.onnx_outputs if report.onnx_outputs is not None else report.outputs)
     if args.trace is not None:
@@ -272,6 +280,13 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print_run(report)
     return 0 if report.bit_exact else 1
+
+
+def _write_html(args: argparse.Namespace, report: pipeline.RunReport, command: str) -> None:
+    if args.html is not None:
+        from mote.report_html import write_run_page
+
+        write_run_page(args.html, report, command)
 
 
 def _save_outputs(path: Path, outputs: dict[str, np.ndarray]) -> None:
@@ -290,6 +305,7 @@ def _profile(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.trace is not None:
         write_trace(report, args.trace, args.clock_mhz)
+    _write_html(args, report, "profile")
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -353,10 +369,14 @@ def _explore(args: argparse.Namespace) -> int:
         if key in sweep:
             raise MoteError(f"--sweep {key}: given twice; list all its values once (e.g. {key}=64,128)")
         sweep[key] = values.split(",") if sep else []  # none: the values the accelerator declares
+    if args.html is not None:
+        check_output_file(args.html, "--html")
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
                    objective=args.objective, verify_target=args.verify_target)
+    if args.html is not None:
+        _explore_html(args, list(sweep), rows)
     if args.json:
         print(json.dumps(rows))
     else:
@@ -366,6 +386,16 @@ def _explore(args: argparse.Namespace) -> int:
         raise MoteError(f"explore: all {len(rows)} points failed (results in {args.out}/); the first: "
                         f"{failed[0].get('status')}")
     return 0
+
+
+def _explore_html(args: argparse.Namespace, keys: list[str], rows: list[dict]) -> None:
+    from mote.accel.loader import accelerator_class
+    from mote.explore.space import size_settings
+    from mote.report_html import write_explore_page
+
+    checks = json.loads((args.out / "results.json").read_text()).get("verify", []) if args.verify else []
+    write_explore_page(args.html, rows, keys, args.accel, checks,
+                       tuple(accelerator_class(args.accel)[0].cost_categories), size_settings(args.accel))
 
 
 def _accel_new(args: argparse.Namespace) -> int:
