@@ -34,7 +34,7 @@ def bar_chart(title: str, bars: Sequence[Bar], unit: str = "", color: str = "#4a
     scale_max = max([*values, marker[0] if marker else 0.0, 0.0])
     height = _TOP + _ROW * len(bars) + (24 if marker else 6)
     width = _LABEL_WIDTH + _BAR_WIDTH + _VALUE_WIDTH
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="{esc(title)}" width="100%" '
+    parts = [f'<svg role="img" aria-label="{esc(title)}" width="100%" '
              f'style="max-width:{width}px" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'
              f"<title>{esc(title)}</title>"]
     for i, bar in enumerate(bars):
