@@ -376,7 +376,9 @@ def _explore(args: argparse.Namespace) -> int:
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
                    objective=args.objective, verify_target=args.verify_target)
     if args.html is not None:
-        _explore_html(args, list(sweep), rows)
+        from mote.report_html import write_exploration
+
+        write_exploration(args.html, rows, list(sweep), args.accel, args.out if args.verify else None)
     if args.json:
         print(json.dumps(rows))
     else:
@@ -386,16 +388,6 @@ def _explore(args: argparse.Namespace) -> int:
         raise MoteError(f"explore: all {len(rows)} points failed (results in {args.out}/); the first: "
                         f"{failed[0].get('status')}")
     return 0
-
-
-def _explore_html(args: argparse.Namespace, keys: list[str], rows: list[dict]) -> None:
-    from mote.accel.loader import accelerator_class
-    from mote.explore.space import size_settings
-    from mote.report_html import write_explore_page
-
-    checks = json.loads((args.out / "results.json").read_text()).get("verify", []) if args.verify else []
-    write_explore_page(args.html, rows, keys, args.accel, checks,
-                       tuple(accelerator_class(args.accel)[0].cost_categories), size_settings(args.accel))
 
 
 def _accel_new(args: argparse.Namespace) -> int:

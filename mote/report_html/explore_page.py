@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
+from mote.accel.loader import accelerator_class
 from mote.explore import plots
 from mote.explore.report import CYCLES, REPORTED, columns, size_text
+from mote.explore.space import size_settings
 from mote.report_html.page import Figure, document, esc, figures_html, num, section, summary_list, table, write_page
 
 
@@ -83,3 +86,12 @@ def write_explore_page(path: Path, rows: list[dict[str, Any]], keys: list[str], 
                        sizes: Collection[str] = (), extra: Sequence[Figure] = ()) -> None:
     """The page of one exploration; `extra` figures (e.g. the Pareto front) come first among the plots."""
     write_page(path, render_explore_page(rows, keys, accel, checks, categories, sizes, extra))
+
+
+def write_exploration(path: Path, rows: list[dict[str, Any]], keys: list[str], accel: str,
+                      verified_in: Path | None = None, extra: Sequence[Figure] = ()) -> None:
+    """The page of the exploration `mote explore` just ran: the accelerator's cost categories and size
+    settings from its class, the --verify lines from `verified_in`/results.json when given."""
+    checks = json.loads((verified_in / "results.json").read_text()).get("verify", []) if verified_in else []
+    write_explore_page(path, rows, keys, accel, checks, tuple(accelerator_class(accel)[0].cost_categories),
+                       size_settings(accel), extra)

@@ -21,15 +21,16 @@ h1{font-size:1.5em;margin-bottom:.2em}
 h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #ccd;padding-bottom:.2em}
 .meta{color:#556}
 table{border-collapse:collapse;font-size:.85em;margin:.6em 0}
-th,td{border:1px solid #d4d8e0;padding:.2em .5em;text-align:left;vertical-align:top}
-th{background:#eef1f6}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th,td{border:1px solid #d4d8e0;padding:.2em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere;
+  max-width:28em}
+th{background:#eef1f6}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap;overflow-wrap:normal}
 tr.accel td{background:#eaf6ec}
 figure{margin:1em 0;padding:.5em;border:1px solid #e0e3ea;border-radius:4px;overflow-x:auto}
 figcaption{font-weight:600;margin-bottom:.4em}
 .figures{display:grid;grid-template-columns:repeat(auto-fit,minmax(40em,1fr));gap:.8em}
 dl.summary{display:grid;grid-template-columns:max-content auto;gap:.1em 1em}dl.summary dt{color:#556}
 dl.summary dd{margin:0;font-variant-numeric:tabular-nums}
-.note{color:#665}
+.note{color:#665;overflow-wrap:anywhere}
 """
 
 

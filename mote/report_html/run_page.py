@@ -21,8 +21,12 @@ METRICS = (("instructions", "Instructions per layer", "instructions", 0),
            ("energy_uj", "Energy per layer (µJ)", "µJ", 2))
 
 
-def _label(layer: dict[str, Any]) -> str:
-    return f"#{layer['index']} {layer['name']}"
+ACCEL_COLOR = "#3f9a5a"  # bars of layers the accelerator ran
+
+
+def _bar(layer: dict[str, Any], value: float | None) -> Bar:
+    return Bar(layer["name"], value, prefix=f"#{layer['index']} {layer['op']}",
+               color=ACCEL_COLOR if layer["runs_on"] != "cpu" else "")
 
 
 def accelerator_reasons(compiled: CompiledModel) -> dict[int, str]:
@@ -47,6 +51,13 @@ def _where(layer: dict[str, Any], compiled: CompiledModel, reasons: dict[int, st
         return "cpu", "in place: no code runs"
     if compiled.accelerator is None:
         return "cpu", "no accelerator"
+    original = node.attrs.get("original")
+    if node.op == "requantize_s32" and original is not None:
+        return "cpu", (f"the CPU's part of the offloaded {original.op}: the accelerator's pattern stops at the "
+                       "int32 accumulator, the CPU requantizes")
+    if node.op == "layout_transform":
+        return "cpu", (f"added by the compiler: moves data between NHWC and the accelerator's layout "
+                       f"({compiled.accelerator.activation_layout})")
     return "cpu", "accelerator declined: " + reasons.get(layer["index"], "not offered (added by the compiler)")
 
 
@@ -79,9 +90,11 @@ def layer_figures(data: dict[str, Any]) -> list[Figure]:
         if not measured or all(v is None for v in values) or (key == "accel_cycles" and not any(values)):
             continue
         total = sum(v for v in values if v is not None)
-        bars = [Bar(_label(layer), layer.get(key)) for layer in measured]
+        bars = [_bar(layer, layer.get(key)) for layer in measured]
+        accel = any(layer["runs_on"] != "cpu" for layer in measured)
         figures.append(Figure(title, bar_chart(title, bars, unit, digits=digits),
-                              caption=f"total {num(total, digits)} {unit}"))
+                              caption=f"total {num(total, digits)} {unit}"
+                                      + ("; green: layers the accelerator ran" if accel else "")))
     return figures
 
 
@@ -98,7 +111,7 @@ def arena_figure(compiled: CompiledModel) -> tuple[Figure, str]:
     steps = occupancy(compiled)
     top = peak(steps)
     size = compiled.plan.size
-    bars = [Bar(f"#{s.index} {s.layer}", s.live_bytes, s is top) for s in steps]
+    bars = [Bar(s.layer, s.live_bytes, s is top, prefix=f"#{s.index}") for s in steps]
     title = "Arena occupancy: bytes live per layer"
     peak_text = f"peak {num(top.live_bytes)} B live at layer #{top.index} {top.layer}" if top else "no layers"
     figure = Figure(title, bar_chart(title, bars, "B", marker=(size, f"arena {num(size)} B")),

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from mote.report_html.page import esc, num
 
-_LABEL_WIDTH = 260  # px for the row labels
+_LABEL_WIDTH = 300  # px for the row labels
 _BAR_WIDTH = 420  # px for the longest bar
 _VALUE_WIDTH = 130
 _ROW = 18
@@ -17,12 +17,14 @@ _TOP = 8
 
 @dataclass(frozen=True)
 class Bar:
-    label: str  # shown truncated; the full text is the bar's tooltip
+    label: str  # shown truncated (its end); the full text is the bar's tooltip
     value: float | None  # None: no figure for this row (drawn empty, "-")
     highlight: bool = False
+    prefix: str = ""  # shown in full before the label, e.g. "#3 conv2d"
+    color: str = ""  # the bar's colour if not the chart's
 
 
-def _short(label: str, limit: int = 40) -> str:
+def _short(label: str, limit: int = 44) -> str:
     return label if len(label) <= limit else "…" + label[-(limit - 1):]
 
 
@@ -39,10 +41,11 @@ def bar_chart(title: str, bars: Sequence[Bar], unit: str = "", color: str = "#4a
              f"<title>{esc(title)}</title>"]
     for i, bar in enumerate(bars):
         y = _TOP + i * _ROW
-        parts.append(f'<text x="{_LABEL_WIDTH - 6}" y="{y + 12}" text-anchor="end">{esc(_short(bar.label))}'
+        shown = f"{bar.prefix} {_short(bar.label, max(8, 44 - len(bar.prefix)))}" if bar.prefix else _short(bar.label)
+        parts.append(f'<text x="{_LABEL_WIDTH - 6}" y="{y + 12}" text-anchor="end">{esc(shown)}'
                      f"<title>{esc(bar.label)}</title></text>")
         length = 0.0 if not bar.value or scale_max <= 0 else _BAR_WIDTH * bar.value / scale_max
-        fill = "#d9822b" if bar.highlight else color
+        fill = "#d9822b" if bar.highlight else bar.color or color
         parts.append(f'<rect x="{_LABEL_WIDTH}" y="{y + 2}" width="{length:.1f}" height="{_ROW - 5}" fill="{fill}">'
                      f"<title>{esc(bar.label)}: {esc(num(bar.value, digits))} {esc(unit)}</title></rect>")
         text = num(bar.value, digits) if bar.value is not None else "-"
