@@ -149,8 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--objective", choices=("cycles", "energy"),
                    help="order the points best first by total cycles or by energy per inference (energy_uj)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
-    p.add_argument("--html", type=Path, metavar="REPORT.html",
-                   help="also write a self-contained page of the plots and the results table")
+    p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained page (README)")
     p.set_defaults(func=_explore)
 
     accel = sub.add_parser("accel", help="write or check an accelerator").add_subparsers(dest="accel_command",
@@ -181,9 +180,7 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     p.add_argument("--keep", type=Path, metavar="DIR",
                    help="keep the built project in DIR/<model name> (DIR is created if missing)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--html", type=Path, metavar="REPORT.html",
-                   help="also write a self-contained page: what ran where and why, per-layer bars, the arena's "
-                        "occupancy (a regular file in an existing directory)")
+    p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained page (README)")
     onnx = p.add_argument_group("ONNX models")
     onnx.add_argument("--calib", type=Path, help="calibration data (.npz or a directory of .npy) to quantize a "
                                                  "float ONNX model first")
@@ -285,7 +282,6 @@ def _run(args: argparse.Namespace) -> int:
 def _write_html(args: argparse.Namespace, report: pipeline.RunReport, command: str) -> None:
     if args.html is not None:
         from mote.report_html import write_run_page
-
         write_run_page(args.html, report, command)
 
 

@@ -119,3 +119,14 @@ def test_explore_html_to_a_device_is_refused(tmp_path: Path) -> None:
                 "--out", out, "--html", "/dev/null")
     assert_one_line_error(proc, "--html", "not a regular file")
     assert not out.exists()
+
+
+def test_a_stream_run_writes_its_page(tmp_path: Path) -> None:
+    page = tmp_path / "stream.html"
+    proc = mote("run", "--target", "rv32", "--calls", "2", "--html", page, "--json")
+    assert proc.returncode == 0, proc.stderr
+    text = page.read_text()
+    assert_self_contained(text)
+    for layer in json.loads(proc.stdout)["layers"]:
+        assert html.escape(layer["name"], quote=True) in text
+        assert "cycles" not in layer or f">{layer['cycles']:,}<" in text  # an in-place layer runs no code
