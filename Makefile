@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench fuzz lint clean
+.PHONY: demo test bench fuzz lint clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,8 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check mote tests benchmarks scripts
-	$(BIN)/python -m pytest -q -n 2
+	@command -v chromium >/dev/null || echo "note: no chromium: the --html page tests skip (make browser installs it)"
+	$(BIN)/python -m pytest -q -n 2 -rs
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
@@ -26,6 +27,12 @@ bench: $(STAMP)
 FUZZ_CASES ?= 20000
 fuzz: $(STAMP)
 	$(BIN)/python scripts/fuzz.py --cases $(FUZZ_CASES)
+
+# Headless Chromium renders the --html pages in tests/report_html (they skip, saying so, without it).
+# Debian's package; apt-get needs root (or sudo).
+browser:
+	@command -v chromium >/dev/null && echo "chromium: $$(command -v chromium)" || { \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); $$SUDO apt-get update -qq && $$SUDO apt-get install -y chromium; }
 
 lint: $(STAMP)
 	$(BIN)/ruff check mote tests benchmarks scripts

@@ -155,6 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--objective", choices=("cycles", "energy"),
                    help="order the points best first by total cycles or by energy per inference (energy_uj)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
+    p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained page (README)")
     p.set_defaults(func=_explore)
 
     accel = sub.add_parser("accel", help="write or check an accelerator").add_subparsers(dest="accel_command",
@@ -185,6 +186,7 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     p.add_argument("--keep", type=Path, metavar="DIR",
                    help="keep the built project in DIR/<model name> (DIR is created if missing)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained page (README)")
     onnx = p.add_argument_group("ONNX models")
     onnx.add_argument("--calib", type=Path, help="calibration data (.npz or a directory of .npy) to quantize a "
                                                  "float ONNX model first")
@@ -243,6 +245,8 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
         if getattr(args, "calls", None) is not None:
             raise MoteError("--trace times one inference: leave out --calls")
         check_output_file(args.trace, "--trace")
+    if getattr(args, "html", None) is not None:
+        check_output_file(args.html, "--html")
     accelerator = find_accelerator(args.accel) if args.accel else None
     model = args.model or pipeline.default_model()
     if getattr(args, "calls", None) is not None:
@@ -269,6 +273,7 @@ def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
 
 def _run(args: argparse.Namespace) -> int:
     report = _report(args)
+    _write_html(args, report, "run")
     if args.save_outputs:
         _save_outputs(args.save_outputs, report.onnx_outputs if report.onnx_outputs is not None else report.outputs)
     if args.trace is not None:
@@ -278,6 +283,12 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print_run(report)
     return 0 if report.bit_exact else 1
+
+
+def _write_html(args: argparse.Namespace, report: pipeline.RunReport, command: str) -> None:
+    if args.html is not None:
+        from mote.report_html import write_run_page
+        write_run_page(args.html, report, command)
 
 
 def _save_outputs(path: Path, outputs: dict[str, np.ndarray]) -> None:
@@ -296,6 +307,7 @@ def _profile(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.trace is not None:
         write_trace(report, args.trace, args.clock_mhz)
+    _write_html(args, report, "profile")
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -359,6 +371,8 @@ def _explore(args: argparse.Namespace) -> int:
         if key in sweep:
             raise MoteError(f"--sweep {key}: given twice; list all its values once (e.g. {key}=64,128)")
         sweep[key] = values.split(",") if sep else []  # none: the values the accelerator declares
+    if args.html is not None:
+        check_output_file(args.html, "--html")
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
     platform = find_platform(args.platform) if args.platform else None
@@ -368,9 +382,14 @@ def _explore(args: argparse.Namespace) -> int:
     if accel is None and not sweep and platform is None:
         raise MoteError("explore: nothing to explore; give --accel NAME with --sweep KEY=V1,V2, or --platform "
                         "NAME with --sweep cores=1,2,4,8 (or l1=..., dma_bw=...)")
-    rows = explore(args.models, None if accel == "none" else accel, sweep, args.out, verify=args.verify,
+    accel = None if accel == "none" else accel
+    rows = explore(args.models, accel, sweep, args.out, verify=args.verify,
                    show=not args.json, dask=args.dask, objective=args.objective, platform=platform,
                    verify_target=args.verify_target)
+    if args.html is not None:
+        from mote.report_html import write_exploration
+
+        write_exploration(args.html, rows, list(sweep), accel, args.out if args.verify else None)
     if args.json:
         print(json.dumps(rows))
     else:

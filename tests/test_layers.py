@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("pipeline", ("mote.pipeline", "mote.stream", "mote.inputs", "mote.arena_notes", "mote.tflm_match",
                   "mote.generate")),
     ("explore", ("mote.explore",)),
+    ("report_html", ("mote.report_html",)),  # pages of runs and explorations (above the pipeline and explore)
     ("cli", ("mote.cli", "mote.cli_args", "mote.cli_compile", "mote.cli_explain", "mote.cli_ops", "mote.cli_report",
              "mote.cli_platform", "mote.cli_generate", "mote.cli_offload", "mote.cli_trace")),
 ]
