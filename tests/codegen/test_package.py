@@ -66,7 +66,7 @@ def test_the_layout_is_a_library_with_the_example_beside_it(library: Path) -> No
     # the one public header: src/ holds the model's files, the kernel library's headers sit in src/mote/
     assert {p.name for p in (library / "src").glob("*.h")} == {"ad.h", "ad_weights.h"}
     public = (library / "src" / "ad.h").read_text()
-    assert re.findall(r"#include\s*(\S+)", public) == ["<stdint.h>"]
+    assert re.findall(r"#include\s*(\S+)", public) == ["<stddef.h>", "<stdint.h>"]  # freestanding headers
 
 
 def test_platformio_manifest(library: Path) -> None:
