@@ -70,6 +70,9 @@ def run_compile(args: argparse.Namespace) -> int:
     accelerator = find_accelerator(args.accel) if args.accel else None
     target.check_accelerator(accelerator)
     core = Core(args.kernels) if args.kernels else target.project_core()
+    if args.max_context and args.flash_budget:
+        raise MoteError("--flash-budget chooses kernels for a model's layers; it does not apply to a decoder with "
+                        "--max-context: leave one of them out")
     if args.max_context:
         graph = load_decoder(args.model, args.max_context)
         compiled = compile_graph(graph, accelerator, core, name=args.name)
