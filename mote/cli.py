@@ -187,6 +187,9 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
                    help="keep the built project in DIR/<model name> (DIR is created if missing)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained page (README)")
+    p.add_argument("--flash-budget", type=bounded_int(1, 1 << 40), metavar="BYTES",
+                   help="keep the weights within BYTES: layers move from the fastest kernels to compact ones, the "
+                        "fewest estimated instructions lost per byte saved first (docs/library.md)")
     onnx = p.add_argument_group("ONNX models")
     onnx.add_argument("--calib", type=Path, help="calibration data (.npz or a directory of .npy) to quantize a "
                                                  "float ONNX model first")
@@ -255,7 +258,7 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     return pipeline.run(model, target=_target(args, config), input_path=args.input,
                         seed=args.seed, work_dir=args.keep, accelerator=accelerator, calib=args.calib,
                         calib_method=args.calib_method, input_shapes=parse_input_shapes(args.input_shape),
-                        check_tflm=True)
+                        check_tflm=True, flash_budget=getattr(args, "flash_budget", None))
 
 
 def _target(args: argparse.Namespace, config: Rv32Config) -> Target:

@@ -54,6 +54,9 @@ def add_compile_command(sub: argparse._SubParsersAction) -> None:
                    help="a decoder step with an explicit KV cache (ONNX past/present inputs and outputs): its cache "
                         "becomes state for this many tokens, with the autoregressive C API (model_prefill, "
                         "model_step); refused when cache, state and arena exceed rv32's RAM")
+    p.add_argument("--flash-budget", type=bounded_int(1, 1 << 40), metavar="BYTES",
+                   help="keep the weights within BYTES: layers move from the fastest kernels to compact ones, the "
+                        "fewest estimated instructions lost per byte saved first (docs/library.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run_compile)
 
@@ -67,6 +70,9 @@ def run_compile(args: argparse.Namespace) -> int:
     accelerator = find_accelerator(args.accel) if args.accel else None
     target.check_accelerator(accelerator)
     core = Core(args.kernels) if args.kernels else target.project_core()
+    if args.max_context and args.flash_budget:
+        raise MoteError("--flash-budget chooses kernels for a model's layers; it does not apply to a decoder with "
+                        "--max-context: leave one of them out")
     if args.max_context:
         graph = load_decoder(args.model, args.max_context)
         compiled = compile_graph(graph, accelerator, core, name=args.name)
@@ -74,7 +80,7 @@ def run_compile(args: argparse.Namespace) -> int:
             check_budget(graph, compiled.state_bytes, compiled.plan.size,
                          target.config.ram_bytes - target.config.stack_bytes)
     else:
-        compiled = pipeline.compile_model(args.model, accelerator, core, args.name)
+        compiled = pipeline.compile_model(args.model, accelerator, core, args.name, args.flash_budget)
     target.write_project(compiled, args.output)
     notes = arena_notes(compiled)
     if args.json:
@@ -84,6 +90,11 @@ def run_compile(args: argparse.Namespace) -> int:
                           "arena_lower_bound_bytes": compiled.plan.lower_bound, "state_bytes": compiled.state_bytes,
                           "weights_bytes": compiled.weights_bytes, "macs": compiled.macs, "kernels": notes["kernels"],
                           "arena": notes, "notes": list(compiled.graph.notes),
+                          "per_layer": [{"index": layer.index, "name": layer.name, "op": layer.op,
+                                         "kernel": layer.kernel, "rom_bytes": layer.weights_bytes,
+                                         "ram_bytes": layer.ram_bytes, "scratch_bytes": layer.scratch_bytes,
+                                         "macs": layer.macs} for layer in compiled.layers],
+                          **({"flash_budget": args.flash_budget} if args.flash_budget else {}),
                           **({"explain": explain_json(compiled)} if args.explain else {}),
                           **({"ir": dump_compiled(compiled)} if args.print_ir else {})}))
         return 0

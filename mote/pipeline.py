@@ -16,6 +16,7 @@ import numpy as np
 from mote.accel.interface import Accelerator
 from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
+from mote.codegen.flash_budget import fit_flash
 from mote.codegen.naming import DEFAULT
 from mote.errors import MoteError
 from mote.frontend import load
@@ -37,9 +38,13 @@ def default_model() -> Path:
 
 
 def compile_model(model_path: Path, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
-                  name: str = DEFAULT) -> CompiledModel:
-    """The model file compiled for `core`, its symbols in the namespace `name` (mote.codegen.naming)."""
-    return compile_graph(load(model_path), accelerator, core, name=name)
+                  name: str = DEFAULT, flash_budget: int | None = None) -> CompiledModel:
+    """The model file compiled for `core`, its symbols in the namespace `name` (mote.codegen.naming), its weights
+    within `flash_budget` bytes when given (mote.codegen.flash_budget)."""
+    graph = load(model_path)
+    if flash_budget is None:
+        return compile_graph(graph, accelerator, core, name=name)
+    return fit_flash(lambda compact: compile_graph(graph, accelerator, core, name=name, compact=compact), flash_budget)
 
 
 @dataclass
@@ -91,6 +96,7 @@ class RunReport:
             **(self.tflite_micro.to_json() if self.tflite_micro else {}),
             "layers": [{"index": layer.index, "name": layer.name, "op": layer.op, "kernel": layer.kernel,
                         "runs_on": layer.runs_on, "macs": layer.macs, "scratch_bytes": layer.scratch_bytes,
+                        "rom_bytes": layer.weights_bytes, "ram_bytes": layer.ram_bytes,
                         **({"l1_tiles": len(c.tiled[layer.index].tiles), "l1_bytes": c.tiled[layer.index].l1_bytes}
                            if c.tiled and layer.index in c.tiled else {}),
                         **self.figures.layer_json(layer.index)}
@@ -101,14 +107,15 @@ class RunReport:
 def run(model_path: Path, *, target: str | Target = "host", input_path: Path | None = None, seed: int = 0,
         work_dir: Path | None = None, accelerator: Accelerator | None = None, calib: Path | None = None,
         calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None,
-        check_tflm: bool = False) -> RunReport:
+        check_tflm: bool = False, flash_budget: int | None = None) -> RunReport:
     """Compile, build and run on `target` (a name of mote.targets.TARGETS with its defaults, or a
     configured Target such as Rv32(Rv32Config(...))); compare every output with the reference
     interpreter (which runs the original graph: offloading must not change a single bit). `check_tflm`:
-    a .tflite model also runs in TFLite Micro's interpreter on the same inputs (mote.tflm_match)."""
+    a .tflite model also runs in TFLite Micro's interpreter on the same inputs (mote.tflm_match). `flash_budget`:
+    the weights' bytes at most (mote.codegen.flash_budget)."""
     chosen = find_target(target) if isinstance(target, str) else target
     original, compiled, onnx_model = prepare(model_path, chosen, accelerator, calib, calib_method, input_shapes,
-                                             input_path)
+                                             input_path, flash_budget)
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:
@@ -138,7 +145,8 @@ def cpu_arena(original: Graph, compiled: CompiledModel, target: Target) -> int |
 
 def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, calib: Path | None = None,
             calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None,
-            input_path: Path | None = None) -> tuple[Graph, CompiledModel, OnnxModel | None]:
+            input_path: Path | None = None,
+            flash_budget: int | None = None) -> tuple[Graph, CompiledModel, OnnxModel | None]:
     """The model as loaded (an ONNX one maybe quantized first), compiled for `target`, and the ONNX model
     when it is one (its inputs in its own layout; compared with onnxruntime)."""
     target.check_accelerator(accelerator)
@@ -148,6 +156,10 @@ def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, c
         original = onnx_model.graph
     else:
         original = load(model_path)
+    if flash_budget is not None:
+        compiled = fit_flash(lambda compact: compile_graph(original, accelerator, target.core(), l1=target.l1_bytes(),
+                                                           compact=compact), flash_budget)
+        return original, compiled, onnx_model
     compiled = compile_graph(original, accelerator, target.core(), l1=target.l1_bytes())
     flash = target.memory().flash_bytes
     if flash is not None and compiled.weights_bytes > flash and any(n.op == "conv2d_rqs" for n in compiled.graph.nodes):

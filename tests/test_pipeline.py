@@ -13,7 +13,7 @@ from mote.targets.rv32 import Rv32, Rv32Config, SimFigures
 
 MODEL_KEYS = ["model", "target", "bit_exact", "mismatches", "arena_bytes", "arena_lower_bound_bytes", "state_bytes",
               "weights_bytes", "macs", "kernels", "arena", "notes"]
-LAYER_KEYS = ["index", "name", "op", "kernel", "runs_on", "macs", "scratch_bytes"]
+LAYER_KEYS = ["index", "name", "op", "kernel", "runs_on", "macs", "scratch_bytes", "rom_bytes", "ram_bytes"]
 SIM_KEYS = ["instructions", "cycles", "class_counts", "accel_cycles", "accel_jobs", "total_cycles",
             "firmware_instructions", "firmware_cycles", "rom_bytes", "ram_bytes", "stack_bytes", "stack_limit_bytes",
             "sim_seconds", "sim_mips", "cc", "cflags", "core", "platform", "energy_uj", "energy", "memory_accesses",

@@ -5,14 +5,14 @@ rv32 its startup code and linker script (mote.targets)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mote.accel.driver import driver_sources
 from mote.accel.interface import Accelerator
 from mote.c_text import c_literal, c_quoted, c_safe_text
-from mote.codegen import decoder, parallel
+from mote.codegen import decoder, parallel, placement
 from mote.codegen.control import Subgraph, control_call, subgraph_function
 from mote.codegen.emitter import ConstPool, Emitter
 from mote.codegen.l1_tiles import tiled_layer
@@ -21,7 +21,7 @@ from mote.codegen.naming import DEFAULT, Names
 from mote.codegen.package import library_files
 from mote.codegen.parallel import parallel_parts
 from mote.codegen.params import params_block
-from mote.ir import Graph, Tensor
+from mote.ir import Graph, Node, Tensor
 from mote.memory.arena import ArenaPlan, plan_arena
 from mote.memory.lifetimes import buffers
 from mote.memory.state import StatePlan, plan_state
@@ -46,6 +46,8 @@ class Layer:
     runs_on: str = "cpu"  # or the accelerator's name
     scratch_bytes: int = 0  # the kernel's scratch buffer in the arena
     declined: tuple[tuple[str, str], ...] = ()  # (C function, why not): earlier kernels of its op's table
+    weights_bytes: int = 0  # the constants it adds to flash (weights, tables, packed parameters)
+    ram_bytes: int = 0  # the arena bytes of its outputs and scratch
     twins: tuple[str, ...] = ()  # the rv32 assembly functions its kernel's record names
     parts: tuple[Any, ...] = ()  # on a cluster: each core's params when the layer is split (mote.codegen.parallel)
 
@@ -67,6 +69,8 @@ class CompiledModel:
     tiled: dict[int, TilePlan] | None = None  # the tiled layers' plans, by layer index
     names: Names = Names()  # its namespace (`--name`, mote.codegen.naming)
     cores: int = 1  # the cores its layers are split across (mote.codegen.parallel)
+    # {layer name: kernels it does not take}: layers moved to compact kernels for flash (mote.codegen.flash_budget)
+    compact: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def for_core(self, core: Core) -> CompiledModel:
         """The same model with its kernels chosen for `core` (itself if they already are)."""
@@ -81,7 +85,7 @@ class CompiledModel:
         cores; itself if it is."""
         if core is self.core and l1 == self.l1_budget and cores == self.cores:
             return self
-        return _generate(self.graph, self.accelerator, core, self.names, l1, cores)
+        return _generate(self.graph, self.accelerator, core, self.names, l1, cores, self.compact)
 
     @property
     def macs(self) -> int:
@@ -102,19 +106,20 @@ class CompiledModel:
 
 
 def compile_graph(graph: Graph, accelerator: Accelerator | None = None, core: Core = Core.VECTOR,
-                  fuse: bool = True, l1: int = 0, name: str = DEFAULT) -> CompiledModel:
+                  fuse: bool = True, l1: int = 0, name: str = DEFAULT,
+                  compact: dict[str, frozenset[str]] | None = None) -> CompiledModel:
     """Plan memory and generate C with kernels for `core`, every symbol in the namespace `name`
     (mote.codegen.naming); first (unless not `fuse`) the integer dialect's conv + RequantShift pairs fused onto
     the blocked kernels (whose weights take 16-bit pair words) and elementwise ops of two functions of one byte
     folded into one table (mote.passes.fold_tables); with an accelerator, then offload what its patterns accept.
     With `l1` bytes of L1, the layers of the tiled ops run on L1 tile buffers fed by DMA (mote.memory.tiling; on
-    the host, the DMA is a copy)."""
+    the host, the DMA is a copy). `compact`: {layer name: kernels it does not take} (mote.codegen.flash_budget)."""
     if fuse:
         graph = fold_tables(fuse_requant(graph))
     if accelerator is not None:
         graph = offload(graph, accelerator)
         verify_graph(graph)  # the offloaded graph still meets every op's checks
-    return _generate(graph, accelerator, core, Names(name), l1)
+    return _generate(graph, accelerator, core, Names(name), l1, compact=compact or {})
 
 
 @dataclass
@@ -134,7 +139,7 @@ class _Body:
 
 
 def _generate(graph: Graph, accelerator: Accelerator | None, core: Core, names: Names, l1: int = 0,
-              cores: int = 1) -> CompiledModel:
+              cores: int = 1, compact: dict[str, frozenset[str]] | None = None) -> CompiledModel:
     state = plan_state(graph)
     pool = ConstPool(names.prefix)
     compiled: dict[Graph, Subgraph] = {}
@@ -145,7 +150,7 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core, names: 
         compiled[sub] = Subgraph(func, sub, body.plan.size,
                                  subgraph_function(func, sub, body.em, body.plan.size, body.calls, unread))
         compiled[sub].text = "\n".join([*body.param_blocks, compiled[sub].text])
-    main = _body(graph, core, pool, state, compiled, "", "ARENA", l1, cores)
+    main = _body(graph, core, pool, state, compiled, "", "ARENA", l1, cores, compact or {})
     plan, em = main.plan, main.em
     functions = [c.text for c in compiled.values()]
     definitions = pool.definitions()
@@ -157,24 +162,29 @@ def _generate(graph: Graph, accelerator: Accelerator | None, core: Core, names: 
                               f"#define MODEL_WEIGHTS_H\n\n{_includes(['stdint.h'], pool.c_types())}\n"
                               f"{pool.declarations()}\n#endif\n",
         names.weights_source: f"/* Generated by mote. Model constants, in flash. */\n{_includes([], pool.c_needs())}"
-                              f"#include \"{names.weights_header}\"\n\n{definitions}",
+                              f"#include \"{names.weights_header}\"\n\n"
+                              f"{chr(10).join(placement.weights_lines())}\n{definitions}",
     }
     kernels = runtime_sources(list(model.values()), _accelerator_sources(accelerator))  # found by their own names
     sources = {rel: names.model_text(text) for rel, text in model.items()}
     sources[names.source] = names.kernel_text(sources[names.source])
     sources.update({rel: names.kernel_text(text) for rel, text in kernels.items()})
     return CompiledModel(graph, main.layers, plan, pool.nbytes, sources, accelerator, core, state.size,
-                         l1_budget=l1, l1_bytes=main.l1_bytes, tiled=main.tiled, names=names, cores=cores)
+                         l1_budget=l1, l1_bytes=main.l1_bytes, tiled=main.tiled, names=names, cores=cores,
+                         compact=dict(compact or {}))
 
 
 def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled: dict[Graph, Subgraph],
-          prefix: str, base: str, l1: int = 0, cores: int = 1) -> _Body:
+          prefix: str, base: str, l1: int = 0, cores: int = 1,
+          compact: dict[str, frozenset[str]] | None = None) -> _Body:
     """Plan `graph`'s memory (from `base`: ARENA for the model, FRAME in a subgraph) and write its layers' C;
     `prefix` names its params blocks apart. Only the model's own layers get the profiling hooks, and only
     they are split across `cores` > 1 cores where their op allows (mote.codegen.parallel) or, on one core,
     tiled into `l1` bytes of L1 (mote.memory.tiling)."""
     params = [OPS[n.op].prepare(n) for n in graph.nodes]
-    choices = [choose_kernel(OPS[n.op], n, p, core) for n, p in zip(graph.nodes, params)]
+    skips = compact or {}
+    choices = [choose_kernel(OPS[n.op], n, p, core, skips.get(n.name, frozenset()))
+               for n, p in zip(graph.nodes, params)]
     scratch = {i: c.kernel.scratch_bytes(n, p) for i, (n, p, c) in enumerate(zip(graph.nodes, params, choices))}
     split_parts = parallel_parts(graph, params, core, cores if base == "ARENA" else 1)
     for i, parts in split_parts.items():  # each core its own scratch
@@ -202,7 +212,11 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
     layers: list[Layer] = []
     param_blocks: list[str] = []
     calls: list[str] = []
+    flash_before = pool.nbytes
     for i, (node, p, choice) in enumerate(zip(graph.nodes, params, choices)):
+        if layers:  # the constants the layer before added, and its arena bytes
+            _account(layers[-1], graph.nodes[i - 1], pool, flash_before, of_tensor)
+        flash_before = pool.nbytes
         op = OPS[node.op]
         header = f"/* layer {i}: {c_safe_text(node.op)} {c_quoted(node.name)} */"
         x = node.inputs[0] if node.inputs else None
@@ -249,7 +263,16 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
         layers.append(Layer(i, node.name, original.op if original else node.op, call.func, op.macs(node),
                             node.attrs["accelerator"] if original else "cpu", sb.size if sb else 0, choice.declined,
                             choice.kernel.twins))
+    if layers:
+        _account(layers[-1], graph.nodes[-1], pool, flash_before, of_tensor)
     return _Body(plan, em, layers, param_blocks, calls, tiled)
+
+
+def _account(layer: Layer, node: Node, pool: ConstPool, flash_before: int, of_tensor: dict[Tensor, Any]) -> None:
+    """The layer's flash (the constants it added to the pool; one shared with an earlier layer counts there) and
+    RAM (the arena bytes of its outputs, in place or not, and its scratch)."""
+    layer.weights_bytes = pool.nbytes - flash_before
+    layer.ram_bytes = sum(t.nbytes for t in node.outputs if t in of_tensor) + layer.scratch_bytes
 
 
 def _plan_l1(graph: Graph, params: list[object], core: Core, l1: int) -> dict[int, TilePlan]:
@@ -279,7 +302,10 @@ def _includes(always: list[str], text: str) -> str:
     <math.h> for the macros of non-finite float constants (macros only: no libm is linked)."""
     headers = [*always, *(["stdbool.h"] if "bool" in text.split() else []),
                *(["math.h"] if any(m in text for m in ("HUGE_VALF", "NAN")) else [])]
-    return "".join(f"#include <{h}>\n" for h in headers)
+    # <string.h> and <math.h> through the library's header, which stands in for them without a C library
+    hosted = [h for h in headers if h not in ("string.h", "math.h")]
+    return "".join([*(f"#include <{h}>\n" for h in hosted),
+                    *(['#include "mote/mote_libc.h"\n'] if len(hosted) < len(headers) else [])])
 
 
 
@@ -302,7 +328,7 @@ def _buffer_signature(name: str, t: Tensor) -> str:
 def _model_h(graph: Graph, plan: ArenaPlan, state: StatePlan) -> str:
     lines = [f"/* Generated by mote from model {c_quoted(graph.name)}. The model's C API. */",
              "#ifndef MODEL_H", "#define MODEL_H", "",
-             *_includes(["stdint.h"], " ".join(t.dtype.c_type for _, _, t in _io(graph))).splitlines(), "",
+             *_includes(["stddef.h", "stdint.h"], " ".join(t.dtype.c_type for _, _, t in _io(graph))).splitlines(), "",
              f"#define MODEL_NUM_INPUTS {len(graph.inputs)}", f"#define MODEL_NUM_OUTPUTS {len(graph.outputs)}",
              f"#define MODEL_ARENA_BYTES {plan.size}", ""]
     for _, macro, t in _io(graph):
@@ -315,7 +341,7 @@ def _model_h(graph: Graph, plan: ArenaPlan, state: StatePlan) -> str:
         lines.append("")
     lines += ["/* Runs one inference: reads the inputs, writes the outputs. Returns 0 on success.",
               " * Not reentrant: the activations live in one static arena. */",
-              f"{_signature(graph)};", "",
+              f"{_signature(graph)};", "", *placement.header_lines(),
               *(["/* The model keeps state across calls (MODEL_STATE_BYTES): each model_run continues from the",
                  " * last. model_reset() clears it, as at start-up, before an unrelated stream. */",
                  "void model_reset(void);", ""] if state.size else []),
@@ -369,11 +395,10 @@ def _model_c(graph: Graph, plan: ArenaPlan, state: StatePlan, em: Emitter, param
         "#ifndef MOTE_LAYER_END", "#define MOTE_LAYER_END(layer)", "#endif", "",
         f"/* Every activation and scratch buffer, at offsets planned at compile time"
         f" ({plan.size} bytes; the lower bound is {plan.lower_bound}). */",
-        "static union {", f"  int8_t bytes[{max(plan.size, 1)}];", "  int64_t align;", "} arena;",
-        "#define ARENA(offset) (arena.bytes + (offset))",
+        *placement.arena_lines(plan.size),
         *(["/* Inside a subgraph's function: its buffers, in the frame its caller lends. */",
            "#define FRAME(offset) (frame + (offset))"] if frames else []), "", *_l1_c(l1_bytes), *_state_c(state),
         *param_blocks,
-        f"{_signature(graph)} {{", "  int status = MOTE_OK;",
+        f"{_signature(graph)} {{", "  int status = MOTE_OK;", *placement.run_guard(),
         *(["  if (!state_ready) model_reset();"] if state.size else []), *copy_in, "", *calls, "", *copy_out,
         "  return status;", "}", "", *accessors, ""])

@@ -72,7 +72,8 @@ class ConstPool:
             values = _elements(a) or ["0"]
             rows = [", ".join(values[i:i + 16]) for i in range(0, len(values), 16)]
             body = ",\n  ".join(rows)
-            out.append(f"const {_C_TYPES[a.dtype]} {name}[{max(a.size, 1)}] = {{\n  {body}\n}};\n")
+            place = "MODEL_WEIGHTS_SECTION MODEL_WEIGHTS_ALIGNED"  # mote.codegen.placement
+            out.append(f"const {_C_TYPES[a.dtype]} {name}[{max(a.size, 1)}] {place} = {{\n  {body}\n}};\n")
         return "\n".join(out)
 
 

@@ -33,7 +33,8 @@ volatile while _Bool _Complex _Imaginary _Alignas _Alignof _Atomic _Generic _Nor
 _Thread_local""".split())
 _LIBRARY_NAME = re.compile(r"\bmote_(?=\w)")
 # The model's own API as codegen writes it for the default name (mote.codegen.compile, mote.codegen.decoder).
-_MODEL_SYMBOL = re.compile(r"\bmodel_(?=(?:run|reset|step|prefill|position|input\d+_buffer|output\d+_buffer)\b)")
+_MODEL_SYMBOL = re.compile(r"\bmodel_(?=(?:run|reset|step|prefill|position|set_arena|"
+                           r"input\d+_buffer|output\d+_buffer)\b)")
 _MODEL_MACRO = re.compile(r"\bMODEL_(?=[A-Z0-9_]+\b)")
 _INCLUDE_LINE = re.compile(r'^\s*#\s*include\s*"[^"]*"', re.M)
 

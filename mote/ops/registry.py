@@ -209,11 +209,16 @@ class Choice:
     declined: tuple[tuple[str, str], ...]  # (C function, reason)
 
 
-def choose_kernel(op: OpDef, node: Node, params: Any, core: Core) -> Choice:
-    """The first record of `op`'s table that serves `core` and accepts the layer."""
+def choose_kernel(op: OpDef, node: Node, params: Any, core: Core, skip: frozenset[str] = frozenset()) -> Choice:
+    """The first record of `op`'s table that serves `core` and accepts the layer; records whose function is in
+    `skip` decline (their weights are over the flash budget, mote.codegen.flash_budget) unless they are the last."""
     declined: list[tuple[str, str]] = []
-    for kernel in op.table():
+    table = op.table()
+    for kernel in table:
         if core not in kernel.cores or not kernel.computes(node):
+            continue
+        if kernel.func in skip and kernel is not table[-1]:
+            declined.append((kernel.func, "left for the flash budget (--flash-budget)"))
             continue
         reason = kernel.accepts(node, params)
         if reason is None:

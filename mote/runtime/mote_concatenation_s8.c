@@ -1,6 +1,6 @@
 #include "mote_concatenation_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_concatenation_s8(const mote_concatenation_params *p, const int8_t *const *inputs, int8_t *output,
                                   mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_conv_dsp_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 
 /* Output pixel `pixel`'s window as int8 taps in win[0, groups * 4): HWC order, the input zero point

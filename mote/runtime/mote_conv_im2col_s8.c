@@ -1,6 +1,6 @@
 #include "mote_conv_im2col_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 #include "mote_conv_common.h"
 

@@ -1,6 +1,6 @@
 #include "mote_conv_vnni_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>

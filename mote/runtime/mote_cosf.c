@@ -1,6 +1,6 @@
 #include "mote_cosf.h"
 
-#include <math.h>
+#include "mote_libc.h"
 
 #include "mote_trig_double.h"
 

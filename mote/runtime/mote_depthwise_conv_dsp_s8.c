@@ -1,6 +1,6 @@
 #include "mote_depthwise_conv_dsp_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 /* One output pixel: its nine taps' input pixels (taps[k] for tap (k / 3, k % 3)), all channels. */
 static void pixel(const mote_depthwise_conv_dsp_params *p, const int8_t *const taps[9], int8_t *out) {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
+#include "mote_libc.h"
 
 #include "mote_depthwise_conv_plane_s8.h"
 

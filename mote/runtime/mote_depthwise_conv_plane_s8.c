@@ -1,6 +1,6 @@
 #include "mote_depthwise_conv_plane_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 #include "mote_depthwise_conv_plane_fill.h"
 #include "mote_output_stage.h"

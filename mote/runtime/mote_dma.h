@@ -12,7 +12,7 @@
 #define MOTE_DMA_H
 
 #include <stdint.h>
-#include <string.h>
+#include "mote_libc.h"
 
 #ifdef MOTE_VP_DMA_START_ADDR
 #define MOTE_DMA_START(dst, src, bytes)                                                             \

@@ -14,7 +14,7 @@
 #define MOTE_DSP_H
 
 #include <stdint.h>
-#include <string.h>
+#include "mote_libc.h"
 
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
 #include <arm_acle.h>

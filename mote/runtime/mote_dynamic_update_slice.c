@@ -1,6 +1,6 @@
 #include "mote_dynamic_update_slice.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_dynamic_update_slice(const mote_dynamic_update_slice_params *p, const void *operand,
                                       const void *update, const void *starts, void *output, mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_embedding_lookup.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_embedding_lookup(const mote_embedding_lookup_params *p, const int32_t *ids, const void *table,
                                   void *output, mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_expf.h"
 
-#include <math.h>
+#include "mote_libc.h"
 
 #include "mote_exp_double.h"
 

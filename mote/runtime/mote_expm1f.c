@@ -1,6 +1,6 @@
 #include "mote_expm1f.h"
 
-#include <math.h>
+#include "mote_libc.h"
 
 #include "mote_exp_double.h"
 

@@ -1,6 +1,6 @@
 #include "mote_fill.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_fill(const mote_fill_params *p, const void *value, void *output, mote_scratch scratch) {
   uint8_t *out = (uint8_t *)output;

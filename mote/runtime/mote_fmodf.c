@@ -1,7 +1,7 @@
 #include "mote_fmodf.h"
 
 #include <stdint.h>
-#include <string.h>
+#include "mote_libc.h"
 
 static uint32_t bits_of(float f) {
   uint32_t u;

@@ -1,6 +1,6 @@
 #include "mote_fully_connected_dsp_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 
 mote_status mote_fully_connected_dsp_s8(const mote_fully_connected_dsp_params *p, const int8_t *input,

@@ -1,6 +1,6 @@
 #include "mote_gather.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_gather(const mote_gather_params *p, const void *input, const void *indices, void *output,
                         mote_scratch scratch) {

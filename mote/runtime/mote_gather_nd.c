@@ -1,6 +1,6 @@
 #include "mote_gather_nd.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_gather_nd(const mote_gather_nd_params *p, const void *params, const int32_t *indices, void *output,
                            mote_scratch scratch) {

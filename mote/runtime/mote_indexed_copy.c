@@ -1,6 +1,6 @@
 #include "mote_indexed_copy.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_indexed_copy(const mote_indexed_copy_params *p, const void *input, void *output,
                               mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_logf.h"
 
-#include <math.h>
+#include "mote_libc.h"
 #include <stdint.h>
 
 /* x = m 2^k with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, by

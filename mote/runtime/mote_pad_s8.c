@@ -1,6 +1,6 @@
 #include "mote_pad_s8.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 /* Whether output index o of a dimension lies over the input: before <= o < before + in. */
 static int over_input(int32_t o, int32_t before, int32_t in) {

@@ -1,6 +1,6 @@
 #include "mote_resize_nearest.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_resize_nearest(const mote_resize_nearest_params *p, const void *input, void *output,
                                 mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_select.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_select(const mote_select_params *p, const bool *condition, const void *x, const void *y,
                         void *output, mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_split.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_split(const mote_split_params *p, const void *input, void *const *outputs, mote_scratch scratch) {
   const uint8_t *in = (const uint8_t *)input;

@@ -1,6 +1,6 @@
 #include "mote_sqrtf.h"
 
-#include <math.h>
+#include "mote_libc.h"
 #include <stdint.h>
 
 /* A float as its bits and back. */

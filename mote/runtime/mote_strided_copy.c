@@ -1,6 +1,6 @@
 #include "mote_strided_copy.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_strided_copy(const mote_strided_copy_params *p, const void *input, void *output,
                               mote_scratch scratch) {

@@ -1,6 +1,6 @@
 #include "mote_svdf_f32.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 /* std::fmax and std::fmin, which TFLite Micro's activations use: a NaN operand yields the other one. */
 static float fmax_f32(float x, float y) { return (y != y || x >= y) ? x : y; }

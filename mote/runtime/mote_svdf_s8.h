@@ -3,7 +3,7 @@
 #ifndef MOTE_SVDF_S8_H
 #define MOTE_SVDF_S8_H
 
-#include <string.h>
+#include "mote_libc.h"
 
 #include "mote_fixedpoint.h"
 #include "mote_svdf_s8_params.h"

@@ -1,6 +1,6 @@
 #include "mote_transpose.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 /* Whether output index o of an axis lies over the input: before <= o < before + in. */
 static int over_input(int32_t o, int32_t before, int32_t in) {

@@ -1,6 +1,6 @@
 #include "mote_transpose_conv_s16.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 #include "mote_fixedpoint.h"
 

@@ -1,6 +1,6 @@
 #include "mote_zero_fill.h"
 
-#include <string.h>
+#include "mote_libc.h"
 
 mote_status mote_zero_fill(const mote_fill_params *p, void *output, mote_scratch scratch) {
   (void)scratch;

@@ -66,7 +66,7 @@ def test_the_layout_is_a_library_with_the_example_beside_it(library: Path) -> No
     # the one public header: src/ holds the model's files, the kernel library's headers sit in src/mote/
     assert {p.name for p in (library / "src").glob("*.h")} == {"ad.h", "ad_weights.h"}
     public = (library / "src" / "ad.h").read_text()
-    assert re.findall(r"#include\s*(\S+)", public) == ["<stdint.h>"]
+    assert re.findall(r"#include\s*(\S+)", public) == ["<stddef.h>", "<stdint.h>"]  # freestanding headers
 
 
 def test_platformio_manifest(library: Path) -> None:
@@ -230,3 +230,42 @@ def test_cmake_builds_the_library_for_rv32_and_firmware_links_the_archive(tmp_pa
     for seed in range(2):
         inputs = random_inputs(graph, seed)
         assert_same(firmware.run(inputs).outputs, tflm_outputs(data, graph, inputs), f"libdigits.a, seed {seed}")
+
+
+def test_cmake_builds_the_library_for_cortex_m4_with_the_toolchain_file_it_writes(tmp_path: Path) -> None:
+    """cortexm/toolchain.cmake cross-compiles the static library with zig's clang for the Cortex-M4 (DSP kernels);
+    firmware that links libdigits.a with the target's reset code and main runs bit-exact on the virtual platform."""
+    from mote.targets.cortexm import CortexMConfig, CortexMFirmware
+    from mote.targets.cortexm import firmware as cortexm
+
+    tool = cmake()
+    if tool is None:
+        pytest.skip("no cmake: install the test dependencies (pip install -e '.[test]') or a system cmake")
+    data = DIGITS.read_bytes()
+    graph = load_tflite(data, "digits")
+    config = CortexMConfig(cpu="cortex-m4", cc="zig")
+    compiled = compile_graph(graph, core=config.arm.kernels, name="digits")
+    project = tmp_path / "fw"
+    compiled.write(project, extra=cortexm.project_files(compiled, config))
+    toolchain_file = (project / "cortexm" / "toolchain.cmake").read_text()
+    assert "cortex-m4" in toolchain_file and str(tmp_path) not in toolchain_file
+    wrapper = tmp_path / "zig-cc"
+    wrapper.write_text(f'#!/bin/sh\nexec {shlex.join(find_toolchain("zig").driver)} "$@"\n')
+    wrapper.chmod(0o755)
+    build = tmp_path / "build"
+    configure = subprocess.run([tool, "-S", str(project), "-B", str(build), "-DMOTE_ARM_CC=zig",
+                                f"-DCMAKE_TOOLCHAIN_FILE={project / 'cortexm' / 'toolchain.cmake'}",
+                                f"-DCMAKE_C_COMPILER={wrapper}", "-DCMAKE_BUILD_TYPE=Release",
+                                f"-DMOTE_C_FLAGS=-Wall -Wextra -Werror -isystem {project / 'cortexm' / 'include'}"],
+                               capture_output=True, text=True)
+    assert configure.returncode == 0, configure.stderr[-3000:]
+    made = subprocess.run([tool, "--build", str(build)], capture_output=True, text=True)
+    assert made.returncode == 0, (made.stdout + made.stderr)[-3000:]
+    archive = build / "libdigits.a"
+    members = archive.read_bytes().split(b"\x7fELF")[1:]  # each object's ELF header, e_machine at byte 18 - 4
+    assert members and all(int.from_bytes(m[14:16], "little") == 40 for m in members)  # EM_ARM
+    linked = cortexm.link_firmware(project, ["cortexm/main.c", str(archive)], config, includes=("src",))
+    firmware = CortexMFirmware(linked, graph, config)
+    for seed in range(2):
+        inputs = random_inputs(graph, seed)
+        assert_same(firmware.run(inputs).outputs, tflm_outputs(data, graph, inputs), f"Cortex-M4 libdigits.a, {seed}")

@@ -47,7 +47,9 @@ int main(void) {{
 
 def _sources(main: str) -> dict[str, str]:
     """main.c with the library's mote_dma.h pasted in (the firmware build compiles every file it is given)."""
-    header = resources.files("mote.runtime").joinpath("mote_dma.h").read_text()
+    runtime = resources.files("mote.runtime")
+    header = runtime.joinpath("mote_dma.h").read_text()
+    header = header.replace('#include "mote_libc.h"', runtime.joinpath("mote_libc.h").read_text())
     return {"main.c": main.replace('#include "mote_dma.h"', header)}
 
 

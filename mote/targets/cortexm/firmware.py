@@ -29,6 +29,7 @@ from mote.sim.isa import cortex_m
 from mote.sim.machine import Execution, Machine, MemoryMap
 from mote.sim.platforms import Platform, builtin
 from mote.sim.results import SimResult
+from mote.targets.cortexm import cmake
 from mote.targets.cortexm.cores import CORES, ArmCore
 from mote.targets.cortexm.toolchain import find_toolchain
 from mote.targets.host import find_cc
@@ -119,7 +120,8 @@ def platform_files(config: CortexMConfig) -> dict[str, str]:
             f"{PLATFORM_DIR}/mote_support.c": rv32.joinpath("mote_support.c").read_text(),
             f"{PLATFORM_DIR}/include/string.h": rv32.joinpath("string.h").read_text(),
             f"{PLATFORM_DIR}/include/math.h": rv32.joinpath("math.h").read_text(),
-            f"{PLATFORM_DIR}/mote_vp.h": c_header()}
+            f"{PLATFORM_DIR}/mote_vp.h": c_header(),
+            f"{PLATFORM_DIR}/{cmake.FILE}": cmake.toolchain_cmake(config.arm)}
 
 
 def project_files(model: CompiledModel, config: CortexMConfig) -> dict[str, str]:
