@@ -239,7 +239,7 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
                                *tiles.lines])
             calls.append("\n".join([f"  {header}", *lines]))
             layers.append(Layer(i, node.name, node.op, tiles.funcs[0], op.macs(node), "cpu", 0, tiles.declined,
-                                tiles.twins))
+                                twins=tiles.twins))
             continue
         if i in split_parts:
             task, kernels = parallel.task(i, node, split_parts[i], em, em.at(plan.offset(sb)) if sb else None,
@@ -249,8 +249,8 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
             first = kernels[0]
             layers.append(Layer(i, node.name, node.op, first.kernel.func or OPS[node.op].name, op.macs(node),
                                 "cpu", sb.size if sb else 0, first.declined,
-                                tuple(sorted({t for c in kernels for t in c.kernel.twins})),
-                                tuple(part.params for part in split_parts[i])))
+                                twins=tuple(sorted({t for c in kernels for t in c.kernel.twins})),
+                                parts=tuple(part.params for part in split_parts[i])))
             continue
         call = choice.kernel.call(node, p, em)
         original = node.attrs.get("original") if node.op == "accel" else None
@@ -262,7 +262,7 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
         calls.append("\n".join([f"  {header}", *lines, "  if (status != MOTE_OK) return status;"]))
         layers.append(Layer(i, node.name, original.op if original else node.op, call.func, op.macs(node),
                             node.attrs["accelerator"] if original else "cpu", sb.size if sb else 0, choice.declined,
-                            choice.kernel.twins))
+                            twins=choice.kernel.twins))
     if layers:
         _account(layers[-1], graph.nodes[-1], pool, flash_before, of_tensor)
     return _Body(plan, em, layers, param_blocks, calls, tiled)
