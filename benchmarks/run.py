@@ -18,8 +18,12 @@ from pathlib import Path
 
 import numpy as np
 from attention_matmul import report as attention_report  # benchmarks/*.py, beside this script
+from cluster_speedup import cluster_report
+from cortex_m import measure as measure_cortex_m
+from cortex_m import report as cortex_m_report
 from dla import dla_report
 from host_timing import host_cores, host_us
+from l1_dma import report as l1_dma_report
 from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
@@ -276,6 +280,9 @@ def main() -> int:
         attention = attention_report(Path(tmp))
         print("measuring the tiny language model ...", file=sys.stderr)
         tiny_lm = [*tiny_lm_report(measure_tiny_lm(Path(tmp))), ""]
+        cortex_m = [*cortex_m_report(measure_cortex_m(Path(tmp))), ""]
+        print("measuring the 8-core cluster and the L1 with its DMA ...", file=sys.stderr)
+        cluster = [*cluster_report(Path(tmp)), *l1_dma_report(Path(tmp))]
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -283,7 +290,7 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm])
+        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

@@ -16,12 +16,13 @@ import numpy as np
 from mote import pipeline
 from mote.accel import find_accelerator
 from mote.accel.partition import partition, regions
-from mote.cli_args import Parser, bounded_int, joined_opt_values, settle_rv32_options, size
+from mote.cli_args import Parser, bounded_int, clock_mhz, joined_opt_values, settle_rv32_options, size
 from mote.cli_compile import add_compile_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, rv32_config
 from mote.cli_report import print_profile, print_run, short
+from mote.cli_trace import write_trace
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
 from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
@@ -29,6 +30,7 @@ from mote.outputs import atomic_path, check_output_file, check_output_root
 from mote.passes.accel_check import check_accelerator
 from mote.stream import MAX_CALLS, run_stream
 from mote.targets import TARGETS, Target, find_target
+from mote.targets.cortexm import CORES, CortexMConfig
 from mote.targets.rv32 import Rv32, Rv32Config
 from mote.targets.rv32.toolchain import CHOICES as CC_CHOICES
 from mote.targets.rv32.toolchain import ISAS
@@ -141,6 +143,8 @@ def _parser() -> argparse.ArgumentParser:
                         "of those names in it are replaced, nothing else is touched)")
     p.add_argument("--verify", type=bounded_int(0, 10_000), default=0, metavar="N",
                    help="re-run N sampled points on the VP in timed mode: cost model vs VP cycles, bit-exactness")
+    p.add_argument("--verify-target", default="rv32", choices=[n for n, t in TARGETS.items() if t.accelerators],
+                   help="the VP core --verify runs on (default rv32)")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--objective", choices=("cycles", "energy"),
                    help="order the points best first by total cycles or by energy per inference (energy_uj)")
@@ -181,7 +185,8 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     onnx.add_argument("--calib-method", default="MinMax", choices=METHODS)
     onnx.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
                       help="fix a dynamic input shape, e.g. input=1,3,32,32 (repeatable)")
-    rv32 = p.add_argument_group("rv32 target (refused with --target host)")
+    rv32 = p.add_argument_group("rv32 and Cortex-M targets (refused with --target host; --cc, --opt, --flash, "
+                                "--ram, --stack, --accel and --instruction-limit serve the Cortex-M targets too)")
     rv32.add_argument("--cc", choices=CC_CHOICES,
                       help="cross compiler: riscv64-unknown-elf-gcc when present, else zig (default auto)")
     rv32.add_argument("--opt", choices=("-O2", "-Os"), help="optimization level (default -O2; `--opt -Os` for size)")
@@ -198,7 +203,15 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     rv32.add_argument("--core", metavar="KEY=CYCLES,...",
                       help="cycle costs of the core model, e.g. load=1,mulh=1 (classes: alu, load, store, mul, "
                            "mulh, div, branch_taken, branch_not_taken, jump, fpu, fdiv)")
+    rv32.add_argument("--trace", type=Path, metavar="OUT.json",
+                      help="write the run's timeline as a Chrome/Perfetto trace: layers, accelerator jobs, DMA "
+                           "transfers, a cluster's cores (open it in ui.perfetto.dev)")
+    rv32.add_argument("--clock-mhz", type=clock_mhz, metavar="MHZ",
+                      help="the clock frequency that turns cycles into time in --trace (default 100)")
     add_platform_arguments(rv32)
+    rv32.add_argument("--flash-wait-states", type=bounded_int(0, 15), metavar="N",
+                      help="Cortex-M targets: flash wait states, paid by each fetch after a taken branch or jump "
+                           "(default 0)")
 
 
 def _check_files(args: argparse.Namespace) -> None:
@@ -220,6 +233,10 @@ def _report(args: argparse.Namespace) -> pipeline.RunReport:
     config.validate()
     if getattr(args, "save_outputs", None) is not None:
         check_output_file(args.save_outputs, "--save-outputs")
+    if args.trace is not None:
+        if getattr(args, "calls", None) is not None:
+            raise MoteError("--trace times one inference: leave out --calls")
+        check_output_file(args.trace, "--trace")
     accelerator = find_accelerator(args.accel) if args.accel else None
     model = args.model or pipeline.default_model()
     if getattr(args, "calls", None) is not None:
@@ -236,6 +253,11 @@ def _target(args: argparse.Namespace, config: Rv32Config) -> Target:
     them elsewhere)."""
     if args.target == Rv32.name:
         return Rv32(config, args.instruction_limit)
+    if args.target in CORES:
+        cortex = CortexMConfig(cpu=args.target, flash_bytes=args.flash, ram_bytes=args.ram, stack_bytes=args.stack,
+                               cc=args.cc, opt=args.opt, flash_wait_states=args.flash_wait_states)
+        cortex.validate()
+        return TARGETS[args.target](cortex, args.instruction_limit)  # type: ignore[call-arg]
     return find_target(args.target)
 
 
@@ -243,6 +265,8 @@ def _run(args: argparse.Namespace) -> int:
     report = _report(args)
     if args.save_outputs:
         _save_outputs(args.save_outputs, report.onnx_outputs if report.onnx_outputs is not None else report.outputs)
+    if args.trace is not None:
+        write_trace(report, args.trace, args.clock_mhz)
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -264,6 +288,8 @@ def _profile(args: argparse.Namespace) -> int:
         measuring = " or ".join(name for name, target in TARGETS.items() if target.measures_layers)
         raise MoteError(f"profile needs a target that measures each layer: use --target {measuring}")
     report = _report(args)
+    if args.trace is not None:
+        write_trace(report, args.trace, args.clock_mhz)
     if args.json:
         print(json.dumps(report.to_json()))
     else:
@@ -330,7 +356,7 @@ def _explore(args: argparse.Namespace) -> int:
     check_output_root(args.out, "--out", create=False)  # created once there are results (explore checks the
     # sweep's keys and values first, so a typo leaves nothing behind)
     rows = explore(args.models, args.accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
-                   objective=args.objective)
+                   objective=args.objective, verify_target=args.verify_target)
     if args.json:
         print(json.dumps(rows))
     else:

@@ -27,7 +27,13 @@ RV32_ONLY = {
     "accel": (None, "--accel attaches an accelerator to the virtual MCU; use --target rv32"),
     "platform": ("mcu", "--platform picks the virtual MCU; the host target runs native code"),
     "cores": (None, "--cores sets the virtual MCU's core count; the host target runs native code"),
+    "flash_wait_states": (0, "--flash-wait-states sets a Cortex-M core's flash timing; use a --target cortex-m*"),
+    "trace": (None, "--trace writes the virtual MCU's timeline (layers, accelerator, DMA, cores); use --target rv32"),
+    "clock_mhz": (100.0, "--clock-mhz converts the virtual MCU's cycles to time in --trace; use --target rv32"),
 }
+# The options of the virtual MCU that the Cortex-M targets take too (the others pick rv32's ISA and
+# platform); --flash-wait-states is theirs alone.
+CORTEX_M_OPTIONS = frozenset({"cc", "opt", "flash", "ram", "stack", "instruction_limit", "accel", "flash_wait_states"})
 
 
 class Parser(argparse.ArgumentParser):
@@ -66,6 +72,17 @@ def bounded_int(low: int, high: int) -> Callable[[str], int]:
     return convert
 
 
+def clock_mhz(text: str) -> float:
+    """An argparse type: a clock frequency in MHz, above 0 and at most 100 GHz."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of MHz") from None
+    if not 0 < value <= 100_000:
+        raise argparse.ArgumentTypeError(f"{text} MHz is out of range (above 0, at most 100000)")
+    return value
+
+
 def size(text: str) -> int:
     try:
         return parse_size(text)
@@ -74,12 +91,18 @@ def size(text: str) -> int:
 
 
 def settle_rv32_options(args: argparse.Namespace) -> None:
-    """Refuse rv32-only options with another target; fill in the defaults of those not given."""
+    """Refuse the virtual MCU's options with a target that does not take them; fill in the defaults of
+    those not given."""
+    cortex_m = args.target.startswith("cortex-m")
     for name, (default, why) in RV32_ONLY.items():
         if not hasattr(args, name):
             continue
         given = getattr(args, name) is not None
-        if given and args.target != "rv32":
+        takes = name in CORTEX_M_OPTIONS if cortex_m else args.target == "rv32" and name != "flash_wait_states"
+        if given and not takes:
+            if cortex_m:
+                option = f"--{name.replace('_', '-')}"
+                why = f"{option} configures rv32's virtual MCU; --target {args.target} does not take it"
             raise MoteError(why)
         if not given:
             setattr(args, name, default)

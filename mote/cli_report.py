@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mote.arena_notes import describe
+from mote.cli_offload import accelerator_of, split_line, summary_lines, total_cycles
 from mote.pipeline import RunReport
 from mote.stream import StreamReport
 from mote.targets.host import HostFigures
@@ -41,7 +42,13 @@ def print_profile(report: RunReport) -> None:
     table = Table(title=f"{markup(Path(report.model).name)} on the rv32 virtual platform")
     dma = data.get("dma") is not None  # a platform with an L1 and its DMA: the bytes moved and the stalls
     cluster = any("cores" in layer for layer in data["layers"])
-    columns = ("#", "layer", "op", "kernel", "instructions", "cycles", "share", "MACs", "instr/MAC", "µJ",
+    # with an accelerator: its cycles per layer, and each layer's share of CPU + accelerator cycles (else of
+    # the instructions), so that a CPU layer is not blamed for the time the accelerator takes
+    accelerator = accelerator_of(report)
+    accel, timed = accelerator is not None, accelerator is not None and accelerator.timed
+    whole = sum(total_cycles(layer) for layer in data["layers"] if "cycles" in layer)
+    columns = ("#", "layer", "op", "kernel", "instructions", "cycles", *(("accel cycles",) if accel else ()),
+               "share", "MACs", "instr/MAC", "µJ",
                *(("DMA B", "DMA stall") if dma else ()), *(("cores busy",) if cluster else ()))
     for column in columns:
         table.add_column(column, justify="left" if column in ("layer", "op", "kernel", "cores busy") else "right")
@@ -51,13 +58,20 @@ def print_profile(report: RunReport) -> None:
         per_mac = layer["instructions_per_mac"]
         moved = layer.get("dma")
         table.add_row(str(layer["index"]), short(layer["name"], 28), markup(layer["op"]), markup(layer["kernel"]),
-                      f"{layer['instructions']:,}", f"{layer['cycles']:,}", f"{layer['share']:.1%}",
+                      f"{layer['instructions']:,}", f"{layer['cycles']:,}",
+                      *((f"{layer['accel_cycles']:,}" if layer.get("accel_cycles") else "-",) if accel else ()),
+                      f"{(total_cycles(layer) / whole if whole else 0.0) if timed else layer['share']:.1%}",
                       f"{layer['macs']:,}", f"{per_mac:.2f}" if per_mac else "-",
                       "-" if layer.get("energy_uj") is None else f"{layer['energy_uj']:.2f}",
                       *((f"{moved['bytes']:,}", f"{moved['exposed_cycles']:,}") if moved else ("-", "-"))[:2 * dma],
                       *((utilization(layer),) if cluster else ()))
     out = console()
     out.print(table)
+    if timed:
+        out.print("share: of the layers' CPU + accelerator cycles")
+        split = split_line(data, report)
+        if split is not None:
+            out.print(split)
     print_summary(out, data, report)
 
 
@@ -99,6 +113,8 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
                       f"ROM {sim.rom_bytes:,} B, RAM {sim.ram_bytes:,} B + stack {sim.stack_bytes:,} B "
                       f"used; simulated in {sim.sim_seconds:.2f} s ({sim.sim_mips:.0f} MIPS); built with "
                       f"{sim.cc} {sim.cflags}"))
+        for line in summary_lines(report):
+            print_(line)
         if sim.dma is not None:
             share = sim.dma.exposed_cycles / sim.cycles if sim.cycles else 0.0
             print_(f"DMA: {sim.dma.jobs:,} jobs, {sim.dma.total_bytes:,} B, {sim.dma.exposed_cycles:,} cycles exposed "

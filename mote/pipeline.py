@@ -17,6 +17,7 @@ from mote.accel.interface import Accelerator
 from mote.arena_notes import arena_notes
 from mote.codegen.compile import CompiledModel, compile_graph
 from mote.codegen.naming import DEFAULT
+from mote.errors import MoteError
 from mote.frontend import load
 from mote.frontend.onnx import OnnxModel, is_onnx, load_onnx_model
 from mote.inputs import load_inputs, random_inputs
@@ -55,6 +56,9 @@ class RunReport:
     onnxruntime: dict[str, Any] = field(default_factory=dict)  # ONNX models: the match with onnxruntime
     tflite_micro: TflmMatch | None = None  # TFLite models, when asked: the match with TFLite Micro
     onnx_outputs: dict[str, np.ndarray] | None = None  # integer-dialect ONNX: the outputs as the model's (saved)
+    # with an accelerator: the arena the same model plans with every layer on the CPU (no accelerator layouts,
+    # no transposes around its regions), to report the RAM its layouts add; None: no accelerator, or no such plan
+    cpu_arena_bytes: int | None = None
 
     @functools.cached_property
     def arena(self) -> dict[str, Any]:
@@ -74,6 +78,7 @@ class RunReport:
             "mismatches": self.mismatches,
             "arena_bytes": c.plan.size,
             "arena_lower_bound_bytes": c.plan.lower_bound,
+            **({} if self.cpu_arena_bytes is None else {"arena_bytes_without_accel": self.cpu_arena_bytes}),
             "state_bytes": c.state_bytes,
             "weights_bytes": c.weights_bytes,
             **({"l1_tile_bytes": c.l1_bytes} if c.l1_budget else {}),
@@ -117,7 +122,18 @@ def run(model_path: Path, *, target: str | Target = "host", input_path: Path | N
     integer = onnx_model is not None and onnx_model.conversion.dialect == "integer"
     onnx_outputs = onnx_model.onnx_outputs(outcome.outputs) if integer else None  # Deeploy's side of the files
     return RunReport(str(model_path), chosen.name, compiled, outcome.outputs, mismatches, outcome.figures,
-                     onnxruntime, tflm, onnx_outputs)
+                     onnxruntime, tflm, onnx_outputs, cpu_arena(original, compiled, chosen))
+
+
+def cpu_arena(original: Graph, compiled: CompiledModel, target: Target) -> int | None:
+    """The arena `original` plans with no accelerator (a compile, no run), beside `compiled`'s with one; None
+    without an accelerator, or when the model does not compile for the CPU alone."""
+    if compiled.accelerator is None:
+        return None
+    try:
+        return compile_graph(original, None, target.core(), l1=target.l1_bytes()).plan.size
+    except MoteError:
+        return None
 
 
 def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, calib: Path | None = None,

@@ -32,7 +32,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                   "mote.generate")),
     ("explore", ("mote.explore",)),
     ("cli", ("mote.cli", "mote.cli_args", "mote.cli_compile", "mote.cli_explain", "mote.cli_ops", "mote.cli_report",
-             "mote.cli_platform", "mote.cli_generate")),
+             "mote.cli_platform", "mote.cli_generate", "mote.cli_offload", "mote.cli_trace")),
 ]
 
 

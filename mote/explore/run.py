@@ -15,11 +15,12 @@ from mote.outputs import check_output_root
 
 def explore(models: list[Path], accel: str, sweep_values: dict[str, list[str]], out: Path, verify: int = 0,
             workers: int | None = None, show: bool = True, dask: str | None = None,
-            objective: str | None = None) -> list[dict[str, Any]]:
+            objective: str | None = None, verify_target: str = "rv32") -> list[dict[str, Any]]:
     """Sweep (a key with no values takes the values its accelerator declares for it), print the table,
     write results.csv, results.json and the PNG plots, and with `verify` > 0 re-run that many sampled
     points on the virtual platform; `dask`: the address of a Dask scheduler to sweep on instead of the
-    local cores; `objective` (cycles or energy): order the rows best first by it."""
+    local cores; `objective` (cycles or energy): order the rows best first by it; `verify_target`: the VP core
+    the verification runs on (rv32 or a Cortex-M one)."""
     sweep_values = check_sweep(accel, sweep_values)
     keys = list(sweep_values)
     categories = tuple(accelerator_class(accel)[0].cost_categories)
@@ -27,7 +28,7 @@ def explore(models: list[Path], accel: str, sweep_values: dict[str, list[str]], 
     rows, seconds = sweep(models, accel, sweep_values, workers, progress=show, dask=dask)
     if objective is not None:
         rows = by_objective(rows, objective)
-    checks = verify_points(models, accel, rows, verify, keys) if verify else []
+    checks = verify_points(models, accel, rows, verify, keys, target=verify_target) if verify else []
     check_output_root(out, "--out")
     report.write(rows, checks, seconds, out)
     plots.draw(rows, keys, out, categories, sizes)

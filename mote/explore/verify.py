@@ -1,4 +1,5 @@
-"""`--verify N`: re-run N sampled points on the virtual platform (rv32, the default toolchain) in timed
+"""`--verify N`: re-run N sampled points on the virtual platform (rv32 or a Cortex-M core: `--verify-target`,
+the default toolchain) in timed
 mode and compare the cost model's accelerator cycles with those the VP counted (for the DLA, its
 command-level timing simulation, mote.accel.dla.timing; for most accelerators, their `cost`), and the
 outputs with the CPU-only run. Works for any accelerator whose Config has a `timed` setting; for one
@@ -18,8 +19,9 @@ from mote.explore.space import spec, value_text
 
 
 def verify(models: list[Path], accel: str, rows: list[dict[str, Any]], n: int, keys: list[str],
-           seed: int = 0) -> list[dict[str, Any]]:
-    """`n` sampled rows of status ok (their settings: `keys`), each run on the VP and compared."""
+           seed: int = 0, target: str = "rv32") -> list[dict[str, Any]]:
+    """`n` sampled rows of status ok (their settings: `keys`), each run on the VP's `target` core and
+    compared."""
     from mote.pipeline import run
 
     by_stem = {m.stem: m for m in models}
@@ -31,13 +33,13 @@ def verify(models: list[Path], accel: str, rows: list[dict[str, Any]], n: int, k
         model = by_stem[row["model"]]
         settings = {k: value_text(row[k]) for k in keys}
         if row["model"] not in cpu:
-            cpu[row["model"]] = run(model, target="rv32").outputs
+            cpu[row["model"]] = run(model, target=target).outputs
         accelerator = _timed(find_accelerator(spec(accel, settings)))
-        report = run(model, target="rv32", accelerator=accelerator)
+        report = run(model, target=target, accelerator=accelerator)
         vp = int(report.to_json().get("accel_cycles", 0))
         same = all(np.array_equal(report.outputs[k], v) for k, v in cpu[row["model"]].items())
         predicted = row["accel_cycles"]
-        checks.append({"model": row["model"], "accel": accelerator.label, "model_cycles": predicted,
+        checks.append({"model": row["model"], "target": target, "accel": accelerator.label, "model_cycles": predicted,
                        "vp_cycles": vp, "error_percent": 100.0 * (predicted - vp) / vp if vp else 0.0,
                        "bit_exact": bool(report.bit_exact and same)})
     return checks

@@ -37,7 +37,15 @@ import numpy as np
 from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
-from mote.ops import blocked_16x8, blocked_f32, depthwise_band, depthwise_conv2d_f32, depthwise_plane, weighted_16x8
+from mote.ops import (
+    blocked_16x8,
+    blocked_f32,
+    depthwise_band,
+    depthwise_conv2d_f32,
+    depthwise_plane,
+    dsp_kernels,
+    weighted_16x8,
+)
 from mote.ops import filter_offset as offset_kernels
 from mote.ops.accumulator_range import check_accumulator_range
 from mote.ops.common import activation_range
@@ -231,6 +239,7 @@ KERNELS = (
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
     depthwise_band.SINGLE_KERNEL,
+    dsp_kernels.DEPTHWISE_KERNEL,
     depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,

@@ -27,6 +27,7 @@ from mote.ir import DType, Node, Tensor
 from mote.ops import (
     blocked_16x8,
     blocked_f32,
+    dsp_kernels,
     fully_connected_bytes,
     fully_connected_f32,
     fully_connected_pairs,
@@ -169,6 +170,7 @@ KERNELS = (
     weighted_16x8.FULLY_CONNECTED_KERNEL,
     blocked_f32.FULLY_CONNECTED_KERNEL,
     fully_connected_f32.KERNEL,
+    dsp_kernels.FULLY_CONNECTED_KERNEL,
     fully_connected_pairs.KERNEL,
     fully_connected_bytes.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),

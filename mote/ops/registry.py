@@ -96,6 +96,7 @@ class Core(Enum):
     VECTOR = "vector"  # a host CPU: compilers vectorize the kernels' long dot products
     SCALAR = "scalar"  # an MCU core without SIMD (rv32imc): register-blocked kernels
     VNNI = "vnni"  # an x86-64 host with AVX-512 VNNI: int8 dot products in hardware
+    DSP = "dsp"  # an Arm core with the DSP extension (Cortex-M4, M7, M33): dual 16-bit MACs (SMLAD)
 
 
 def _no_overlap(node: Node, params: Any) -> list[tuple[int, Overlap]]:

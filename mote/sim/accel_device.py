@@ -9,6 +9,7 @@ cycles are added to the run: the CPU is taken to wait that long (its polling is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,17 @@ class AccelStats:
     jobs: int = 0
     cycles: int = 0  # the cost model's, whether or not timed
     by_layer: dict[int, int] = field(default_factory=dict)  # layer index -> cost-model cycles
+    # every job in order: (layer open at its start or None, the instructions executed when it started, its
+    # cycles), for the run's timeline (mote.targets.rv32.timeline); the instruction count is that of the
+    # blocks entered, so it may run a few instructions ahead of the start store
+    log: list[tuple[int | None, int, int]] = field(default_factory=list)
+
+    def record(self, layer: int | None, instructions: int, cycles: int) -> None:
+        self.jobs += 1
+        self.cycles += cycles
+        self.log.append((layer, instructions, cycles))
+        if layer is not None:
+            self.by_layer[layer] = self.by_layer.get(layer, 0) + cycles
 
 
 class AccelDevice:
@@ -46,6 +58,7 @@ class AccelDevice:
         self.done = True
         self.stats = AccelStats()
         self.error: Exception | None = None  # a functional model that raised: reported by the machine
+        self.now: Callable[[], int] = lambda: 0  # the instructions executed so far (set by mote.sim.run)
 
     def read(self, uc: Any, offset: int, size: int, data: object) -> int:
         index = offset // 4
@@ -68,10 +81,5 @@ class AccelDevice:
             uc.emu_stop()
             return
         self.done = finished is not False
-        cost = int(self.accel.cost(registers))
-        self.stats.jobs += 1
-        self.stats.cycles += cost
-        layer = self.devices.open_layer
-        if layer is not None:
-            self.stats.by_layer[layer] = self.stats.by_layer.get(layer, 0) + cost
+        self.stats.record(self.devices.open_layer, self.now(), int(self.accel.cost(registers)))
 

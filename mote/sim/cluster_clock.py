@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from mote.sim.cluster import CoreTrace
 from mote.sim.counting import Snapshot
 from mote.sim.dma_device import DmaJob, DmaWait
-from mote.sim.dma_timing import DmaEngine
+from mote.sim.dma_timing import DmaEngine, JobSpan
 from mote.sim.platforms import Dma
 
 BARRIER_CYCLES = 8  # an event unit's barrier: the last arrival to every core running again (an estimate)
@@ -54,6 +54,7 @@ class ClusterClock:
     dma: DmaTrack | None = None
     dma_stalls: list[int] | None = None  # core 0's stall at each DMA event
     dma_busy: list[int] | None = None    # each job's engine time, by job id - 1
+    dma_spans: list[JobSpan] | None = None  # each job's time on the engine, on core 0's clock
 
     def clock(self, core: int, snap: Snapshot, passed: int) -> int:
         """Core `core`'s clock at `snap`, after `passed` completed barriers (core 0's with its DMA stalls
@@ -107,4 +108,4 @@ def replay(traces: list[CoreTrace], barriers: int, cost: Callable[[int, Snapshot
     if engine is not None:  # and those after its last barrier
         dma_until(len(traces[0].arrivals) + 1)
     return ClusterClock(busy, waited, cost, traces, barriers, dma, stalls if engine else None,
-                        engine.busy if engine else None)
+                        engine.busy if engine else None, engine.spans if engine else None)

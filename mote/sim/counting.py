@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from mote.errors import BuildError
-from mote.sim.decode import NUM_CLASSES, Cls, Insn
+from mote.sim.decode import BEATS, NUM_CLASSES, Cls, Insn
 
 _SOURCE = "mote_count.c"
 
@@ -59,6 +59,7 @@ class CounterState(ctypes.Structure):
         ("region_hi", ctypes.c_uint32 * MAX_REGIONS),
         ("reads", ctypes.c_uint64 * MAX_REGIONS),
         ("writes", ctypes.c_uint64 * MAX_REGIONS),
+        ("length_rule", ctypes.c_int32),
     ]
 
 
@@ -212,18 +213,19 @@ class ClassTally:
         n = len(self.addrs)
         # Per block: the class counts of one execution with its final conditional branch (if any)
         # left out, and whether it ends with one; the branch's direction comes from `taken`.
-        self.base = np.zeros((n, NUM_CLASSES), dtype=np.int64)
+        self.base = np.zeros((n, NUM_CLASSES + 1), dtype=np.int64)
         self.ends_in_branch = np.zeros(n, dtype=bool)
         for row, addr in enumerate(self.addrs.tolist()):
             insns = blocks[addr]
             for insn in insns:
                 self.base[row, insn.cls] += 1
+                self.base[row, BEATS] += insn.beats
             if insns and insns[-1].cls is Cls.BRANCH_NOT_TAKEN:
                 self.base[row, Cls.BRANCH_NOT_TAKEN] -= 1
                 self.ends_in_branch[row] = True
 
     def classes(self, snap: Snapshot) -> np.ndarray:
-        """Executed instructions per class (int64, indexed by Cls) at the snapshot."""
+        """Executed instructions per class (int64, indexed by Cls, then the beats at BEATS) at the snapshot."""
         rows = np.searchsorted(self.addrs, snap.addrs)
         counts = np.zeros(len(self.addrs), dtype=np.int64)
         taken = np.zeros(len(self.addrs), dtype=np.int64)
@@ -236,4 +238,5 @@ class ClassTally:
         # follows it (which would mark it taken) had not started.
         for insn in snap.tail:
             out[insn.cls] -= 1
+            out[BEATS] -= insn.beats
         return out

@@ -41,6 +41,7 @@ class CoreModel:
     jump: int = 2
     fpu: int = 1
     fdiv: int = 12
+    beat: int = 0  # each transfer beyond the first of a multiple or dual load/store (Insn.beats; Arm only)
 
     def costs(self) -> np.ndarray:
         """The cost of each class, indexed by mote.sim.decode.Cls."""
@@ -51,8 +52,12 @@ class CoreModel:
         return np.array([by_class[c] for c in Cls], dtype=np.int64)
 
     def cycles(self, class_counts: np.ndarray) -> int:
-        """Estimated cycles for per-class instruction counts (indexed by Cls)."""
-        return int(np.asarray(class_counts, dtype=np.int64) @ self.costs())
+        """Estimated cycles for per-class instruction counts (indexed by Cls; an entry after the classes
+        holds the beats, mote.sim.decode.BEATS)."""
+        counts = np.asarray(class_counts, dtype=np.int64)
+        costs = self.costs()
+        beats = int(counts[len(costs)]) * self.beat if len(counts) > len(costs) else 0
+        return int(counts[:len(costs)] @ costs) + beats
 
     def to_json(self) -> dict[str, int | str]:
         return asdict(self)

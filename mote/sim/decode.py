@@ -31,6 +31,9 @@ class Cls(IntEnum):
 
 
 NUM_CLASSES = len(Cls)
+# Class count vectors have one more entry after the classes: the beats (Insn.beats) of the instructions
+# counted, which are not instructions of their own.
+BEATS = NUM_CLASSES
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,9 @@ class Insn:
     size: int  # 2 or 4 bytes
     cls: Cls
     store: Store | None = None
+    # Transfers beyond the first of a multiple or dual load or store (Arm's LDM, PUSH, LDRD: 1 + N cycles
+    # on M-profile cores); 0 for every other instruction and for RV32. The cycle model charges them apart.
+    beats: int = 0
 
 
 def _bits(x: int, hi: int, lo: int) -> int:

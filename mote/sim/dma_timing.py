@@ -49,6 +49,18 @@ def _duration(dma: Dma, nbytes: int) -> int:
     return dma.setup_cycles + -(-nbytes // dma.bytes_per_cycle)
 
 
+@dataclass(frozen=True)
+class JobSpan:
+    """When one job ran on the engine (core cycles from reset, the core's DMA stalls before it included) and
+    which of the `channels` in-flight slots it took (the lowest one free when it was issued)."""
+
+    job: DmaJob
+    issued: int
+    begin: int
+    end: int
+    channel: int
+
+
 class DmaEngine:
     """The engine's state under the model in the module docstring, fed one event at a time with the issuing
     core's clock at it (a cluster's core 0 has barrier waits in its clock: mote.sim.cluster_clock)."""
@@ -58,6 +70,8 @@ class DmaEngine:
         self.ends: dict[int, int] = {}
         self.free = 0
         self.busy: list[int] = []  # each job's engine time, by job id - 1
+        self.spans: list[JobSpan] = []  # each job's, in order
+        self.slots = [0] * max(1, dma.channels)  # each in-flight slot's current job's end
 
     def step(self, event: DmaJob | DmaWait, now: int) -> int:
         """The core's stall at `event`, issued at core cycle `now`."""
@@ -68,8 +82,12 @@ class DmaEngine:
                 stall = in_flight[len(in_flight) - self.dma.channels] - now
                 now += stall
             duration = _duration(self.dma, event.nbytes)
-            self.ends[event.id] = self.free = max(now, self.free) + duration
+            begin = max(now, self.free)
+            self.ends[event.id] = self.free = begin + duration
             self.busy.append(duration)
+            channel = min(range(len(self.slots)), key=lambda c: (self.slots[c] > now, c))
+            self.slots[channel] = self.free
+            self.spans.append(JobSpan(event, now, begin, self.free, channel))
         else:
             stall = max(0, self.ends[event.job] - now)
         return stall
@@ -83,6 +101,12 @@ def engine_of(platform: Platform) -> Dma:
 def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -> tuple[list[int], list[int]]:
     """The core's stall at each event (in order; `core_cycles[k]` is event k's core cycle without DMA
     stalls) and each job's engine time (by job id - 1), under the model in the module docstring."""
+    stalls, busy, _ = _schedule(events, core_cycles, dma)
+    return stalls, busy
+
+
+def _schedule(events: list[DmaJob | DmaWait], core_cycles: list[int],
+              dma: Dma) -> tuple[list[int], list[int], list[JobSpan]]:
     engine = DmaEngine(dma)
     stalls: list[int] = []
     delay = 0
@@ -90,7 +114,7 @@ def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -
         stall = engine.step(event, cycle + delay)
         delay += stall
         stalls.append(stall)
-    return stalls, engine.busy
+    return stalls, engine.busy, engine.spans
 
 
 class DmaTimeline:
@@ -106,7 +130,7 @@ class DmaTimeline:
             counted = accesses(platform, None, event.snapshot)
             cycles.append(core.cycles(counts) + (platform.stall_cycles(*counted) if counted else 0))
         self.cycles = cycles  # each event's core cycle, without DMA stalls
-        self.stalls, self.busy = schedule(self.events, cycles, engine_of(platform))
+        self.stalls, self.busy, self.spans = _schedule(self.events, cycles, engine_of(platform))
 
     def _name(self, kind: str) -> str:
         memory = self.platform.memory(kind)

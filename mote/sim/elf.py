@@ -19,13 +19,15 @@ class Segment:
 
 
 class ElfImage:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, machine: str = "EM_RISCV") -> None:
+        """`machine`: the ELF e_machine the firmware must be for (EM_RISCV, EM_ARM)."""
         self.path = Path(path)
         try:
             with self.path.open("rb") as f:
                 elf = ELFFile(f)
-                if elf["e_machine"] != "EM_RISCV" or elf.elfclass != 32:
-                    raise BuildError(f"{path}: not a 32-bit RISC-V ELF")
+                if elf["e_machine"] != machine or elf.elfclass != 32:
+                    what = {"EM_RISCV": "RISC-V", "EM_ARM": "Arm"}.get(machine, machine)
+                    raise BuildError(f"{path}: not a 32-bit {what} ELF")
                 self.entry = int(elf["e_entry"])
                 self.segments = [Segment(int(s["p_paddr"]), s.data()) for s in elf.iter_segments()
                                  if s["p_type"] == "PT_LOAD" and s["p_filesz"] > 0]
@@ -41,7 +43,8 @@ class ElfImage:
                     addr, size = int(sym["st_value"]), int(sym["st_size"])
                     self.symbols.setdefault(name, (addr, size))
                     if kind == "STT_FUNC" or (kind == "STT_NOTYPE" and sym["st_shndx"] != "SHN_ABS"):
-                        functions.append((addr, size, name))
+                        # a Thumb function's symbol has its low bit set; its code starts one byte lower
+                        functions.append((addr & ~1 if kind == "STT_FUNC" else addr, size, name))
         except OSError as e:
             raise BuildError(f"{path}: cannot read the firmware ({e.strerror})") from None
         functions.sort()

@@ -10,8 +10,9 @@ class SimulationError(MoteError):
     """The firmware did something a microcontroller would fault on, or did not finish."""
 
     def __init__(self, what: str, pc: int | None = None, function: str | None = None,
-                 layer: str | None = None) -> None:
+                 layer: str | None = None, *, machine: str = "rv32") -> None:
         self.what = what
+        self.machine = machine  # the core, as the message names it (mote.sim.isa.Isa.name)
         self.pc = pc
         self.function = function
         self.layer = layer
@@ -22,7 +23,7 @@ class SimulationError(MoteError):
             where.append(f"in {function}")
         if layer:
             where.append(f"({layer})")
-        super().__init__(f"rv32 simulation: {what}" + (f" at {' '.join(where)}" if where else ""))
+        super().__init__(f"{machine} simulation: {what}" + (f" at {' '.join(where)}" if where else ""))
 
 
 class InstructionLimitError(SimulationError):

@@ -1,4 +1,5 @@
-"""The virtual platform: a Unicorn RV32 core with flash, RAM and a device page (mote/sim/devices.py).
+"""The virtual platform: a Unicorn core (RV32, or an Arm M-profile one: mote.sim.isa) with flash, RAM and a
+device page (mote/sim/devices.py).
 
 Counting is exact and fast: a native block hook (mote/sim/counting.py) counts block executions and
 taken exits; nothing runs in Python per instruction. Python runs only on rare events: device
@@ -30,6 +31,7 @@ class Machine(LoadedFirmware):
     """Runs one firmware ELF; every `run` starts from a fresh core and freshly loaded memory.
 
         Machine(elf, memory_map, check_alignment, accelerator, host_cc=mote.targets.host.find_cc())
+        Machine(elf, memory_map, host_cc=..., isa=mote.sim.isa.cortex_m("cortex-m4"))
     """
 
     def run(self, writes: dict[str, bytes] | None = None, reads: tuple[str, ...] = (),

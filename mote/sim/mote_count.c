@@ -9,7 +9,8 @@
  *   - taken: how many times the block that ran next did not start at this block's end, i.e. the
  *     block ended with a taken control transfer,
  *   - ninsn: its number of instructions, decoded once when the block is first seen (RV32C: a 16-bit
- *     parcel whose two low bits are 11 starts a 32-bit instruction),
+ *     parcel whose two low bits are 11 starts a 32-bit instruction; Thumb: a halfword whose top five bits
+ *     are 11101, 11110 or 11111 does),
  * and a running total of instructions of all blocks entered, checked against an instruction limit.
  * A block is counted whole when it is entered; the Python side corrects for the not yet executed
  * tail of the current block when it snapshots the counters in the middle of one.
@@ -17,7 +18,8 @@
  * mote_mem_hook (UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, optional) counts the loads and stores that
  * hit each memory region the caller declared (flash, RAM: what an energy model needs; two compares
  * per region and access) and stops the run on the first misaligned load or store, which Unicorn's
- * RISC-V core otherwise performs silently.
+ * RISC-V and M-profile cores otherwise perform silently. (Not installed on Armv7-M/Armv8-M cores: with
+ * a memory hook, Unicorn 2.1 loses the IT state of Thumb-2 code; see mote/sim/isa.py.)
  *
  * Unicorn's entry points are passed in as function pointers (mote_counter_new), so this file needs
  * neither Unicorn's headers nor linking against it. Build: cc -O2 -shared -fPIC. */
@@ -67,7 +69,11 @@ typedef struct {
   uint32_t region_hi[MAX_REGIONS];
   uint64_t reads[MAX_REGIONS];      /* loads that hit each region */
   uint64_t writes[MAX_REGIONS];     /* stores that hit each region */
+  int32_t length_rule;              /* LENGTH_*: how instruction lengths are read */
 } mote_counter;
+
+/* Instruction length rules (mirrored by mote/sim/isa.py). */
+enum { LENGTH_RV32C = 0, LENGTH_THUMB = 1 };
 
 static uint32_t slot_of(uint32_t addr, uint32_t mask) {
   /* Fibonacci hashing of the halfword index: neighbouring blocks spread over the table. */
@@ -113,12 +119,20 @@ static int grow(mote_counter *c) {
   return 1;
 }
 
-/* Instructions in `size` bytes of RV32IMC code at `addr`. */
+static uint32_t insn_size(const mote_counter *c, const uint8_t *p) {
+  if (c->length_rule == LENGTH_THUMB) {
+    uint32_t top = (uint32_t)p[1] >> 3;
+    return top >= 0x1Du ? 4u : 2u;
+  }
+  return (p[0] & 3u) == 3u ? 4u : 2u;
+}
+
+/* Instructions in `size` bytes of code at `addr`. */
 static uint32_t count_insns(mote_counter *c, void *uc, uint32_t addr, uint32_t size) {
   uint8_t buf[4096];
   if (size > sizeof buf || c->mem_read(uc, addr, buf, size) != 0) return 0;
   uint32_t n = 0;
-  for (uint32_t off = 0; off + 2 <= size; ++n) off += (buf[off] & 3u) == 3u ? 4u : 2u;
+  for (uint32_t off = 0; off + 2 <= size; ++n) off += insn_size(c, buf + off);
   return n;
 }
 

@@ -11,11 +11,12 @@ import numpy as np
 
 from mote.ints import round_up
 from mote.sim.accel_device import AccelStats
-from mote.sim.decode import Insn, decode_block
+from mote.sim.decode import Insn
 from mote.sim.devices import FLASH_BASE, L1_BASE, RAM_BASE, Mark
 from mote.sim.dma_device import DmaLog
 from mote.sim.elf import ElfImage
 from mote.sim.faults import SimulationError
+from mote.sim.isa import Isa, rv32
 
 # The memories whose loads and stores a run counts, in order (mote.sim.counting.Snapshot.reads):
 # the kinds of mote.sim.platforms.Memory that the memory map has.
@@ -72,12 +73,15 @@ class Execution:
 
 class LoadedFirmware:
     """One firmware ELF laid out in the platform's memory, with the settings a run uses: alignment
-    checks, an accelerator, and the host C compiler that builds the native counter (mote.sim.counting)."""
+    checks, an accelerator, and the host C compiler that builds the native counter (mote.sim.counting).
+    `isa` is the core's instruction set (mote.sim.isa); without it an RV32 core, with the F extension if
+    `fpu`."""
 
     def __init__(self, elf: Path, memory: MemoryMap | None = None, check_alignment: bool = True,
-                 accelerator: Any = None, *, host_cc: str, fpu: bool = False) -> None:
-        self.image = ElfImage(elf)
+                 accelerator: Any = None, *, host_cc: str, fpu: bool = False, isa: Isa | None = None) -> None:
         self.fpu = fpu  # a core with the F extension (rv32imfc firmware)
+        self.isa = isa or rv32(fpu)
+        self.image = ElfImage(elf, self.isa.elf_machine)
         self.accelerator = accelerator  # a mote.accel Accelerator, mapped at ACCEL_BASE
         self.memory = memory = memory or MemoryMap()
         self.check_alignment = check_alignment
@@ -107,11 +111,20 @@ class LoadedFirmware:
                                       "outside flash and RAM")
         return flash
 
+    def code(self, insn: Insn) -> bytes:
+        """The bytes of one instruction (in flash)."""
+        return self.code_at(insn.addr, insn.size)
+
+    def code_at(self, addr: int, size: int = 4) -> bytes:
+        """`size` bytes of flash at `addr`."""
+        off = addr - self.memory.flash_base
+        return bytes(self.flash[off:off + size])
+
     def decode(self, addr: int, ninsn: int) -> list[Insn]:
         """The instructions of the block at `addr` (cached). Code only ever runs from flash."""
         insns = self._decoded.get(addr)
         if insns is None:
             off = addr - self.memory.flash_base
-            insns = decode_block(addr, bytes(self.flash[off:off + 4 * ninsn]), ninsn)
+            insns = self.isa.decode(addr, bytes(self.flash[off:off + 4 * ninsn]), ninsn)
             self._decoded[addr] = insns
         return insns

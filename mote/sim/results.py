@@ -9,6 +9,7 @@ import numpy as np
 
 from mote.sim.dma_timing import DmaFigures
 from mote.sim.energy import Energy
+from mote.sim.timeline import Span
 
 
 @dataclass
@@ -103,6 +104,8 @@ class SimResult:
     # On a cluster: each core's figures; `instructions`, `class_counts` and `energy` are then summed over the
     # cores and `cycles` is the critical path (mote.targets.rv32.cluster_result). Empty on one core.
     cores: list[CoreFigures] = field(default_factory=list)
+    # the run's spans of work on its tracks (mote.sim.timeline; mote.targets.rv32.timeline builds them)
+    timeline: list[Span] = field(default_factory=list)
 
     @property
     def total_cycles(self) -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,7 @@ class RtlDevice:
         self.stats = RtlStats(mac_cycles=0 if hasattr(accel, "mac_cost") else None)
         self.error: Exception | None = None
         self._port: tuple | None = None
+        self.now: Callable[[], int] = lambda: 0  # the instructions executed so far (set by mote.sim.run)
 
     def _memory_port(self, uc: Any) -> tuple:
         if self._port is None:
@@ -94,14 +96,12 @@ class RtlDevice:
         registers = self.accel.model_registers(dict(zip(self.names, self.values)))
         model = int(self.accel.cost(registers))
         s = self.stats
-        s.jobs += 1
-        s.cycles += cycles
+        layer = self.devices.open_layer
+        s.record(layer, self.now(), cycles)
         s.model_cycles += model
         if s.mac_cycles is not None:
             s.mac_cycles += int(self.accel.mac_cost(registers))
-        layer = self.devices.open_layer
         if layer is not None:
-            s.by_layer[layer] = s.by_layer.get(layer, 0) + cycles
             s.model_by_layer[layer] = s.model_by_layer.get(layer, 0) + model
 
 

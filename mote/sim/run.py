@@ -1,5 +1,6 @@
 """One run of the virtual platform: a fresh Unicorn core over a loaded firmware (mote.sim.platform), its
-native counter, its devices, and the first fault, turned into an Execution or a SimulationError."""
+native counter, its devices, and the first fault, turned into an Execution or a SimulationError. The
+same for every instruction set: the firmware's Isa record (mote.sim.isa) says what differs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import time
 
 import numpy as np
 import unicorn as uc_mod
-from unicorn import riscv_const as rv
 from unicorn.unicorn_py3 import unicorn as uc_impl
 
 from mote.ints import round_up
@@ -42,10 +42,6 @@ from mote.sim.rtl_device import RtlDevice, make_accel_device
 
 PAGE = 0x1000
 
-_TRAPS = {0: "instruction address misaligned", 1: "instruction access fault", 2: "illegal instruction",
-          3: "breakpoint (ebreak)", 4: "load address misaligned", 5: "load access fault",
-          6: "store address misaligned", 7: "store access fault", 8: "ecall", 9: "ecall", 11: "ecall"}
-
 _ACCESS = {uc_mod.UC_MEM_READ_UNMAPPED: ("load from unmapped address", "load"),
            uc_mod.UC_MEM_WRITE_UNMAPPED: ("store to unmapped address", "store"),
            uc_mod.UC_MEM_FETCH_UNMAPPED: ("instruction fetch from unmapped address", "fetch"),
@@ -67,15 +63,18 @@ class Run:
         self.io_stream = io_stream  # a stream's inputs, frame by frame (Reg.FRAME reads step through them)
         self.resets = resets  # the frames that start with model_reset()
         mem = machine.memory
-        uc = uc_mod.Uc(uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32)
-        # an RV32IMAC microcontroller core, or (F extension) an RV32GC one; firmware runs in machine mode
-        uc.ctl_set_cpu_model(rv.UC_CPU_RISCV32_SIFIVE_U34 if machine.fpu else rv.UC_CPU_RISCV32_SIFIVE_E31)
+        self.isa = isa = machine.isa
+        uc = uc_mod.Uc(isa.arch, isa.mode)
+        uc.ctl_set_cpu_model(isa.cpu_model)
         self._map_memory(uc)
         uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
+        for base, size in isa.system_pages:
+            uc.mem_map(base, size, uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
         self._load(uc, writes)
         self.uc = uc
-        self.counter = Counter(uc_impl.uclib, rv.UC_RISCV_REG_PC, machine.host_cc)
+        self.counter = Counter(uc_impl.uclib, isa.pc_reg, machine.host_cc)
         self.counter.state.limit = instruction_limit
+        self.counter.state.length_rule = isa.length_rule
         self.limit = instruction_limit
         self._native_hooks = []
         self._hook_native(uc_mod.UC_HOOK_BLOCK, self.counter.block_hook)
@@ -93,6 +92,7 @@ class Run:
         self.accel: AccelDevice | RtlDevice | None = None
         if machine.accelerator is not None:  # its Python model, or its RTL (mote/sim/rtl_device.py)
             self.accel = make_accel_device(machine.accelerator, self.devices)
+            self.accel.now = lambda: int(self.counter.state.insns)
             uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
         self.dma: DmaDevice | None = None
         if mem.dma:
@@ -142,13 +142,17 @@ class Run:
     # --- where things happen -------------------------------------------------------------------------
 
     def _pc(self) -> int:
-        return int(self.uc.reg_read(rv.UC_RISCV_REG_PC))
+        return int(self.uc.reg_read(self.isa.pc_reg))
+
+    def _error(self, cls: type[SimulationError], what: str, pc: int | None) -> SimulationError:
+        """A fault at `pc`, with its function and layer, named for this core."""
+        function = self.m.image.function_at(pc) if pc is not None else None
+        return cls(what, pc, function, self.devices.layer_context(), machine=self.isa.name)
 
     def _fail(self, cls: type[SimulationError], what: str, pc: int | None) -> None:
         """Record the first fault (with its function and layer) and stop the core."""
         if self.fault is None:
-            function = self.m.image.function_at(pc) if pc is not None else None
-            self.fault = cls(what, pc, function, self.devices.layer_context())
+            self.fault = self._error(cls, what, pc)
         self.uc.emu_stop()
 
     # --- devices --------------------------------------------------------------------------------------
@@ -259,7 +263,8 @@ class Run:
         if self.m.check_alignment:
             pc = self._pc()
             return next((i for i, insn in enumerate(insns) if insn.addr == pc), None)
-        regs = [0] + [int(self.uc.reg_read(rv.UC_RISCV_REG_X1 + i)) for i in range(31)]
+        assert self.isa.regs is not None
+        regs = self.isa.regs(self.uc)
         mask = (1 << (8 * size)) - 1
         for i, insn in enumerate(insns):
             s = insn.store
@@ -286,11 +291,8 @@ class Run:
         return False
 
     def _trap(self, uc: uc_mod.Uc, cause: int, data: object) -> None:
-        # Unicorn advances the RISC-V PC by 4 before calling interrupt hooks, whatever the length of
-        # the instruction that trapped.
-        pc = self._pc() - 4
-        what = _TRAPS.get(cause, f"exception {cause}")
-        cls = IllegalInstructionError if cause == 2 else TrapError
+        assert self.isa.trap is not None
+        cls, what, pc = self.isa.trap(cause, self._pc())
         self._fail(cls, what, pc)
 
     # --- running --------------------------------------------------------------------------------------
@@ -299,7 +301,7 @@ class Run:
         start = time.perf_counter()
         try:
             try:
-                self.uc.emu_start(self.m.image.entry, 0)
+                self.uc.emu_start(self.isa.entry(self.m.image.entry), 0)
             except uc_mod.UcError as e:
                 if self.fault is None:
                     self._fail(_error_class(e.errno), _error_text(e), self._pc())
@@ -311,40 +313,37 @@ class Run:
         s = self.counter.state
         if s.stop_reason == counting.STOP_MISALIGNED and self.fault is None:
             kind = "store" if s.fault_write else "load"
-            self.fault = MisalignedAccessError(
-                f"misaligned {s.fault_size}-byte {kind} at address 0x{s.fault_addr:08x}", s.fault_pc,
-                self.m.image.function_at(s.fault_pc), self.devices.layer_context())
+            self.fault = self._error(MisalignedAccessError,
+                                     f"misaligned {s.fault_size}-byte {kind} at address 0x{s.fault_addr:08x}",
+                                     s.fault_pc)
         if s.stop_reason == counting.STOP_LIMIT and self.fault is None:
-            pc = self._pc()
-            self.fault = InstructionLimitError(
-                f"instruction limit of {self.limit:,} exceeded", pc, self.m.image.function_at(pc),
-                self.devices.layer_context())
+            self.fault = self._error(InstructionLimitError, f"instruction limit of {self.limit:,} exceeded",
+                                     self._pc())
         stack_used = self._stack_used()
         bottom, top = self.m.stack
         if stack_used > top - bottom:
             # First: it corrupts the data below the stack, so whatever failed after is likely its effect.
             then = f"; the run then failed: {self.fault.what}" if self.fault else ""
             raise StackOverflowError(f"stack overflow: the firmware used at least {stack_used} bytes of stack, "
-                                     f"more than its {top - bottom}-byte region; give it a larger stack{then}")
+                                     f"more than its {top - bottom}-byte region; give it a larger stack{then}",
+                                     machine=self.isa.name)
         if self.fault is not None:
             raise self.fault
         if self.accel is not None and self.accel.error is not None:
-            pc = self._pc()
-            raise SimulationError(f"the {self.m.accelerator.name} accelerator model failed: {self.accel.error}", pc,
-                                  self.m.image.function_at(pc), self.devices.layer_context())
+            raise self._error(SimulationError,
+                              f"the {self.m.accelerator.name} accelerator model failed: {self.accel.error}", self._pc())
         if self.exit_snapshot is None or self.devices.exit_status is None:
-            pc = self._pc()
-            raise SimulationError("the firmware stopped without writing the exit register", pc,
-                                  self.m.image.function_at(pc), self.devices.layer_context())
+            raise self._error(SimulationError, "the firmware stopped without writing the exit register", self._pc())
         status = self.devices.exit_status
         console = self.devices.console.decode("utf-8", "replace")
         if status != 0:
             detail = f": {console.strip().splitlines()[-1]}" if console.strip() else ""
-            raise ExitStatusError(f"the firmware exited with status {status}{detail}")
+            raise ExitStatusError(f"the firmware exited with status {status}{detail}", machine=self.isa.name)
         blocks = {}
         for row in self.counter.table():
             addr = int(row["addr"])
             blocks[addr] = self.m.decode(addr, int(row["ninsn"]))
+        self._check_implemented(blocks)
         tally = ClassTally(blocks)
         marks = [(mk, mk.snapshot.instructions, tally.classes(mk.snapshot)) for mk in self.devices.marks]
         dma_log = self.dma.log if self.dma is not None else None
@@ -357,6 +356,17 @@ class Run:
         return Execution(status, console, snap.instructions, tally.classes(snap), marks, stack_used, seconds,
                          outputs, dict(self.devices.outputs), list(self.devices.frames), self.exact,
                          self.accel.stats if self.accel is not None else None, snap, dma_log, dma_classes)
+
+    def _check_implemented(self, blocks: dict[int, list[Insn]]) -> None:
+        """Unicorn's Cortex-M0 model runs Armv7-M code too; an instruction the core lacks is a fault, found
+        here, after the run, among the instructions that executed."""
+        if self.isa.illegal is None:
+            return
+        for insns in blocks.values():
+            for insn in insns:
+                why = self.isa.illegal(insn, self.m.code(insn))
+                if why is not None:
+                    raise self._error(IllegalInstructionError, why, insn.addr)
 
     def _stack_used(self) -> int:
         """High-water mark: from the top of RAM down to the lowest painted word that was overwritten.

@@ -6,10 +6,11 @@ arguments for its defaults. A new target is one module with a Target subclass an
 
 from mote.errors import MoteError
 from mote.targets.base import Target, TargetFigures, TargetRun
+from mote.targets.cortexm import CORTEX_M_TARGETS
 from mote.targets.host import Host
 from mote.targets.rv32 import Rv32
 
-TARGETS: dict[str, type[Target]] = {Host.name: Host, Rv32.name: Rv32}
+TARGETS: dict[str, type[Target]] = {Host.name: Host, Rv32.name: Rv32, **{t.name: t for t in CORTEX_M_TARGETS}}
 
 
 def find_target(name: str) -> Target:

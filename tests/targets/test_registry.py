@@ -82,12 +82,14 @@ def test_targets_without_accelerators_refuse_one_before_any_work(monkeypatch: py
 def test_unknown_target_is_a_one_line_error() -> None:
     with pytest.raises(MoteError) as error:
         find_target("cortex-m99")
-    assert str(error.value) == "unknown target 'cortex-m99'; targets: host, rv32"
+    assert str(error.value) == ("unknown target 'cortex-m99'; targets: host, rv32, cortex-m0plus, cortex-m4, "
+                                "cortex-m7, cortex-m33")
 
 
 def test_the_built_in_targets() -> None:
-    assert list(TARGETS) == ["host", "rv32"]
+    assert list(TARGETS) == ["host", "rv32", "cortex-m0plus", "cortex-m4", "cortex-m7", "cortex-m33"]
     host, rv32 = find_target("host"), find_target("rv32")
+    assert find_target("cortex-m4").core() is Core.DSP and find_target("cortex-m0plus").core() is Core.VECTOR
     assert isinstance(host, Host) and isinstance(rv32, Rv32)
     assert rv32.core() is Core.SCALAR and rv32.isa == "rv32imc" and rv32.accelerators and not host.accelerators
     assert host.core() in (Core.VECTOR, Core.VNNI) and host.memory() == MemorySizes()

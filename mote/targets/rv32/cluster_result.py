@@ -15,7 +15,7 @@ import dataclasses
 import numpy as np
 
 from mote.sim.cluster import ClusterExecution
-from mote.sim.cluster_clock import ClusterClock, DmaTrack, replay
+from mote.sim.cluster_clock import BARRIER_CYCLES, ClusterClock, DmaTrack, replay
 from mote.sim.counting import ClassTally, Snapshot
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import Reg
@@ -24,6 +24,8 @@ from mote.sim.energy import Energy, accesses, between
 from mote.sim.platform import Execution
 from mote.sim.platforms import Platform
 from mote.sim.results import CoreFigures, LayerProfile, SimResult
+from mote.sim.timeline import Span, dma_track
+from mote.targets.rv32.timeline import core_spans, layer_spans
 
 
 def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
@@ -60,7 +62,7 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
     regs = [mk.reg for mk, _, _ in ex.marks]
     begin, end = regs.index(Reg.RUN_BEGIN), regs.index(Reg.RUN_END)
     cores = [CoreFigures(0, base.instructions, base.cycles, base.energy)]
-    total_classes = np.array(list(base.class_counts.values()), dtype=np.int64)
+    total_classes = np.array(ex.marks[end][2] - ex.marks[begin][2], dtype=np.int64)  # core 0's, beats included
     energy = base.energy
     for k, trace in enumerate(cx.traces[1:], start=1):
         if not trace.arrivals:  # core 0 finished before this core first ran: no layer was split
@@ -94,11 +96,16 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
             energy=layer_energy, core_instructions=[profile.instructions, *(n for _, n in spans)],
             core_cycles=[profile.cycles, *(c for c, _ in spans)]))
     dma = timeline.between(ex.marks[begin][1], ex.marks[end][1]) if timeline is not None else base.dma
+    at = [clock0(i) - clock0(begin) for i in range(len(ex.marks))]
+    spans = [*layer_spans(ex.marks, at, layers),
+             *core_spans(clock.busy, clock.waited, cx.barriers, cx.traces[0].barrier_layers, clock0(begin),
+                         clock0(end), BARRIER_CYCLES),
+             *_dma_spans(clock, ex.marks[begin][1], ex.marks[end][1], clock0(begin))]
     stack = max(cx.stack_used) if cx.stack_used else base.stack_bytes
     return dataclasses.replace(
         base, instructions=sum(c.instructions for c in cores), cycles=critical, stack_bytes=stack,
         stack_limit=base.stack_limit // len(cx.traces),
-        class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores,
+        class_counts=named_counts(total_classes), layers=layers, energy=energy, cores=cores, timeline=spans,
         dma=dma,
         sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
         platform=platform.name)
@@ -123,3 +130,15 @@ def _cluster_dma(ex: Execution, clock: ClusterClock, layers: list[LayerProfile],
             layer.cycles += figures.exposed_cycles - (layer.dma.exposed_cycles if layer.dma else 0)
             layer.dma = figures
     return timeline
+
+
+def _dma_spans(clock: ClusterClock, lo: int, hi: int, origin: int) -> list[Span]:
+    """The DMA jobs issued within instructions (lo, hi] of core 0, on the cluster's clock from `origin`."""
+    out = []
+    for span in clock.dma_spans or ():
+        if lo < span.job.snapshot.instructions <= hi:
+            job = span.job
+            out.append(Span(dma_track(span.channel), f"{job.source} → {job.target}", span.begin - origin,
+                            span.end - span.begin, {"job": job.id, "bytes": job.nbytes, "source": job.source,
+                                                    "target": job.target, "issued_cycle": span.issued - origin}))
+    return out

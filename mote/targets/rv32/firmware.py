@@ -41,6 +41,7 @@ from mote.targets.rv32 import micro
 from mote.targets.rv32.cluster_result import cluster_result
 from mote.targets.rv32.firmware_main import firmware_main, keeps_state
 from mote.targets.rv32.levels import l1_bytes, l1_link, level_figures
+from mote.targets.rv32.timeline import run_timeline
 from mote.targets.rv32.toolchain import ISAS, OPT_LEVELS, Toolchain, find_toolchain
 
 PLATFORM_DIR = "rv32"
@@ -442,6 +443,7 @@ class Rv32Firmware:
             dma=levels.dma,
             peak_bytes=levels.peak_bytes(rom, ex.stack_used),
             accel_rtl=ex.accel.to_json() if hasattr(ex.accel, "to_json") else None,  # the run's RTL jobs
+            timeline=run_timeline(marks, core, platform, layers, levels.timeline, ex.accel, timed),
         )
 
 

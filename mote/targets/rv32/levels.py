@@ -41,6 +41,7 @@ class Levels:
     l1: int                 # the firmware's static L1 (its .l1 section)
     ram: int                # its static RAM (.data, .bss, .noinit)
     platform: Platform
+    timeline: DmaTimeline | None = None  # every DMA event's time (mote.sim.dma_timing)
 
     def peak_bytes(self, rom: int, stack: int) -> dict[str, int]:
         """The most bytes each memory holds at once: flash its ROM, the ram its static data and the
@@ -80,4 +81,4 @@ def level_figures(ex: Execution, start: int, end: int, layers: list[LayerProfile
                 layer.energy = dataclasses.replace(
                     layer.energy, dma_pj=platform.energy_scale * figures.total_bytes * dma.byte_pj)
     return Levels(run, run.exposed_cycles, timeline.between(-1, ex.instructions).exposed_cycles, _static_l1(image),
-                  ram, platform)
+                  ram, platform, timeline)

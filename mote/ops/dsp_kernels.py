@@ -1,0 +1,182 @@
+"""The kernels for cores with the Armv7E-M / Armv8-M DSP extension (Core.DSP: Cortex-M4, M7, M33): dual
+16-bit multiply-accumulates (SMLAD) on weights prepared at compile time in the layout the inner loops read
+(mote_dsp.h), records that lead the int8 rows of the conv2d, depthwise_conv2d and fully_connected tables.
+
+Layout: each row of weights (an output channel's filter in HWC tap order, or a fully connected row) is
+zero-padded to whole groups of four and every group (w0, w1, w2, w3) stored as the int16 pairs (w0, w2),
+(w1, w3): what SXTB16 makes of four int8 activations without a rotation and with one. Rows are then
+interleaved the way the register block walks them: conv2d by pairs of channels ([pair][group][2][2
+words]), fully_connected by fours ([quad][group][4][2 words]). depthwise_conv2d's weights pair channels
+instead: (w_c0, w_c2), (w_c1, w_c3) per tap and group of four channels ([group][tap][2 words]). The int16
+weights take twice the flash of int8 ones and save the two widening instructions per word that CMSIS-NN
+spends on them. Every layer's output stage is the 32-bit one of mote_dsp.h, its exactness checked here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mote.c_text import c_struct
+from mote.ints import ceil_div
+from mote.ir import DType, Node
+from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
+from mote.ops.conv_common import fits_int32, max_abs
+from mote.ops.depthwise_params import DepthwiseParams
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+
+DSP = frozenset({Core.DSP})
+INT8 = frozenset({DType.INT8})
+
+
+def dsp_words(rows: np.ndarray, block: int) -> np.ndarray:
+    """int8 rows [n, depth] as uint32 words [ceil(n / block)][groups][block][2] (the module docstring's
+    layout), rows and depth zero-padded."""
+    n, depth = rows.shape
+    groups = ceil_div(depth, 4)
+    padded = np.zeros((ceil_div(n, block) * block, groups * 4), np.int16)
+    padded[:n, :depth] = rows
+    pairs = padded.reshape(-1, groups, 4)[:, :, [0, 2, 1, 3]]  # (w0, w2), (w1, w3)
+    blocked = pairs.reshape(-1, block, groups, 4).transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(blocked).astype("<i2").view("<u4").reshape(-1).astype(np.uint32)
+
+
+def dsp_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray | None:
+    """The channels' output-stage rows of mote_dsp.h (int32 [n, 5]: multiplier, left, round, right, neg_mask) for
+    accumulators of magnitude at most `bound`, or None when a step of mote_dsp_requantize could overflow 32
+    bits for such an accumulator (the layer then takes a kernel with the 64-bit output stage)."""
+    multiplier = np.atleast_1d(np.asarray(multiplier, np.int64))
+    shift = np.broadcast_to(np.atleast_1d(np.asarray(shift, np.int64)), multiplier.shape)
+    left, right = np.maximum(shift, 0), np.maximum(-shift, 0)
+    if (right > 31).any() or (left > 31).any():
+        return None
+    shifted = bound << left
+    y = (shifted * multiplier + (1 << 30)) >> 31
+    rounding = np.where(right > 0, np.left_shift(1, np.maximum(right - 1, 0)), 0)
+    if (shifted >= 1 << 31).any() or (y + 1 + rounding >= 1 << 31).any():
+        return None
+    rows = np.stack([multiplier, left, rounding, right, -(right > 0).astype(np.int64)], axis=1)
+    return rows.astype(np.int32)
+
+
+def _stage_field(rows: np.ndarray, em: Emitter) -> dict[str, int | str]:
+    return {"stage": em.const(rows.reshape(-1), "dsp_stage")}
+
+
+# conv2d -------------------------------------------------------------------------------------------------
+
+def _conv_bound(p: ConvParams) -> int:
+    return int(max_abs(p.folded)) + p.taps * 128 * 128
+
+
+def _conv_accepts(node: Node, p: ConvParams) -> str | None:
+    if p.groups != 1:
+        return "groups != 1"
+    if p.filter_offset:
+        return "weights with a zero point"
+    if not fits_int32(_conv_bound(p)):
+        return "accumulator may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _conv_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
+    return None
+
+
+def _conv_scratch(node: Node, p: ConvParams) -> int:
+    return 20 * ceil_div(p.taps, 4) + 4  # MOTE_CONV_DSP_SCRATCH in mote_conv_dsp_s8.h
+
+
+def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    words = dsp_words(p.weights.reshape(p.out_ch, -1), 2)
+    return CCall("mote_conv_dsp_s8", "mote_conv_dsp_params", {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
+        "taps": p.taps, "groups": ceil_div(p.taps, 4), **{name: getattr(p, name) for name in QUANT},
+        "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded.astype(np.int32), "folded_bias"),
+        **_stage_field(_exact_stage(p.multiplier, p.shift, _conv_bound(p)), em)},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _exact_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray:
+    rows = dsp_stage(multiplier, shift, bound)
+    assert rows is not None, "the record's accept test checks the output stage"
+    return rows
+
+
+CONV_KERNEL = Kernel("mote_conv_dsp_s8", DSP, _conv_pack, _conv_accepts, _conv_scratch, dtypes=INT8,
+                     scratch_why="two output pixels' windows widened to int16 pairs, and one gathered window")
+
+
+# fully_connected ----------------------------------------------------------------------------------------
+
+# `p`: mote.ops.fully_connected.FullyConnectedParams (that module imports this one).
+
+def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
+    """The weights with the filter offset added (int16 has room), so the kernel adds no offset term."""
+    x = node.inputs[0]
+    assert x is not None
+    words = dsp_words(p.weights.astype(np.int16) + p.filter_offset, 4)
+    return CCall("mote_fully_connected_dsp_s8", "mote_fully_connected_dsp_params", {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
+        "groups": ceil_div(p.accum_depth, 4), "output_offset": p.output_offset, "act_min": p.act_min,
+        "act_max": p.act_max, "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded_bias, "folded_bias"),
+        **_stage_field(_exact_stage(p.multiplier, p.shift, _fc_bound(p)), em)},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _fc_bound(p: Any) -> int:
+    return int(max_abs(p.folded_bias)) + p.accum_depth * 128 * (128 + abs(p.filter_offset))
+
+
+def _fc_accepts(node: Node, p: Any) -> str | None:
+    if not fits_int32(_fc_bound(p)):
+        return "accumulator may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _fc_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
+    return None
+
+
+def _fc_scratch(node: Node, p: Any) -> int:
+    return 8 * ceil_div(p.accum_depth, 4) + 8  # MOTE_FULLY_CONNECTED_DSP_SCRATCH
+
+
+FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_dsp_s8", DSP, _fc_pack, _fc_accepts, _fc_scratch,
+                                dtypes=INT8, scratch_why="the input row widened to int16 pairs")
+
+
+# depthwise_conv2d ---------------------------------------------------------------------------------------
+
+def _dw_bound(p: DepthwiseParams) -> int:
+    return int(max_abs(p.folded_bias)) + 9 * 128 * 128
+
+
+def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
+    if (p.filter_h, p.filter_w, p.depth_multiplier, p.dilation_h, p.dilation_w) != (3, 3, 1, 1, 1):
+        return "not 3x3, depth multiplier 1, undilated"
+    if p.in_ch % 4:
+        return "channels not a multiple of 4"
+    if p.filter_offset or p.folded_bias is None:
+        return "weights with a zero point, or an accumulator that may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _dw_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
+    return None
+
+
+def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None and p.folded_bias is not None
+    taps = p.weights.reshape(9, p.in_ch // 4, 4).transpose(1, 0, 2)[:, :, [0, 2, 1, 3]]  # [group][tap][4]
+    words = np.ascontiguousarray(taps).astype("<i2").view("<u4").reshape(-1).astype(np.uint32)
+    fields = {name: getattr(p, name) for name in ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w", "stride_h",
+                                                   "stride_w", "pad_top", "pad_left", "input_offset",
+                                                   "output_offset", "act_min", "act_max")}
+    return CCall("mote_depthwise_conv_dsp_s8", "mote_depthwise_conv_dsp_params", {
+        **fields, "weights": em.const(words, "dsp_weights"),
+        "folded_bias": em.const(p.folded_bias.astype(np.int32), "folded_bias"),
+        **_stage_field(_exact_stage(p.multiplier, p.shift, _dw_bound(p)), em)},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_dsp_s8", DSP, _dw_pack, _dw_accepts, lambda node, p: p.in_ch,
+                          dtypes=INT8, scratch_why="a row of the input zero point for the taps outside the input")
