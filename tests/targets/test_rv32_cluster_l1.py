@@ -17,14 +17,14 @@ from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.sim.platforms import Platform, builtin
 from mote.targets.rv32 import Rv32Config, build_rv32
-from tests.targets.test_rv32_cluster_layers import _model
+from tests.targets.test_rv32_cluster_layers import _model, _small_image_model
 
 L1 = 4096
 
 
-def _platform(cores: int) -> Platform:
+def _platform(cores: int, l1: int = L1) -> Platform:
     p = builtin("cluster8").with_cores(cores)
-    return dataclasses.replace(p, memories=tuple(dataclasses.replace(m, bytes=L1) if m.kind == "l1" else m
+    return dataclasses.replace(p, memories=tuple(dataclasses.replace(m, bytes=l1) if m.kind == "l1" else m
                                                  for m in p.memories))
 
 
@@ -63,3 +63,21 @@ def test_tiles_split_across_cores_bit_exact(graph, tmp_path, cores: int) -> None
             if compiled.layers[i].parts:
                 layer = next(x for x in result.layers if x.index == i)
                 assert sum(n > 0 for n in layer.core_instructions) >= 2  # the tiles' work spread over cores
+
+
+def test_a_tile_too_large_for_every_cores_share_splits_across_fewer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """In 1152 bytes of L1 the small image's layers fit on one core, not with 8 cores' scratch and staging
+    buffers each: such a layer's tiles are split across half as many cores, as often as needed."""
+    g = load_tflite(_small_image_model(), "small")
+    l1 = 1152
+    compiled = compile_graph(g, core=Core.SCALAR).for_target(Core.SCALAR, l1, 8)
+    tiled = compiled.tiled or {}
+    assert len(tiled) == 4 and all(plan.l1_bytes <= l1 for plan in tiled.values())
+    widths = [len({id(p) for p in compiled.layers[i].parts}) for i in sorted(tiled)]
+    assert 0 in widths and any(0 < w < 8 for w in widths)  # one layer on core 0 alone, one on fewer cores
+    inputs = random_inputs(g, 4)
+    result = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig", platform=_platform(8, l1),
+                                                              cores=8)).run(inputs)
+    for name, value in interpret(g, inputs).items():
+        assert np.array_equal(result.outputs[name], value), name
+    assert 0 < result.peak_bytes["l1"] <= l1
