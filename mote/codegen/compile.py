@@ -258,8 +258,8 @@ def _plan_l1(graph: Graph, params: list[object], core: Core, l1: int,
              cores: int = 1) -> tuple[dict[int, TilePlan], dict[int, int]]:
     """The tile plan of every layer of a tiled op (mote.memory.tiling) that runs on the CPU, and the cores
     each one's tiles are split across: on `cores` > 1 cores a tile's scratch holds every core's share of it
-    (mote.codegen.parallel), and a layer whose tiles do not fit the L1 so is split across half as many
-    (down to one core: the L1 then needs what it does on one core)."""
+    (mote.codegen.parallel), and a layer whose tiles do not fit the L1 so is split across the most cores
+    for which they do (down to one core: the L1 then needs what it does on one core)."""
     plans, split = {}, {}
     for i, (node, p) in enumerate(zip(graph.nodes, params)):
         rows = row_geometry(node, p) if node.op in OPS else None
@@ -280,7 +280,7 @@ def _plan_l1(graph: Graph, params: list[object], core: Core, l1: int,
             except MemoryFitError:
                 if n == 1:
                     raise
-                n //= 2
+                n -= 1
     return plans, split
 
 

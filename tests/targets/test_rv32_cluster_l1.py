@@ -67,7 +67,7 @@ def test_tiles_split_across_cores_bit_exact(graph, tmp_path, cores: int) -> None
 
 def test_a_tile_too_large_for_every_cores_share_splits_across_fewer(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """In 1152 bytes of L1 the small image's layers fit on one core, not with 8 cores' scratch and staging
-    buffers each: such a layer's tiles are split across half as many cores, as often as needed."""
+    buffers each: such a layer's tiles are split across the most cores for which they fit."""
     g = load_tflite(_small_image_model(), "small")
     l1 = 1152
     compiled = compile_graph(g, core=Core.SCALAR).for_target(Core.SCALAR, l1, 8)
