@@ -132,7 +132,7 @@ def tiled_layer(i: int, node: Node, params: Any, plan: TilePlan, em: Any, core: 
         if chosen is not None:  # every core its part of the tile
             lines += [f"  status = mote_fork({fork(k, chosen, TileEmitter(em, buffers))});"]
         else:
-            lines += _call(k, node, tile_params, choice, TileEmitter(em, buffers), plan, blocks, param_blocks,
+            lines += _call(node, tile_params, choice, TileEmitter(em, buffers), plan, blocks, param_blocks,
                            funcs, twins, prefix, i)
             declined = declined or choice.declined
         lines += ["  if (status != MOTE_OK) return status;",
@@ -143,10 +143,10 @@ def tiled_layer(i: int, node: Node, params: Any, plan: TilePlan, em: Any, core: 
                       task_blocks, tuple(parts))
 
 
-def _call(k: int, node: Node, tile_params: Any, choice: Any, tile_em: TileEmitter, plan: TilePlan,
+def _call(node: Node, tile_params: Any, choice: Any, tile_em: TileEmitter, plan: TilePlan,
           blocks: dict[tuple[Any, ...], str], param_blocks: list[tuple[str, CCall]], funcs: list[str],
           twins: list[str], prefix: str, i: int) -> list[str]:
-    """Tile k's kernel call on core 0 (its params block shared with the tiles of the same shape)."""
+    """A tile's kernel call on core 0 (its params block shared with the tiles of the same shape)."""
     call = choice.kernel.call(node, tile_params, tile_em)
     key = (call.func, call.params_type, tuple(call.fields.items()))
     if key not in blocks:
