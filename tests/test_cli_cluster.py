@@ -1,6 +1,7 @@
 """`mote run --platform cluster8 [--cores N]`: the MLPerf Tiny models on an emulated cluster, bit-exact across core
 counts, with per-core instructions, the critical path's cycles, energy summed over the cores and each core's
-utilization per layer (mote.sim.cluster, mote.codegen.parallel)."""
+utilization per layer, each layer's tiles in the L1 computed by every core around core 0's DMA (mote.sim.cluster,
+mote.codegen.parallel, mote.codegen.l1_tiles)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,12 @@ def test_bit_exact_across_core_counts(model: str) -> None:
         assert abs(sum(c["energy_uj"] for c in data["cores"]) - data["energy_uj"]) < 1e-3
         assert data["cycles"] < previous["cycles"]  # more cores, a shorter critical path
         assert max(c["cycles"] for c in data["cores"]) <= data["cycles"]  # no core is busy longer than the run
+        # the tiles in L1 on every core count: core 0's DMA, its stalls on the cluster's critical path
+        dma = data["dma"]
+        assert dma["jobs"] > 0 and 0 <= dma["exposed_cycles"] <= dma["busy_cycles"]
+        layers = [layer["dma"]["exposed_cycles"] for layer in data["layers"] if "dma" in layer]
+        assert sum(layers) == dma["exposed_cycles"]
+        assert 0 < data["peak_bytes"]["l1"] <= 64 << 10
         previous = data
     # 8 cores: at least 5x fewer cycles than one for these models (both measured, the split is theirs)
     assert one["cycles"] / previous["cycles"] > 5

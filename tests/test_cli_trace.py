@@ -123,6 +123,11 @@ def test_cluster_cores(tmp_path: Path) -> None:
         # within model_run a core is busy at most as long as the run figures say (core 0 also runs serial code)
         assert 0 < busy <= data["cores"][k]["cycles"]
     assert any(e["name"] == "barrier wait" for k in range(1, 4) for e in tracks[f"core {k}"])
+    # the cluster's L1 tiles: core 0's DMA jobs on the cluster's clock
+    dma = [e for name, spans in tracks.items() if name.startswith("DMA channel") for e in spans]
+    assert len(dma) == data["dma"]["jobs"] > 0 and sum(e["args"]["bytes"] for e in dma) == data["dma"]["bytes"]
+    assert sum(e["args"]["cycles"] for e in dma) == data["dma"]["busy_cycles"]
+    assert all(0 <= e["args"]["start_cycle"] and e["args"]["start_cycle"] + e["args"]["cycles"] <= total for e in dma)
 
 
 def test_trace_output_refused(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from mote.codegen.naming import DEFAULT, Names
 from mote.codegen.package import library_files
 from mote.codegen.parallel import parallel_parts
 from mote.codegen.params import params_block
+from mote.errors import MemoryFitError
 from mote.ir import Graph, Node, Tensor
 from mote.memory.arena import ArenaPlan, plan_arena
 from mote.memory.lifetimes import buffers
@@ -179,8 +180,8 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
           compact: dict[str, frozenset[str]] | None = None) -> _Body:
     """Plan `graph`'s memory (from `base`: ARENA for the model, FRAME in a subgraph) and write its layers' C;
     `prefix` names its params blocks apart. Only the model's own layers get the profiling hooks, and only
-    they are split across `cores` > 1 cores where their op allows (mote.codegen.parallel) or, on one core,
-    tiled into `l1` bytes of L1 (mote.memory.tiling)."""
+    they are split across `cores` > 1 cores where their op allows (mote.codegen.parallel) and tiled into `l1`
+    bytes of L1 (mote.memory.tiling; on several cores each tile's compute split across them)."""
     params = [OPS[n.op].prepare(n) for n in graph.nodes]
     skips = compact or {}
     choices = [choose_kernel(OPS[n.op], n, p, core, skips.get(n.name, frozenset()))
@@ -195,7 +196,7 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
     # on a cluster no output shares bytes with an input: one core's part would overwrite another's input
     overlaps = {} if split_parts else \
         {i: c.kernel.overlap(n, p) for i, (n, p, c) in enumerate(zip(graph.nodes, params, choices))}
-    tiled = _plan_l1(graph, params, core, l1) if l1 and base == "ARENA" and cores == 1 else {}
+    tiled, tile_cores = _plan_l1(graph, params, core, l1, cores) if l1 and base == "ARENA" else ({}, {})
     for i, tile_plan in tiled.items():  # its scratch is in L1
         scratch[i] = 0
         if len(tile_plan.tiles) > 1:  # its output rows go back to L2 while later input rows are still read
@@ -233,13 +234,14 @@ def _body(graph: Graph, core: Core, pool: ConstPool, state: StatePlan, compiled:
             layers.append(Layer(i, node.name, node.op, "in place", op.macs(node)))
             continue
         if i in tiled:
-            tiles = tiled_layer(i, node, p, tiled[i], em, core, prefix)
+            tiles = tiled_layer(i, node, p, tiled[i], em, core, prefix, tile_cores[i], header)
             param_blocks += [f"{header}\n{params_block(name, call)}" for name, call in tiles.param_blocks]
+            param_blocks += tiles.tasks
             lines = hooked(i, [f"  /* tiled into L1: {len(tiled[i].tiles)} tile(s), {tiled[i].l1_bytes} bytes */",
                                *tiles.lines])
             calls.append("\n".join([f"  {header}", *lines]))
             layers.append(Layer(i, node.name, node.op, tiles.funcs[0], op.macs(node), "cpu", 0, tiles.declined,
-                                twins=tiles.twins))
+                                twins=tiles.twins, parts=tiles.parts))
             continue
         if i in split_parts:
             task, kernels = parallel.task(i, node, split_parts[i], em, em.at(plan.offset(sb)) if sb else None,
@@ -275,20 +277,34 @@ def _account(layer: Layer, node: Node, pool: ConstPool, flash_before: int, of_te
     layer.ram_bytes = sum(t.nbytes for t in node.outputs if t in of_tensor) + layer.scratch_bytes
 
 
-def _plan_l1(graph: Graph, params: list[object], core: Core, l1: int) -> dict[int, TilePlan]:
-    """The tile plan of every layer of a tiled op (mote.memory.tiling) that runs on the CPU."""
-    plans = {}
+def _plan_l1(graph: Graph, params: list[object], core: Core, l1: int,
+             cores: int = 1) -> tuple[dict[int, TilePlan], dict[int, int]]:
+    """The tile plan of every layer of a tiled op (mote.memory.tiling) that runs on the CPU, and the cores
+    each one's tiles are split across: on `cores` > 1 cores a tile's scratch holds every core's share of it
+    (mote.codegen.parallel), and a layer whose tiles do not fit the L1 so is split across the most cores
+    for which they do (down to one core: the L1 then needs what it does on one core)."""
+    plans, split = {}, {}
     for i, (node, p) in enumerate(zip(graph.nodes, params)):
         rows = row_geometry(node, p) if node.op in OPS else None
         if rows is None:
             continue
+        n = cores
+        while True:
+            def scratch(tile: object, node: object = node, p: object = p, rows: object = rows, n: int = n) -> int:
+                tile_params = rows.params(p, tile)
+                parts = parallel.chosen_parts(node, tile_params, core, n)
+                if parts is not None:
+                    return sum(parallel.scratch_share(node, part) for part in parts)
+                return choose_kernel(OPS[node.op], node, tile_params, core).kernel.scratch_bytes(node, tile_params)
 
-        def scratch(tile: object, node: object = node, p: object = p, rows: object = rows) -> int:
-            tile_params = rows.params(p, tile)
-            return choose_kernel(OPS[node.op], node, tile_params, core).kernel.scratch_bytes(node, tile_params)
-
-        plans[i] = plan_tiles(node, i, rows, scratch, l1)
-    return plans
+            try:
+                plans[i], split[i] = plan_tiles(node, i, rows, scratch, l1), n
+                break
+            except MemoryFitError:
+                if n == 1:
+                    raise
+                n -= 1
+    return plans, split
 
 
 def _accelerator_sources(accelerator: Accelerator | None) -> dict[str, str]:

@@ -245,16 +245,23 @@ class ChosenPart:
     gathered: Columns | None = None
 
 
+def chosen_parts(node: Node, params: Any, core: Core, cores: int) -> list[ChosenPart] | None:
+    """The parts of a layer (or of one L1 tile of it: its params) on `cores` cores, each with its kernel;
+    None when it runs on core 0 alone."""
+    parts = split(node, params, cores)
+    if parts is None:
+        return None
+    chosen = [ChosenPart(part.params, part.offsets, choose_kernel(OPS[node.op], node, part.params, core),
+                         part.columns, part.gathered) for part in parts]
+    return chosen if all(c.choice.kernel.computes(node) for c in chosen) else None
+
+
 def parallel_parts(graph: Graph, params: list[Any], core: Core, cores: int) -> dict[int, list[ChosenPart]]:
     """The layers of `graph` split across `cores` cores: {layer index: its parts, each with its kernel}."""
     out = {}
     for i, (node, p) in enumerate(zip(graph.nodes, params)):
-        parts = split(node, p, cores)
-        if parts is None:
-            continue
-        chosen = [ChosenPart(part.params, part.offsets, choose_kernel(OPS[node.op], node, part.params, core),
-                             part.columns, part.gathered) for part in parts]
-        if all(c.choice.kernel.computes(node) for c in chosen):
+        chosen = chosen_parts(node, p, core, cores)
+        if chosen is not None:
             out[i] = chosen
     return out
 

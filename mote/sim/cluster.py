@@ -11,6 +11,12 @@ next round starts. Between two barriers the cores touch disjoint data (the fork-
 contract: mote_cluster.c), so what each computes, and every count, does not depend on the order in
 which they run, nor on how many there are. Timing is replayed afterwards (mote.sim.cluster_clock).
 
+The cluster DMA (mote.sim.dma_device) is one engine, programmed by core 0 alone: the generated code has
+core 0 start and wait for every tile's copies around the forks of the tiles' compute, and a DMA register
+access by any other core is a fault. Core 0's trace records how many barriers it had arrived at before
+each DMA event, so that the timing replay runs the engine on core 0's clock, barrier waits included, and
+its stalls delay core 0 on the critical path (mote.sim.cluster_clock).
+
 A core stopped at its barrier store and resumed from the next instruction re-enters the rest of that
 block as a new block: its instructions are then counted twice by the block hook, and each core keeps
 them (`carry`) to subtract from every later snapshot, as a snapshot's own tail is.
@@ -45,6 +51,7 @@ class CoreTrace:
     mark_barriers: list[int] = field(default_factory=list)
     barrier_layers: list[int | None] = field(default_factory=list)
     blocks: dict[int, list[Insn]] = field(default_factory=dict)  # every block it ran, decoded
+    dma_barriers: list[int] = field(default_factory=list)  # core 0: barriers arrived at before each DMA event
 
 
 @dataclass
@@ -97,6 +104,8 @@ class CoreRun(Run):
         super().__init__(machine, writes, instruction_limit, io_inputs, io_output_sizes)
         if devices is not None:
             self.devices = devices
+        if self.dma is not None and core != 0:
+            self.dma.refused = f"core {core}: only core 0 programs the cluster DMA"
 
     def _map_memory(self, uc: uc_mod.Uc) -> None:
         self.shared.map(uc, self.m)
@@ -114,6 +123,10 @@ class CoreRun(Run):
 
     def _snapshot(self, tail: tuple[Insn, ...]) -> Snapshot:
         return self.counter.snapshot(tail + self.carry, memory=self.counts_memory)
+
+    def _dma_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
+        self.trace.dma_barriers.append(len(self.trace.arrivals))
+        return super()._dma_snapshot(offset, size, value)
 
     def _device_write(self, uc: uc_mod.Uc, offset: int, size: int, value: int, data: object) -> None:
         marks = len(self.devices.marks)

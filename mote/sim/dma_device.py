@@ -78,6 +78,7 @@ class DmaDevice:
         self.src = self.dst = self.length = 0
         self.log = DmaLog()
         self._started = 0
+        self.refused: str | None = None  # set on a cluster core that may not program it: why (mote.sim.cluster)
 
     def _level(self, addr: int, n: int, what: str) -> str | None:
         for kind, (low, high) in self.regions.items():
@@ -88,6 +89,9 @@ class DmaDevice:
         return None
 
     def read(self, uc: Any, offset: int, size: int, data: object) -> int:
+        if self.refused is not None:
+            self.fail(self.refused)
+            return 0
         if offset != DmaReg.START:
             return {DmaReg.SRC: self.src, DmaReg.DST: self.dst, DmaReg.LEN: self.length}.get(offset, 0)
         source, target = self._level(self.src, self.length, "source"), self._level(self.dst, self.length, "destination")
@@ -103,6 +107,9 @@ class DmaDevice:
         return self._started
 
     def write(self, uc: Any, offset: int, size: int, value: int, data: object) -> None:
+        if self.refused is not None:
+            self.fail(self.refused)
+            return
         if offset == DmaReg.SRC:
             self.src = value
         elif offset == DmaReg.DST:

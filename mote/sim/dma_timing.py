@@ -61,6 +61,43 @@ class JobSpan:
     channel: int
 
 
+class DmaEngine:
+    """The engine's state under the model in the module docstring, fed one event at a time with the issuing
+    core's clock at it (a cluster's core 0 has barrier waits in its clock: mote.sim.cluster_clock)."""
+
+    def __init__(self, dma: Dma) -> None:
+        self.dma = dma
+        self.ends: dict[int, int] = {}
+        self.free = 0
+        self.busy: list[int] = []  # each job's engine time, by job id - 1
+        self.spans: list[JobSpan] = []  # each job's, in order
+        self.slots = [0] * max(1, dma.channels)  # each in-flight slot's current job's end
+
+    def step(self, event: DmaJob | DmaWait, now: int) -> int:
+        """The core's stall at `event`, issued at core cycle `now`."""
+        stall = 0
+        if isinstance(event, DmaJob):
+            in_flight = sorted(e for e in self.ends.values() if e > now)
+            if len(in_flight) >= self.dma.channels:
+                stall = in_flight[len(in_flight) - self.dma.channels] - now
+                now += stall
+            duration = _duration(self.dma, event.nbytes)
+            begin = max(now, self.free)
+            self.ends[event.id] = self.free = begin + duration
+            self.busy.append(duration)
+            channel = min(range(len(self.slots)), key=lambda c: (self.slots[c] > now, c))
+            self.slots[channel] = self.free
+            self.spans.append(JobSpan(event, now, begin, self.free, channel))
+        else:
+            stall = max(0, self.ends[event.job] - now)
+        return stall
+
+
+def engine_of(platform: Platform) -> Dma:
+    """The DMA that feeds the platform's L1 (else its first; else a default one)."""
+    return platform.l1_dma() or (platform.dma[0] if platform.dma else Dma("ram", "l1"))
+
+
 def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -> tuple[list[int], list[int]]:
     """The core's stall at each event (in order; `core_cycles[k]` is event k's core cycle without DMA
     stalls) and each job's engine time (by job id - 1), under the model in the module docstring."""
@@ -70,30 +107,14 @@ def schedule(events: list[DmaJob | DmaWait], core_cycles: list[int], dma: Dma) -
 
 def _schedule(events: list[DmaJob | DmaWait], core_cycles: list[int],
               dma: Dma) -> tuple[list[int], list[int], list[JobSpan]]:
-    stalls, busy, spans = [], [], []
-    slots = [0] * max(1, dma.channels)  # each in-flight slot's current job's end
-    ends: dict[int, int] = {}
-    delay = engine_free = 0
+    engine = DmaEngine(dma)
+    stalls: list[int] = []
+    delay = 0
     for event, cycle in zip(events, core_cycles):
-        now = cycle + delay
-        stall = 0
-        if isinstance(event, DmaJob):
-            in_flight = sorted(e for e in ends.values() if e > now)
-            if len(in_flight) >= dma.channels:
-                stall = in_flight[len(in_flight) - dma.channels] - now
-                now += stall
-            duration = _duration(dma, event.nbytes)
-            begin = max(now, engine_free)
-            ends[event.id] = engine_free = begin + duration
-            busy.append(duration)
-            channel = min(range(len(slots)), key=lambda c: (slots[c] > now, c))
-            slots[channel] = engine_free
-            spans.append(JobSpan(event, now, begin, engine_free, channel))
-        else:
-            stall = max(0, ends[event.job] - now)
+        stall = engine.step(event, cycle + delay)
         delay += stall
         stalls.append(stall)
-    return stalls, busy, spans
+    return stalls, engine.busy, engine.spans
 
 
 class DmaTimeline:
@@ -108,8 +129,8 @@ class DmaTimeline:
         for event, counts in zip(self.events, classes):
             counted = accesses(platform, None, event.snapshot)
             cycles.append(core.cycles(counts) + (platform.stall_cycles(*counted) if counted else 0))
-        dma = platform.l1_dma() or (platform.dma[0] if platform.dma else Dma("ram", "l1"))
-        self.stalls, self.busy, self.spans = _schedule(self.events, cycles, dma)
+        self.cycles = cycles  # each event's core cycle, without DMA stalls
+        self.stalls, self.busy, self.spans = _schedule(self.events, cycles, engine_of(platform))
 
     def _name(self, kind: str) -> str:
         memory = self.platform.memory(kind)

@@ -249,8 +249,8 @@ def _band_layers(model: CompiledModel, body: str = BAND_BODY) -> list[DepthwiseP
         if body in layer.twins and node is not None and node.name == layer.name:
             params = OPS[node.op].prepare(node)
             plan = (model.tiled or {}).get(layer.index)  # a layer tiled into L1: its tiles' shapes
-            out += ([plan.rows.params(params, tile) for tile in plan.tiles] if plan else
-                    list(layer.parts) if layer.parts else [params])  # or a split layer's parts
+            out += (list(layer.parts) if layer.parts else  # a split layer's parts (of each tile, if tiled)
+                    [plan.rows.params(params, tile) for tile in plan.tiles] if plan else [params])
     return out
 
 
@@ -271,7 +271,7 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     project_dir/firmware.elf. `main`: the text of another firmware main.c than mote's (one that drives the model
     through an API of its own, e.g. a decoder's model_step). Raises MoteError."""
     config = config or Rv32Config()
-    model = model.for_target(Core.SCALAR, l1_bytes(config.platform) if config.cores == 1 else 0, config.cores)
+    model = model.for_target(Core.SCALAR, l1_bytes(config.platform), config.cores)
     config.validate()
     check_fit(model, config)
     project_dir = Path(project_dir)
