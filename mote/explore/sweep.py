@@ -6,6 +6,11 @@ and every row gets accel_cycles + cpu_cycles = total_cycles, and an energy estim
 run on the mcu platform plus the accelerator's MACs; mote.sim.energy). Points run in parallel on the local
 cores, or, given the address of a Dask distributed scheduler, on that cluster's workers (which must
 see the model files at the same paths and have mote installed).
+
+With a results store (mote.explore.store) only the points and CPU workloads it does not hold are
+computed. Instead of the grid, a search (mote.explore.search, NSGA-II) may pick the points: it asks
+for a generation at a time and each goes through the same path (store, cost model, VP). Every row
+says how it was found (`found`: grid or nsga2).
 """
 
 from __future__ import annotations
@@ -23,9 +28,9 @@ from rich.progress import Progress
 from mote.errors import MoteError
 from mote.explore.cpu import cpu_cycles_task
 from mote.explore.evaluate import CPU_WORK, evaluate
+from mote.explore.search import Search, run_search
 from mote.explore.space import points, spec
-from mote.sim.energy import PJ_PER_UJ
-from mote.sim.platforms import AcceleratorSlot
+from mote.explore.store import Store, cpu_key, point_key
 
 DASK_CONNECT_TIMEOUT = "10s"
 Task = tuple[str, str, dict[str, str]]  # model path, accelerator spec, the point's settings (texts)
@@ -40,42 +45,74 @@ def _chunk(func: Callable[[Any], Any], items: list[Any]) -> list[Any]:
 
 
 def sweep(models: list[Path], accel: str, settings: dict[str, list[str]], workers: int | None = None,
-          progress: bool = True, dask: str | None = None, cpu: bool = True) -> tuple[list[dict[str, Any]], float]:
-    """Every point for every model; returns the rows (in order) and the seconds it took. `cpu`: add
-    the CPU's cycles from the virtual platform (without it, cpu_cycles and total_cycles stay None)."""
-    tasks: list[Task] = [(str(m.resolve()), accel, p) for m in models for p in points(settings)]
-    workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
+          progress: bool = True, dask: str | None = None, cpu: bool = True, store: Store | None = None,
+          search: Search | None = None) -> tuple[list[dict[str, Any]], float]:
+    """Every point for every model (or those `search` picks from the same space); returns the rows (in
+    order) and the seconds it took. `cpu`: add the CPU's cycles from the virtual platform (without it,
+    cpu_cycles and total_cycles stay None); `store`: reuse and keep results there."""
+    model_paths = [str(m.resolve()) for m in models]
+    grid: list[Task] = [] if search else [(m, accel, p) for m in model_paths for p in points(settings)]
+    size = len(grid) if search is None else search.trials * len(models)
+    workers = workers if workers is not None else min(os.cpu_count() or 1, max(size // 8, 1))
     start = time.perf_counter()
     with _runner(workers, dask) as run_all, Progress(transient=True, disable=not progress) as bar:
-        task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
-        rows = run_all(_evaluate_args, tasks, lambda n: bar.advance(task, n))
-        works = [row.pop(CPU_WORK, None) for row in rows]
-        if cpu:
-            runs: dict[str, tuple[str, str]] = {}  # each CPU workload, run with the first point that has it
-            for work, (model, accelerator, point) in zip(works, tasks):
-                if work is not None:
-                    runs.setdefault(work, (model, spec(accelerator, point)))
-            bar.update(task, description=f"running {len(runs)} CPU workloads on the virtual platform",
-                       completed=0, total=len(runs))
-            cycles = dict(zip(runs, run_all(cpu_cycles_task, list(runs.values()), lambda n: bar.advance(task, n))))
-            for row, work in zip(rows, works):
-                if work is not None:
-                    _add_cpu(row, cycles[work])
+        def evaluate_tasks(tasks: list[Task], found: str) -> list[dict[str, Any]]:
+            return _evaluate_tasks(tasks, found, run_all, bar, store, cpu)
+
+        if search is None:
+            rows = evaluate_tasks(grid, "grid")
+        else:
+            rows = run_search(search, model_paths, accel, settings, evaluate_tasks)
     return rows, time.perf_counter() - start
+
+
+def _evaluate_tasks(tasks: list[Task], found: str, run_all: Runner, bar: Progress, store: Store | None,
+                    cpu: bool) -> list[dict[str, Any]]:
+    """The rows of `tasks`, in order: each distinct point costed once (unless the store holds it), then
+    each distinct CPU workload run once on the VP (unless the store holds it)."""
+    keys = [point_key(*t) for t in tasks]
+    unique = dict(zip(keys, tasks))
+    known = store.points(list(unique)) if store is not None else {}
+    todo = [(k, t) for k, t in unique.items() if k not in known]
+    task = bar.add_task(f"costing {len(todo)} points ({len(known)} from the store)", total=len(todo))
+    new = dict(zip((k for k, _ in todo), run_all(_evaluate_args, [t for _, t in todo],
+                                                 lambda n: bar.advance(task, n))))
+    if store is not None and new:
+        store.add_points(new)
+    results = {**known, **new}
+    rows = [dict(results[k], found=found) for k in keys]
+    works = [row.pop(CPU_WORK, None) for row in rows]
+    if not cpu:
+        return rows
+    runs: dict[str, tuple[str, str]] = {}  # each CPU workload, run with the first point that has it
+    for work, (model, accelerator, point) in zip(works, tasks):
+        if work is not None:
+            runs.setdefault(cpu_key(model, work), (model, spec(accelerator, point)))
+    stored = store.cpu(list(runs)) if store is not None else {}
+    missing = [k for k in runs if k not in stored]
+    bar.update(task, description=f"running {len(missing)} CPU workloads on the virtual platform "
+                                 f"({len(stored)} from the store)", completed=0, total=len(missing))
+    ran = dict(zip(missing, run_all(cpu_cycles_task, [runs[k] for k in missing], lambda n: bar.advance(task, n))))
+    if store is not None and ran:
+        store.add_cpu(ran)
+    cycles = {**stored, **ran}
+    for row, work, (model, _, _) in zip(rows, works, tasks):
+        if work is not None:
+            _add_cpu(row, cycles[cpu_key(model, work)])
+    return rows
 
 
 def _add_cpu(row: dict[str, Any], cpu: dict[str, Any] | str) -> None:
     """The CPU's cycles and energy into the row, and the point's energy: the CPU's plus the accelerator's
-    MACs at the energy per MAC of the mcu platform's default accelerator (docs/energy.md)."""
+    (its MACs, SRAM accesses and DMA bytes: mote.explore.area, docs/area.md)."""
     if isinstance(cpu, str):
         row["status"] = cpu
         return
     cycles = int(cpu["cycles"])
     row.update(cpu_cycles=cycles, total_cycles=row["accel_cycles"] + cycles)
     if cpu.get("energy_uj") is not None:
-        accel_uj = row.get("macs", 0) * AcceleratorSlot("accel", ()).mac_pj / PJ_PER_UJ
-        row.update(energy_uj=round(cpu["energy_uj"] + accel_uj, 6), cpu_energy_uj=round(cpu["energy_uj"], 6),
-                   accel_energy_uj=round(accel_uj, 6))
+        accel_uj = row.get("accel_energy_uj", 0.0)
+        row.update(energy_uj=round(cpu["energy_uj"] + accel_uj, 6), cpu_energy_uj=round(cpu["energy_uj"], 6))
 
 
 OBJECTIVES = {"cycles": "total_cycles", "energy": "energy_uj"}
