@@ -30,26 +30,27 @@ def draw(rows: list[dict[str, Any]], out: Path) -> list[Path]:
 def _plot(plt: Any, rows: list[dict[str, Any]], path: Path) -> Path:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
     on = sorted((r for r in rows if r.get("pareto")), key=lambda r: r["total_cycles"])
-    cycles = [r["total_cycles"] / 1e6 for r in rows]
+    scale, unit = (1e6, "millions") if max(r["total_cycles"] for r in rows) >= 1e6 else (1e3, "thousands")
+    cycles = [r["total_cycles"] / scale for r in rows]
     area = [r["area_mm2"] for r in rows]
     dots = left.scatter(cycles, [r["energy_uj"] for r in rows], c=area, cmap="viridis", s=18, alpha=0.7,
                         label=f"configurations ({len(rows)})")
-    left.scatter([r["total_cycles"] / 1e6 for r in on], [r["energy_uj"] for r in on], facecolors="none",
+    left.scatter([r["total_cycles"] / scale for r in on], [r["energy_uj"] for r in on], facecolors="none",
                  edgecolors="red", s=60, linewidths=1.2, label=f"Pareto front ({len(on)})")
     fig.colorbar(dots, ax=left).set_label("area (mm²)")
-    left.set_xlabel("latency: total cycles (millions)")
+    left.set_xlabel(f"latency: total cycles ({unit})")
     left.set_ylabel("energy per inference (µJ)")
     left.set_title("cycles × energy (colour: area)")
     right.scatter(cycles, area, s=18, alpha=0.7, color="tab:blue", label=f"configurations ({len(rows)})")
-    right.plot([r["total_cycles"] / 1e6 for r in on], [r["area_mm2"] for r in on], "o--", color="red",
+    right.plot([r["total_cycles"] / scale for r in on], [r["area_mm2"] for r in on], "o--", color="red",
                markerfacecolor="none", label=f"Pareto front ({len(on)})")
-    right.set_xlabel("latency: total cycles (millions)")
+    right.set_xlabel(f"latency: total cycles ({unit})")
     right.set_ylabel("area (mm²)")
     right.set_title("cycles × area")
     for ax in (left, right):
         ax.set_xlim(left=0, right=max(cycles) * 1.05 or 1)
         ax.set_ylim(bottom=0)
-        ax.legend(fontsize=9, loc="upper right")
+        ax.legend(fontsize=9, loc="best", framealpha=0.9)
         ax.grid(alpha=0.3)
     fig.suptitle(f"{rows[0]['model']}: Pareto front over latency, energy and area")
     return _save(plt, fig, path)
