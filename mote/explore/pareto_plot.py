@@ -23,11 +23,12 @@ def draw(rows: list[dict[str, Any]], out: Path) -> list[Path]:
         r.get(k) is not None for k in ("total_cycles", "energy_uj", "area_mm2"))]
     for model in dict.fromkeys(r["model"] for r in full):
         mine = [r for r in full if r["model"] == model]
-        written.append(_plot(plt, mine, out / f"{safe_file_name(model)}_pareto.png"))
+        written.append(_save(plt, figure(plt, mine), out / f"{safe_file_name(model)}_pareto.png"))
     return written
 
 
-def _plot(plt: Any, rows: list[dict[str, Any]], path: Path) -> Path:
+def figure(plt: Any, rows: list[dict[str, Any]]) -> Any:
+    """The figure of one model's rows (each with cycles, energy, area and `pareto`)."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
     on = sorted((r for r in rows if r.get("pareto")), key=lambda r: r["total_cycles"])
     scale, unit = (1e6, "millions") if max(r["total_cycles"] for r in rows) >= 1e6 else (1e3, "thousands")
@@ -53,4 +54,4 @@ def _plot(plt: Any, rows: list[dict[str, Any]], path: Path) -> Path:
         ax.legend(fontsize=9, loc="best", framealpha=0.9)
         ax.grid(alpha=0.3)
     fig.suptitle(f"{rows[0]['model']}: Pareto front over latency, energy and area")
-    return _save(plt, fig, path)
+    return fig
