@@ -78,3 +78,16 @@ def test_search_from_the_command_line(tmp_path: Path) -> None:
 def test_fewer_trials_than_a_generation(trials: int) -> None:
     rows = run_search(Search(trials=trials, seed=0, population=8), ["m"], "dla", SPACE, fake_evaluate)
     assert len(rows) == 1
+
+
+def test_search_and_store_on_a_dask_cluster_match_local_cores(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    search = Search(trials=8, seed=5, population=4)
+    local, _ = sweep([MODEL], "dla", SPACE, workers=1, progress=False, search=search, cpu=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Store(tmp_path / "r.sqlite") as store:
+        remote, _ = sweep([MODEL], "dla", SPACE, progress=False, dask=cluster.scheduler_address, search=search,
+                          cpu=False, store=store)
+        assert store.added["points"] == len(remote)
+    assert remote == local
