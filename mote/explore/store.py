@@ -2,8 +2,9 @@
 default): every point the cost model costed and every CPU workload the virtual platform ran, so a
 re-run, an extended sweep or a search that revisits a point computes only what is new.
 
-A point's key: the model file's SHA-256, the accelerator (with its fixed settings), the point's
-settings, mote's version and SCHEMA (raise it when a row's meaning changes). A CPU workload's key:
+A point's key: the model file's SHA-256, the accelerator and its whole configuration (every setting,
+typed: a setting left at its default and the same value given, 512KiB or 524288, are one point), mote's
+version and SCHEMA (raise it when a row's meaning changes). A CPU workload's key:
 its cpu_work key (mote.explore.evaluate), the model file's hash, mote's version and SCHEMA. Values
 are the rows as JSON. One SQLite file (the standard library's sqlite3), written by this process only.
 """
@@ -13,10 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from mote import __version__
+from mote.accel.loader import accelerator_class
+from mote.accel.settings import SettingSpec, parse_value, settings_of
+from mote.errors import MoteError
 from mote.outputs import OutputError
 
 SCHEMA = 1
@@ -29,8 +34,43 @@ def file_hash(path: str) -> str:
     return _FILE_HASHES[path]
 
 
+@lru_cache(maxsize=64)
+def _configuration(accel: str) -> tuple[str, dict[str, SettingSpec], dict[str, Any]]:
+    """The accelerator's name, its settings and their values before a point's: defaults, then `accel`'s own."""
+    cls, fixed = accelerator_class(accel)
+    specs = {s.name: s for s in settings_of(cls.Config)}
+    values: dict[str, Any] = {name: spec.default for name, spec in specs.items()}
+    for item in filter(None, (part.strip() for part in fixed.split(","))):
+        key, _, text = item.partition("=")
+        values[key.strip()] = parse_value(specs[key.strip()], text, f"--accel {accel}")
+    return cls.name, specs, values
+
+
+def as_point(row: dict[str, Any], accel: str, settings: dict[str, str]) -> dict[str, Any]:
+    """A stored row as the row of the point `settings`: the same configuration, perhaps written otherwise
+    or with other keys swept, so the row's setting columns are this point's (typed, in its order)."""
+    _, specs, _ = _configuration(accel)
+    try:
+        point = {k: parse_value(specs[k], v, "--sweep") for k, v in settings.items()}
+    except (KeyError, MoteError):
+        point = dict(settings)
+    rest = {k: v for k, v in row.items() if k not in specs and k != "model"}
+    return {"model": row["model"], **point, **rest}
+
+
+def configuration(accel: str, settings: dict[str, str]) -> tuple[str, list[tuple[str, Any]]]:
+    """The accelerator's name and every setting's typed value at a point (its texts if they do not parse:
+    such a point fails, and is stored as failed under its texts)."""
+    name, specs, values = _configuration(accel)
+    try:
+        point = {k: parse_value(specs[k], v, "--sweep") for k, v in settings.items()}
+    except (KeyError, MoteError):
+        return accel, sorted(settings.items())
+    return name, sorted({**values, **point}.items())
+
+
 def point_key(model: str, accel: str, settings: dict[str, str]) -> str:
-    text = json.dumps([SCHEMA, __version__, file_hash(model), accel, sorted(settings.items())])
+    text = json.dumps([SCHEMA, __version__, file_hash(model), *configuration(accel, settings)])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

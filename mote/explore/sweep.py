@@ -30,7 +30,7 @@ from mote.explore.cpu import cpu_cycles_task
 from mote.explore.evaluate import CPU_WORK, evaluate
 from mote.explore.search import Search, run_search
 from mote.explore.space import points, spec
-from mote.explore.store import Store, cpu_key, point_key
+from mote.explore.store import Store, as_point, cpu_key, point_key
 
 DASK_CONNECT_TIMEOUT = "10s"
 Task = tuple[str, str, dict[str, str]]  # model path, accelerator spec, the point's settings (texts)
@@ -71,7 +71,9 @@ def _evaluate_tasks(tasks: list[Task], found: str, run_all: Runner, bar: Progres
     """The rows of `tasks`, in order: each distinct point costed once (unless the store holds it), then
     each distinct CPU workload run once on the VP (unless the store holds it)."""
     keys = [point_key(*t) for t in tasks]
-    unique = dict(zip(keys, tasks))
+    unique: dict[str, Task] = {}
+    for key, t in zip(keys, tasks):
+        unique.setdefault(key, t)  # the first of equal points is costed
     known = store.points(list(unique)) if store is not None else {}
     todo = [(k, t) for k, t in unique.items() if k not in known]
     task = bar.add_task(f"costing {len(todo)} points ({len(known)} from the store)", total=len(todo))
@@ -80,7 +82,8 @@ def _evaluate_tasks(tasks: list[Task], found: str, run_all: Runner, bar: Progres
     if store is not None and new:
         store.add_points(new)
     results = {**known, **new}
-    rows = [dict(results[k], found=found) for k in keys]
+    rows = [dict(as_point(results[k], accel, point) if k in known else results[k], found=found)
+            for k, (_, accel, point) in zip(keys, tasks)]
     works = [row.pop(CPU_WORK, None) for row in rows]
     if not cpu:
         return rows

@@ -52,20 +52,30 @@ def test_a_rerun_computes_nothing(tmp_path: Path, counted: dict[str, list[Any]])
 
 def test_an_extended_sweep_computes_only_the_new_points(tmp_path: Path, counted: dict[str, list[Any]]) -> None:
     with Store(tmp_path / "r.sqlite") as store:
-        sweep([MODEL], "dla", {"pes": ["16", "32"]}, workers=1, progress=False, store=store, cpu=False)
+        first, _ = sweep([MODEL], "dla", {"pes": ["16", "32"]}, workers=1, progress=False, store=store, cpu=False)
         counted["points"].clear()
-        rows, _ = sweep([MODEL], "dla", {"pes": ["16", "32", "128"], "sram": ["512KiB", "64KiB"]}, workers=1,
-                        progress=False, store=store, cpu=False)
-    # pes=16/32 with sram=512KiB (the default: another key, not the same point) are new too: only the
-    # settings given make the key, so the stored {pes=16} is not {pes=16, sram=512KiB}
+        # a new key: its default value (512KiB) and the same size written otherwise are the points already known
+        rows, _ = sweep([MODEL], "dla", {"pes": ["16", "32", "128"], "sram": ["512KiB", "524288", "64KiB"]},
+                        workers=1, progress=False, store=store, cpu=False)
     assert sorted((p["pes"], p["sram"]) for p in counted["points"]) == sorted(
-        (p, s) for p in ("16", "32", "128") for s in ("512KiB", "64KiB"))
+        [("128", "512KiB"), *(((p, "64KiB") for p in ("16", "32", "128")))])
+    assert [{k: v for k, v in r.items() if k != "sram"} for r in (rows[0], rows[3])] == first
+    assert rows[0]["sram"] == rows[3]["sram"] == 512 << 10 and list(rows[0])[:3] == ["model", "pes", "sram"]
+    assert rows[1] == rows[0]  # 524288 bytes is 512KiB
     counted["points"].clear()
     with Store(tmp_path / "r.sqlite") as store:
-        more, _ = sweep([MODEL], "dla", {"pes": ["16", "32", "128", "8"], "sram": ["512KiB", "64KiB"]},
+        more, _ = sweep([MODEL], "dla", {"pes": ["16", "32", "128", "8"], "sram": ["512KiB", "524288", "64KiB"]},
                         workers=1, progress=False, store=store, cpu=False)
     assert counted["points"] == [{"pes": "8", "sram": "512KiB"}, {"pes": "8", "sram": "64KiB"}]
-    assert more[:6] == rows
+    assert more[:9] == rows
+
+
+def test_a_fixed_setting_is_part_of_the_key(tmp_path: Path, counted: dict[str, list[Any]]) -> None:
+    with Store(tmp_path / "r.sqlite") as store:
+        sweep([MODEL], "dla", {"pes": ["16"]}, workers=1, progress=False, store=store, cpu=False)
+        sweep([MODEL], "dla:mode=input", {"pes": ["16"]}, workers=1, progress=False, store=store, cpu=False)
+        sweep([MODEL], "dla:mode=output", {"pes": ["16"]}, workers=1, progress=False, store=store, cpu=False)
+    assert len(counted["points"]) == 2  # mode=output is the default: the first point again
 
 
 def test_without_a_store_the_rows_are_the_same(tmp_path: Path) -> None:
