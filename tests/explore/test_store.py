@@ -58,7 +58,7 @@ def test_an_extended_sweep_computes_only_the_new_points(tmp_path: Path, counted:
         rows, _ = sweep([MODEL], "dla", {"pes": ["16", "32", "128"], "sram": ["512KiB", "524288", "64KiB"]},
                         workers=1, progress=False, store=store, cpu=False)
     assert sorted((p["pes"], p["sram"]) for p in counted["points"]) == sorted(
-        [("128", "512KiB"), *(((p, "64KiB") for p in ("16", "32", "128")))])
+        [("128", "512KiB"), *((p, "64KiB") for p in ("16", "32", "128"))])
     assert [{k: v for k, v in r.items() if k != "sram"} for r in (rows[0], rows[3])] == first
     assert rows[0]["sram"] == rows[3]["sram"] == 512 << 10 and list(rows[0])[:3] == ["model", "pes", "sram"]
     assert rows[1] == rows[0]  # 524288 bytes is 512KiB
