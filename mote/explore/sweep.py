@@ -33,6 +33,7 @@ from mote.explore.space import points, spec
 from mote.explore.store import Store, as_point, cpu_key, point_key
 
 DASK_CONNECT_TIMEOUT = "10s"
+STORE_EVERY = 1000  # points costed between writes to the store
 Task = tuple[str, str, dict[str, str]]  # model path, accelerator spec, the point's settings (texts)
 
 
@@ -77,10 +78,15 @@ def _evaluate_tasks(tasks: list[Task], found: str, run_all: Runner, bar: Progres
     known = store.points(list(unique)) if store is not None else {}
     todo = [(k, t) for k, t in unique.items() if k not in known]
     task = bar.add_task(f"costing {len(todo)} points ({len(known)} from the store)", total=len(todo))
-    new = dict(zip((k for k, _ in todo), run_all(_evaluate_args, [t for _, t in todo],
-                                                 lambda n: bar.advance(task, n))))
-    if store is not None and new:
-        store.add_points(new)
+    new: dict[str, dict[str, Any]] = {}
+    step = STORE_EVERY if store is not None else max(len(todo), 1)
+    for i in range(0, len(todo), step):  # stored as they come: an interrupted sweep resumes from there
+        part = todo[i:i + step]
+        done = dict(zip((k for k, _ in part), run_all(_evaluate_args, [t for _, t in part],
+                                                      lambda n: bar.advance(task, n))))
+        if store is not None:
+            store.add_points(done)
+        new.update(done)
     results = {**known, **new}
     rows = [dict(as_point(results[k], accel, point) if k in known else results[k], found=found)
             for k, (_, accel, point) in zip(keys, tasks)]

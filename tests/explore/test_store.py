@@ -94,3 +94,25 @@ def test_a_file_that_is_not_a_store_is_one_line(tmp_path: Path) -> None:
     bad.write_text("not a database at all, just text" * 10)
     with pytest.raises(MoteError, match="--store .*not.sqlite"):
         Store(bad)
+
+
+def test_an_interrupted_sweep_resumes_from_what_it_stored(tmp_path: Path, counted: dict[str, list[Any]],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sweep_module, "STORE_EVERY", 2)
+    evaluate = sweep_module.evaluate
+
+    def stopping(*task: Any) -> dict[str, Any]:
+        if len(counted["points"]) == 4:
+            raise KeyboardInterrupt
+        return evaluate(*task)
+
+    monkeypatch.setattr(sweep_module, "evaluate", stopping)
+    space = {"pes": ["4", "8", "16", "32", "64"]}
+    with Store(tmp_path / "r.sqlite") as store, pytest.raises(KeyboardInterrupt):
+        sweep([MODEL], "dla", space, workers=1, progress=False, store=store, cpu=False)
+    assert len(counted["points"]) == 4  # the fifth was interrupted; the first two chunks were stored
+    counted["points"].clear()
+    monkeypatch.setattr(sweep_module, "evaluate", evaluate)
+    with Store(tmp_path / "r.sqlite") as store:
+        rows, _ = sweep([MODEL], "dla", space, workers=1, progress=False, store=store, cpu=False)
+    assert [p["pes"] for p in counted["points"]] == ["64"] and [r["pes"] for r in rows] == [4, 8, 16, 32, 64]
