@@ -152,6 +152,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--verify-target", default="rv32", choices=[n for n, t in TARGETS.items() if t.accelerators],
                    help="the VP core --verify runs on (default rv32)")
     p.add_argument("--dask", metavar="ADDRESS", help="sweep on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
+    p.add_argument("--store", type=Path, metavar="FILE",
+                   help="results store (SQLite): points and CPU runs it holds are not computed again (default "
+                        "results.sqlite in --out)")
+    p.add_argument("--no-store", action="store_true", help="keep no results store; compute every point")
+    p.add_argument("--search", choices=("nsga2",),
+                   help="pick points with a multi-objective search (cycles, energy, area) instead of the whole grid")
+    p.add_argument("--trials", type=bounded_int(1, 1_000_000), default=100, metavar="N",
+                   help="points --search evaluates (default 100)")
+    p.add_argument("--seed", type=bounded_int(0, 2**31 - 1), default=0, help="--search's random seed (default 0)")
     p.add_argument("--objective", choices=("cycles", "energy"),
                    help="order the points best first by total cycles or by energy per inference (energy_uj)")
     p.add_argument("--json", action="store_true", help="print one JSON array")
@@ -386,9 +395,15 @@ def _explore(args: argparse.Namespace) -> int:
         raise MoteError("explore: nothing to explore; give --accel NAME with --sweep KEY=V1,V2, or --platform "
                         "NAME with --sweep cores=1,2,4,8 (or l1=..., dma_bw=...)")
     accel = None if accel == "none" else accel
-    rows = explore(args.models, accel, sweep, args.out, verify=args.verify,
-                   show=not args.json, dask=args.dask, objective=args.objective, platform=platform,
-                   verify_target=args.verify_target)
+    search = None
+    if args.search:
+        from mote.explore.search import Search
+        search = Search(args.search, args.trials, args.seed)
+    if args.store is not None and args.no_store:
+        raise MoteError("--store and --no-store: give one of them")
+    rows = explore(args.models, accel, sweep, args.out, verify=args.verify, show=not args.json, dask=args.dask,
+                   objective=args.objective, platform=platform, verify_target=args.verify_target, store=args.store,
+                   use_store=not args.no_store, search=search)
     if args.html is not None:
         from mote.report_html import write_exploration
 

@@ -34,6 +34,7 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from mote.accel.hardware import Hardware
 from mote.errors import AcceleratorError
 from mote.ir import Graph, Node, Tensor
 
@@ -172,6 +173,11 @@ class Accelerator:
         memory (in the accelerator's activation layout) to point the registers at; `plan` is what
         `plan(graph)` returned."""
         raise NotImplementedError
+
+    def hardware(self) -> Hardware | None:
+        """Its MAC units, SRAM and DMA width, for `mote explore`'s area estimate (docs/area.md); None:
+        not declared (no area column)."""
+        return None
 
     def support_sources(self) -> dict[str, str]:
         """C files (name -> text) added to the generated project's kernel library."""

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from mote.accel.hardware import Hardware
 from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
 from mote.accel.node_inputs import constant_input, optional_input, required_input
 from mote.accel.settings import check_config, setting
@@ -67,6 +68,10 @@ class QVanilla(Accelerator):
     address_registers = ("ifmap", "weights", "bias", "result")
     signed_registers = ("izp", "kzp")
     activation_layout = "NCHW"
+
+    def hardware(self) -> Hardware:
+        """One MAC unit (cycles_per_mac cycles each), no SRAM of its own: it reads system memory."""
+        return Hardware(1)
 
     def patterns(self) -> list[Pattern]:
         return [Pattern("conv2d+bias", "conv2d", ("conv2d", "bias"), CONV, pad_input=True, cpu_stride=True),

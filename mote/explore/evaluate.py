@@ -5,7 +5,8 @@ comes from a virtual-platform run per distinct CPU workload (mote.explore.cpu), 
 
 From each job's `info` it reads `macs` (else the model's MACs of the layer), and where the
 accelerator reports them, `tiles`, `input_resident`, and a `cost` with `pe_cycles` and `pes` (PE
-utilization), each as a column.
+utilization), `dma_bytes`, `sram_read` and `sram_write` (bytes), each as a column. With the hardware
+the accelerator declares, each row gets its area and the accelerator's energy (mote.explore.area).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mote.accel.costing import job_cost
 from mote.accel.interface import Accelerator, Job
 from mote.accel.loader import find_accelerator
 from mote.errors import MoteError
+from mote.explore.area import accel_energy, area
 from mote.explore.space import spec, typed
 from mote.ir import Graph, Node
 from mote.ops import OPS
@@ -59,6 +61,12 @@ def evaluate(model: str, accel: str | None, settings: dict[str, str],
             figures = accel_figures(graph, accelerator)
         row.update(status="ok", total_cycles=None, accel_cycles=figures.pop("accel_cycles"), cpu_cycles=None,
                    **figures)
+        if accel is not None:  # its area, and its energy: MACs, SRAM accesses and DMA bytes (docs/area.md)
+            hardware = accelerator.hardware()
+            if hardware is not None:
+                row.update(area(hardware))
+            energy = accel_energy(row, hardware) if figures.get("jobs") else {}
+            row.update(accel_energy_uj=round(sum(energy.values()), 6), **{f"accel_{k}": v for k, v in energy.items()})
         row[CPU_WORK] = cpu_work(model, name, graph, platform)
     except MoteError as e:
         row.update(status=str(e), total_cycles=None, accel_cycles=None, cpu_cycles=None)
@@ -98,6 +106,10 @@ def _reported(jobs: list[Job]) -> dict[str, Any]:
     if any(hasattr(c, "pe_cycles") for c in costs):
         macs = sum(int(getattr(c, "macs", 0)) for c in costs)
         out["utilization"] = round(macs / pe_capacity, 4) if pe_capacity else 0.0
+    traffic = {"dma_bytes": "dma_bytes", "sram_read_bytes": "sram_read", "sram_write_bytes": "sram_write"}
+    for column, name in traffic.items():
+        if any(hasattr(c, name) for c in costs):
+            out[column] = sum(int(getattr(c, name, 0)) for c in costs)
     if any("tiles" in job.info for job in jobs):
         out["tiled_jobs"] = sum(int(job.info.get("tiles", 1) > 1) for job in jobs)
     if any("input_resident" in job.info for job in jobs):

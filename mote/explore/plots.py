@@ -13,6 +13,9 @@ from typing import Any
 from mote.explore.report import size_text
 from mote.outputs import atomic_path, safe_file_name
 
+MAX_BARS = 64  # more points than this: the breakdown shows the Pareto front's (mote.explore.pareto)
+MAX_SERIES = 12  # more lines than this in a plot against one setting: not drawn (see the Pareto plot)
+
 
 def _label(row: dict[str, Any], keys: list[str], sizes: Collection[str]) -> str:
     return " ".join(size_text(row[k]) if k in sizes else str(row[k]) for k in keys if k in row)
@@ -34,9 +37,13 @@ def draw(rows: list[dict[str, Any]], keys: list[str], out: Path, categories: tup
     ok = [r for r in rows if r.get("status") == "ok"]
     for model in dict.fromkeys(r["model"] for r in ok):
         mine = [r for r in ok if r["model"] == model]
-        written.append(_breakdown(plt, mine, keys, categories, sizes, out / f"{safe_file_name(model)}_breakdown.png"))
+        bars = mine if len(mine) <= MAX_BARS else [r for r in mine if r.get("pareto")][:MAX_BARS]
+        if bars:
+            written.append(_breakdown(plt, bars, keys, categories, sizes,
+                                      out / f"{safe_file_name(model)}_breakdown.png"))
         for key in keys:
-            if not _numeric(mine, key):
+            series = {tuple(r.get(k) for k in keys if k != key) for r in mine}
+            if not _numeric(mine, key) or len(series) > MAX_SERIES:
                 continue
             stem = f"{safe_file_name(model)}_{safe_file_name(key)}"
             written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}.png", _cycles_measure(mine)))

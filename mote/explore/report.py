@@ -23,7 +23,8 @@ from rich.table import Table
 from mote.outputs import write_file_atomic
 from mote.terminal import console, markup
 
-CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles", "energy_uj", "speedup")
+CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles", "energy_uj", "speedup", "area_mm2", "pareto")
+MAX_SHOWN = 100  # more rows than this: the screen table shows the Pareto front's (all are in the files)
 REPORTED = ("utilization", "tiled_jobs", "resident_inputs")  # present only for accelerators that report them
 _UNITS = ((30, "GiB"), (20, "MiB"), (10, "KiB"))
 
@@ -58,6 +59,8 @@ def write(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: flo
 
 def _cell(row: dict[str, Any], key: str, sizes: Collection[str]) -> str:
     value = row.get(key)
+    if isinstance(value, bool) and key == "pareto":
+        return "*" if value else ""
     if key in sizes and isinstance(value, int) and not isinstance(value, bool):
         return size_text(value)
     if isinstance(value, int) and not isinstance(value, bool):
@@ -72,7 +75,11 @@ def show(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: floa
     """The table of `rows` (settings `keys`, of which `sizes` are byte sizes; the accelerator's cost
     `categories`) and the verification lines."""
     out = console()
-    table = Table(title=f"{len(rows)} points in {seconds:.1f} s")
+    title = f"{len(rows)} points in {seconds:.1f} s"
+    if len(rows) > MAX_SHOWN and any(r.get("pareto") for r in rows):
+        rows = [r for r in rows if r.get("pareto")][:MAX_SHOWN]
+        title += f"; the {len(rows)} on the Pareto front shown (all in results.csv)"
+    table = Table(title=title)
     present = columns(rows)
     no_accelerator = all(not r.get("accel_cycles") for r in rows) and not categories
     shown = ["model", *keys, *[c for c in CYCLES if c in present and not (c == "accel_cycles" and no_accelerator)],

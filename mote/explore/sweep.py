@@ -6,6 +6,11 @@ and every row gets accel_cycles + cpu_cycles = total_cycles, and an energy estim
 run on the mcu platform plus the accelerator's MACs; mote.sim.energy). Points run in parallel on the local
 cores, or, given the address of a Dask distributed scheduler, on that cluster's workers (which must
 see the model files at the same paths and have mote installed).
+
+With a results store (mote.explore.store) only the points and CPU workloads it does not hold are
+computed. Instead of the grid, a search (mote.explore.search, NSGA-II) may pick the points: it asks
+for a generation at a time and each goes through the same path (store, cost model, VP). Every row
+says how it was found (`found`: grid or nsga2).
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ from mote.explore.cpu import CpuTask, cpu_cycles_task
 from mote.explore.evaluate import CPU_WORK, evaluate
 from mote.explore.platform_space import columns as platform_columns
 from mote.explore.platform_space import derive
+from mote.explore.search import Search, run_search
 from mote.explore.space import points, spec
-from mote.sim.energy import PJ_PER_UJ
-from mote.sim.platforms import AcceleratorSlot, Platform
+from mote.explore.store import Store, as_point, cpu_key, point_key
+from mote.sim.platforms import Platform
 
 DASK_CONNECT_TIMEOUT = "10s"
+STORE_EVERY = 1000  # points costed between writes to the store
 Task = tuple[str, "str | None", dict[str, str], "Platform | None"]  # model, accelerator spec (None: none),
 # the point's accelerator settings (texts), its platform (None: mcu)
 
@@ -44,40 +51,83 @@ def _chunk(func: Callable[[Any], Any], items: list[Any]) -> list[Any]:
 
 def sweep(models: list[Path], accel: str | None, settings: dict[str, list[str]], workers: int | None = None,
           progress: bool = True, dask: str | None = None, cpu: bool = True, platform: Platform | None = None,
-          platform_settings: dict[str, list[str]] | None = None) -> tuple[list[dict[str, Any]], float]:
-    """Every point for every model; returns the rows (in order) and the seconds it took. `cpu`: add
-    the CPU's cycles from the virtual platform (without it, cpu_cycles and total_cycles stay None).
-    `platform` (None: mcu) with `platform_settings` (mote.explore.platform_space keys, swept after the
-    accelerator's): each point's CPU work runs on the base platform with the point's values in place."""
+          platform_settings: dict[str, list[str]] | None = None, store: Store | None = None,
+          search: Search | None = None) -> tuple[list[dict[str, Any]], float]:
+    """Every point for every model (or those `search` picks from the accelerator's space); returns the rows
+    (in order) and the seconds it took. `cpu`: add the CPU's cycles from the virtual platform (without it,
+    cpu_cycles and total_cycles stay None); `store`: reuse and keep results there. `platform` (None: mcu)
+    with `platform_settings` (mote.explore.platform_space keys, swept after the accelerator's): each point's
+    CPU work runs on the base platform with the point's values in place."""
     plat = platform_settings or {}
     combined = {**settings, **plat}
-    tasks: list[Task] = []
-    for m in models:
-        for p in points(combined):
-            ours = {k: v for k, v in p.items() if k in plat}
-            derived = derive(platform, ours) if platform is not None else None
-            tasks.append((str(m.resolve()), accel, {k: v for k, v in p.items() if k not in plat}, derived))
-    workers = workers if workers is not None else min(os.cpu_count() or 1, max(len(tasks) // 8, 1))
+    model_paths = [str(m.resolve()) for m in models]
+
+    def task(model: str, point: dict[str, str]) -> Task:
+        ours = {k: v for k, v in point.items() if k in plat}
+        derived = derive(platform, ours) if platform is not None else None
+        return model, accel, {k: v for k, v in point.items() if k not in plat}, derived
+
+    grid: list[Task] = [] if search else [task(m, p) for m in model_paths for p in points(combined)]
+    size = len(grid) if search is None else search.trials * len(models)
+    workers = workers if workers is not None else min(os.cpu_count() or 1, max(size // 8, 1))
     start = time.perf_counter()
     with _runner(workers, dask) as run_all, Progress(transient=True, disable=not progress) as bar:
-        task = bar.add_task(f"exploring {len(tasks)} points", total=len(tasks))
-        rows = run_all(_evaluate_args, tasks, lambda n: bar.advance(task, n))
-        rows = [_with_platform(row, combined, t[3]) for row, t in zip(rows, tasks)]
-        works = [row.pop(CPU_WORK, None) for row in rows]
-        if cpu:
-            runs: dict[str, CpuTask] = {}  # each CPU workload, run with the first point that has it
-            for work, (model, accelerator, point, derived) in zip(works, tasks):
-                if work is not None:
-                    runs.setdefault(work, (model, spec(accelerator, point) if accelerator else None, derived))
-            bar.update(task, description=f"running {len(runs)} CPU workloads on the virtual platform",
-                       completed=0, total=len(runs))
-            cycles = dict(zip(runs, run_all(cpu_cycles_task, list(runs.values()), lambda n: bar.advance(task, n))))
-            for row, work, t in zip(rows, works, tasks):
-                if work is not None:
-                    _add_cpu(row, cycles[work], t[3])
-        if plat or platform is not None:
-            add_speedups(rows, list(combined))
+        def evaluate_tasks(tasks: list[Any], found: str) -> list[dict[str, Any]]:
+            tasks = [t if len(t) == 4 else (*t, platform) for t in tasks]  # the search's, on the base platform
+            return _evaluate_tasks(tasks, found, combined, run_all, bar, store, cpu)
+
+        if search is None:
+            rows = evaluate_tasks(grid, "grid")
+        else:
+            rows = run_search(search, model_paths, accel, settings, evaluate_tasks)
+    if plat or platform is not None:
+        add_speedups(rows, list(combined))
     return rows, time.perf_counter() - start
+
+
+def _evaluate_tasks(tasks: list[Task], found: str, keys: dict[str, list[str]], run_all: Runner, bar: Progress,
+                    store: Store | None, cpu: bool) -> list[dict[str, Any]]:
+    """The rows of `tasks`, in order: each distinct point costed once (unless the store holds it), then
+    each distinct CPU workload run once on the VP (unless the store holds it)."""
+    point_keys = [point_key(*t) for t in tasks]
+    unique: dict[str, Task] = {}
+    for key, t in zip(point_keys, tasks):
+        unique.setdefault(key, t)  # the first of equal points is costed
+    known = store.points(list(unique)) if store is not None else {}
+    todo = [(k, t) for k, t in unique.items() if k not in known]
+    task = bar.add_task(f"costing {len(todo)} points ({len(known)} from the store)", total=len(todo))
+    new: dict[str, dict[str, Any]] = {}
+    step = STORE_EVERY if store is not None else max(len(todo), 1)
+    for i in range(0, len(todo), step):  # stored as they come: an interrupted sweep resumes from there
+        part = todo[i:i + step]
+        done = dict(zip((k for k, _ in part), run_all(_evaluate_args, [t for _, t in part],
+                                                      lambda n: bar.advance(task, n))))
+        if store is not None:
+            store.add_points(done)
+        new.update(done)
+    results = {**known, **new}
+    rows = [_with_platform(dict(as_point(results[k], accel, point) if k in known else results[k], found=found),
+                           keys, derived)
+            for k, (_, accel, point, derived) in zip(point_keys, tasks)]
+    works = [row.pop(CPU_WORK, None) for row in rows]
+    if not cpu:
+        return rows
+    runs: dict[str, CpuTask] = {}  # each CPU workload, run with the first point that has it
+    for work, (model, accelerator, point, derived) in zip(works, tasks):
+        if work is not None:
+            runs.setdefault(cpu_key(model, work), (model, spec(accelerator, point) if accelerator else None, derived))
+    stored = store.cpu(list(runs)) if store is not None else {}
+    missing = [k for k in runs if k not in stored]
+    bar.update(task, description=f"running {len(missing)} CPU workloads on the virtual platform "
+                                 f"({len(stored)} from the store)", completed=0, total=len(missing))
+    ran = dict(zip(missing, run_all(cpu_cycles_task, [runs[k] for k in missing], lambda n: bar.advance(task, n))))
+    if store is not None and ran:
+        store.add_cpu(ran)
+    cycles = {**stored, **ran}
+    for row, work, (model, _, _, derived) in zip(rows, works, tasks):
+        if work is not None:
+            _add_cpu(row, cycles[cpu_key(model, work)], derived)
+    return rows
 
 
 def _with_platform(row: dict[str, Any], keys: dict[str, list[str]], platform: Platform | None) -> dict[str, Any]:
@@ -93,20 +143,18 @@ def _with_platform(row: dict[str, Any], keys: dict[str, list[str]], platform: Pl
 
 def _add_cpu(row: dict[str, Any], cpu: dict[str, Any] | str, platform: Platform | None = None) -> None:
     """The CPU's cycles and energy into the row, and the point's energy: the CPU's plus the accelerator's
-    MACs at the energy per MAC of the platform's accelerator (the mcu platform's default one when it
-    declares none; docs/energy.md)."""
+    (its MACs, SRAM accesses and DMA bytes: mote.explore.area, docs/area.md), scaled to the platform's
+    technology node like the CPU's (docs/energy.md)."""
     if isinstance(cpu, str):
         row["status"] = cpu
         return
     cycles = int(cpu["cycles"])
     row.update(cpu_cycles=cycles, total_cycles=row["accel_cycles"] + cycles)
     if cpu.get("energy_uj") is not None:
-        slot = platform.accelerators[0] if platform is not None and platform.accelerators else AcceleratorSlot(
-            "accel", ())
         scale = platform.energy_scale if platform is not None else 1.0
-        accel_uj = row.get("macs", 0) * slot.mac_pj * scale / PJ_PER_UJ if row.get("jobs") else 0.0
+        accel_uj = round(row.get("accel_energy_uj", 0.0) * scale, 6)
         row.update(energy_uj=round(cpu["energy_uj"] + accel_uj, 6), cpu_energy_uj=round(cpu["energy_uj"], 6),
-                   accel_energy_uj=round(accel_uj, 6))
+                   accel_energy_uj=accel_uj)
 
 
 def add_speedups(rows: list[dict[str, Any]], keys: list[str]) -> None:

@@ -34,6 +34,7 @@ from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.cost import CATEGORIES, JobCost, job_cost
 from mote.accel.dla.functional import DlaState, run
 from mote.accel.dla.timing import simulate
+from mote.accel.hardware import Hardware
 from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
 from mote.accel.node_inputs import required_input
 from mote.ints import round_up
@@ -100,6 +101,9 @@ class Dla(Accelerator):
             Pattern("avg_pool2d", "avg_pool2d", (), (INT8, BATCH1)),
             Pattern("add", "add", (), (INT8, SAME_SHAPES, PER_TENSOR)),
         ]
+
+    def hardware(self) -> Hardware:
+        return Hardware(self.config.pes, self.config.sram, self.config.dma_bytes_per_cycle)
 
     def kind(self, op: str) -> str:
         if op == "depthwise_conv2d":

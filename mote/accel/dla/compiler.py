@@ -52,8 +52,26 @@ class Residency:
         return min((a for a in (self.input_at, self.output_at) if a is not None), default=sram)
 
 
-def layer_of(node, kind: str) -> tuple[Layer, object]:  # noqa: ANN001 - Node and the op's params
+_PREPARED: dict[int, tuple[object, object]] = {}  # per process: each node's params, by the node itself
+_PREPARED_MAX = 4096
+
+
+def _prepared(node):  # noqa: ANN001, ANN202 - Node and the op's params
+    """The op's params of `node`, computed once per node object: an exploration plans and compiles the
+    same graph's nodes for every configuration, and preparing them (the accumulator range check) costs
+    as much as the rest. Nodes are not changed once compiled; the cache holds them so ids stay unique."""
+    hit = _PREPARED.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
     params = OPS[node.op].prepare(node)
+    if len(_PREPARED) >= _PREPARED_MAX:
+        _PREPARED.clear()
+    _PREPARED[id(node)] = (node, params)
+    return params
+
+
+def layer_of(node, kind: str) -> tuple[Layer, object]:  # noqa: ANN001 - Node and the op's params
+    params = _prepared(node)
     x, out = node.inputs[0], node.outputs[0]
     name = node.name
     if kind in ("conv", "depth", "emulated"):

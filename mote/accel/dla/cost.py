@@ -16,6 +16,13 @@ command). With P = pes, ceil division written /^, and the configuration register
 and every command costs COMMAND_OVERHEAD more cycles of the compute engine (fetch and decode).
 Utilization of an instruction = its MACs / (its cycles * P).
 
+SRAM traffic, in bytes, for the energy estimate (docs/area.md): a DMA read writes its bytes into SRAM and
+a DMA write reads them out (both count as DMA bytes too); a MAC instruction reads one weight byte per
+MAC (no weight buffer in the PEs) and its activations: output-parallel, one byte per cycle broadcast to
+the P PEs, input-parallel (and depthwise) one byte per MAC; it writes one byte per output element.
+Pooling reads every window element and writes each output; element-wise instructions read their
+elements (OP_E_ADD both inputs) and write as many. Requantization and accumulators stay in registers.
+
 Double buffering: the commands of a job form tile groups (isa word 0). Group g's reads may run
 while group g-1 computes, as soon as group g-2 (which used the same buffers) has computed and
 written its results; group g computes once its reads are done; its writes follow its compute. A
@@ -48,6 +55,8 @@ class InstructionCost:
     cycles: int
     macs: int = 0
     requant: int = 0  # cycles of the fused requantization stage (category REQUANT)
+    sram_read: int = 0  # bytes read from the SRAM (module docstring)
+    sram_write: int = 0  # bytes written into it
 
 
 @dataclass
@@ -59,6 +68,9 @@ class JobCost:
     dma_cycles: int = 0
     pe_cycles: int = 0  # cycles of the MAC instructions, for utilization
     pes: int = 1
+    dma_bytes: int = 0  # bytes the DMA moved between system memory and the SRAM
+    sram_read: int = 0  # bytes read from the SRAM
+    sram_write: int = 0  # bytes written into it
 
     @property
     def utilization(self) -> float:
@@ -72,6 +84,9 @@ class JobCost:
         self.dma_cycles += other.dma_cycles
         self.pe_cycles += other.pe_cycles
         self.pes = other.pes
+        self.dma_bytes += other.dma_bytes
+        self.sram_read += other.sram_read
+        self.sram_write += other.sram_write
         for k, v in other.by_category.items():
             self.by_category[k] = self.by_category.get(k, 0) + v
 
@@ -80,7 +95,10 @@ def instruction_cost(c: isa.Command, regs: list[int], config: DlaConfig) -> Inst
     """Cycles of one command given the configuration registers in effect (excluding COMMAND_OVERHEAD)."""
     p, op = config.pes, c.op
     if op in (isa.OP_DMA_READ, isa.OP_DMA_WRITE):
-        return InstructionCost("DMA", DMA_SETUP + c.e * ceil_div(c.d, config.dma_bytes_per_cycle))
+        moved = c.e * c.d
+        return InstructionCost("DMA", DMA_SETUP + c.e * ceil_div(c.d, config.dma_bytes_per_cycle),
+                               sram_read=moved if op == isa.OP_DMA_WRITE else 0,
+                               sram_write=moved if op == isa.OP_DMA_READ else 0)
     if op == isa.OP_CFG:
         return InstructionCost("CONTROL", 1)
     r = regs
@@ -88,23 +106,26 @@ def instruction_cost(c: isa.Command, regs: list[int], config: DlaConfig) -> Inst
     taps = r[_CFG["K_H"]] * r[_CFG["K_W"]]
     ic, oc = r[_CFG["IN_C"]], r[_CFG["OUT_C"]]
     requant = op == isa.OP_CONV_RELU or bool(c.flags & isa.FLAG_REQUANT)
-    if op in (isa.OP_CONV, isa.OP_CONV_RELU):
-        macs = pixels * taps * ic * oc
-        cycles = pixels * taps * (ic * ceil_div(oc, p) if config.mode == "output" else oc * ceil_div(ic, p))
-        return InstructionCost("CONV", cycles, macs, ceil_div(pixels * oc, p) if requant else 0)
+    if op in (isa.OP_CONV, isa.OP_CONV_RELU, isa.OP_MAT_MUL):
+        positions = r[_CFG["ROWS"]] if op == isa.OP_MAT_MUL else pixels * taps  # one pixel per row
+        outputs = (r[_CFG["ROWS"]] if op == isa.OP_MAT_MUL else pixels) * oc
+        macs = positions * ic * oc
+        cycles = positions * (ic * ceil_div(oc, p) if config.mode == "output" else oc * ceil_div(ic, p))
+        activations = cycles if config.mode == "output" else macs
+        return InstructionCost("CONV", cycles, macs, ceil_div(outputs, p) if requant else 0,
+                               sram_read=macs + activations, sram_write=outputs)
     if op == isa.OP_DEPTH_CONV:
-        return InstructionCost("DEPTH", pixels * taps * ceil_div(oc, p), pixels * taps * oc,
-                               ceil_div(pixels * oc, p) if requant else 0)
-    if op == isa.OP_MAT_MUL:
-        rows = r[_CFG["ROWS"]]
-        cycles = rows * (ic * ceil_div(oc, p) if config.mode == "output" else oc * ceil_div(ic, p))
-        return InstructionCost("CONV", cycles, rows * ic * oc, ceil_div(rows * oc, p) if requant else 0)
+        macs = pixels * taps * oc
+        return InstructionCost("DEPTH", pixels * taps * ceil_div(oc, p), macs,
+                               ceil_div(pixels * oc, p) if requant else 0, sram_read=2 * macs,
+                               sram_write=pixels * oc)
     if op == isa.OP_POOL:
-        return InstructionCost("POOL", pixels * taps * ceil_div(ic, p))
+        return InstructionCost("POOL", pixels * taps * ceil_div(ic, p), sram_read=pixels * taps * ic,
+                               sram_write=pixels * ic)
     if op == isa.OP_E_ADD:
-        return InstructionCost("ELTWISE", 2 * ceil_div(c.e, p))
+        return InstructionCost("ELTWISE", 2 * ceil_div(c.e, p), sram_read=2 * c.e, sram_write=c.e)
     if op in _ELTWISE:
-        return InstructionCost("ELTWISE", ceil_div(c.e, p))
+        return InstructionCost("ELTWISE", ceil_div(c.e, p), sram_read=c.e, sram_write=c.e)
     raise ValueError(f"dla: unknown opcode 0x{op:02x}")
 
 
@@ -120,6 +141,10 @@ def job_cost(commands: list[isa.Command], config: DlaConfig) -> JobCost:
         if c.op == isa.OP_CFG:
             regs[c.a] = c.b
         cost = instruction_cost(c, regs, config)
+        result.sram_read += cost.sram_read
+        result.sram_write += cost.sram_write
+        if c.op in (isa.OP_DMA_READ, isa.OP_DMA_WRITE):
+            result.dma_bytes += cost.sram_read + cost.sram_write
         key = c.group & 0x7FFF
         if key not in groups:
             groups[key] = [0, 0, 0, c.group & GROUP_SERIAL]

@@ -1,0 +1,57 @@
+"""The Pareto plot of an exploration, per model: total cycles against energy with area as colour (left),
+and total cycles against area (right); every point in grey-blue, the front's points outlined and joined
+in order of cycles; axes start at zero; one legend per panel and a labelled colour bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mote.explore.plots import _save
+from mote.outputs import safe_file_name
+
+
+def draw(rows: list[dict[str, Any]], out: Path) -> list[Path]:
+    """`<model>_pareto.png` in `out` for each model with rows that have cycles, energy and area (rows
+    marked by mote.explore.pareto.mark); their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    full = [r for r in rows if r.get("status") == "ok" and all(
+        r.get(k) is not None for k in ("total_cycles", "energy_uj", "area_mm2"))]
+    for model in dict.fromkeys(r["model"] for r in full):
+        mine = [r for r in full if r["model"] == model]
+        written.append(_save(plt, figure(plt, mine), out / f"{safe_file_name(model)}_pareto.png"))
+    return written
+
+
+def figure(plt: Any, rows: list[dict[str, Any]]) -> Any:
+    """The figure of one model's rows (each with cycles, energy, area and `pareto`)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    on = sorted((r for r in rows if r.get("pareto")), key=lambda r: r["total_cycles"])
+    scale, unit = (1e6, "millions") if max(r["total_cycles"] for r in rows) >= 1e6 else (1e3, "thousands")
+    cycles = [r["total_cycles"] / scale for r in rows]
+    area = [r["area_mm2"] for r in rows]
+    dots = left.scatter(cycles, [r["energy_uj"] for r in rows], c=area, cmap="viridis", s=18, alpha=0.7,
+                        label=f"configurations ({len(rows)})")
+    left.scatter([r["total_cycles"] / scale for r in on], [r["energy_uj"] for r in on], facecolors="none",
+                 edgecolors="red", s=60, linewidths=1.2, label=f"Pareto front ({len(on)})")
+    fig.colorbar(dots, ax=left).set_label("area (mm²)")
+    left.set_xlabel(f"latency: total cycles ({unit})")
+    left.set_ylabel("energy per inference (µJ)")
+    left.set_title("cycles × energy (colour: area)")
+    right.scatter(cycles, area, s=18, alpha=0.7, color="tab:blue", label=f"configurations ({len(rows)})")
+    right.plot([r["total_cycles"] / scale for r in on], [r["area_mm2"] for r in on], "o--", color="red",
+               markerfacecolor="none", label=f"Pareto front ({len(on)})")
+    right.set_xlabel(f"latency: total cycles ({unit})")
+    right.set_ylabel("area (mm²)")
+    right.set_title("cycles × area")
+    for ax in (left, right):
+        ax.set_xlim(left=0, right=max(cycles) * 1.05 or 1)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=9, loc="best", framealpha=0.9)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{rows[0]['model']}: Pareto front over latency, energy and area")
+    return fig
