@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mote.accel.loader import accelerator_class
-from mote.explore import plots
+from mote.explore import pareto_plot, plots
 from mote.explore.platform_space import PLATFORM_SIZES
 from mote.explore.report import CYCLES, REPORTED, columns, size_text
 from mote.explore.space import size_settings
@@ -41,20 +41,25 @@ def results_table(rows: list[dict[str, Any]], keys: list[str], categories: Seque
 
 def exploration_figures(rows: list[dict[str, Any]], keys: list[str], categories: tuple[str, ...],
                         sizes: Collection[str]) -> list[Figure]:
-    """explore's own plots, drawn again into a temporary directory and read back as PNG bytes."""
+    """explore's own plots and its Pareto front, drawn again into a temporary directory and read back as PNG
+    bytes."""
     with tempfile.TemporaryDirectory(prefix="mote-html-") as tmp:
-        paths = plots.draw(rows, keys, Path(tmp), categories, sizes)
+        paths = [*pareto_plot.draw(rows, Path(tmp)), *plots.draw(rows, keys, Path(tmp), categories, sizes)]
         return [Figure.from_png_file(_title(p, rows, keys), p) for p in paths]
 
 
 def _title(path: Path, rows: list[dict[str, Any]], keys: list[str]) -> str:
-    """A figure's title from its file name (plots.draw: <model>_breakdown.png or <model>_<key>.png)."""
+    """A figure's title from its file name (plots.draw: <model>_breakdown.png, <model>_<key>[_energy|_speedup].png;
+    pareto_plot.draw: <model>_pareto.png)."""
     stem = path.stem
     if stem.endswith("_breakdown"):
         return f"{stem[:-len('_breakdown')]}: cycles by cost category"
+    if stem.endswith("_pareto"):
+        return f"{stem[:-len('_pareto')]}: Pareto front of cycles, energy and area"
     for key in keys:
-        if stem.endswith(f"_{key}"):
-            return f"{stem[:-len(key) - 1]}: cycles against {key}"
+        for suffix, what in (("", "cycles"), ("_energy", "energy"), ("_speedup", "speed-up")):
+            if stem.endswith(f"_{key}{suffix}"):
+                return f"{stem[:-len(key) - len(suffix) - 1]}: {what} against {key}"
     return stem
 
 

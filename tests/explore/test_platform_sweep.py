@@ -20,7 +20,8 @@ from mote.sim.platforms import builtin
 
 def test_a_sweep_over_cores_and_l1(tmp_path: Path) -> None:
     """The digits CNN on cluster8 without an accelerator: more cores, fewer cycles (its layers split); on one
-    core, an L1 of 1 KiB splits a layer into tiles (more DMA jobs and halo rows) where 64 KiB holds it whole."""
+    core, an L1 of 1 KiB splits a layer into tiles (more DMA jobs and halo rows) where 64 KiB holds it whole, and
+    on four cores it leaves some layers fewer cores."""
     proc = mote("explore", default_model(), "--platform", "cluster8", "--sweep", "cores=1,4", "l1=1KiB,64KiB",
                 "--out", tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr
@@ -33,7 +34,8 @@ def test_a_sweep_over_cores_and_l1(tmp_path: Path) -> None:
         one, four = by[1, l1], by[4, l1]
         assert four["total_cycles"] < one["total_cycles"]
         assert one["speedup"] == 1.0 and four["speedup"] == round(one["total_cycles"] / four["total_cycles"], 4)
-        assert four["speedup"] > 1.5 and four["speedup_vs"] == "cores=1"
+        # in 1 KiB a tile holds too little for four cores' shares: such layers run on fewer (mote.codegen.compile)
+        assert four["speedup"] > (1.5 if l1 == 65536 else 1.0) and four["speedup_vs"] == "cores=1"
         assert 0 < one["energy_uj"] < four["energy_uj"]  # the same work plus the waiting cores' barriers
     assert by[1, 1024]["total_cycles"] > by[1, 65536]["total_cycles"]
     with open(tmp_path / "results.csv", newline="") as f:

@@ -83,9 +83,10 @@ def test_explore_page_shows_the_plots_and_table(tmp_path: Path) -> None:
     rows = json.loads(proc.stdout)
     dom = rendered_dom(page, tmp_path / "chromium")
     model = rows[0]["model"]
-    for title in (f"{model}: cycles by cost category", f"{model}: cycles against cycles_per_mac"):
+    for title in (f"{model}: cycles by cost category", f"{model}: cycles against cycles_per_mac",
+                  f"{model}: energy against cycles_per_mac", f"{model}: Pareto front of cycles, energy and area"):
         assert f"<figcaption>{title}</figcaption>" in dom
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', dom)
-    assert len(images) == 2 and all(base64.b64decode(i).startswith(PNG_MAGIC) for i in images)
+    assert len(images) == 4 and all(base64.b64decode(i).startswith(PNG_MAGIC) for i in images)
     for row in rows:
         assert f">{row['total_cycles']:,}<" in dom and f">{row['accel_cycles']:,}<" in dom

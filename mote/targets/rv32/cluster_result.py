@@ -18,7 +18,6 @@ from mote.sim.cluster import ClusterExecution
 from mote.sim.cluster_clock import BARRIER_CYCLES, ClusterClock, DmaTrack, replay
 from mote.sim.counting import ClassTally, Snapshot
 from mote.sim.cycles import CoreModel, named_counts
-from mote.sim.decode import NUM_CLASSES
 from mote.sim.devices import Reg
 from mote.sim.dma_timing import DmaTimeline, engine_of
 from mote.sim.energy import Energy, accesses, between
@@ -74,7 +73,7 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
         diff = classes(k, a1) - classes(k, a0)
         spent = between(platform, named_counts(diff), a0, a1)
         cores.append(CoreFigures(k, a1.instructions - a0.instructions, cost(k, a1) - cost(k, a0), spent))
-        total_classes += diff[:NUM_CLASSES]  # the classes (base.class_counts has no beats entry)
+        total_classes += diff
         energy = add_energy(energy, spent)
     critical = clock0(end) - clock0(begin)
     timeline = _cluster_dma(ex, clock, base.layers, core_model, platform)
