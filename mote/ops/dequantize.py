@@ -83,7 +83,7 @@ def check(node: Node) -> None:
 TABLE_KERNELS = (
     Kernel("mote_dequantize_table_s8_f32", frozenset({Core.SCALAR}), _emit_table, accepts=_accepts_table,
            dtypes=frozenset({DType.INT8})),
-    Kernel("", frozenset(Core), emit),
+    *(Kernel(func, frozenset(Core), emit, dtypes=frozenset({dtype})) for dtype, func in KERNELS.items()),
 )
 OP = register(OpDef("dequantize", shape, prepare, reference, emit, tflite=("DEQUANTIZE",), check=check,
                     kernels=TABLE_KERNELS, dtypes=tuple(KERNELS)))

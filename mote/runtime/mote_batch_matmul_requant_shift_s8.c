@@ -1,11 +1,6 @@
-#include "mote_output_rest_any_s8.h"
+#include "mote_output_requant_shift_s8.h"
 
-/* The output stage of a table that may hold RequantShift rows, their path out of line. */
-static inline int8_t output_of_requant_shift(int32_t acc, const mote_output_channel *s) {
-  return mote_output_of_any(acc, s, mote_output_rest_any_s8);
-}
-
-#define MOTE_BMM_OUTPUT output_of_requant_shift
+#define MOTE_BMM_OUTPUT mote_output_of_requant_shift
 #define MOTE_BMM_FUNCTION batch_matmul_requant_shift
 #include "mote_batch_matmul_blocked_body.h"
 

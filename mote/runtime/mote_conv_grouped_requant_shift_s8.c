@@ -1,6 +1,6 @@
 #include "mote_conv_grouped_requant_shift_s8.h"
 
-#include "mote_output_rest_any_s8.h"
+#include "mote_output_requant_shift_s8.h"
 
 /* The sum of output (oy, ox) of channel oc with every tap tested against the input's bounds. */
 static int32_t window_sum(const mote_conv_grouped_requant_shift_params *p, const int8_t *image, const int8_t *w,
@@ -90,11 +90,11 @@ mote_status mote_conv_grouped_requant_shift_s8(const mote_conv_grouped_requant_s
               } else {
                 acc = inside_sum(r0, at, w, taps, folded);
               }
-              *out = mote_output_of_any(acc, &s, mote_output_rest_any_s8);
+              *out = mote_output_of_requant_shift(acc, &s);
             }
             if (ox >= p->out_w) break;
           }
-          *out = mote_output_of_any(window_sum(p, image, w, first, bias, oy, ox), &s, mote_output_rest_any_s8);
+          *out = mote_output_of_requant_shift(window_sum(p, image, w, first, bias, oy, ox), &s);
         }
       }
     }
