@@ -6,7 +6,6 @@ access to the DMA is a fault naming that core."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import resources
 
 import pytest
 
@@ -17,6 +16,7 @@ from mote.sim.dma_timing import DmaTimeline, engine_of
 from mote.sim.faults import MemoryAccessError
 from mote.sim.machine import Machine
 from mote.sim.platforms import builtin
+from tests.sim.dma_header import paste_dma_header
 
 CORES = 4
 PLATFORM = builtin("cluster8").with_cores(CORES)
@@ -60,8 +60,7 @@ int main(void) {{
 
 
 def _sources(toucher: int) -> dict[str, str]:
-    header = resources.files("mote.runtime").joinpath("mote_dma.h").read_text()
-    return {"main.c": f"#define TOUCHER {toucher}\n" + MAIN.replace('#include "mote_dma.h"', header)}
+    return {"main.c": f"#define TOUCHER {toucher}\n" + paste_dma_header(MAIN)}
 
 
 def test_dma_is_timed_on_core_0s_cluster_clock(firmware: Callable[..., Machine]) -> None:

@@ -5,7 +5,6 @@ L1 loads and stores are counted apart from the RAM's."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from importlib import resources
 
 import pytest
 
@@ -15,6 +14,7 @@ from mote.sim.energy import accesses
 from mote.sim.faults import MemoryAccessError
 from mote.sim.machine import Machine
 from mote.sim.platforms import Dma, builtin
+from tests.sim.dma_header import paste_dma_header
 
 PLATFORM = builtin("cluster8").with_cores(1)
 BYTES = 4096
@@ -46,11 +46,8 @@ int main(void) {{
 
 
 def _sources(main: str) -> dict[str, str]:
-    """main.c with the library's mote_dma.h pasted in (the firmware build compiles every file it is given)."""
-    runtime = resources.files("mote.runtime")
-    header = runtime.joinpath("mote_dma.h").read_text()
-    header = header.replace('#include "mote_libc.h"', runtime.joinpath("mote_libc.h").read_text())
-    return {"main.c": main.replace('#include "mote_dma.h"', header)}
+    """main.c with the library's mote_dma.h pasted in."""
+    return {"main.c": paste_dma_header(main)}
 
 
 @pytest.fixture(scope="module")
