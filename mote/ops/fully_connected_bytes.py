@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.fully_connected_pairs import GROUP, ROWS, match_words
+from mote.ops.fully_connected_pairs import ROWS, match_words, pairs_reason
 from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
@@ -34,15 +34,7 @@ BIAS = 128  # u = w + BIAS fits a byte for w in [-127, 127]
 
 
 def accepts(node: Node, p: Any) -> str | None:
-    if p.out_depth % ROWS:
-        return f"output depth {p.out_depth} is not a multiple of {ROWS}"
-    if p.accum_depth % GROUP:
-        return f"accumulation depth {p.accum_depth} is not a multiple of {GROUP}"
-    if p.accum_depth > MAX_DEPTH:
-        return f"accumulation depth {p.accum_depth} is over {MAX_DEPTH} (its packed input is on the stack)"
-    if int(p.weights.min(initial=0)) < -127:
-        return "a weight is -128 (a pair of products could reach 2^15)"
-    return None
+    return pairs_reason(p, MAX_DEPTH)
 
 
 def byte_words(rows: np.ndarray, a: int, b: int) -> np.ndarray:

@@ -39,15 +39,23 @@ SHARED_FRACTION = 0.75  # the share of groups sharing roundings that a larger la
 # The functions below take mote.ops.fully_connected.FullyConnectedParams (typed Any: that module imports this one).
 
 
-def accepts(node: Node, p: Any) -> str | None:
+def pairs_reason(p: Any, max_depth: int) -> str | None:
+    """Why a layer's products cannot be taken two per multiply in blocks of ROWS rows and GROUP inputs, with its
+    input packed on the stack up to `max_depth` values (None: they can)."""
     if p.out_depth % ROWS:
         return f"output depth {p.out_depth} is not a multiple of {ROWS}"
     if p.accum_depth % GROUP:
         return f"accumulation depth {p.accum_depth} is not a multiple of {GROUP}"
-    if p.accum_depth > MAX_DEPTH:
-        return f"accumulation depth {p.accum_depth} is over {MAX_DEPTH} (its packed input is on the stack)"
+    if p.accum_depth > max_depth:
+        return f"accumulation depth {p.accum_depth} is over {max_depth} (its packed input is on the stack)"
     if int(p.weights.min(initial=0)) < -127:
         return "a weight is -128 (a pair of products could reach 2^15)"
+    return None
+
+
+def accepts(node: Node, p: Any) -> str | None:
+    if reason := pairs_reason(p, MAX_DEPTH):
+        return reason
     if 2 * p.weights.size > MAX_WORDS_BYTES and (shared := shared_groups(p.weights).mean()) < SHARED_FRACTION:
         return (f"its pair words would take {2 * p.weights.size} bytes of flash, over {MAX_WORDS_BYTES}, for "
                 f"{shared:.0%} of groups sharing their roundings, under {SHARED_FRACTION:.0%}")
