@@ -6,20 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-import numpy as np
-
 from mote.codegen.compile import CompiledModel
 from mote.ops.registry import Core
-from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
-from mote.targets.base import Compiler, MemorySizes, Target, TargetRun
+from mote.targets.base import Compiler, MemorySizes
 from mote.targets.cortexm.firmware import CortexMConfig, CortexMFirmware, build_cortexm, project_files
 from mote.targets.cortexm.toolchain import find_toolchain
-from mote.targets.rv32.figures import SimFigures
-from mote.targets.rv32.firmware_main import keeps_state
-from mote.targets.rv32.target import MAX_INSTRUCTION_LIMIT
+from mote.targets.rv32.target import SimulatedTarget
 
 
-class CortexM(Target):
+class CortexM(SimulatedTarget):
     """mote's virtual platform with an Arm Cortex-M core (`cpu`) and the memories and compiler of `config`;
     an accelerator, when the model offloads to one, is a device on it, as on rv32."""
 
@@ -54,22 +49,6 @@ class CortexM(Target):
 
     def build(self, model: CompiledModel, project_dir: Path) -> CortexMFirmware:
         return build_cortexm(model, project_dir, self.config)
-
-    def run(self, model: CompiledModel, project_dir: Path, inputs: dict[str, np.ndarray]) -> TargetRun:
-        firmware = self.build(model, project_dir)
-        limit = {"instruction_limit": self.instruction_limit} if self.instruction_limit else {}
-        result = firmware.run(inputs, **limit)
-        return TargetRun(result.outputs, SimFigures.of(result, model))
-
-    def run_stream(self, model: CompiledModel, project_dir: Path, frames: list[dict[str, np.ndarray]]
-                   ) -> list[TargetRun]:
-        """As rv32's: a model with state runs the whole stream in one run of the firmware."""
-        firmware = self.build(model, project_dir)
-        limit = self.instruction_limit or DEFAULT_INSTRUCTION_LIMIT
-        if keeps_state(model.graph):
-            limit = min(limit * len(frames), MAX_INSTRUCTION_LIMIT)
-        return [TargetRun(r.outputs, SimFigures.of(r, model))
-                for r in firmware.run_stream(frames, instruction_limit=limit)]
 
 
 class CortexM0Plus(CortexM):

@@ -19,7 +19,31 @@ from mote.targets.rv32.toolchain import find_toolchain
 MAX_INSTRUCTION_LIMIT = 1 << 62  # the largest --instruction-limit, and a stream's whole limit at most
 
 
-class Rv32(Target):
+class SimulatedTarget(Target):
+    """A target whose firmware runs on the virtual platform (rv32, the Cortex-M cores): `build` makes it,
+    `instruction_limit` bounds a call (None: the simulator's default)."""
+
+    instruction_limit: int | None = None
+
+    def run(self, model: CompiledModel, project_dir: Path, inputs: dict[str, np.ndarray]) -> TargetRun:
+        firmware = self.build(model, project_dir)
+        limit = {"instruction_limit": self.instruction_limit} if self.instruction_limit else {}
+        result = firmware.run(inputs, **limit)
+        return TargetRun(result.outputs, SimFigures.of(result, model))
+
+    def run_stream(self, model: CompiledModel, project_dir: Path, frames: list[dict[str, np.ndarray]]
+                   ) -> list[TargetRun]:
+        """A model with state runs the whole stream in one run of the firmware, so the instruction limit (one
+        call's) is multiplied by the number of calls; a model without state runs each call on its own."""
+        firmware = self.build(model, project_dir)
+        limit = self.instruction_limit or DEFAULT_INSTRUCTION_LIMIT
+        if keeps_state(model.graph):
+            limit = min(limit * len(frames), MAX_INSTRUCTION_LIMIT)
+        return [TargetRun(r.outputs, SimFigures.of(r, model))
+                for r in firmware.run_stream(frames, instruction_limit=limit)]
+
+
+class Rv32(SimulatedTarget):
     """mote's virtual platform: an rv32imc MCU with the memories and compiler of `config`; an
     accelerator, when the model offloads to one, is a device on it."""
 
@@ -56,20 +80,3 @@ class Rv32(Target):
 
     def build(self, model: CompiledModel, project_dir: Path) -> Rv32Firmware:
         return build_rv32(model, project_dir, self.config)
-
-    def run(self, model: CompiledModel, project_dir: Path, inputs: dict[str, np.ndarray]) -> TargetRun:
-        firmware = self.build(model, project_dir)
-        limit = {"instruction_limit": self.instruction_limit} if self.instruction_limit else {}
-        result = firmware.run(inputs, **limit)
-        return TargetRun(result.outputs, SimFigures.of(result, model))
-
-    def run_stream(self, model: CompiledModel, project_dir: Path, frames: list[dict[str, np.ndarray]]
-                   ) -> list[TargetRun]:
-        """A model with state runs the whole stream in one run of the firmware, so the instruction limit (one
-        call's) is multiplied by the number of calls; a model without state runs each call on its own."""
-        firmware = self.build(model, project_dir)
-        limit = self.instruction_limit or DEFAULT_INSTRUCTION_LIMIT
-        if keeps_state(model.graph):
-            limit = min(limit * len(frames), MAX_INSTRUCTION_LIMIT)
-        return [TargetRun(r.outputs, SimFigures.of(r, model))
-                for r in firmware.run_stream(frames, instruction_limit=limit)]
