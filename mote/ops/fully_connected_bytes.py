@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 
 from mote.ir import Node
-from mote.ops.fully_connected_pairs import ROWS, match_words, pairs_reason
-from mote.ops.output_stage import output_multipliers
+from mote.ops.fully_connected_pairs import ROWS, block_fields, match_words, pairs_reason
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 MAX_DEPTH = 512  # MOTE_FULLY_CONNECTED_BYTES_MAX_DEPTH: 4 bytes of stack per input value
@@ -63,15 +62,7 @@ def pack_weights(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
 def pack(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
-    words, offsets, runs = pack_weights(p.weights)
-    left_mul, right_mul = output_multipliers(p.shift)
-    fields: dict[str, int | str] = {
-        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
-        "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
-        "act_max": p.act_max, "weights": em.const(words, "weights"), "runs": em.const(runs, "runs"),
-        "offsets": em.const(offsets, "word_offsets"), "bias": em.const(p.folded_bias, "folded_bias"),
-        "multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
-        "right_mul": em.const(right_mul, "right_mul")}
+    fields = block_fields(p, em, *pack_weights(p.weights))
     return CCall("mote_fully_connected_bytes_s8", "mote_fully_connected_bytes_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 

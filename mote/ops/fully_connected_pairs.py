@@ -132,18 +132,25 @@ def pack_weights(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np
             np.array(block_runs, np.uint16))
 
 
-def pack(node: Node, p: Any, em: Emitter) -> CCall:
-    x = node.inputs[0]
-    assert x is not None
-    words, offsets, block_runs = pack_weights(p.weights)
+def block_fields(p: Any, em: Emitter, words: np.ndarray, offsets: np.ndarray | None,
+                 runs: np.ndarray) -> dict[str, int | str]:
+    """The params of a kernel taking its weights in blocks of ROWS rows (this one's pair words, or
+    mote.ops.fully_connected_bytes's byte words): the layer's fields, the packed words with their runs and
+    offsets, and the output stage."""
     left_mul, right_mul = output_multipliers(p.shift)
-    fields: dict[str, int | str] = {
+    return {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "filter_offset": p.filter_offset, "output_offset": p.output_offset, "act_min": p.act_min,
-        "act_max": p.act_max, "weights": em.const(words, "weights"), "runs": em.const(block_runs, "runs"),
+        "act_max": p.act_max, "weights": em.const(words, "weights"), "runs": em.const(runs, "runs"),
         "offsets": "NULL" if offsets is None else em.const(offsets, "word_offsets"),
         "bias": em.const(p.folded_bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
         "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}
+
+
+def pack(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    fields = block_fields(p, em, *pack_weights(p.weights))
     return CCall("mote_fully_connected_pairs_s8", "mote_fully_connected_pairs_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
