@@ -135,6 +135,20 @@ def window_budget(node: Node, elements: int) -> None:
                          "the model is damaged or far too large for a microcontroller")
 
 
+def int8_with_byte_table(node: Node, table_dtype: DType) -> Tensor:
+    """An int8 input and output and, as input 1, a constant table of one `table_dtype` value per input byte (256);
+    returns the input."""
+    input_count(node, 2)
+    x = int8_activation(node, node.inputs[0], "input")
+    int8_activation(node, node.outputs[0], "output")
+    table = present(node, 1, "table")
+    dtype(node, table, "table", table_dtype)
+    constant(node, table, "table")
+    if table.size != 256:
+        raise fail(node, f"the table holds {table.size} values; it needs 256")
+    return x
+
+
 def unary_int8(node: Node) -> None:
     """One quantized int8 input, one quantized int8 output (elementwise and activation ops)."""
     input_count(node, 1)

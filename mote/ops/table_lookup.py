@@ -16,14 +16,7 @@ from mote.ops.registry import CCall, Emitter, OpDef, Overlap, register
 
 
 def check(node: Node) -> None:
-    checks.input_count(node, 2)
-    x = checks.int8_activation(node, node.inputs[0], "input")
-    checks.int8_activation(node, node.outputs[0], "output")
-    table = checks.present(node, 1, "table")
-    checks.dtype(node, table, "table", DType.INT8)
-    checks.constant(node, table, "table")
-    if table.size != 256:
-        raise checks.fail(node, f"the table holds {table.size} values; it needs 256")
+    x = checks.int8_with_byte_table(node, DType.INT8)
     if node.outputs[0].shape != x.shape:
         raise checks.fail(node, "the output's shape differs from the input's")
 

@@ -32,14 +32,7 @@ class TableMeanParams:
 
 
 def check(node: Node) -> None:
-    checks.input_count(node, 2)
-    x = checks.int8_activation(node, node.inputs[0], "input")
-    checks.int8_activation(node, node.outputs[0], "output")
-    table = checks.present(node, 1, "table")
-    checks.dtype(node, table, "table", DType.INT32)
-    checks.constant(node, table, "table")
-    if table.size != 256:
-        raise checks.fail(node, f"the table holds {table.size} values; it needs 256")
+    x = checks.int8_with_byte_table(node, DType.INT32)
     if not x.shape or not 0 < x.shape[-1] <= MAX_DEPTH:
         raise checks.fail(node, f"rows of {x.shape[-1] if x.shape else 0} values; the kernel takes 1 to {MAX_DEPTH}")
     if not 0 <= int(attr(node, "fraction")) <= 16:
