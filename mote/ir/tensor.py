@@ -53,6 +53,9 @@ class Tensor:
     data: np.ndarray | None = field(default=None, repr=False)  # set for constants
     variable: bool = False  # state an op updates in place, kept across calls (TFLite's variable tensors)
     reset_byte: int | None = None  # state that resets to another byte than `reset_value`'s rule gives
+    # Sub-byte operands: an int8 tensor whose values fit in this many signed bits (4 or 2). Values stay one per
+    # int8 here; kernels and accelerators that want them packed pack them at compile time.
+    bits: int = 8
 
     @property
     def is_const(self) -> bool:
