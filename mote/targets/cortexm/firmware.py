@@ -33,8 +33,10 @@ from mote.targets.cortexm import cmake
 from mote.targets.cortexm.cores import CORES, ArmCore
 from mote.targets.cortexm.toolchain import find_toolchain
 from mote.targets.host import find_cc
-from mote.targets.rv32.firmware import FIRMWARE, MAX_REGION, PAGE, FirmwareBuild, Rv32Firmware, check_fit
+from mote.targets.rv32.config import MAX_REGION, PAGE, FirmwareBuild
+from mote.targets.rv32.firmware import FIRMWARE, check_fit
 from mote.targets.rv32.firmware_main import firmware_main
+from mote.targets.rv32.simulated import Rv32Firmware
 from mote.targets.rv32.toolchain import OPT_LEVELS
 
 PLATFORM_DIR = "cortexm"
