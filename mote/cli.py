@@ -123,6 +123,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the quantized (QDQ) .onnx to write (a regular file in an existing directory)")
     p.add_argument("--method", default="MinMax", choices=METHODS, help="calibration method (default MinMax)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...")
+    p.add_argument("--weight-bits", type=int, default=8, metavar="8|4|2",
+                   help="weight width: 4 or 2 bits per channel (int4/int2 weights), reported against 8 (default 8)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_quantize)
 
@@ -330,13 +332,27 @@ def _profile(args: argparse.Namespace) -> int:
 def _quantize(args: argparse.Namespace) -> int:
     _check_files(args)
     with atomic_path(args.output, "-o") as tmp:
-        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape))
+        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape),
+                                args.weight_bits)
     report["output"] = str(args.output)
     if args.json:
         print(json.dumps(report))
-    else:
-        print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
+        return 0
+    wide = report.pop("int8_weights", None)
+    print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
+    if wide is not None:
+        print(plain(_accuracy_change(report, wide)))
     return 0
+
+
+def _accuracy_change(narrow: dict, wide: dict) -> str:
+    """One line: the float model's outputs against the narrow weights' and the 8-bit weights'."""
+    def figures(r: dict) -> str:
+        top1 = f", top-1 agreement {r['top1_agreement']:.1%}" if "top1_agreement" in r else ""
+        return (f"max abs diff {r['max_abs_diff']:.4g}, mean abs diff {r['mean_abs_diff']:.4g}{top1}, "
+                f"{r['weight_bytes']:,} weight bytes")
+    return (f"against the float model: {narrow['weight_bits']}-bit weights {figures(narrow)}; "
+            f"8-bit weights {figures(wide)}")
 
 
 def _partition(args: argparse.Namespace) -> int:
