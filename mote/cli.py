@@ -21,7 +21,7 @@ from mote.cli_compile import add_compile_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, find_platform, rv32_config
-from mote.cli_report import print_profile, print_run, short
+from mote.cli_report import accuracy_change, print_profile, print_run, short
 from mote.cli_trace import write_trace
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
@@ -341,18 +341,9 @@ def _quantize(args: argparse.Namespace) -> int:
     wide = report.pop("int8_weights", None)
     print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
     if wide is not None:
-        print(plain(_accuracy_change(report, wide)))
+        print(plain(accuracy_change(report, wide)))
     return 0
 
-
-def _accuracy_change(narrow: dict, wide: dict) -> str:
-    """One line: the float model's outputs against the narrow weights' and the 8-bit weights'."""
-    def figures(r: dict) -> str:
-        top1 = f", top-1 agreement {r['top1_agreement']:.1%}" if "top1_agreement" in r else ""
-        return (f"max abs diff {r['max_abs_diff']:.4g}, mean abs diff {r['mean_abs_diff']:.4g}{top1}, "
-                f"{r['weight_bytes']:,} weight bytes")
-    return (f"against the float model: {narrow['weight_bits']}-bit weights {figures(narrow)}; "
-            f"8-bit weights {figures(wide)}")
 
 
 def _partition(args: argparse.Namespace) -> int:
