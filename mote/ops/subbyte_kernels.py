@@ -8,8 +8,9 @@ unpacks them as it runs, so the layer's weight bytes shrink by that factor.
   mote_conv_packed_s8             CONV_2D, any core, any geometry (mote_conv_s8's): each output channel's filter
                                   packed from a byte boundary, unpacked into scratch once per channel.
 
-Both lead their op's int8 records and decline a layer whose weights are 8 bits wide, so a model without
-sub-byte weights never meets them. Packing is mote.ir.subbyte's (TFLite's order).
+Both lead their op's int8 records and are no candidate for a layer whose weights are 8 bits wide (Kernel.kind),
+so a model without sub-byte weights never meets them, not even in `--explain`. Packing is mote.ir.subbyte's
+(TFLite's order).
 """
 
 from __future__ import annotations
@@ -23,8 +24,6 @@ from mote.ir import DType, Node, subbyte
 from mote.ops.conv2d_params import GEOMETRY
 from mote.ops.output_stage import output_multipliers
 from mote.ops.registry import CCall, Core, Emitter, Kernel
-
-EIGHT_BITS = "the weights are 8 bits wide"
 
 
 def weight_bits(node: Node) -> int:
@@ -40,9 +39,12 @@ def packed_rows(weights: np.ndarray, bits: int, where: str) -> np.ndarray:
     return np.frombuffer(b"".join(subbyte.pack(r, bits, where) for r in rows), np.uint8).copy()
 
 
+def narrow(node: Node) -> bool:
+    """A layer whose weights are narrower than 8 bits: the only kind these kernels serve."""
+    return weight_bits(node) < 8
+
+
 def _accepts(node: Node, p: Any) -> str | None:
-    if weight_bits(node) == 8:
-        return EIGHT_BITS
     if getattr(p, "filter_offset", 0) and node.op != "fully_connected":
         return "weights with a zero point (legacy uint8)"
     if getattr(p, "output_rows", None) is not None:
@@ -88,6 +90,7 @@ def _conv_scratch(node: Node, p: Any) -> int:
 
 INT8 = frozenset({DType.INT8})
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
-                                accepts=_accepts, dtypes=INT8)
+                                accepts=_accepts, dtypes=INT8, kind=narrow)
 CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
-                     scratch_bytes=_conv_scratch, scratch_why="one output channel's unpacked filter", dtypes=INT8)
+                     scratch_bytes=_conv_scratch, scratch_why="one output channel's unpacked filter", dtypes=INT8,
+                     kind=narrow)
