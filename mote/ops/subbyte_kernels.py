@@ -6,7 +6,7 @@ unpacks them as it runs, so the layer's weight bytes shrink by that factor.
                                   as biased values (one XOR a byte), the bias's share subtracted once per input
                                   row (mote_fully_connected_packed_s8.h);
   mote_conv_packed_s8             CONV_2D, any core, any geometry (mote_conv_s8's): each output channel's filter
-                                  packed from a byte boundary, unpacked into scratch once per channel.
+                                  packed from a byte boundary, unpacked into scratch four channels at a time.
 
 Both lead their op's int8 records and are no candidate for a layer whose weights are 8 bits wide (Kernel.kind),
 so a model without sub-byte weights never meets them, not even in `--explain`. Packing is mote.ir.subbyte's
@@ -85,12 +85,12 @@ def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
 
 
 def _conv_scratch(node: Node, p: Any) -> int:
-    return int(p.taps)
+    return 4 * int(p.taps)  # four output channels' filters, unpacked
 
 
 INT8 = frozenset({DType.INT8})
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
                                 accepts=_accepts, dtypes=INT8, kind=narrow)
 CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
-                     scratch_bytes=_conv_scratch, scratch_why="one output channel's unpacked filter", dtypes=INT8,
+                     scratch_bytes=_conv_scratch, scratch_why="four output channels' unpacked filters", dtypes=INT8,
                      kind=narrow)

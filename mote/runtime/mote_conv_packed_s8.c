@@ -2,6 +2,9 @@
 
 #include "mote_fixedpoint.h"
 
+/* Output channels computed together: each input value loaded once for this many filters. */
+#define BLOCK 4
+
 /* The `taps` values of `bits` bits packed from `packed` (first value lowest), sign-extended into filter[]. */
 static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *filter) {
   const int32_t mask = (1 << bits) - 1, half = 1 << (bits - 1), per_byte = 8 / bits;
@@ -11,45 +14,70 @@ static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *fi
   }
 }
 
+/* acc[j] += sum over the window's in-bounds taps of filters[j][tap] * (input + input_offset), j < BLOCK; the
+ * window starts at input (y0, x0) of `group_in` (the group's first channel). |acc| <= taps * 8 * 255 (+ |bias|). */
+static void window_dot(const mote_conv_packed_params *p, const int8_t *group_in, const int8_t *filters, int32_t taps,
+                       int32_t y0, int32_t x0, int32_t acc[BLOCK]) {
+  const mote_conv_geometry *g = &p->geometry;
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
+    const int32_t iy = y0 + fy * g->dilation_h;
+    if (iy < 0 || iy >= g->in_h) continue;
+    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
+      const int32_t ix = x0 + fx * g->dilation_w;
+      if (ix < 0 || ix >= g->in_w) continue;
+      const int8_t *in = group_in + (iy * g->in_w + ix) * g->in_ch;
+      const int8_t *w = filters + (fy * g->filter_w + fx) * p->filter_in_ch;
+      for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
+        const int32_t x = (int32_t)in[ic] + p->input_offset;
+        a0 += w[ic] * x;
+        a1 += w[taps + ic] * x;
+        a2 += w[2 * taps + ic] * x;
+        a3 += w[3 * taps + ic] * x;
+      }
+    }
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
 mote_status mote_conv_packed_s8(const mote_conv_packed_params *p, const int8_t *input, int8_t *output,
                                 mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t taps = g->filter_h * g->filter_w * p->filter_in_ch;
   if ((p->bits != 4 && p->bits != 2) || p->filter_in_ch <= 0 || g->in_ch % p->filter_in_ch != 0 ||
-      scratch.size < (size_t)taps) {
+      scratch.size < (size_t)(BLOCK * taps)) {
     return MOTE_ERROR;
   }
   const int32_t per_group = g->out_ch / (g->in_ch / p->filter_in_ch);
-  int8_t *filter = scratch.buf;
+  int8_t *filters = scratch.buf;
   for (int32_t oc = 0; oc < g->out_ch; ++oc) {
-    unpack(p->weights + oc * p->channel_bytes, taps, p->bits, filter);
-    const int32_t bias = p->bias ? p->bias[oc] : 0;
+    /* A block of channels of one group: BLOCK at most, the filters of those past its end zero. */
+    const int32_t group = oc / per_group, end = (group + 1) * per_group;
+    const int32_t count = end - oc < BLOCK ? end - oc : BLOCK;
+    for (int32_t j = 0; j < BLOCK; ++j) {
+      if (j < count) {
+        unpack(p->weights + (oc + j) * p->channel_bytes, taps, p->bits, filters + j * taps);
+      } else {
+        for (int32_t k = 0; k < taps; ++k) filters[j * taps + k] = 0;
+      }
+    }
     for (int32_t b = 0; b < g->batches; ++b) {
-      const int8_t *group_in = input + b * g->in_h * g->in_w * g->in_ch + (oc / per_group) * p->filter_in_ch;
+      const int8_t *group_in = input + b * g->in_h * g->in_w * g->in_ch + group * p->filter_in_ch;
       for (int32_t oy = 0; oy < g->out_h; ++oy) {
         for (int32_t ox = 0; ox < g->out_w; ++ox) {
-          const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
-          /* |acc| <= filter taps * 8 * 255 (+ |bias|): the int8 kernel's bound, with smaller weights. */
-          int32_t acc = 0;
-          for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-            const int32_t iy = y0 + fy * g->dilation_h;
-            if (iy < 0 || iy >= g->in_h) continue;
-            for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-              const int32_t ix = x0 + fx * g->dilation_w;
-              if (ix < 0 || ix >= g->in_w) continue;
-              const int8_t *in = group_in + (iy * g->in_w + ix) * g->in_ch;
-              const int8_t *w = filter + (fy * g->filter_w + fx) * p->filter_in_ch;
-              for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
-                acc += (int32_t)w[ic] * ((int32_t)in[ic] + p->input_offset);
-              }
-            }
+          int32_t acc[BLOCK] = {0, 0, 0, 0};
+          window_dot(p, group_in, filters, taps, oy * g->stride_h - g->pad_top, ox * g->stride_w - g->pad_left, acc);
+          int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_ch + oc;
+          for (int32_t j = 0; j < count; ++j) {
+            const int32_t c = oc + j;
+            int32_t v = acc[j] + (p->bias ? p->bias[c] : 0);
+            v = mote_add_wrap(mote_requantize(v, p->multiplier[c], p->shift[c]), p->output_offset);
+            out[j] = (int8_t)mote_clamp(v, p->act_min, p->act_max);
           }
-          acc = mote_add_wrap(mote_requantize(acc + bias, p->multiplier[oc], p->shift[oc]), p->output_offset);
-          int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_ch;
-          out[oc] = (int8_t)mote_clamp(acc, p->act_min, p->act_max);
         }
       }
     }
+    oc += count - 1;
   }
   return MOTE_OK;
 }

@@ -10,8 +10,8 @@
  * Output channel oc's filter [filter_h][filter_w][filter_in_ch] (taps values) starts on a byte:
  * weights[oc * channel_bytes ...], channel_bytes = ceil(taps * bits / 8), its values in order, the first in a
  * byte's lowest bits, each field the value in two's complement (mote.ir.subbyte's packing); the unused fields of
- * a channel's last byte are zero. The kernel unpacks one output channel's filter into scratch as int8, then
- * computes that channel at every output pixel. */
+ * a channel's last byte are zero. The kernel unpacks four output channels' filters (of one group) into scratch
+ * as int8, then computes those channels at every output pixel, each input value loaded once for the four. */
 typedef struct {
   mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h) */
   int32_t filter_in_ch;                  /* groups = in_ch / filter_in_ch */
@@ -26,7 +26,7 @@ typedef struct {
 } mote_conv_packed_params;
 
 /* Bit-exact with mote_conv_s8 on the unpacked weights (TFLite Micro's ConvPerChannel with int4 filters).
- * Scratch: filter_h * filter_w * filter_in_ch bytes. Returns MOTE_ERROR for a bit width other than 4 or 2,
+ * Scratch: 4 * filter_h * filter_w * filter_in_ch bytes. Returns MOTE_ERROR for a bit width other than 4 or 2,
  * groups that do not divide, or too little scratch. */
 mote_status mote_conv_packed_s8(const mote_conv_packed_params *p, const int8_t *input, int8_t *output,
                                 mote_scratch scratch);

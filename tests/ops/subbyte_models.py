@@ -33,13 +33,14 @@ def fc_model(bits: int, depth: int, out: int, seed: int = 0, batches: int = 1, d
 
 def conv_model(bits: int, in_hw: int, in_ch: int, out_ch: int, filt: int, stride: int, padding: str,
                seed: int = 0, dilation: int = 1, per_channel: bool = True, dtype_bits: int | None = None,
-               activation: str = "NONE") -> bytes:
-    """x [1, in_hw, in_hw, in_ch] -> CONV_2D with weights of `bits` bits (stored as `dtype_bits`)."""
+               activation: str = "NONE", filter_in_ch: int | None = None) -> bytes:
+    """x [1, in_hw, in_hw, in_ch] -> CONV_2D with weights of `bits` bits (stored as `dtype_bits`), grouped when
+    `filter_in_ch` divides in_ch into several groups."""
     rng = np.random.default_rng(seed)
     mb = ModelBuilder()
     x = mb.tensor("x", [1, in_hw, in_hw, in_ch], "int8", scale=0.04, zero_point=int(rng.integers(-20, 20)))
     scales = list(rng.uniform(0.5, 1.5, out_ch) * 0.2 / (1 << (bits - 1))) if per_channel else 0.1 / (1 << (bits - 1))
-    shape = (out_ch, filt, filt, in_ch)
+    shape = (out_ch, filt, filt, filter_in_ch or in_ch)
     w = mb.tensor("w", list(shape), TYPES[dtype_bits or bits], scale=scales, zero_point=[0] * out_ch if per_channel
                   else 0, axis=0, data=weights(rng, bits, shape))
     bias_scales = [0.04 * s for s in scales] if per_channel else 0.04 * scales
@@ -47,7 +48,7 @@ def conv_model(bits: int, in_hw: int, in_ch: int, out_ch: int, filt: int, stride
                   data=rng.integers(-300, 300, out_ch))
     span = (filt - 1) * dilation + 1
     out_hw = -(-in_hw // stride) if padding == "SAME" else (in_hw - span) // stride + 1
-    y = mb.tensor("y", [1, out_hw, out_hw, out_ch], "int8", scale=0.02 * np.sqrt(filt * filt * in_ch),
+    y = mb.tensor("y", [1, out_hw, out_hw, out_ch], "int8", scale=0.02 * np.sqrt(filt * filt * shape[3]),
                   zero_point=5)
     mb.op("CONV_2D", [x, w, b], [y], padding=padding, stride_h=stride, stride_w=stride, dilation_h_factor=dilation,
           dilation_w_factor=dilation, fused_activation_function=activation)

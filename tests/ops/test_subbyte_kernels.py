@@ -44,20 +44,21 @@ def test_int4_fully_connected_matches_tflite_micro(check_model: Callable[..., Gr
     _assert_packed(check_model(model, sanitize=True, core=core), core)
 
 
-CONVS = [  # in_hw, in_ch, out_ch, filter, stride, padding, dilation, per_channel
-    (7, 5, 6, 3, 2, "SAME", 1, True),
-    (9, 3, 4, 3, 1, "VALID", 2, False),
-    (6, 8, 5, 1, 1, "VALID", 1, True),
-    (8, 1, 3, 5, 1, "SAME", 1, True),
+CONVS = [  # in_hw, in_ch, out_ch, filter, stride, padding, dilation, per_channel, filter_in_ch (groups)
+    (7, 5, 6, 3, 2, "SAME", 1, True, 5),
+    (9, 3, 4, 3, 1, "VALID", 2, False, 3),
+    (6, 8, 5, 1, 1, "VALID", 1, True, 8),
+    (8, 1, 3, 5, 1, "SAME", 1, True, 1),
+    (6, 6, 10, 3, 1, "SAME", 1, True, 3),  # two groups of five output channels
 ]
 
 
 @pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR])
 @pytest.mark.parametrize("case", CONVS)
 def test_int4_conv_matches_tflite_micro(check_model: Callable[..., Graph], core: Core, case: tuple) -> None:
-    in_hw, in_ch, out_ch, filt, stride, padding, dilation, per_channel = case
+    in_hw, in_ch, out_ch, filt, stride, padding, dilation, per_channel, filter_in_ch = case
     model = conv_model(4, in_hw, in_ch, out_ch, filt, stride, padding, seed=in_hw, dilation=dilation,
-                       per_channel=per_channel, activation="RELU")
+                       per_channel=per_channel, activation="RELU", filter_in_ch=filter_in_ch)
     _assert_packed(check_model(model, sanitize=True, core=core), core)
 
 
