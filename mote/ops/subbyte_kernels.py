@@ -6,7 +6,10 @@ unpacks them as it runs, so the layer's weight bytes shrink by that factor.
                                   as biased values (one XOR a byte), the bias's share subtracted once per input
                                   row (mote_fully_connected_packed_s8.h);
   mote_conv_packed_s8             CONV_2D, any core, any geometry (mote_conv_s8's): each output channel's filter
-                                  packed from a byte boundary, unpacked into scratch four channels at a time.
+                                  packed from a byte boundary, unpacked into scratch four channels at a time;
+  mote_depthwise_conv_packed_s8   DEPTHWISE_CONV_2D, any core, any geometry (mote_depthwise_conv_s8's): each
+                                  output channel's taps packed together from a byte boundary, unpacked into scratch
+                                  once per channel.
 
 Both lead their op's int8 records and are no candidate for a layer whose weights are 8 bits wide (Kernel.kind),
 so a model without sub-byte weights never meets them, not even in `--explain`. Packing is mote.ir.subbyte's
@@ -84,6 +87,29 @@ def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
+def _pack_depthwise(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits = weight_bits(node)
+    taps = p.filter_h * p.filter_w
+    channels = p.weights.reshape(taps, -1).T  # [out_ch][filter_h * filter_w]: each channel's taps together
+    fields: dict[str, int | str] = {
+        **{name: getattr(p, name) for name in ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w",
+                                               "depth_multiplier", "filter_h", "filter_w", "stride_h", "stride_w",
+                                               "dilation_h", "dilation_w", "pad_top", "pad_left")},
+        "bits": bits, "channel_bytes": subbyte.packed_size(taps, bits), "input_offset": p.input_offset,
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(packed_rows(channels, bits, f"node {node.name!r}"), "packed_weights"),
+        "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
+        "multiplier": em.const(p.multiplier, "multiplier"), "shift": em.const(p.shift, "shift")}
+    return CCall("mote_depthwise_conv_packed_s8", "mote_depthwise_conv_packed_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _depthwise_scratch(node: Node, p: Any) -> int:
+    return int(p.filter_h * p.filter_w)
+
+
 def _conv_scratch(node: Node, p: Any) -> int:
     return 4 * int(p.taps)  # four output channels' filters, unpacked
 
@@ -94,3 +120,6 @@ FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core
 CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
                      scratch_bytes=_conv_scratch, scratch_why="four output channels' unpacked filters", dtypes=INT8,
                      kind=narrow)
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_packed_s8", frozenset(Core), _pack_depthwise, accepts=_accepts,
+                          scratch_bytes=_depthwise_scratch, scratch_why="one output channel's unpacked filter",
+                          dtypes=INT8, kind=narrow)

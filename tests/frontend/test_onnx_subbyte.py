@@ -21,7 +21,8 @@ from tests.frontend.test_onnx_qdq import conv_model
 from tests.frontend.test_onnx_quantize import digit_like, digits_float_onnx
 from tests.ops.kernel_util import chosen
 
-PACKED = {"fully_connected": "mote_fully_connected_packed_s8", "conv2d": "mote_conv_packed_s8"}
+PACKED = {"fully_connected": "mote_fully_connected_packed_s8", "conv2d": "mote_conv_packed_s8",
+          "depthwise_conv2d": "mote_depthwise_conv_packed_s8"}
 
 
 def _quantized(float_model: onnx.ModelProto, weight_type: str, opset: int | None, seed: int = 0) -> onnx.ModelProto:
@@ -57,7 +58,8 @@ def _bits(m: onnx.ModelProto) -> dict[str, int]:
 
 
 MODELS = {"conv": lambda rng: conv_model(rng, act="relu"), "conv_strided": lambda rng: conv_model(rng, strides=2),
-          "gemm": gemm_model, "matmul": lambda rng: gemm_model(rng, matmul=True)}
+          "depthwise": lambda rng: conv_model(rng, group=4, cout=8), "gemm": gemm_model,
+          "matmul": lambda rng: gemm_model(rng, matmul=True)}
 
 
 @pytest.mark.parametrize("name", list(MODELS))

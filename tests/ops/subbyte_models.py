@@ -55,6 +55,28 @@ def conv_model(bits: int, in_hw: int, in_ch: int, out_ch: int, filt: int, stride
     return mb.build([x], [y])
 
 
+def depthwise_model(bits: int, in_hw: int, in_ch: int, multiplier: int, filt: int, stride: int, padding: str,
+                    seed: int = 0, dilation: int = 1, dtype_bits: int | None = None) -> bytes:
+    """x [1, in_hw, in_hw, in_ch] -> DEPTHWISE_CONV_2D (per-channel weights of `bits` bits along axis 3)."""
+    rng = np.random.default_rng(seed)
+    mb = ModelBuilder()
+    out_ch = in_ch * multiplier
+    x = mb.tensor("x", [1, in_hw, in_hw, in_ch], "int8", scale=0.04, zero_point=int(rng.integers(-20, 20)))
+    scales = list(rng.uniform(0.5, 1.5, out_ch) * 0.2 / (1 << (bits - 1)))
+    shape = (1, filt, filt, out_ch)
+    w = mb.tensor("w", list(shape), TYPES[dtype_bits or bits], scale=scales, zero_point=[0] * out_ch, axis=3,
+                  data=weights(rng, bits, shape))
+    b = mb.tensor("b", [out_ch], "int32", scale=[0.04 * s for s in scales], zero_point=[0] * out_ch,
+                  data=rng.integers(-300, 300, out_ch))
+    span = (filt - 1) * dilation + 1
+    out_hw = -(-in_hw // stride) if padding == "SAME" else (in_hw - span) // stride + 1
+    y = mb.tensor("y", [1, out_hw, out_hw, out_ch], "int8", scale=0.02 * filt, zero_point=-7)
+    mb.op("DEPTHWISE_CONV_2D", [x, w, b], [y], padding=padding, stride_h=stride, stride_w=stride,
+          dilation_h_factor=dilation, dilation_w_factor=dilation, depth_multiplier=multiplier,
+          fused_activation_function="RELU6")
+    return mb.build([x], [y])
+
+
 def small_cnn_int4(seed: int = 0, bits: int = 4, dtype_bits: int | None = None) -> bytes:
     """conv 3x3 (int4, per channel) + ReLU -> depthwise 3x3 (int4, per channel) -> reshape -> fully connected
     (int4, per tensor): every layer with sub-byte weights."""

@@ -23,9 +23,10 @@ from mote.reference import interpret
 from mote.targets.host import build_host
 from mote.targets.rv32 import Rv32Config, build_rv32
 from tests.ops.kernel_util import chosen
-from tests.ops.subbyte_models import conv_model, fc_model, small_cnn_int4
+from tests.ops.subbyte_models import conv_model, depthwise_model, fc_model, small_cnn_int4
 
-PACKED = {"fully_connected": "mote_fully_connected_packed_s8", "conv2d": "mote_conv_packed_s8"}
+PACKED = {"fully_connected": "mote_fully_connected_packed_s8", "conv2d": "mote_conv_packed_s8",
+          "depthwise_conv2d": "mote_depthwise_conv_packed_s8"}
 
 
 def _assert_packed(graph: Graph, core: Core) -> None:
@@ -62,6 +63,21 @@ def test_int4_conv_matches_tflite_micro(check_model: Callable[..., Graph], core:
     _assert_packed(check_model(model, sanitize=True, core=core), core)
 
 
+DEPTHWISES = [  # in_hw, in_ch, multiplier, filter, stride, padding, dilation
+    (8, 6, 1, 3, 1, "SAME", 1),
+    (9, 3, 2, 3, 2, "VALID", 1),
+    (10, 4, 1, 5, 1, "SAME", 2),
+]
+
+
+@pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR])
+@pytest.mark.parametrize("case", DEPTHWISES)
+def test_int4_depthwise_matches_tflite_micro(check_model: Callable[..., Graph], core: Core, case: tuple) -> None:
+    in_hw, in_ch, multiplier, filt, stride, padding, dilation = case
+    model = depthwise_model(4, in_hw, in_ch, multiplier, filt, stride, padding, seed=in_hw, dilation=dilation)
+    _assert_packed(check_model(model, sanitize=True, core=core), core)
+
+
 def test_int4_small_cnn_matches_tflite_micro(check_model: Callable[..., Graph]) -> None:
     graph = check_model(small_cnn_int4(), sanitize=True)
     assert {t.name: t.bits for n in graph.nodes for t in n.inputs if t is not None and t.is_const
@@ -69,14 +85,17 @@ def test_int4_small_cnn_matches_tflite_micro(check_model: Callable[..., Graph]) 
 
 
 @pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR])
-@pytest.mark.parametrize("model", ["fc", "conv"])
+@pytest.mark.parametrize("model", ["fc", "conv", "depthwise"])
 def test_int2_matches_tflite_micro_on_the_same_weights_as_int8(tmp_path: Path, core: Core, model: str) -> None:
     """TFLite Micro here cannot load INT2 tensors: it runs the same values stored as int8."""
     if model == "fc":
         int2, int8 = fc_model(2, 45, 9, seed=3, batches=2), fc_model(2, 45, 9, seed=3, batches=2, dtype_bits=8)
-    else:
+    elif model == "conv":
         int2 = conv_model(2, 7, 6, 5, 3, 1, "SAME", seed=4)
         int8 = conv_model(2, 7, 6, 5, 3, 1, "SAME", seed=4, dtype_bits=8)
+    else:
+        int2 = depthwise_model(2, 7, 5, 2, 3, 1, "SAME", seed=5)
+        int8 = depthwise_model(2, 7, 5, 2, 3, 1, "SAME", seed=5, dtype_bits=8)
     graph = load_tflite(int2, "int2")
     _assert_packed(graph, core)
     binary = build_host(compile_graph(graph, core=core), tmp_path / "p", sanitize=True)
@@ -108,7 +127,7 @@ def test_packed_weights_take_less_flash(bits: int) -> None:
     fc_weights = 10 * 512
     # the fully connected layer: the same biases and multipliers, its weights 8 / bits times smaller
     assert rom["wide"]["y4"] - rom["narrow"]["y4"] == fc_weights - fc_weights * bits // 8
-    assert rom["narrow"]["y1"] < rom["wide"]["y1"]
+    assert rom["narrow"]["y1"] < rom["wide"]["y1"] and rom["narrow"]["y2"] < rom["wide"]["y2"]
 
 
 def test_a_value_out_of_range_is_one_line() -> None:

@@ -1,0 +1,48 @@
+#include "mote_depthwise_conv_packed_s8.h"
+
+#include "mote_fixedpoint.h"
+
+/* The `taps` values of `bits` bits packed from `packed` (first value lowest), sign-extended into filter[]. */
+static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *filter) {
+  const int32_t mask = (1 << bits) - 1, half = 1 << (bits - 1), per_byte = 8 / bits;
+  for (int32_t k = 0; k < taps; ++k) {
+    const int32_t field = (packed[k / per_byte] >> ((k % per_byte) * bits)) & mask;
+    filter[k] = (int8_t)((field ^ half) - half);
+  }
+}
+
+mote_status mote_depthwise_conv_packed_s8(const mote_depthwise_conv_packed_params *p, const int8_t *input,
+                                          int8_t *output, mote_scratch scratch) {
+  const int32_t taps = p->filter_h * p->filter_w, out_ch = p->in_ch * p->depth_multiplier;
+  if ((p->bits != 4 && p->bits != 2) || scratch.size < (size_t)taps) return MOTE_ERROR;
+  int8_t *filter = scratch.buf;
+  for (int32_t oc = 0; oc < out_ch; ++oc) {
+    const int32_t ic = oc / p->depth_multiplier;
+    unpack(p->weights + oc * p->channel_bytes, taps, p->bits, filter);
+    const int32_t bias = p->bias ? p->bias[oc] : 0;
+    for (int32_t b = 0; b < p->batches; ++b) {
+      const int8_t *image = input + b * p->in_h * p->in_w * p->in_ch + ic;
+      for (int32_t oy = 0; oy < p->out_h; ++oy) {
+        const int32_t y0 = oy * p->stride_h - p->pad_top;
+        for (int32_t ox = 0; ox < p->out_w; ++ox) {
+          const int32_t x0 = ox * p->stride_w - p->pad_left;
+          int32_t acc = 0; /* |acc| <= filter_h * filter_w * 8 * 255 (+ |bias|) */
+          for (int32_t fy = 0; fy < p->filter_h; ++fy) {
+            const int32_t iy = y0 + fy * p->dilation_h;
+            if (iy < 0 || iy >= p->in_h) continue;
+            for (int32_t fx = 0; fx < p->filter_w; ++fx) {
+              const int32_t ix = x0 + fx * p->dilation_w;
+              if (ix < 0 || ix >= p->in_w) continue;
+              const int32_t x = (int32_t)image[(iy * p->in_w + ix) * p->in_ch] + p->input_offset;
+              acc += filter[fy * p->filter_w + fx] * x;
+            }
+          }
+          acc = mote_add_wrap(mote_requantize(acc + bias, p->multiplier[oc], p->shift[oc]), p->output_offset);
+          int8_t *out = output + ((b * p->out_h + oy) * p->out_w + ox) * out_ch;
+          out[oc] = (int8_t)mote_clamp(acc, p->act_min, p->act_max);
+        }
+      }
+    }
+  }
+  return MOTE_OK;
+}
