@@ -14,21 +14,29 @@ static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *fi
   }
 }
 
+/* The filter taps [*lo, *hi) whose input lies in [0, size) for a window starting at `start`, `step` apart. */
+static void tap_range(int32_t start, int32_t step, int32_t taps, int32_t size, int32_t *lo, int32_t *hi) {
+  int32_t a = 0, b = taps;
+  while (a < taps && start + a * step < 0) ++a;
+  while (b > a && start + (b - 1) * step >= size) --b;
+  *lo = a, *hi = b;
+}
+
 /* acc[j] += sum over the window's in-bounds taps of filters[j][tap] * (input + input_offset), j < BLOCK; the
  * window starts at input (y0, x0) of `group_in` (the group's first channel). |acc| <= taps * 8 * 255 (+ |bias|). */
 static void window_dot(const mote_conv_packed_params *p, const int8_t *group_in, const int8_t *filters, int32_t taps,
                        int32_t y0, int32_t x0, int32_t acc[BLOCK]) {
   const mote_conv_geometry *g = &p->geometry;
+  int32_t fy0, fy1, fx0, fx1;
+  tap_range(y0, g->dilation_h, g->filter_h, g->in_h, &fy0, &fy1);
+  tap_range(x0, g->dilation_w, g->filter_w, g->in_w, &fx0, &fx1);
+  const int32_t n = p->filter_in_ch, col_step = g->dilation_w * g->in_ch;
   int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-  for (int32_t fy = 0; fy < g->filter_h; ++fy) {
-    const int32_t iy = y0 + fy * g->dilation_h;
-    if (iy < 0 || iy >= g->in_h) continue;
-    for (int32_t fx = 0; fx < g->filter_w; ++fx) {
-      const int32_t ix = x0 + fx * g->dilation_w;
-      if (ix < 0 || ix >= g->in_w) continue;
-      const int8_t *in = group_in + (iy * g->in_w + ix) * g->in_ch;
-      const int8_t *w = filters + (fy * g->filter_w + fx) * p->filter_in_ch;
-      for (int32_t ic = 0; ic < p->filter_in_ch; ++ic) {
+  for (int32_t fy = fy0; fy < fy1 && fx0 < fx1; ++fy) {
+    const int8_t *in = group_in + ((y0 + fy * g->dilation_h) * g->in_w + x0 + fx0 * g->dilation_w) * g->in_ch;
+    const int8_t *w = filters + (fy * g->filter_w + fx0) * n;
+    for (int32_t fx = fx0; fx < fx1; ++fx, in += col_step, w += n) {
+      for (int32_t ic = 0; ic < n; ++ic) {
         const int32_t x = (int32_t)in[ic] + p->input_offset;
         a0 += w[ic] * x;
         a1 += w[taps + ic] * x;
