@@ -55,6 +55,13 @@ def _accepts(node: Node, p: Any) -> str | None:
     return None
 
 
+def _stage(p: Any, em: Emitter) -> dict[str, int | str]:
+    """The output stage: the Q31 multipliers, each shift as a left and a right multiplier (mote_output_stage.h)."""
+    left_mul, right_mul = output_multipliers(p.shift)
+    return {"multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
+            "right_mul": em.const(right_mul, "right_mul")}
+
+
 def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
@@ -82,7 +89,7 @@ def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
         "weights": em.const(packed_rows(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
         "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
-        "multiplier": em.const(p.multiplier, "multiplier"), "shift": em.const(p.shift, "shift")}
+        **_stage(p, em)}
     return CCall("mote_conv_packed_s8", "mote_conv_packed_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
@@ -101,7 +108,7 @@ def _pack_depthwise(node: Node, p: Any, em: Emitter) -> CCall:
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
         "weights": em.const(packed_rows(channels, bits, f"node {node.name!r}"), "packed_weights"),
         "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
-        "multiplier": em.const(p.multiplier, "multiplier"), "shift": em.const(p.shift, "shift")}
+        **_stage(p, em)}
     return CCall("mote_depthwise_conv_packed_s8", "mote_depthwise_conv_packed_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 

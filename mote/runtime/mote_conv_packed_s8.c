@@ -1,6 +1,6 @@
 #include "mote_conv_packed_s8.h"
 
-#include "mote_fixedpoint.h"
+#include "mote_output_stage.h"
 
 /* Output channels computed together: each input value loaded once for this many filters. */
 #define BLOCK 4
@@ -57,6 +57,8 @@ mote_status mote_conv_packed_s8(const mote_conv_packed_params *p, const int8_t *
     return MOTE_ERROR;
   }
   const int32_t per_group = g->out_ch / (g->in_ch / p->filter_in_ch);
+  const mote_conv_output_stage stage = {p->multiplier, p->left_mul, p->right_mul,
+                                        p->output_offset, p->act_min, p->act_max};
   int8_t *filters = scratch.buf;
   for (int32_t oc = 0; oc < g->out_ch; ++oc) {
     /* A block of channels of one group: BLOCK at most, the filters of those past its end zero. */
@@ -77,10 +79,7 @@ mote_status mote_conv_packed_s8(const mote_conv_packed_params *p, const int8_t *
           window_dot(p, group_in, filters, taps, oy * g->stride_h - g->pad_top, ox * g->stride_w - g->pad_left, acc);
           int8_t *out = output + ((b * g->out_h + oy) * g->out_w + ox) * g->out_ch + oc;
           for (int32_t j = 0; j < count; ++j) {
-            const int32_t c = oc + j;
-            int32_t v = acc[j] + (p->bias ? p->bias[c] : 0);
-            v = mote_add_wrap(mote_requantize(v, p->multiplier[c], p->shift[c]), p->output_offset);
-            out[j] = (int8_t)mote_clamp(v, p->act_min, p->act_max);
+            out[j] = mote_conv_output(&stage, acc[j] + (p->bias ? p->bias[oc + j] : 0), oc + j);
           }
         }
       }

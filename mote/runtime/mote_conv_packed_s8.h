@@ -22,7 +22,8 @@ typedef struct {
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const uint8_t *weights;                /* [out_ch][channel_bytes], packed as above, zero point 0 */
   const int32_t *bias;                   /* [out_ch], or NULL */
-  const int32_t *multiplier, *shift;     /* [out_ch]: Q31 multiplier, shift (> 0: left) */
+  const int32_t *multiplier, *left_mul, *right_mul; /* [out channels]: Q31 multiplier and shift as
+                                            powers of two (mote_output_stage.h) */
 } mote_conv_packed_params;
 
 /* Bit-exact with mote_conv_s8 on the unpacked weights (TFLite Micro's ConvPerChannel with int4 filters).

@@ -1,6 +1,6 @@
 #include "mote_depthwise_conv_packed_s8.h"
 
-#include "mote_fixedpoint.h"
+#include "mote_output_stage.h"
 
 /* The `taps` values of `bits` bits packed from `packed` (first value lowest), sign-extended into filter[]. */
 static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *filter) {
@@ -24,6 +24,8 @@ mote_status mote_depthwise_conv_packed_s8(const mote_depthwise_conv_packed_param
   const int32_t taps = p->filter_h * p->filter_w, out_ch = p->in_ch * p->depth_multiplier;
   if ((p->bits != 4 && p->bits != 2) || scratch.size < (size_t)taps) return MOTE_ERROR;
   const int32_t col_step = p->dilation_w * p->in_ch;
+  const mote_conv_output_stage stage = {p->multiplier, p->left_mul, p->right_mul,
+                                        p->output_offset, p->act_min, p->act_max};
   int8_t *filter = scratch.buf;
   for (int32_t oc = 0; oc < out_ch; ++oc) {
     const int32_t ic = oc / p->depth_multiplier;
@@ -45,9 +47,8 @@ mote_status mote_depthwise_conv_packed_s8(const mote_depthwise_conv_packed_param
             const int8_t *in = image + ((y0 + fy * p->dilation_h) * p->in_w + x0 + fx0 * p->dilation_w) * p->in_ch;
             for (int32_t fx = fx0; fx < fx1; ++fx, in += col_step) acc += f[fx] * ((int32_t)*in + p->input_offset);
           }
-          acc = mote_add_wrap(mote_requantize(acc, p->multiplier[oc], p->shift[oc]), p->output_offset);
           int8_t *out = output + ((b * p->out_h + oy) * p->out_w + ox) * out_ch;
-          out[oc] = (int8_t)mote_clamp(acc, p->act_min, p->act_max);
+          out[oc] = mote_conv_output(&stage, acc, oc);
         }
       }
     }

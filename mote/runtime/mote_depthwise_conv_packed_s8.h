@@ -27,7 +27,8 @@ typedef struct {
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const uint8_t *weights;                /* [in_ch * depth_multiplier][channel_bytes], packed as above */
   const int32_t *bias;                   /* [in_ch * depth_multiplier], or NULL */
-  const int32_t *multiplier, *shift;     /* [in_ch * depth_multiplier]: Q31 multiplier, shift (> 0: left) */
+  const int32_t *multiplier, *left_mul, *right_mul; /* [in_ch * depth_multiplier]: Q31 multiplier and shift as
+                                            powers of two (mote_output_stage.h) */
 } mote_depthwise_conv_packed_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the unpacked weights (TFLite Micro's DepthwiseConvPerChannel with
