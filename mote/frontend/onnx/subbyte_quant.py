@@ -6,9 +6,9 @@ converted to opset 21, whose DequantizeLinear takes INT4 (older opsets get onnxr
 DequantizeLinear, scale and bias) on opset 25, whose DequantizeLinear takes INT2, and each weight is then
 quantized again from its float values, per channel and symmetric as onnxruntime does it at other widths:
 scale = max |w| / ((qmax - qmin) / 2) = max |w| / 1.5, q = clip(round(w / scale), -2, 1), zero point 0. Each
-bias that sits on that weight's scale (input scale * weight scale) moves to the new scale with it. onnxruntime runs such a model only with its graph optimizations off (its fused QGemm and
-QLinearConv take no int2 weights): mote's sessions on it fall back to that (quantize._session,
-compare._session).
+bias that sits on that weight's scale (input scale * weight scale) moves to the new scale with it. onnxruntime
+runs such a model only with its graph optimizations off (its fused QGemm and QLinearConv take no int2 weights):
+mote's sessions on it fall back to that (quantize._session, compare._session).
 """
 
 from __future__ import annotations
