@@ -1,11 +1,11 @@
 """Sub-byte weights (issue 20, part 6) on the rv32 virtual platform: weight bytes, ROM, instructions and accuracy
 at 8, 4 and 2 bits.
 
-- MLPerf Tiny IC (ResNet-8): its int8 weights narrowed per output channel here (`narrowed`: each channel's real
-  weights re-quantized symmetrically to 4 or 2 bits, scale = max |w| / ((2^bits - 1) / 2), the biases moved to the
-  new scales), so that the same trained network runs at each width. No labelled data ships with the model: its
-  accuracy change is the 8-bit model's top-1 class kept, and the mean absolute difference of its dequantized
-  outputs, over random inputs.
+- MLPerf Tiny IC (ResNet-8): its int8 weights narrowed per output channel (mote.passes.narrow_weights: each
+  channel's real weights re-quantized symmetrically to 4 or 2 bits, scale = max |w| / ((2^bits - 1) / 2), the
+  biases moved to the new scales), so that the same trained network runs at each width. No labelled data ships
+  with the model: its accuracy change is the 8-bit model's top-1 class kept, and the mean absolute difference of
+  its dequantized outputs, over random inputs.
 - The bundled digits CNN as a float ONNX model quantized by `mote quantize --weight-bits 8|4|2`: the report's
   agreement with the float model (top-1, max and mean absolute output difference) on digit-like calibration images.
 
@@ -26,39 +26,15 @@ from mote.codegen.compile import compile_graph  # noqa: E402
 from mote.frontend import load  # noqa: E402
 from mote.frontend.onnx import load_onnx_model, quantize_model  # noqa: E402
 from mote.inputs import random_inputs  # noqa: E402
-from mote.ir import Graph, Quant, subbyte  # noqa: E402
+from mote.ir import Graph, subbyte  # noqa: E402
 from mote.ops.registry import Core  # noqa: E402
+from mote.passes.narrow_weights import narrow_weights  # noqa: E402
 from mote.reference import interpret  # noqa: E402
 from mote.targets.rv32 import Rv32Config, build_rv32  # noqa: E402
 
 RESNET = REPO / "models" / "mlperf-tiny" / "pretrainedResnet_quant.tflite"
 WIDTHS = (8, 4, 2)
 SAMPLES = 16  # random inputs for the accuracy change
-
-
-def narrowed(graph: Graph, bits: int) -> Graph:
-    """The graph (changed in place) with every conv2d and fully_connected weight re-quantized to `bits` bits per
-    output channel (axis 0), symmetric, and its int32 bias moved to the new scales."""
-    if bits == 8:
-        return graph
-    low, high = subbyte.value_range(bits)
-    for node in graph.nodes:
-        if node.op not in ("conv2d", "fully_connected"):
-            continue
-        w, b = node.inputs[1], node.inputs[2] if len(node.inputs) > 2 else None
-        assert w is not None and w.data is not None and w.quant is not None
-        channels = w.shape[0]
-        old = np.broadcast_to(np.asarray(w.quant.scale, np.float64), (channels,))
-        real = w.data.reshape(channels, -1).astype(np.float64) * old[:, None]
-        peak = np.abs(real).max(axis=1)
-        new = np.where(peak > 0, peak / ((high - low) / 2), old).astype(np.float32).astype(np.float64)
-        w.data = np.clip(np.rint(real / new[:, None]), low, high).astype(np.int8).reshape(w.shape)
-        w.quant, w.bits = Quant(tuple(new.tolist()), (0,) * channels, 0), bits
-        if b is not None and b.data is not None and b.quant is not None:
-            moved = np.rint(b.data.astype(np.float64) * old / new)
-            b.data = moved.astype(np.int32)
-            b.quant = Quant(tuple(float(s) for s in np.float32(b.scale / old[0]) * new), (0,) * channels, 0)
-    return graph
 
 
 def _dequantized(graph: Graph, outputs: dict[str, np.ndarray]) -> np.ndarray:
@@ -85,7 +61,7 @@ def resnet_rows(work: Path) -> list[dict]:
     wide = [_dequantized(base, interpret(base, x)) for x in inputs]
     rows = []
     for bits in WIDTHS:
-        graph = narrowed(load(RESNET), bits)
+        graph = narrow_weights(load(RESNET), bits)
         outs = [_dequantized(graph, interpret(graph, x)) for x in inputs]
         kept = np.mean([o.argmax() == w.argmax() for o, w in zip(outs, wide)])
         diff = np.mean([np.abs(o - w).mean() for o, w in zip(outs, wide)])
@@ -118,7 +94,7 @@ def subbyte_report(work: Path) -> list[str]:
         "run (mote_conv_packed_s8, mote_fully_connected_packed_s8); 8 bits runs the usual int8 kernels. Weight "
         "bytes: the conv and fully connected weights as stored; ROM: the firmware's flash (code + constants); "
         "instructions: one inference (zig -O2, rv32imc), outputs bit-exact with mote's reference.", "",
-        "MLPerf Tiny IC (ResNet-8), its trained int8 weights narrowed per channel (benchmarks/subbyte.py); "
+        "MLPerf Tiny IC (ResNet-8), its trained int8 weights narrowed per channel (mote.passes.narrow_weights); "
         f"accuracy change against the 8-bit model over {SAMPLES} random inputs (no labelled data ships with it):",
         "",
         "| weight bits | weight bytes | ROM B | instructions | top-1 of the 8-bit model kept | mean abs output diff |",
