@@ -180,3 +180,13 @@ def test_quantize_refuses_other_widths_in_one_line(digits: tuple[Path, Path], tm
     with pytest.raises(MoteError, match="--weight-bits 3: mote quantizes weights to 8, 4 or 2 bits") as info:
         quantize_model(src, calib, tmp_path / "q.onnx", weight_bits=3)
     assert "\n" not in str(info.value)
+
+
+def test_uint4_convolution_weights_off_the_middle_are_refused_in_one_line() -> None:
+    m = _quantized(conv_model(np.random.default_rng(2)), "QUInt4", 21)
+    zp = next(i for i in m.graph.initializer if i.data_type == TensorProto.UINT4 and "zero_point" in i.name)
+    zp.CopyFrom(helper.make_tensor(zp.name, TensorProto.UINT4, list(zp.dims), [0] * int(np.prod(zp.dims))))
+    with pytest.raises(MoteError, match=r"or the middle of their range \(128 for uint8, 8 for uint4, 2 for uint2\), "
+                                        r"got \(shifted to signed\) \[-8\]") as info:
+        convert(m, "test")
+    assert "\n" not in str(info.value)

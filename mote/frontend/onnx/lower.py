@@ -150,7 +150,8 @@ def conv(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, attrs: dict
     oc, ic_g, kh, kw = q.shape
     group = conv_group(attrs, q.shape, c, name)
     if any(w.zero_point):
-        raise UnsupportedError(f"{name}: convolution weights need zero point 0 (int8) or 128 (uint8), got "
+        raise UnsupportedError(f"{name}: convolution weights need zero point 0 (int8, int4, int2) or the middle of "
+                               "their range (128 for uint8, 8 for uint4, 2 for uint2), got (shifted to signed) "
                                f"{sorted(set(w.zero_point.tolist()))[:4]}; quantize weights symmetrically")
     win = window(attrs, (h, wd), (kh, kw), name)
     xt, padding = padded_input(b, x, win, x.quant.zero_point[0], name)
