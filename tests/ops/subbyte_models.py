@@ -17,13 +17,15 @@ def weights(rng: np.random.Generator, bits: int, shape: tuple[int, ...]) -> np.n
     return rng.integers(-half if bits < 8 else -127, half, shape)
 
 
-def fc_model(bits: int, depth: int, out: int, seed: int = 0, batches: int = 1, dtype_bits: int | None = None) -> bytes:
-    """x [batches, depth] -> FULLY_CONNECTED (per-tensor weights of `bits` bits, stored as `dtype_bits`)."""
+def fc_model(bits: int, depth: int, out: int, seed: int = 0, batches: int = 1, dtype_bits: int | None = None,
+             w_zero_point: int = 0) -> bytes:
+    """x [batches, depth] -> FULLY_CONNECTED (per-tensor weights of `bits` bits, stored as `dtype_bits`, with zero
+    point `w_zero_point`)."""
     rng = np.random.default_rng(seed)
     mb = ModelBuilder()
     x = mb.tensor("x", [batches, depth], "int8", scale=0.05, zero_point=int(rng.integers(-20, 20)))
     w_scale = 0.3 / (1 << (bits - 1))
-    w = mb.tensor("w", [out, depth], TYPES[dtype_bits or bits], scale=w_scale, zero_point=0,
+    w = mb.tensor("w", [out, depth], TYPES[dtype_bits or bits], scale=w_scale, zero_point=w_zero_point,
                   data=weights(rng, bits, (out, depth)))
     b = mb.tensor("b", [out], "int32", scale=0.05 * w_scale, zero_point=0, data=rng.integers(-300, 300, out))
     y = mb.tensor("y", [batches, out], "int8", scale=0.1 * np.sqrt(depth) / 4, zero_point=-3)

@@ -38,10 +38,11 @@ def _assert_packed(graph: Graph, core: Core) -> None:
 
 
 @pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR])
-@pytest.mark.parametrize(("depth", "out", "batches"), [(37, 7, 2), (64, 16, 1), (1, 3, 1), (129, 20, 3)])
+@pytest.mark.parametrize(("depth", "out", "batches", "zero_point"),
+                         [(37, 7, 2, 0), (64, 16, 1, 0), (1, 3, 1, 0), (129, 20, 3, 0), (30, 5, 2, 3)])
 def test_int4_fully_connected_matches_tflite_micro(check_model: Callable[..., Graph], core: Core, depth: int, out: int,
-                                                   batches: int) -> None:
-    model = fc_model(4, depth, out, seed=depth, batches=batches)
+                                                   batches: int, zero_point: int) -> None:
+    model = fc_model(4, depth, out, seed=depth, batches=batches, w_zero_point=zero_point)
     _assert_packed(check_model(model, sanitize=True, core=core), core)
 
 
