@@ -21,7 +21,7 @@ from mote.cli_compile import add_compile_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, find_platform, rv32_config
-from mote.cli_report import print_profile, print_run, short
+from mote.cli_report import accuracy_change, print_profile, print_run, short
 from mote.cli_trace import write_trace
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
@@ -123,6 +123,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the quantized (QDQ) .onnx to write (a regular file in an existing directory)")
     p.add_argument("--method", default="MinMax", choices=METHODS, help="calibration method (default MinMax)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...")
+    p.add_argument("--weight-bits", type=int, default=8, metavar="8|4|2",
+                   help="weight width: 4 or 2 bits per channel (int4/int2 weights), reported against 8 (default 8)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_quantize)
 
@@ -330,13 +332,18 @@ def _profile(args: argparse.Namespace) -> int:
 def _quantize(args: argparse.Namespace) -> int:
     _check_files(args)
     with atomic_path(args.output, "-o") as tmp:
-        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape))
+        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape),
+                                args.weight_bits)
     report["output"] = str(args.output)
     if args.json:
         print(json.dumps(report))
-    else:
-        print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
+        return 0
+    wide = report.pop("int8_weights", None)
+    print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
+    if wide is not None:
+        print(plain(accuracy_change(report, wide)))
     return 0
+
 
 
 def _partition(args: argparse.Namespace) -> int:

@@ -189,8 +189,13 @@ class Kernel:
     # The dtypes of the first input it computes on (None: whatever the records before it leave). A record
     # for another dtype is no candidate at all: neither chosen nor listed as declining.
     dtypes: frozenset[DType] | None = None
+    # Whether the layer is one of its kind at all (None: any): a record for other layers is, like one for another
+    # dtype, no candidate (the sub-byte kernels for layers whose weights are 8 bits wide).
+    kind: Callable[[Node], bool] | None = None
 
     def computes(self, node: Node) -> bool:
+        if self.kind is not None and not self.kind(node):
+            return False
         x = node.inputs[0] if node.inputs else None
         return self.dtypes is None or (x is not None and x.dtype in self.dtypes)
 
