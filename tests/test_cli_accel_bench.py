@@ -1,6 +1,6 @@
 """`mote accel bench`: the skeleton of `mote accel new NAME --rtl`, unedited, through the command end to end
-(an MLPerf Tiny model it offloads nothing from, and a small model whose max pool it runs), the table's
-figures against the command's JSON and the runs' own; and every user error in one line."""
+on two MLPerf Tiny models (AD, which it offloads nothing from, and KWS, whose average pool it runs), the
+table's figures against the command's JSON and the runs' own; and every user error in one line."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from small_cnn import small_cnn
 from test_cli import assert_one_line_error, mote
 
 import mote.accel.rtl.tools as rtl_tools
@@ -24,6 +23,7 @@ from mote.pipeline import run
 from mote.targets.rv32 import Rv32
 
 QVANILLA_SV = Path(__file__).resolve().parents[1] / "mote" / "accel" / "rtl" / "qvanilla.sv"
+KWS = Path(__file__).resolve().parents[1] / "models" / "mlperf-tiny" / "kws_ref_model.tflite"
 
 
 @pytest.fixture(scope="module")
@@ -39,10 +39,8 @@ def skeleton(tmp_path_factory) -> Path:
 
 
 def test_the_skeleton_through_the_command(skeleton: Path, tmp_path: Path, capsys) -> None:
-    small = tmp_path / "small_cnn.tflite"
-    small.write_bytes(small_cnn())
     page = tmp_path / "bench.html"
-    proc = mote("accel", "bench", skeleton, "--models", "ad", small, "--json", "--html", page)
+    proc = mote("accel", "bench", skeleton, "--models", "ad", "kws", "--json", "--html", page)
     assert proc.returncode == 0, proc.stderr
     ad, pool = json.loads(proc.stdout)
 
@@ -52,19 +50,20 @@ def test_the_skeleton_through_the_command(skeleton: Path, tmp_path: Path, capsys
     assert ad["speedup"] == 1.0 and ad["cost_model_error"] is None
     assert ad["bit_exact_with_cpu_only"] and ad["bit_exact_with_reference"]
 
-    # the small CNN: its max pool runs on the RTL, whose cycles the skeleton's cost() predicts exactly
-    assert pool["offloaded_layers"] == 1 and pool["offloaded_ops"] == ["max_pool2d"] and pool["jobs"] == 1
+    # KWS: its average pool runs on the RTL, whose cycles the skeleton's cost() predicts exactly
+    assert pool["model"] == KWS.name
+    assert pool["offloaded_layers"] == 1 and pool["offloaded_ops"] == ["avg_pool2d"] and pool["jobs"] == 1
     assert pool["rtl_cycles"] == pool["cost_model_cycles"] > 0 and pool["cost_model_error"] == 0.0
     assert pool["total_cycles"] == pool["cpu_cycles"] + pool["rtl_cycles"]
     assert pool["speedup"] == pytest.approx(pool["cpu_only_cycles"] / pool["total_cycles"])
     assert pool["bit_exact_with_cpu_only"] and pool["bit_exact_with_reference"]
 
     # the figures are the runs' own: the CPU-only run, and the accelerator's RTL run
-    cpu_only = run(small, target=Rv32())
+    cpu_only = run(KWS, target=Rv32())
     assert pool["cpu_only_cycles"] == cpu_only.figures.sim.total_cycles
     accel = with_design(find_accelerator(package_spec(skeleton)), [skeleton])
     assert accel.rtl_top == "bench_npu" and accel.timed
-    with_rtl = run(small, target=Rv32(), accelerator=accel)
+    with_rtl = run(KWS, target=Rv32(), accelerator=accel)
     sim = with_rtl.figures.sim
     assert sim.accel_rtl["rtl_cycles"] == pool["rtl_cycles"] and sim.cycles == pool["cpu_cycles"]
     assert pool["rom_change_bytes"] == sim.rom_bytes - cpu_only.figures.sim.rom_bytes
@@ -73,13 +72,13 @@ def test_the_skeleton_through_the_command(skeleton: Path, tmp_path: Path, capsys
     # the terminal's table shows the same figures
     _print_bench([ad, pool], accel, [skeleton])
     text = capsys.readouterr().out
-    lines = {line.split()[0]: line.split() for line in text.splitlines() if line.strip().startswith(("ad01", "small"))}
+    lines = {line.split()[0]: line.split() for line in text.splitlines() if line.strip().startswith(("ad01", "kws"))}
     assert lines["ad01_int8"][1:12] == ["0", "of", "10", f"{ad['cpu_only_cycles']:,}", f"{ad['cpu_cycles']:,}", "0",
                                         f"{ad['total_cycles']:,}", "1.00x", "-", "-", f"+{ad['rom_change_bytes']:,}"]
-    assert lines["small_cnn"][1:10] == ["1", "of", str(pool["layers"]), f"{pool['cpu_only_cycles']:,}",
+    assert lines["kws_ref_model"][1:10] == ["1", "of", str(pool["layers"]), f"{pool['cpu_only_cycles']:,}",
                                         f"{pool['cpu_cycles']:,}", f"{pool['rtl_cycles']:,}",
                                         f"{pool['total_cycles']:,}", f"{pool['speedup']:.2f}x", "+0.00%"]
-    assert lines["small_cnn"][-1] == lines["ad01_int8"][-1] == "yes"
+    assert lines["kws_ref_model"][-1] == lines["ad01_int8"][-1] == "yes"
     assert re.search(r"nothing offloaded to bench_npu on ad01_int8\.tflite", " ".join(text.split()))
 
     html = page.read_text()

@@ -1,4 +1,4 @@
-"""`mote accel new NAME --rtl`: the skeleton's max-pooling accelerator with its behaviour in RTL.
+"""`mote accel new NAME --rtl`: the skeleton's pooling accelerator (max and average) with its behaviour in RTL.
 
 The package is the Python skeleton's (mote/accel/skeleton.py) with three changes: `rtl/NAME.sv`, the
 design (mote.accel.rtl.skeleton_sv); the class takes RtlAccelerator's `rtl_sources` and `rtl_top`, runs
