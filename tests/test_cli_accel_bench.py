@@ -85,6 +85,18 @@ def test_the_skeleton_through_the_command(skeleton: Path, tmp_path: Path, capsys
     assert "<script" not in html and "ad01_int8" in html and f"{pool['total_cycles']:,}" in html
 
 
+def test_qvanilla_through_the_command() -> None:
+    """The bundled QVanilla design with its built-in Python side: KWS's convolutions on the RTL."""
+    proc = mote("accel", "bench", QVANILLA_SV, "--accel", "qvanilla-rtl", "--models", "kws", "--json")
+    assert proc.returncode == 0, proc.stderr
+    (kws,) = json.loads(proc.stdout)
+    assert kws["offloaded_ops"] == ["conv2d", "depthwise_conv2d"] and kws["jobs"] > kws["offloaded_layers"] > 0
+    assert kws["rtl_cycles"] == kws["cost_model_cycles"] > 0 and kws["worst_layer_error"] == 0.0
+    assert kws["total_cycles"] == kws["cpu_cycles"] + kws["rtl_cycles"] and kws["cpu_cycles"] < kws["cpu_only_cycles"]
+    assert kws["bit_exact_with_cpu_only"] and kws["bit_exact_with_reference"]
+    assert kws["ram_change_bytes"] > 0  # QVanilla's layouts take arena
+
+
 def _design(tmp_path: Path, old: str = "", new: str = "", name: str = "qvanilla.sv") -> Path:
     """QVanilla's design as tmp_path/name, with `old` replaced by `new`."""
     text = QVANILLA_SV.read_text()
