@@ -90,13 +90,15 @@ def _accel_check(args: argparse.Namespace) -> int:
 
 def _accel_bench(args: argparse.Namespace) -> int:
     from mote.accel.rtl import rtl_library
-    from mote.accel.rtl.design import check_design_files, package_spec, with_design
+    from mote.accel.rtl.design import check_design_files, package_of, package_spec, with_design
     from mote.explore.rtl_bench import bench, model_paths
 
     check_design_files(args.designs)
     if args.html is not None:
         check_output_file(args.html, "--html")
     paths = model_paths(args.models)
+    if args.accel:
+        package_of(args.designs[0])  # `--accel my_npu:MyNpu:key=value` finds the package beside its design
     accel = with_design(find_accelerator(args.accel or package_spec(args.designs[0])), args.designs, args.top)
     rtl_library(accel)  # build (or load) the design first: its errors before any model runs
     target = find_target(args.target)

@@ -37,20 +37,28 @@ def check_design_files(paths: list[Path]) -> None:
                            f"{', '.join(SUFFIXES)})")
 
 
-def package_spec(design: Path) -> str:
-    """`package:Class` of the accelerator package that holds `design` as package/rtl/FILE, its directory's
-    parent put on sys.path; a MoteError when the design is not in such a package."""
+def package_of(design: Path) -> Path | None:
+    """The accelerator package that holds `design` as package/rtl/FILE (the layout of `mote accel new NAME
+    --rtl`), its parent directory put on sys.path so that `--accel package:Class` imports it; None if none."""
     package = design.resolve().parent.parent
     if design.resolve().parent.name != "rtl" or not (package / "__init__.py").is_file():
+        return None
+    if package.name.isidentifier() and str(package.parent) not in sys.path:
+        sys.path.insert(0, str(package.parent))
+    return package
+
+
+def package_spec(design: Path) -> str:
+    """`package:Class` of the accelerator package that holds `design` (package_of); a MoteError when the design
+    is not in such a package or the package does not name one accelerator."""
+    package = package_of(design)
+    if package is None:
         raise MoteError(f"which accelerator does {design} implement? It is not in a package written by "
                         "`mote accel new NAME --rtl` (NAME/rtl/FILE.sv beside NAME/__init__.py): give its Python "
                         "description with --accel module:Class (or a built-in, e.g. qvanilla-rtl)")
     if not package.name.isidentifier():
         raise MoteError(f"the accelerator package {package} is not named as a Python module; rename it or give "
                         "--accel module:Class")
-    root = str(package.parent)
-    if root not in sys.path:
-        sys.path.insert(0, root)
     try:
         module = importlib.import_module(package.name)
     except Exception as e:  # the user's package failed to import: their error, in one line
