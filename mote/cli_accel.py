@@ -50,6 +50,9 @@ def add_accel_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
                    help="the virtual platform's core (default rv32)")
     p.add_argument("--seed", type=bounded_int(0, (1 << 63) - 1), default=0, help="seed of the random inputs "
                                                                                  "(default 0)")
+    p.add_argument("--cycle-limit", type=bounded_int(1, 1 << 40), metavar="N",
+                   help="a job still busy after N cycles fails the run as hung (default: the class's rtl_cycle_limit, "
+                        "2^34)")
     p.add_argument("--json", action="store_true", help="print one JSON array, a row per model")
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write the table as a self-contained page")
     p.set_defaults(func=_accel_bench)
@@ -100,6 +103,8 @@ def _accel_bench(args: argparse.Namespace) -> int:
     if args.accel:
         package_of(args.designs[0])  # `--accel my_npu:MyNpu:key=value` finds the package beside its design
     accel = with_design(find_accelerator(args.accel or package_spec(args.designs[0])), args.designs, args.top)
+    if args.cycle_limit is not None:
+        accel.rtl_cycle_limit = args.cycle_limit  # type: ignore[attr-defined]
     rtl_library(accel)  # build (or load) the design first: its errors before any model runs
     target = find_target(args.target)
 

@@ -118,6 +118,8 @@ def test_error_lines(tmp_path: Path) -> None:
                           "Verilator could not read qvanilla", "broken.sv", "syntax error")
     assert_one_line_error(mote("accel", "bench", loose, "--accel", "qvanilla-rtl", "--top", "npu"),
                           "'npu' was not found")
+    assert_one_line_error(mote("accel", "bench", QVANILLA_SV, "--accel", "qvanilla-rtl", "--models", "kws",
+                               "--cycle-limit", "100"), "still busy after 100 cycles", "(layer ")
 
 
 def test_a_design_off_the_port_contract_is_one_line(tmp_path: Path) -> None:
