@@ -115,7 +115,7 @@ def test_error_lines(tmp_path: Path) -> None:
                           "'mnist'", "ad, kws, resnet, vww")
     broken = _design(tmp_path, "endmodule", "", "broken.sv")
     assert_one_line_error(mote("accel", "bench", broken, "--accel", "qvanilla-rtl", "--models", "ad"),
-                          "Verilator could not read qvanilla", "broken.sv", "syntax error")
+                          "Verilator could not build qvanilla", "broken.sv", "syntax error")
     assert_one_line_error(mote("accel", "bench", loose, "--accel", "qvanilla-rtl", "--top", "npu"),
                           "'npu' was not found")
     assert_one_line_error(mote("accel", "bench", QVANILLA_SV, "--accel", "qvanilla-rtl", "--models", "kws",

@@ -95,7 +95,7 @@ def check_ports(sources: list[Path], top: str, tool: str, env: dict[str, str]) -
         except OSError as e:
             raise RtlError(f"cannot run Verilator ({tool}): {e.strerror or e}") from None
         if out.returncode != 0:
-            raise RtlError(f"Verilator could not read {top}: {first_error(out.stderr + out.stdout)}")
+            raise RtlError(f"Verilator could not build {top}: {first_error(out.stderr + out.stdout)}")
         trees = sorted(Path(work).glob("*.tree.json"))
         if not trees:
             raise RtlError(f"Verilator wrote no description of {top} to check its ports against docs/rtl.md")
