@@ -1,0 +1,37 @@
+#ifndef MOTE_CONV_ARMV6M_S8_H
+#define MOTE_CONV_ARMV6M_S8_H
+
+#include "mote_armv6m.h"
+#include "mote_conv_common.h"
+#include "mote_dsp.h"
+#include "mote_types.h"
+
+/* An ungrouped int8 2-D convolution for Armv6-M (Cortex-M0+: mote_armv6m.h). Each output pixel's window
+ * (filter_h * filter_w * in_ch taps in HWC order, taps outside the input holding the input zero point,
+ * which adds nothing after the folded bias) is widened once into pair words in scratch (a 1x1 window at
+ * stride 1 straight from the input row), then meets the weights four output channels at a time, two
+ * products per multiply. Input tap (oy * stride_h - pad_top + fy * dilation_h,
+ * ox * stride_w - pad_left + fx * dilation_w). */
+typedef struct {
+  mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h) */
+  int32_t taps;                          /* filter_h * filter_w * in_ch */
+  int32_t pairs;                         /* ceil(taps / 2) rounded up to a multiple of MOTE_ARMV6M_UNROLL */
+  int32_t input_offset;                  /* -input zero point, in [-127, 128] */
+  int32_t output_offset;                 /* output zero point, in [-128, 127] */
+  int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
+  const uint32_t *weights;               /* [ceil(out_ch / 4)][pairs][4 channels]: pair words w[2k + 1] +
+                                            w[2k] * 2^16 of each channel's taps, weights in [-127, 127];
+                                            zero-padded */
+  const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
+                                            input_offset * the sum of the channel's weights */
+  const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
+} mote_conv_armv6m_params;
+
+/* The scratch it needs: one window's pair words and its int8 taps, plus alignment. */
+#define MOTE_CONV_ARMV6M_SCRATCH(pairs) (4 * (pairs) + 2 * (pairs) + 4)
+
+/* Bit-exact with mote_conv_s8 on the same convolution. Returns MOTE_ERROR if the scratch is too small. */
+mote_status mote_conv_armv6m_s8(const mote_conv_armv6m_params *p, const int8_t *input, int8_t *output,
+                                mote_scratch scratch);
+
+#endif
