@@ -2,15 +2,12 @@
 
 #include "mote_libc.h"
 
-/* Output pixel `pixel`'s window as int8 taps in win[0, taps): HWC order, the input zero point outside
- * the input. A 1x1 window inside the input is the input row itself. */
-static const int8_t *gather(const mote_conv_armv6m_params *p, const int8_t *input, int32_t pixel, int8_t *win) {
+/* The window of the output pixel whose first tap is (y0, x0) in `image`, as int8 taps in win[0, taps): HWC
+ * order, the input zero point outside the input. A 1x1 window inside the input is the input row itself. */
+static const int8_t *gather(const mote_conv_armv6m_params *p, const int8_t *image, int32_t y0, int32_t x0,
+                            int8_t *win) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t c = g->in_ch;
-  const int32_t per_image = g->out_h * g->out_w;
-  const int32_t b = pixel / per_image, oy = pixel % per_image / g->out_w, ox = pixel % g->out_w;
-  const int8_t *image = input + b * g->in_h * g->in_w * c;
-  const int32_t y0 = oy * g->stride_h - g->pad_top, x0 = ox * g->stride_w - g->pad_left;
   if (g->filter_h == 1 && g->filter_w == 1 && y0 >= 0 && y0 < g->in_h && x0 >= 0 && x0 < g->in_w) {
     return image + (y0 * g->in_w + x0) * c;
   }
@@ -27,6 +24,23 @@ static const int8_t *gather(const mote_conv_armv6m_params *p, const int8_t *inpu
   return win;
 }
 
+/* One output pixel: its window's pair words x[pairs] by every block of four channels. */
+static void pixel(const mote_conv_armv6m_params *p, const uint32_t *x, int8_t *output) {
+  const int32_t pairs = p->pairs, m = p->geometry.out_ch;
+  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const uint32_t *w = p->weights;
+  const int32_t *stage = p->stage;
+  for (int32_t oc = 0; oc < m; oc += 4, w += 4 * pairs) {
+    int32_t acc[4];
+    for (int32_t j = 0; j < 4; ++j) acc[j] = oc + j < m ? p->bias[oc + j] : 0;
+    mote_armv6m_dot_1x4(x, w, pairs, acc);
+    const int32_t n = m - oc < 4 ? m - oc : 4;
+    for (int32_t j = 0; j < n; ++j, stage += MOTE_DSP_STAGE) {
+      output[oc + j] = (int8_t)mote_dsp_requantize(acc[j], stage, offset, lo, hi);
+    }
+  }
+}
+
 mote_status mote_conv_armv6m_s8(const mote_conv_armv6m_params *p, const int8_t *input, int8_t *output,
                                 mote_scratch scratch) {
   const mote_conv_geometry *g = &p->geometry;
@@ -34,19 +48,13 @@ mote_status mote_conv_armv6m_s8(const mote_conv_armv6m_params *p, const int8_t *
   if (scratch.size < (size_t)MOTE_CONV_ARMV6M_SCRATCH(pairs)) return MOTE_ERROR;
   uint32_t *x = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 3u) & ~(uintptr_t)3u); /* [pairs] */
   int8_t *win = (int8_t *)(x + pairs);
-  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int32_t pixels = g->batches * g->out_h * g->out_w;
-  for (int32_t px = 0; px < pixels; ++px, output += m) {
-    mote_armv6m_widen(gather(p, input, px, win), p->taps, x, pairs);
-    const uint32_t *w = p->weights;
-    const int32_t *stage = p->stage;
-    for (int32_t oc = 0; oc < m; oc += 4, w += 4 * pairs) {
-      int32_t acc[4];
-      for (int32_t j = 0; j < 4; ++j) acc[j] = oc + j < m ? p->bias[oc + j] : 0;
-      mote_armv6m_dot_1x4(x, w, pairs, acc);
-      const int32_t n = m - oc < 4 ? m - oc : 4;
-      for (int32_t j = 0; j < n; ++j, stage += MOTE_DSP_STAGE) {
-        output[oc + j] = (int8_t)mote_dsp_requantize(acc[j], stage, offset, lo, hi);
+  const int32_t image_size = g->in_h * g->in_w * g->in_ch;
+  for (int32_t b = 0; b < g->batches; ++b, input += image_size) {
+    for (int32_t oy = 0; oy < g->out_h; ++oy) {
+      const int32_t y0 = oy * g->stride_h - g->pad_top;
+      for (int32_t ox = 0, x0 = -g->pad_left; ox < g->out_w; ++ox, x0 += g->stride_w, output += m) {
+        mote_armv6m_widen(gather(p, input, y0, x0, win), p->taps, x, pairs);
+        pixel(p, x, output);
       }
     }
   }
