@@ -21,6 +21,7 @@ from mote.ints import ceil_div
 from mote.ir import DType, Node
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
+from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.dsp_kernels import dsp_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
@@ -141,3 +142,57 @@ def _fc_scratch(node: Node, p: Any) -> int:
 
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_armv6m_s8", ARMV6M, _fc_pack, _fc_accepts, _fc_scratch,
                                 dtypes=INT8, scratch_why="the input row as pair words")
+
+
+# depthwise_conv2d ---------------------------------------------------------------------------------------
+
+STRIP_ROWS = 13  # MOTE_DEPTHWISE_ARMV6M_ROWS
+
+
+def _dw_strip(p: DepthwiseParams) -> tuple[int, int]:
+    """The strip's rows and columns (mote_depthwise_conv_armv6m_s8.h)."""
+    rows = max(STRIP_ROWS, (p.filter_h - 1) * p.dilation_h + 1)
+    return rows, (p.out_w - 1) * p.stride_w + (p.filter_w - 1) * p.dilation_w + 1
+
+
+def _dw_bias(p: DepthwiseParams) -> np.ndarray:
+    return np.zeros(p.out_ch, np.int64) if p.bias is None else p.bias.astype(np.int64)
+
+
+def _dw_bound(p: DepthwiseParams) -> int:
+    """The products of x + input_offset (in [-255, 255]) and the weights, plus the bias."""
+    return int(max_abs(_dw_bias(p))) + p.filter_h * p.filter_w * 255 * 128
+
+
+def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
+    if p.filter_offset:
+        return "weights with a zero point"
+    if not fits_int32(_dw_bound(p)):
+        return "accumulator may exceed int32"
+    if dsp_stage(p.multiplier, p.shift, _dw_bound(p)) is None:
+        return "the 32-bit output stage may overflow"
+    return None
+
+
+def _dw_scratch(node: Node, p: DepthwiseParams) -> int:
+    rows, cols = _dw_strip(p)
+    return 4 * rows * cols + 4  # MOTE_DEPTHWISE_CONV_ARMV6M_SCRATCH
+
+
+def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    rows, cols = _dw_strip(p)
+    fields = {name: getattr(p, name) for name in ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w",
+                                                   "depth_multiplier", "filter_h", "filter_w", "stride_h", "stride_w",
+                                                   "dilation_h", "dilation_w", "pad_top", "pad_left")}
+    weights = np.ascontiguousarray(p.weights.astype(np.int32).transpose(2, 1, 0)).reshape(-1)  # [out_ch][fw][fh]
+    return CCall("mote_depthwise_conv_armv6m_s8", "mote_depthwise_conv_armv6m_params", {
+        **fields, "rows": rows, "cols": cols, **{name: getattr(p, name) for name in QUANT},
+        "weights": em.const(weights, "strip_weights"), "bias": em.const(_dw_bias(p).astype(np.int32), "bias"),
+        "stage": em.const(_stage(p.multiplier, p.shift, _dw_bound(p)).reshape(-1), "dsp_stage")},
+        [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_armv6m_s8", ARMV6M, _dw_pack, _dw_accepts, _dw_scratch, dtypes=INT8,
+                          scratch_why="a strip of one channel's input rows as int32, column by column")

@@ -38,6 +38,7 @@ from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import (
+    armv6m_kernels,
     blocked_16x8,
     blocked_f32,
     depthwise_band,
@@ -240,6 +241,7 @@ KERNELS = (
     depthwise_conv2d_f32.KERNEL,
     depthwise_band.SINGLE_KERNEL,
     dsp_kernels.DEPTHWISE_KERNEL,
+    armv6m_kernels.DEPTHWISE_KERNEL,
     depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,
