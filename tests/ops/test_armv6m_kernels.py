@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mote.frontend.tflite import load_tflite
-from mote.ops.armv6m_kernels import UNROLL, pair_words, padded_pairs
+from mote.ops.armv6m_kernels import UNROLL, padded_pairs, pair_words
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
 from tests.ops.test_conv2d import Case, conv_chain_model, conv_model
