@@ -19,6 +19,7 @@ import numpy as np
 from mote.c_text import c_struct
 from mote.ints import ceil_div
 from mote.ir import DType, Node
+from mote.ops.armv6m_stage import single_rows
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
 from mote.ops.depthwise_params import DepthwiseParams
@@ -55,10 +56,14 @@ def pair_reason(weights: np.ndarray) -> str | None:
     return None
 
 
-def _stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray:
-    rows = dsp_stage(multiplier, shift, bound)
+def _stages(p: Any, bias: np.ndarray, reach: np.ndarray, bound: int, em: Emitter) -> dict[str, int | str]:
+    """The params' bias, single and stage fields: each channel's one-multiply stage where it has one (its constant
+    in its bias), mote_dsp.h's rows for the others."""
+    rows = dsp_stage(p.multiplier, p.shift, bound)
     assert rows is not None, "the record's accept test checks the output stage"
-    return rows
+    single, folded = single_rows(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max, bias, reach)
+    return {"bias": em.const(folded, "folded_bias"), "single": em.const(single.reshape(-1), "single_stage"),
+            "stage": em.const(rows.reshape(-1), "dsp_stage")}
 
 
 # conv2d -------------------------------------------------------------------------------------------------
@@ -88,12 +93,12 @@ def _conv_scratch(node: Node, p: ConvParams) -> int:
 def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
+    rows = p.weights.reshape(p.out_ch, -1).astype(np.int64)
     return CCall("mote_conv_armv6m_s8", "mote_conv_armv6m_params", {
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
         "taps": p.taps, "pairs": padded_pairs(p.taps), **{name: getattr(p, name) for name in QUANT},
-        "weights": em.const(pair_words(p.weights.reshape(p.out_ch, -1)), "pair_weights"),
-        "bias": em.const(p.folded.astype(np.int32), "folded_bias"),
-        "stage": em.const(_stage(p.multiplier, p.shift, _conv_bound(p)).reshape(-1), "dsp_stage")},
+        "weights": em.const(pair_words(rows), "pair_weights"),
+        **_stages(p, p.folded, 128 * np.abs(rows).sum(axis=1), _conv_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -131,8 +136,7 @@ def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "pairs": padded_pairs(p.accum_depth), "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(pair_words(_fc_weights(p)), "pair_weights"),
-        "bias": em.const(p.folded_bias, "folded_bias"),
-        "stage": em.const(_stage(p.multiplier, p.shift, _fc_bound(p)).reshape(-1), "dsp_stage")},
+        **_stages(p, p.folded_bias, 128 * np.abs(_fc_weights(p)).sum(axis=1), _fc_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -164,6 +168,12 @@ def _dw_bound(p: DepthwiseParams) -> int:
     return int(max_abs(_dw_bias(p))) + p.filter_h * p.filter_w * 255 * 128
 
 
+def _dw_reach(p: DepthwiseParams) -> np.ndarray:
+    """Per channel, the largest magnitude of its products: x + input_offset within [-128, 127] + input_offset."""
+    largest = max(abs(p.input_offset - 128), abs(p.input_offset + 127))
+    return np.abs(p.weights.astype(np.int64)).reshape(-1, p.out_ch).sum(axis=0) * largest
+
+
 def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
     if p.filter_offset:
         return "weights with a zero point"
@@ -189,8 +199,7 @@ def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     weights = np.ascontiguousarray(p.weights.astype(np.int32).transpose(2, 1, 0)).reshape(-1)  # [out_ch][fw][fh]
     return CCall("mote_depthwise_conv_armv6m_s8", "mote_depthwise_conv_armv6m_params", {
         **fields, "rows": rows, "cols": cols, **{name: getattr(p, name) for name in QUANT},
-        "weights": em.const(weights, "strip_weights"), "bias": em.const(_dw_bias(p).astype(np.int32), "bias"),
-        "stage": em.const(_stage(p.multiplier, p.shift, _dw_bound(p)).reshape(-1), "dsp_stage")},
+        "weights": em.const(weights, "strip_weights"), **_stages(p, _dw_bias(p), _dw_reach(p), _dw_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 

@@ -14,6 +14,9 @@
 
 #include <stdint.h>
 
+#include "mote_dsp.h"
+#include "mote_output_stage.h"
+
 /* Pair words per iteration of the inner loop: rows are zero-padded to a multiple of this many. */
 #define MOTE_ARMV6M_UNROLL 4
 
@@ -35,6 +38,28 @@ static inline void mote_armv6m_widen(const int8_t *src, int32_t n, uint32_t *dst
     ++k;
   }
   for (; k < pairs; ++k) dst[k] = 0;
+}
+
+/* The one-multiply output stage in 32-bit pieces (mote/ops/armv6m_stage.py): per channel a row of
+ * MOTE_ARMV6M_SINGLE words D, ml, mh, k0, k1, and an accumulator z whose bias holds the channel's constant.
+ * Inside [0, D) the output is the low byte of zh mh + ((zl mh + zh ml + k1 + ((zl ml + k0) >> 16)) >> 16)
+ * (zh, zl: z's halves), proven at compile time equal, offset included, to TFLite's requantization; below it
+ * act_min, past it act_max. A channel with D = 0 has no such constants: mote_dsp_requantize with its row of
+ * `stage` (MOTE_DSP_STAGE words). */
+#define MOTE_ARMV6M_SINGLE 5
+
+static inline int8_t mote_armv6m_output(int32_t z, const int32_t *single, const int32_t *stage, int32_t offset,
+                                        int32_t lo, int32_t hi) {
+  const uint32_t d = (uint32_t)single[0];
+  if (MOTE_LIKELY((uint32_t)z < d)) {
+    const uint32_t zl = (uint32_t)z & 0xFFFFu, zh = (uint32_t)z >> 16;
+    const uint32_t ml = (uint32_t)single[1], mh = (uint32_t)single[2];
+    const uint32_t t = (zl * ml + (uint32_t)single[3]) >> 16;
+    const uint32_t u = (zl * mh + zh * ml + (uint32_t)single[4] + t) >> 16;
+    return (int8_t)(uint8_t)(u + zh * mh);
+  }
+  if (d != 0) return (int8_t)(z < 0 ? lo : hi);
+  return (int8_t)mote_dsp_requantize(z, stage, offset, lo, hi);
 }
 
 /* acc[j] += the dot product of the pair words x[0, pairs) with those of row j of a block of four,

@@ -29,14 +29,14 @@ static void pixel(const mote_conv_armv6m_params *p, const uint32_t *x, int8_t *o
   const int32_t pairs = p->pairs, m = p->geometry.out_ch;
   const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
   const uint32_t *w = p->weights;
-  const int32_t *stage = p->stage;
+  const int32_t *stage = p->stage, *single = p->single;
   for (int32_t oc = 0; oc < m; oc += 4, w += 4 * pairs) {
     int32_t acc[4];
     for (int32_t j = 0; j < 4; ++j) acc[j] = oc + j < m ? p->bias[oc + j] : 0;
     mote_armv6m_dot_1x4(x, w, pairs, acc);
     const int32_t n = m - oc < 4 ? m - oc : 4;
-    for (int32_t j = 0; j < n; ++j, stage += MOTE_DSP_STAGE) {
-      output[oc + j] = (int8_t)mote_dsp_requantize(acc[j], stage, offset, lo, hi);
+    for (int32_t j = 0; j < n; ++j, stage += MOTE_DSP_STAGE, single += MOTE_ARMV6M_SINGLE) {
+      output[oc + j] = mote_armv6m_output(acc[j], single, stage, offset, lo, hi);
     }
   }
 }

@@ -24,6 +24,8 @@ typedef struct {
                                             zero-padded */
   const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
                                             input_offset * the sum of the channel's weights */
+  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
+                                            the bias of a channel with one holds its constant */
   const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_conv_armv6m_params;
 

@@ -56,13 +56,14 @@ mote_status mote_depthwise_conv_armv6m_s8(const mote_depthwise_conv_armv6m_param
       for (int32_t c = 0; c < p->in_ch; ++c) {
         fill(p, image, c, oy0 * p->stride_h - p->pad_top, s);
         for (int32_t oc = c * mult; oc < (c + 1) * mult; ++oc) {
-          const int32_t *w = p->weights + oc * taps, *stage = p->stage + oc * MOTE_DSP_STAGE, bias = p->bias[oc];
+          const int32_t *w = p->weights + oc * taps, *stage = p->stage + oc * MOTE_DSP_STAGE;
+          const int32_t *single = p->single + oc * MOTE_ARMV6M_SINGLE, bias = p->bias[oc];
           for (int32_t i = 0; i < count; ++i) {
             const int32_t *x = s + i * p->stride_h;
             int8_t *out = out_image + (oy0 + i) * out_step + oc;
             for (int32_t ox = 0; ox < p->out_w; ++ox, x += x_step, out += out_ch) {
               const int32_t acc = fast ? dot_3x3(x, w, bias) : dot_any(p, x, w, bias);
-              *out = (int8_t)mote_dsp_requantize(acc, stage, offset, lo, hi);
+              *out = mote_armv6m_output(acc, single, stage, offset, lo, hi);
             }
           }
         }

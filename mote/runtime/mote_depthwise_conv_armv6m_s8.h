@@ -1,6 +1,7 @@
 #ifndef MOTE_DEPTHWISE_CONV_ARMV6M_S8_H
 #define MOTE_DEPTHWISE_CONV_ARMV6M_S8_H
 
+#include "mote_armv6m.h"
 #include "mote_dsp.h"
 #include "mote_types.h"
 
@@ -25,6 +26,8 @@ typedef struct {
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;                /* [out_ch][filter_w][filter_h], int8 values */
   const int32_t *bias;                   /* [out_ch], never NULL (zeros for a layer without bias) */
+  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
+                                            the bias of a channel with one holds its constant */
   const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_depthwise_conv_armv6m_params;
 
