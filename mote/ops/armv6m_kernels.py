@@ -56,6 +56,16 @@ def pair_reason(weights: np.ndarray) -> str | None:
     return None
 
 
+def bias_and_reach(op: str, p: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A layer's bias as its kernel starts from, and per channel the largest magnitude of the products it adds:
+    the accumulators lie in bias +- reach."""
+    if op == "conv2d":
+        return p.folded, 128 * np.abs(p.weights.reshape(p.out_ch, -1).astype(np.int64)).sum(axis=1)
+    if op == "fully_connected":
+        return p.folded_bias, 128 * np.abs(_fc_weights(p)).sum(axis=1)
+    return _dw_bias(p), _dw_reach(p)
+
+
 def _stages(p: Any, bias: np.ndarray, reach: np.ndarray, bound: int, em: Emitter) -> dict[str, int | str]:
     """The params' bias, single and stage fields: each channel's one-multiply stage where it has one (its constant
     in its bias), mote_dsp.h's rows for the others."""
@@ -93,12 +103,11 @@ def _conv_scratch(node: Node, p: ConvParams) -> int:
 def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
-    rows = p.weights.reshape(p.out_ch, -1).astype(np.int64)
     return CCall("mote_conv_armv6m_s8", "mote_conv_armv6m_params", {
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
         "taps": p.taps, "pairs": padded_pairs(p.taps), **{name: getattr(p, name) for name in QUANT},
-        "weights": em.const(pair_words(rows), "pair_weights"),
-        **_stages(p, p.folded, 128 * np.abs(rows).sum(axis=1), _conv_bound(p), em)},
+        "weights": em.const(pair_words(p.weights.reshape(p.out_ch, -1)), "pair_weights"),
+        **_stages(p, *bias_and_reach("conv2d", p), _conv_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -136,7 +145,7 @@ def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "pairs": padded_pairs(p.accum_depth), "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(pair_words(_fc_weights(p)), "pair_weights"),
-        **_stages(p, p.folded_bias, 128 * np.abs(_fc_weights(p)).sum(axis=1), _fc_bound(p), em)},
+        **_stages(p, *bias_and_reach("fully_connected", p), _fc_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -199,7 +208,8 @@ def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     weights = np.ascontiguousarray(p.weights.astype(np.int32).transpose(2, 1, 0)).reshape(-1)  # [out_ch][fw][fh]
     return CCall("mote_depthwise_conv_armv6m_s8", "mote_depthwise_conv_armv6m_params", {
         **fields, "rows": rows, "cols": cols, **{name: getattr(p, name) for name in QUANT},
-        "weights": em.const(weights, "strip_weights"), **_stages(p, _dw_bias(p), _dw_reach(p), _dw_bound(p), em)},
+        "weights": em.const(weights, "strip_weights"),
+        **_stages(p, *bias_and_reach("depthwise_conv2d", p), _dw_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 

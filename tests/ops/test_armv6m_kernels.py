@@ -8,10 +8,14 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from conftest import MLPERF_TINY
 
 from mote.frontend.tflite import load_tflite
-from mote.ops.armv6m_kernels import UNROLL, padded_pairs, pair_words
+from mote.ops import OPS
+from mote.ops.armv6m_kernels import UNROLL, bias_and_reach, padded_pairs, pair_words
+from mote.ops.armv6m_stage import single_emulate, single_rows
 from mote.ops.registry import Core
+from mote.quant import multiply_by_quantized_multiplier
 from tests.ops.kernel_util import chosen
 from tests.ops.test_conv2d import Case, conv_chain_model, conv_model
 from tests.ops.test_depthwise_conv2d import Case as DwCase
@@ -98,3 +102,33 @@ def test_fully_connected_matches_tflm_sanitized(case: FcCase, check_model: Calla
     rng = np.random.default_rng(35)
     graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=ARMV6M)
     assert chosen(graph.nodes[0], ARMV6M) == "mote_fully_connected_armv6m_s8"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("file", "op"), [("kws_ref_model.tflite", "conv2d"), ("kws_ref_model.tflite",
+                                          "depthwise_conv2d"), ("ad01_int8.tflite", "fully_connected")])
+def test_one_multiply_stage_in_halves_is_tflites_requantization(file: str, op: str) -> None:
+    """The first layer of the op in an MLPerf Tiny model: on every channel with a row, mote_armv6m_single's uint32
+    steps equal TFLite's two roundings, offset and clamp included, on its thresholds, their neighbours and random
+    accumulators of the reachable range; most channels have a row."""
+    rng = np.random.default_rng(36)
+    graph = load_tflite((MLPERF_TINY / file).read_bytes(), "m")
+    node = next(n for n in graph.nodes if n.op == op)
+    p = OPS[op].prepare(node)
+    bias, reach = bias_and_reach(op, p)
+    n = len(bias)
+    multiplier, shift = np.broadcast_to(p.multiplier, n), np.broadcast_to(p.shift, n)
+    rows, folded = single_rows(multiplier, shift, p.output_offset, p.act_min, p.act_max, bias, reach)
+    assert (rows[:, 0] != 0).sum() > n // 2
+    for c in range(n):
+        lo, hi = int(bias[c] - reach[c]), int(bias[c] + reach[c])
+        acc = np.concatenate([rng.integers(lo, hi + 1, 3000), [lo, hi]])
+        if rows[c, 0]:
+            low = int(bias[c]) - int(folded[c])  # the accumulator at z = 0
+            edges = np.array([low - 1, low, low + 1, low + int(rows[c, 0]) - 1, low + int(rows[c, 0])])
+            acc = np.concatenate([acc, edges[(edges >= lo) & (edges <= hi)]])
+        expected = np.clip(multiply_by_quantized_multiplier(acc, int(multiplier[c]), int(shift[c])) + p.output_offset,
+                           p.act_min, p.act_max)
+        if rows[c, 0]:
+            assert np.array_equal(single_emulate(acc - bias[c] + folded[c], rows[c], p.act_min, p.act_max), expected)
+        else:
+            assert folded[c] == bias[c]  # the channel keeps its bias for mote_dsp.h's stage
