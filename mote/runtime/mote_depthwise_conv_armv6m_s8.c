@@ -1,11 +1,12 @@
 #include "mote_depthwise_conv_armv6m_s8.h"
 
-/* Input rows y0 .. y0 + rows - 1 of channel c of `image` into the strip s (the header's layout). */
-static void fill(const mote_depthwise_conv_armv6m_params *p, const int8_t *image, int32_t c, int32_t y0, int32_t *s) {
+/* Input rows y0 .. y0 + used - 1 of channel c of `image` into the strip s (the header's layout). */
+static void fill(const mote_depthwise_conv_armv6m_params *p, const int8_t *image, int32_t c, int32_t y0, int32_t used,
+                 int32_t *s) {
   const int32_t rows = p->rows, cols = p->cols, step = p->in_ch, offset = p->input_offset;
   const int32_t left = p->pad_left < cols ? p->pad_left : cols; /* columns before the input */
   const int32_t inside = p->in_w + p->pad_left < cols ? p->in_w : cols - left; /* columns on the input */
-  for (int32_t r = 0; r < rows; ++r) {
+  for (int32_t r = 0; r < used; ++r) {
     const int32_t iy = y0 + r;
     int32_t *d = s + r;
     if (iy < 0 || iy >= p->in_h) {
@@ -37,6 +38,32 @@ static int32_t dot_any(const mote_depthwise_conv_armv6m_params *p, const int32_t
   return acc;
 }
 
+/* One output channel's outputs along a row: the channel's weights, bias and output stage. */
+typedef struct {
+  const int32_t *w, *single, *stage;
+  int32_t bias;
+} channel;
+
+/* `count` outputs of a row whose first window is at x, each next one x_step words on, out_step bytes apart. */
+static void row_3x3(const mote_depthwise_conv_armv6m_params *p, const channel *ch, const int32_t *x, int8_t *out,
+                    int32_t count) {
+  const int32_t x_step = p->stride_w * MOTE_DEPTHWISE_ARMV6M_ROWS, out_step = p->in_ch * p->depth_multiplier;
+  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const int32_t *w = ch->w, *single = ch->single, bias = ch->bias;
+  for (int8_t *end = out + count * out_step; out != end; out += out_step, x += x_step) {
+    *out = mote_armv6m_output(dot_3x3(x, w, bias), single, ch->stage, offset, lo, hi);
+  }
+}
+
+static void row_any(const mote_depthwise_conv_armv6m_params *p, const channel *ch, const int32_t *x, int8_t *out,
+                    int32_t count) {
+  const int32_t x_step = p->stride_w * p->rows, out_step = p->in_ch * p->depth_multiplier;
+  for (int32_t i = 0; i < count; ++i, out += out_step, x += x_step) {
+    *out = mote_armv6m_output(dot_any(p, x, ch->w, ch->bias), ch->single, ch->stage, p->output_offset, p->act_min,
+                              p->act_max);
+  }
+}
+
 mote_status mote_depthwise_conv_armv6m_s8(const mote_depthwise_conv_armv6m_params *p, const int8_t *input,
                                           int8_t *output, mote_scratch scratch) {
   if (scratch.size < (size_t)MOTE_DEPTHWISE_CONV_ARMV6M_SCRATCH(p->rows, p->cols)) return MOTE_ERROR;
@@ -46,25 +73,21 @@ mote_status mote_depthwise_conv_armv6m_s8(const mote_depthwise_conv_armv6m_param
   const int32_t per_strip = (rows - span) / p->stride_h + 1; /* output rows a strip serves */
   const int32_t fast = p->filter_h == 3 && p->filter_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
                        rows == MOTE_DEPTHWISE_ARMV6M_ROWS;
-  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
-  const int32_t x_step = p->stride_w * rows, out_step = p->out_w * out_ch;
+  void (*const row)(const mote_depthwise_conv_armv6m_params *, const channel *, const int32_t *, int8_t *, int32_t) =
+      fast ? row_3x3 : row_any;
+  const int32_t out_step = p->out_w * out_ch;
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *image = input + b * p->in_h * p->in_w * p->in_ch;
     int8_t *out_image = output + b * p->out_h * out_step;
     for (int32_t oy0 = 0; oy0 < p->out_h; oy0 += per_strip) {
       const int32_t count = p->out_h - oy0 < per_strip ? p->out_h - oy0 : per_strip;
       for (int32_t c = 0; c < p->in_ch; ++c) {
-        fill(p, image, c, oy0 * p->stride_h - p->pad_top, s);
+        fill(p, image, c, oy0 * p->stride_h - p->pad_top, (count - 1) * p->stride_h + span, s);
         for (int32_t oc = c * mult; oc < (c + 1) * mult; ++oc) {
-          const int32_t *w = p->weights + oc * taps, *stage = p->stage + oc * MOTE_DSP_STAGE;
-          const int32_t *single = p->single + oc * MOTE_ARMV6M_SINGLE, bias = p->bias[oc];
+          const channel ch = {p->weights + oc * taps, p->single + oc * MOTE_ARMV6M_SINGLE,
+                              p->stage + oc * MOTE_DSP_STAGE, p->bias[oc]};
           for (int32_t i = 0; i < count; ++i) {
-            const int32_t *x = s + i * p->stride_h;
-            int8_t *out = out_image + (oy0 + i) * out_step + oc;
-            for (int32_t ox = 0; ox < p->out_w; ++ox, x += x_step, out += out_ch) {
-              const int32_t acc = fast ? dot_3x3(x, w, bias) : dot_any(p, x, w, bias);
-              *out = mote_armv6m_output(acc, single, stage, offset, lo, hi);
-            }
+            row(p, &ch, s + i * p->stride_h, out_image + (oy0 + i) * out_step + oc, p->out_w);
           }
         }
       }
