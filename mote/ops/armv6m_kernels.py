@@ -96,17 +96,33 @@ def _conv_accepts(node: Node, p: ConvParams) -> str | None:
     return None
 
 
+def conv_segments(p: ConvParams) -> tuple[int, int]:
+    """The window's segments of contiguous input taps (mote_conv_armv6m_s8.h): how many, and their taps."""
+    if p.dilation_w == 1:
+        return p.filter_h, p.filter_w * p.in_ch
+    return p.filter_h * p.filter_w, p.in_ch
+
+
+def conv_rows(p: ConvParams) -> np.ndarray:
+    """Each channel's taps segment by segment, each segment zero-padded to whole pairs: int64 [out_ch, depth]."""
+    count, taps = conv_segments(p)
+    rows = np.zeros((p.out_ch, count, 2 * ceil_div(taps, 2)), np.int64)
+    rows[:, :, :taps] = p.weights.reshape(p.out_ch, count, taps)
+    return rows.reshape(p.out_ch, -1)
+
+
 def _conv_scratch(node: Node, p: ConvParams) -> int:
-    return 6 * padded_pairs(p.taps) + 4  # MOTE_CONV_ARMV6M_SCRATCH in mote_conv_armv6m_s8.h
+    return 6 * padded_pairs(conv_rows(p).shape[1]) + 4  # MOTE_CONV_ARMV6M_SCRATCH in mote_conv_armv6m_s8.h
 
 
 def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
+    rows, (_, taps) = conv_rows(p), conv_segments(p)
     return CCall("mote_conv_armv6m_s8", "mote_conv_armv6m_params", {
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
-        "taps": p.taps, "pairs": padded_pairs(p.taps), **{name: getattr(p, name) for name in QUANT},
-        "weights": em.const(pair_words(p.weights.reshape(p.out_ch, -1)), "pair_weights"),
+        "seg_taps": taps, "seg_pairs": ceil_div(taps, 2), "pairs": padded_pairs(rows.shape[1]),
+        **{name: getattr(p, name) for name in QUANT}, "weights": em.const(pair_words(rows), "pair_weights"),
         **_stages(p, *bias_and_reach("conv2d", p), _conv_bound(p), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 

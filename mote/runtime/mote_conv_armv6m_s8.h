@@ -8,19 +8,23 @@
 
 /* An ungrouped int8 2-D convolution for Armv6-M (Cortex-M0+: mote_armv6m.h). Each output pixel's window
  * (filter_h * filter_w * in_ch taps in HWC order, taps outside the input holding the input zero point,
- * which adds nothing after the folded bias) is widened once into pair words in scratch (a 1x1 window at
- * stride 1 straight from the input row), then meets the weights four output channels at a time, two
- * products per multiply. Input tap (oy * stride_h - pad_top + fy * dilation_h,
+ * which adds nothing after the folded bias) is widened once into pair words in scratch, a segment of
+ * contiguous input taps at a time (straight from the input where the segment lies inside it), then meets
+ * the weights four output channels at a time, two products per multiply. Input tap (oy * stride_h - pad_top + fy * dilation_h,
  * ox * stride_w - pad_left + fx * dilation_w). */
 typedef struct {
   mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h) */
-  int32_t taps;                          /* filter_h * filter_w * in_ch */
-  int32_t pairs;                         /* ceil(taps / 2) rounded up to a multiple of MOTE_ARMV6M_UNROLL */
+  int32_t seg_taps;                      /* the taps of a segment: a filter row (filter_w * in_ch) when
+                                            dilation_w is 1, else one tap's in_ch */
+  int32_t seg_pairs;                     /* ceil(seg_taps / 2): a segment's pair words */
+  int32_t pairs;                         /* the segments' pair words, rounded up to a multiple of
+                                            MOTE_ARMV6M_UNROLL */
   int32_t input_offset;                  /* -input zero point, in [-127, 128] */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const uint32_t *weights;               /* [ceil(out_ch / 4)][pairs][4 channels]: pair words w[2k + 1] +
-                                            w[2k] * 2^16 of each channel's taps, weights in [-127, 127];
+                                            w[2k] * 2^16 of each channel's taps segment by segment, each
+                                            segment zero-padded to seg_pairs words, weights in [-127, 127];
                                             zero-padded */
   const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
                                             input_offset * the sum of the channel's weights */
