@@ -68,10 +68,11 @@ def bias_and_reach(op: str, p: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def _stages(p: Any, bias: np.ndarray, reach: np.ndarray, bound: int, em: Emitter) -> dict[str, int | str]:
     """The params' bias, single and stage fields: each channel's one-multiply stage where it has one (its constant
-    in its bias), mote_dsp.h's rows for the others."""
+    in its bias), mote_dsp.h's rows for the others; the bias zero-padded to whole blocks of BLOCK channels."""
     rows = dsp_stage(p.multiplier, p.shift, bound)
     assert rows is not None, "the record's accept test checks the output stage"
     single, folded = single_rows(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max, bias, reach)
+    folded = np.concatenate([folded, np.zeros(-len(folded) % BLOCK, np.int32)])
     return {"bias": em.const(folded, "folded_bias"), "single": em.const(single.reshape(-1), "single_stage"),
             "stage": em.const(rows.reshape(-1), "dsp_stage")}
 

@@ -33,19 +33,26 @@ static void widen_window(const mote_conv_armv6m_params *p, const int8_t *image, 
   }
 }
 
-/* One output pixel: its window's pair words x[pairs] by every block of four channels. */
+/* One output pixel: its window's pair words x[pairs] by every block of four channels (the bias padded to
+ * whole blocks). */
 static void pixel(const mote_conv_armv6m_params *p, const uint32_t *x, int8_t *output) {
   const int32_t pairs = p->pairs, m = p->geometry.out_ch;
   const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
   const uint32_t *w = p->weights;
-  const int32_t *stage = p->stage, *single = p->single;
-  for (int32_t oc = 0; oc < m; oc += 4, w += 4 * pairs) {
-    int32_t acc[4];
-    for (int32_t j = 0; j < 4; ++j) acc[j] = oc + j < m ? p->bias[oc + j] : 0;
+  const int32_t *bias = p->bias, *stage = p->stage, *single = p->single;
+  int32_t oc = 0;
+  for (; oc + 4 <= m; oc += 4, w += 4 * pairs, bias += 4, output += 4) {
+    int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
     mote_armv6m_dot_1x4(x, w, pairs, acc);
-    const int32_t n = m - oc < 4 ? m - oc : 4;
-    for (int32_t j = 0; j < n; ++j, stage += MOTE_DSP_STAGE, single += MOTE_ARMV6M_SINGLE) {
-      output[oc + j] = mote_armv6m_output(acc[j], single, stage, offset, lo, hi);
+    for (int32_t j = 0; j < 4; ++j, stage += MOTE_DSP_STAGE, single += MOTE_ARMV6M_SINGLE) {
+      output[j] = mote_armv6m_output(acc[j], single, stage, offset, lo, hi);
+    }
+  }
+  if (oc < m) {
+    int32_t acc[4] = {bias[0], bias[1], bias[2], bias[3]};
+    mote_armv6m_dot_1x4(x, w, pairs, acc);
+    for (int32_t j = 0; j < m - oc; ++j, stage += MOTE_DSP_STAGE, single += MOTE_ARMV6M_SINGLE) {
+      output[j] = mote_armv6m_output(acc[j], single, stage, offset, lo, hi);
     }
   }
 }
@@ -58,12 +65,16 @@ mote_status mote_conv_armv6m_s8(const mote_conv_armv6m_params *p, const int8_t *
   uint32_t *x = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 3u) & ~(uintptr_t)3u); /* [pairs] */
   int8_t *win = (int8_t *)(x + pairs);
   for (int32_t k = 0; k < pairs; ++k) x[k] = 0; /* the pairs past the last segment stay zero */
-  const int32_t image_size = g->in_h * g->in_w * g->in_ch;
+  const int32_t image_size = g->in_h * g->in_w * g->in_ch, one = g->filter_h == 1 && g->filter_w == 1;
   for (int32_t b = 0; b < g->batches; ++b, input += image_size) {
     for (int32_t oy = 0; oy < g->out_h; ++oy) {
       const int32_t y0 = oy * g->stride_h - g->pad_top;
       for (int32_t ox = 0, x0 = -g->pad_left; ox < g->out_w; ++ox, x0 += g->stride_w, output += m) {
-        widen_window(p, input, y0, x0, win, x);
+        if (one && y0 >= 0 && y0 < g->in_h && x0 >= 0 && x0 < g->in_w) { /* a 1x1 window: the input row */
+          mote_armv6m_widen(input + (y0 * g->in_w + x0) * g->in_ch, p->seg_taps, x, p->seg_pairs);
+        } else {
+          widen_window(p, input, y0, x0, win, x);
+        }
         pixel(p, x, output);
       }
     }

@@ -26,8 +26,8 @@ typedef struct {
                                             w[2k] * 2^16 of each channel's taps segment by segment, each
                                             segment zero-padded to seg_pairs words, weights in [-127, 127];
                                             zero-padded */
-  const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
-                                            input_offset * the sum of the channel's weights */
+  const int32_t *bias;                   /* [ceil(out_ch / 4) * 4], never NULL: the model's bias (or 0) plus
+                                            input_offset * the sum of the channel's weights; zero-padded */
   const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
                                             the bias of a channel with one holds its constant */
   const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
