@@ -186,18 +186,19 @@ def _dw_strip(p: DepthwiseParams) -> tuple[int, int]:
 
 
 def _dw_bias(p: DepthwiseParams) -> np.ndarray:
-    return np.zeros(p.out_ch, np.int64) if p.bias is None else p.bias.astype(np.int64)
+    """The bias plus input_offset times the sum of the channel's weights (the strip holds the inputs as they are)."""
+    bias = np.zeros(p.out_ch, np.int64) if p.bias is None else p.bias.astype(np.int64)
+    return bias + p.input_offset * p.weights.astype(np.int64).reshape(-1, p.out_ch).sum(axis=0)
 
 
 def _dw_bound(p: DepthwiseParams) -> int:
-    """The products of x + input_offset (in [-255, 255]) and the weights, plus the bias."""
-    return int(max_abs(_dw_bias(p))) + p.filter_h * p.filter_w * 255 * 128
+    """The products of the inputs and the weights, plus the folded bias."""
+    return int(max_abs(_dw_bias(p))) + p.filter_h * p.filter_w * 128 * 128
 
 
 def _dw_reach(p: DepthwiseParams) -> np.ndarray:
-    """Per channel, the largest magnitude of its products: x + input_offset within [-128, 127] + input_offset."""
-    largest = max(abs(p.input_offset - 128), abs(p.input_offset + 127))
-    return np.abs(p.weights.astype(np.int64)).reshape(-1, p.out_ch).sum(axis=0) * largest
+    """Per channel, the largest magnitude of its products' sum: inputs within [-128, 127]."""
+    return np.abs(p.weights.astype(np.int64)).reshape(-1, p.out_ch).sum(axis=0) * 128
 
 
 def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:

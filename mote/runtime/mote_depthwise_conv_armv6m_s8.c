@@ -3,21 +3,21 @@
 /* Input rows y0 .. y0 + used - 1 of channel c of `image` into the strip s (the header's layout). */
 static void fill(const mote_depthwise_conv_armv6m_params *p, const int8_t *image, int32_t c, int32_t y0, int32_t used,
                  int32_t *s) {
-  const int32_t rows = p->rows, cols = p->cols, step = p->in_ch, offset = p->input_offset;
+  const int32_t rows = p->rows, cols = p->cols, step = p->in_ch, zero_point = -p->input_offset;
   const int32_t left = p->pad_left < cols ? p->pad_left : cols; /* columns before the input */
   const int32_t inside = p->in_w + p->pad_left < cols ? p->in_w : cols - left; /* columns on the input */
   for (int32_t r = 0; r < used; ++r) {
     const int32_t iy = y0 + r;
     int32_t *d = s + r;
     if (iy < 0 || iy >= p->in_h) {
-      for (int32_t col = 0; col < cols; ++col, d += rows) *d = 0;
+      for (int32_t col = 0; col < cols; ++col, d += rows) *d = zero_point;
       continue;
     }
     const int8_t *from = image + iy * p->in_w * step + c;
     int32_t col = 0;
-    for (; col < left; ++col, d += rows) *d = 0;
-    for (int32_t k = 0; k < inside; ++k, d += rows, from += step) *d = *from + offset;
-    for (col += inside; col < cols; ++col, d += rows) *d = 0;
+    for (; col < left; ++col, d += rows) *d = zero_point;
+    for (int32_t k = 0; k < inside; ++k, d += rows, from += step) *d = *from;
+    for (col += inside; col < cols; ++col, d += rows) *d = zero_point;
   }
 }
 
@@ -44,23 +44,30 @@ typedef struct {
   int32_t bias;
 } channel;
 
-/* `count` outputs of a row whose first window is at x, each next one x_step words on, out_step bytes apart. */
-static void row_3x3(const mote_depthwise_conv_armv6m_params *p, const channel *ch, const int32_t *x, int8_t *out,
-                    int32_t count) {
+/* The outputs of `count` rows of the strip s: row i's windows start at s + i * stride_h, each next one
+ * stride_w columns on; its outputs at out + i * (out_w * out_ch), out_ch bytes apart. */
+static void rows_3x3(const mote_depthwise_conv_armv6m_params *p, const channel *ch, const int32_t *s, int8_t *out,
+                     int32_t count) {
   const int32_t x_step = p->stride_w * MOTE_DEPTHWISE_ARMV6M_ROWS, out_step = p->in_ch * p->depth_multiplier;
-  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
+  const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max, width = p->out_w * out_step;
   const int32_t *w = ch->w, *single = ch->single, bias = ch->bias;
-  for (int8_t *end = out + count * out_step; out != end; out += out_step, x += x_step) {
-    *out = mote_armv6m_output(dot_3x3(x, w, bias), single, ch->stage, offset, lo, hi);
+  for (int32_t i = 0; i < count; ++i, s += p->stride_h, out += width) {
+    const int32_t *x = s;
+    for (int8_t *o = out, *end = out + width; o != end; o += out_step, x += x_step) {
+      *o = mote_armv6m_output(dot_3x3(x, w, bias), single, ch->stage, offset, lo, hi);
+    }
   }
 }
 
-static void row_any(const mote_depthwise_conv_armv6m_params *p, const channel *ch, const int32_t *x, int8_t *out,
-                    int32_t count) {
+static void rows_any(const mote_depthwise_conv_armv6m_params *p, const channel *ch, const int32_t *s, int8_t *out,
+                     int32_t count) {
   const int32_t x_step = p->stride_w * p->rows, out_step = p->in_ch * p->depth_multiplier;
-  for (int32_t i = 0; i < count; ++i, out += out_step, x += x_step) {
-    *out = mote_armv6m_output(dot_any(p, x, ch->w, ch->bias), ch->single, ch->stage, p->output_offset, p->act_min,
-                              p->act_max);
+  for (int32_t i = 0; i < count; ++i, s += p->stride_h, out += p->out_w * out_step) {
+    const int32_t *x = s;
+    for (int32_t ox = 0; ox < p->out_w; ++ox, x += x_step) {
+      out[ox * out_step] = mote_armv6m_output(dot_any(p, x, ch->w, ch->bias), ch->single, ch->stage,
+                                              p->output_offset, p->act_min, p->act_max);
+    }
   }
 }
 
@@ -73,8 +80,8 @@ mote_status mote_depthwise_conv_armv6m_s8(const mote_depthwise_conv_armv6m_param
   const int32_t per_strip = (rows - span) / p->stride_h + 1; /* output rows a strip serves */
   const int32_t fast = p->filter_h == 3 && p->filter_w == 3 && p->dilation_h == 1 && p->dilation_w == 1 &&
                        rows == MOTE_DEPTHWISE_ARMV6M_ROWS;
-  void (*const row)(const mote_depthwise_conv_armv6m_params *, const channel *, const int32_t *, int8_t *, int32_t) =
-      fast ? row_3x3 : row_any;
+  void (*const rows_of)(const mote_depthwise_conv_armv6m_params *, const channel *, const int32_t *, int8_t *,
+                        int32_t) = fast ? rows_3x3 : rows_any;
   const int32_t out_step = p->out_w * out_ch;
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *image = input + b * p->in_h * p->in_w * p->in_ch;
@@ -86,9 +93,7 @@ mote_status mote_depthwise_conv_armv6m_s8(const mote_depthwise_conv_armv6m_param
         for (int32_t oc = c * mult; oc < (c + 1) * mult; ++oc) {
           const channel ch = {p->weights + oc * taps, p->single + oc * MOTE_ARMV6M_SINGLE,
                               p->stage + oc * MOTE_DSP_STAGE, p->bias[oc]};
-          for (int32_t i = 0; i < count; ++i) {
-            row(p, &ch, s + i * p->stride_h, out_image + (oy0 + i) * out_step + oc, p->out_w);
-          }
+          rows_of(p, &ch, s, out_image + oy0 * out_step + oc, count);
         }
       }
     }

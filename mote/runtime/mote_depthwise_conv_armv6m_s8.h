@@ -7,7 +7,7 @@
 
 /* An int8 depthwise 2-D convolution for Armv6-M (Cortex-M0+), any filter, stride, dilation, padding and
  * depth multiplier. One input channel at a time, a strip of input rows is copied into scratch as int32
- * values x + input_offset (zero outside the input), column by column: word col * rows + r holds input
+ * values (the input zero point outside the input), column by column: word col * rows + r holds input
  * row (first row of the strip + r), column (col - pad_left). An output's window is then words at fixed
  * distances from one pointer (fx * dilation_w * rows + fy * dilation_h), so a 3x3 undilated window is
  * nine loads with immediate offsets, each product one MULS. Each strip serves every output row whose
@@ -25,7 +25,8 @@ typedef struct {
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;                /* [out_ch][filter_w][filter_h], int8 values */
-  const int32_t *bias;                   /* [out_ch], never NULL (zeros for a layer without bias) */
+  const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
+                                            input_offset * the sum of the channel's weights */
   const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
                                             the bias of a channel with one holds its constant */
   const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
