@@ -47,8 +47,10 @@ def test_armv6m_assembly_matches_tflm(name: str, tmp_path: Path) -> None:
         assert_same(firmware.run(inputs).outputs, tflm_outputs(data, compiled.graph, inputs), f"{name}, seed {seed}")
 
 
-# Instructions per MAC on Cortex-M0+ (the portable vector kernels: AD 6.0, ResNet-8 7.4).
-BOUNDS = {"ad01_int8.tflite": 3.0, "pretrainedResnet_quant.tflite": 3.6}
+# Instructions per MAC on Cortex-M0+, a little above what the Armv6-M kernels take (2.66, 3.84, 3.06, 4.17); the
+# portable vector kernels they replace take 6.0, 11.0, 7.4 and 11.5.
+BOUNDS = {"ad01_int8.tflite": 2.8, "kws_ref_model.tflite": 4.0, "pretrainedResnet_quant.tflite": 3.2,
+          "vww_96_int8.tflite": 4.4}
 
 
 @pytest.mark.parametrize("file", list(BOUNDS))
