@@ -97,7 +97,8 @@ def test_depthwise_matches_tflm_sanitized(case: DwCase, check_model: Callable[..
 
 
 @pytest.mark.parametrize("case", [FcCase((3, 13), 13, 7, False, "RELU", True, 0, True),
-                                  FcCase((1, 20), 20, 8, False, "NONE", False, 0, False)])
+                                  FcCase((1, 20), 20, 8, False, "NONE", False, 0, False),
+                                  FcCase((1, 20), 20, 8, False, "NONE", False, 5, True)])  # a filter zero point
 def test_fully_connected_matches_tflm_sanitized(case: FcCase, check_model: Callable[..., object]) -> None:
     rng = np.random.default_rng(35)
     graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=ARMV6M)
