@@ -67,6 +67,14 @@ static inline int8_t mote_armv6m_output(int32_t z, const int32_t *single, const 
  * compilers do not keep the four accumulators, the pointers and the two temporaries in the eight low
  * registers, nor use the carry; 18 instructions for each pair word (8 MACs) and 4 per iteration. */
 #if defined(__thumb__) && !defined(__thumb2__)
+/* gcc assembles Thumb-1 inline assembly in the divided syntax; the loop is written in the unified one. */
+#if defined(__clang__)
+#define MOTE_ARMV6M_UNIFIED ""
+#define MOTE_ARMV6M_DIVIDED ""
+#else
+#define MOTE_ARMV6M_UNIFIED ".syntax unified\n\t"
+#define MOTE_ARMV6M_DIVIDED "\n\t.syntax divided"
+#endif
 #define MOTE_ARMV6M_PAIR(xo, wo)                 \
   "ldr %[x], [%[px], #" #xo "]\n\t"              \
   "ldr %[t], [%[pw], #" #wo "]\n\t"              \
@@ -91,6 +99,7 @@ static inline void mote_armv6m_dot_1x4(const uint32_t *x, const uint32_t *w, int
   const uint32_t *end = x + pairs;
   uint32_t xr, t;
   __asm__ volatile(
+      MOTE_ARMV6M_UNIFIED
       "1:\n\t"
       MOTE_ARMV6M_PAIR(0, 0)
       MOTE_ARMV6M_PAIR(4, 16)
@@ -100,6 +109,7 @@ static inline void mote_armv6m_dot_1x4(const uint32_t *x, const uint32_t *w, int
       "adds %[pw], #64\n\t"
       "cmp %[px], %[end]\n\t"
       "bne 1b"
+      MOTE_ARMV6M_DIVIDED
       : [a0] "+l"(a0), [a1] "+l"(a1), [a2] "+l"(a2), [a3] "+l"(a3), [px] "+l"(x), [pw] "+l"(w),
         [x] "=&l"(xr), [t] "=&l"(t)
       : [end] "h"(end)
