@@ -3,6 +3,7 @@ and the MLPerf Tiny models within instructions-per-MAC bounds that the portable 
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -36,12 +37,17 @@ def _models() -> dict[str, tuple[bytes, str]]:
     }
 
 
+GCC = pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="arm-none-eabi-gcc is not installed")
+
+
+@pytest.mark.parametrize("cc", ["zig", pytest.param("gcc", marks=GCC)])
 @pytest.mark.parametrize("name", ["conv", "depthwise", "depthwise_dilated", "fully_connected"])
-def test_armv6m_assembly_matches_tflm(name: str, tmp_path: Path) -> None:
+def test_armv6m_assembly_matches_tflm(name: str, cc: str, tmp_path: Path) -> None:
+    """With zig's clang and with arm-none-eabi-gcc (whose Thumb-1 inline assembly syntax differs)."""
     data, kernel = _models()[name]
     compiled = compile_graph(load_tflite(data, name), core=Core.ARMV6M)
     assert all(layer.kernel == kernel for layer in compiled.layers)
-    firmware = build_cortexm(compiled, tmp_path / name, M0PLUS)
+    firmware = build_cortexm(compiled, tmp_path / name, CortexMConfig(cpu="cortex-m0plus", cc=cc))
     for seed in range(2):
         inputs = random_inputs(compiled.graph, seed)
         assert_same(firmware.run(inputs).outputs, tflm_outputs(data, compiled.graph, inputs), f"{name}, seed {seed}")
