@@ -39,6 +39,7 @@ from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import (
+    armv6m_kernels,
     blocked_16x8,
     blocked_f32,
     depthwise_band,
@@ -243,6 +244,7 @@ KERNELS = (
     subbyte_kernels.DEPTHWISE_KERNEL,
     depthwise_band.SINGLE_KERNEL,
     dsp_kernels.DEPTHWISE_KERNEL,
+    armv6m_kernels.DEPTHWISE_KERNEL,
     depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,

@@ -26,6 +26,7 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
 from mote.ops import (
+    armv6m_kernels,
     blocked_16x8,
     blocked_f32,
     dsp_kernels,
@@ -174,6 +175,7 @@ KERNELS = (
     fully_connected_f32.KERNEL,
     subbyte_kernels.FULLY_CONNECTED_KERNEL,
     dsp_kernels.FULLY_CONNECTED_KERNEL,
+    armv6m_kernels.FULLY_CONNECTED_KERNEL,
     fully_connected_pairs.KERNEL,
     fully_connected_bytes.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),

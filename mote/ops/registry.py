@@ -97,6 +97,7 @@ class Core(Enum):
     SCALAR = "scalar"  # an MCU core without SIMD (rv32imc): register-blocked kernels
     VNNI = "vnni"  # an x86-64 host with AVX-512 VNNI: int8 dot products in hardware
     DSP = "dsp"  # an Arm core with the DSP extension (Cortex-M4, M7, M33): dual 16-bit MACs (SMLAD)
+    ARMV6M = "armv6m"  # an Armv6-M core (Cortex-M0+): no DSP extension, MULS 32x32->32, eight low registers
 
 
 def _no_overlap(node: Node, params: Any) -> list[tuple[int, Overlap]]:

@@ -62,6 +62,11 @@ def former_choice(p: ConvParams, core: Core) -> str:
     if core is Core.DSP and p.groups == 1 and complete and not p.filter_offset and \
             dsp_stage(p.multiplier, p.shift, max_abs(p.folded) + p.taps * 128 * 128) is not None:
         return "mote_conv_dsp_s8"
+    # Since: the Armv6-M kernel, two products per multiply for weights in [-127, 127].
+    pairs_bound = max_abs(p.folded) + p.taps * 128 * 127
+    if core is Core.ARMV6M and p.groups == 1 and not p.filter_offset and int(p.weights.min(initial=0)) >= -127 and \
+            fits_int32(pairs_bound) and dsp_stage(p.multiplier, p.shift, pairs_bound) is not None:
+        return "mote_conv_armv6m_s8"
     if p.groups == 1 and complete:
         if p.pointwise:
             vector = "mote_conv_1x1_s8"
