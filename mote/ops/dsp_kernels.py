@@ -10,10 +10,15 @@ words]), fully_connected by fours ([quad][group][4][2 words]). depthwise_conv2d'
 instead: (w_c0, w_c2), (w_c1, w_c3) per tap and group of four channels ([group][tap][2 words]). The int16
 weights take twice the flash of int8 ones and save the two widening instructions per word that CMSIS-NN
 spends on them. Every layer's output stage is the 32-bit one of mote_dsp.h, its exactness checked here.
+
+The activation x activation product (batch_matmul, matmul_rqs: dsp_matmul_kernel) has no weights to prepare:
+its kernel widens A's rows once per batch and B's columns once per pair of columns at run time, each less its
+zero point, into the same layout, and keeps the output stage of the blocked kernel it shares parameters with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -180,3 +185,23 @@ def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
 
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_dsp_s8", DSP, _dw_pack, _dw_accepts, lambda node, p: p.in_ch,
                           dtypes=INT8, scratch_why="a row of the input zero point for the taps outside the input")
+
+
+# batch_matmul, matmul_rqs: two activations ------------------------------------------------------------------
+
+# `geometry(params)`: the layer's mote.ops.batch_matmul.BatchMatMulParams (that module imports this one).
+
+def dsp_matmul_kernel(func: str, pack: Callable[[Node, Any, Emitter], CCall],
+                      geometry: Callable[[Any], Any]) -> Kernel:
+    """The record of an int8 product of two activations on a DSP core (mote_batch_matmul_dsp_body.h). The sums
+    wrap modulo 2^32 as TFLite's and Deeploy's do, so any depth is exact; a single row declines (the blocked
+    kernel reads B as it is, where widening it would cost as much as the products)."""
+    def accepts(node: Node, p: Any) -> str | None:
+        return "one row: widening B would cost as much as its products" if geometry(p).rows < 2 else None
+
+    def scratch(node: Node, p: Any) -> int:
+        q = geometry(p)
+        return 8 * (ceil_div(q.rows, 2) * 2 + 2) * ceil_div(q.depth, 4) + 8  # MOTE_BATCH_MATMUL_DSP_SCRATCH
+
+    return Kernel(func, DSP, pack, accepts, scratch, dtypes=INT8,
+                  scratch_why="A's rows and two of B's columns widened to int16 pairs")

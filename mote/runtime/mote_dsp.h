@@ -41,6 +41,8 @@ static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
 static inline int32_t mote_smlatt(uint32_t x, uint32_t w, int32_t acc) {
   return __smlatt((int32_t)x, (int32_t)w, acc);
 }
+/* Both halfwords of x less those of y, each modulo 2^16: one SSUB16. */
+static inline uint32_t mote_sub16(uint32_t x, uint32_t y) { return (uint32_t)__ssub16((int16x2_t)x, (int16x2_t)y); }
 #else
 static inline int32_t mote_smlad(uint32_t x, uint32_t w, int32_t acc) {
   const int32_t lo = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(w & 0xFFFFu);
@@ -57,6 +59,9 @@ static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
 }
 static inline int32_t mote_smlatt(uint32_t x, uint32_t w, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)((int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(w >> 16)));
+}
+static inline uint32_t mote_sub16(uint32_t x, uint32_t y) {
+  return ((x - y) & 0xFFFFu) | (((x >> 16) - (y >> 16)) << 16);
 }
 #endif
 
