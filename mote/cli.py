@@ -19,6 +19,7 @@ from mote.accel.partition import partition, regions
 from mote.cli_accel import add_accel_command
 from mote.cli_args import Parser, bounded_int, clock_mhz, joined_opt_values, settle_rv32_options, size
 from mote.cli_compile import add_compile_command
+from mote.cli_firmware import add_firmware_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, find_platform, rv32_config
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     add_compile_command(sub)
+    add_firmware_command(sub)
     add_ops_command(sub)
     add_generate_command(sub)
 
