@@ -15,7 +15,7 @@ from mote.frontend.tflite import load_tflite
 from mote.ops import OPS, conv_pointwise, filter_offset_conv
 from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
-from mote.ops.dsp_kernels import stage_rows
+from mote.ops.dsp_kernels import dsp_stage, stage_rows
 from mote.ops.registry import Core, choose_kernel
 from mote.targets.rv32 import micro
 from tests.ops.kernel_util import chosen
