@@ -39,9 +39,9 @@ def add_accel_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
                    help="the accelerator's Verilog/SystemVerilog files, in the order Verilator reads them; its top "
                         "module has the ports of docs/rtl.md")
     p.add_argument("--accel", metavar="NAME[:KEY=VALUE,...]",
-                   help="its Python description (registers, patterns, lower, execute, cost): module:Class or a "
-                        "built-in (qvanilla-rtl); default: the package holding DESIGN, as `mote accel new NAME "
-                        "--rtl` lays it out (NAME/rtl/NAME.sv)")
+                   help="its Python description (registers, patterns, lower, execute, cost): module:Class, "
+                        "FILE.py:Class or a built-in (qvanilla-rtl); default: the package holding DESIGN, as "
+                        "`mote accel new NAME --rtl` lays it out (NAME/rtl/NAME.sv)")
     p.add_argument("--top", metavar="MODULE", help="the top module (default: the one the class names, else the "
                                                    "module named like the first file)")
     p.add_argument("--models", nargs="+", default=[], metavar="NAME|FILE",
@@ -93,7 +93,7 @@ def _accel_check(args: argparse.Namespace) -> int:
 
 def _accel_bench(args: argparse.Namespace) -> int:
     from mote.accel.rtl import rtl_library
-    from mote.accel.rtl.design import check_design_files, package_of, package_spec, with_design
+    from mote.accel.rtl.design import check_design_files, file_spec, package_of, package_spec, with_design
     from mote.explore.rtl_bench import bench, model_paths
 
     check_design_files(args.designs)
@@ -102,7 +102,8 @@ def _accel_bench(args: argparse.Namespace) -> int:
     paths = model_paths(args.models)
     if args.accel:
         package_of(args.designs[0])  # `--accel my_npu:MyNpu:key=value` finds the package beside its design
-    accel = with_design(find_accelerator(args.accel or package_spec(args.designs[0])), args.designs, args.top)
+    spec = file_spec(args.accel) if args.accel else package_spec(args.designs[0])
+    accel = with_design(find_accelerator(spec), args.designs, args.top)
     if args.cycle_limit is not None:
         accel.rtl_cycle_limit = args.cycle_limit  # type: ignore[attr-defined]
     rtl_library(accel)  # build (or load) the design first: its errors before any model runs

@@ -111,6 +111,8 @@ def test_error_lines(tmp_path: Path) -> None:
                           "nope.sv does not exist")
     loose = _design(tmp_path)
     assert_one_line_error(mote("accel", "bench", loose), "which accelerator does", "--accel module:Class")
+    assert_one_line_error(mote("accel", "bench", loose, "--accel", f"{tmp_path / 'npu.py'}:Npu"),
+                          "npu.py is not a file")
     assert_one_line_error(mote("accel", "bench", loose, "--accel", "qvanilla-rtl", "--models", "mnist"),
                           "'mnist'", "ad, kws, resnet, vww")
     broken = _design(tmp_path, "endmodule", "", "broken.sv")

@@ -1,7 +1,7 @@
 """An RTL accelerator's speed-up on models (`mote accel bench`, benchmarks/rtl_qvanilla.py).
 
-Each model runs twice on the virtual platform with the same inputs: on the CPU alone, and with the
-accelerator simulated as its RTL. The row: the offloaded layers and jobs, the CPU-only cycles, the
+Each model runs twice on the virtual platform with the same inputs: with the accelerator simulated as its
+RTL, and on the CPU alone. The row: the offloaded layers and jobs, the CPU-only cycles, the
 CPU's and the RTL's cycles with the accelerator, the speed-up, the accelerator's cost model beside the
 RTL's cycles (the whole model and its worst layer), the ROM and RAM the accelerator adds, and whether
 the outputs are bit-exact: the run with the RTL against the CPU-only run, and both against mote's
@@ -96,16 +96,17 @@ def compare(cpu_only: RunReport, with_rtl: RunReport) -> dict[str, Any]:
 
 def bench_model(path: Path, accel: Accelerator, target: Target, seed: int = 0) -> tuple[dict[str, Any], RunReport,
                                                                                          RunReport]:
-    """The row of one model, with its two runs (CPU only, then with the RTL; the same inputs). `seconds`:
-    both runs, wall-clock; `rtl_run_seconds` and `rtl_run_cpu_seconds`: the run with the RTL alone, wall-clock
-    and this process's CPU time (the cross compiler runs in child processes, not counted)."""
-    began = time.perf_counter()
-    cpu_only = run(path, target=target, seed=seed)
-    middle, cpu = time.perf_counter(), time.process_time()
+    """The row of one model, with its two runs (with the RTL first, so that a failing design stops the bench
+    at once; then on the CPU alone; the same inputs). `seconds`: both runs, wall-clock; `rtl_run_seconds` and
+    `rtl_run_cpu_seconds`: the run with the RTL alone, wall-clock and this process's CPU time (the cross
+    compiler runs in child processes, not counted)."""
+    began, cpu = time.perf_counter(), time.process_time()
     with_rtl = run(path, target=target, seed=seed, accelerator=accel)
-    end, cpu = time.perf_counter(), time.process_time() - cpu
+    middle, cpu = time.perf_counter(), time.process_time() - cpu
+    cpu_only = run(path, target=target, seed=seed)
     row = compare(cpu_only, with_rtl)
-    row.update(seconds=round(end - began, 2), rtl_run_seconds=round(end - middle, 2), rtl_run_cpu_seconds=round(cpu, 2))
+    row.update(seconds=round(time.perf_counter() - began, 2), rtl_run_seconds=round(middle - began, 2),
+               rtl_run_cpu_seconds=round(cpu, 2))
     return row, cpu_only, with_rtl
 
 

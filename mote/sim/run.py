@@ -204,9 +204,13 @@ class Run:
     def _dma_copy(self, dst: int, src: int, n: int) -> None:
         self.uc.mem_write(dst, bytes(self.uc.mem_read(src, n)))
 
-    def _accel_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
-        """The counters at the store that starts an accelerator job (as exact as a profiler mark's)."""
-        return self._snapshot(self._tail(offset, size, value, ACCEL_BASE))
+    def _accel_snapshot(self, offset: int, size: int, value: int) -> Snapshot | None:
+        """The counters at the store that starts an accelerator job (as exact as a profiler mark's); None when
+        that store is not located in its block (the timeline then interpolates; the run's marks stay exact)."""
+        before, self.exact = self.exact, True
+        tail = self._tail(offset, size, value, ACCEL_BASE)
+        located, self.exact = self.exact, before
+        return self._snapshot(tail) if located else None
 
     def _dma_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
         return self._snapshot(self._tail(offset, size, value, DMA_BASE))

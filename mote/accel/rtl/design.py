@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -35,6 +36,27 @@ def check_design_files(paths: list[Path]) -> None:
         if path.suffix.lower() not in SUFFIXES:
             raise RtlError(f"design file {path} is not Verilog or SystemVerilog (its name should end in "
                            f"{', '.join(SUFFIXES)})")
+
+
+def file_spec(spec: str) -> str:
+    """`--accel path/to/npu.py:Class[:settings]` as `npu:Class[:settings]`, the file's directory put on
+    sys.path; any other spec as it is."""
+    head, sep, rest = spec.partition(":")
+    if not head.endswith(".py"):
+        return spec
+    path = Path(head)
+    if not path.is_file():
+        raise MoteError(f"--accel {spec!r}: {head} is not a file; give the Python file that declares the "
+                        "accelerator's class, as FILE.py:Class")
+    if not path.stem.isidentifier():
+        raise MoteError(f"--accel {spec!r}: {path.name} is not named as a Python module; rename it")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    found = importlib.util.find_spec(path.stem)
+    if found is None or found.origin is None or Path(found.origin).resolve() != path.resolve():
+        raise MoteError(f"--accel {spec!r}: Python imports another module named {path.stem!r}; rename {path.name}")
+    return path.stem + sep + rest
 
 
 def package_of(design: Path) -> Path | None:
