@@ -76,7 +76,7 @@ def measure(work: Path) -> list[Row]:
         print(f"measuring {label} on cortex-m0plus with the vector kernels ...", file=sys.stderr)
         compiled = compile_graph(graph, core=Core.VECTOR)
         config = CortexMConfig(cpu="cortex-m0plus", cc="zig")
-        result = build_cortexm(compiled, work / f"{label}-m0plus-vector", config).run(inputs)
+        result = build_cortexm(compiled, work / f"{label}-m0plus-vector", config, Core.VECTOR).run(inputs)
         exact = all((result.outputs[k] == v).all() for k, v in expected.items())
         rows.append(Row(label, PORTABLE, compiled.macs, result.instructions, result.cycles, exact, result.rom_bytes,
                         compiled.weights_bytes, compiled.plan.size, result.stack_bytes))

@@ -7,7 +7,10 @@ zero-padded to whole iterations of the inner loop (MOTE_ARMV6M_UNROLL pair words
 taps (w0, w1) stored as the pair word w1 + w0 * 2^16, rows interleaved by fours ([quad][pair][4 rows]), the
 way the 1x4 register block walks them. A pair's two products stay below 2^15 in magnitude only for weights in
 [-127, 127]: a layer with a weight of -128 (or one that a filter offset moves out of that range) keeps the
-portable kernels. The output stage is mote_dsp.h's 32-bit one, its exactness checked as for the DSP kernels.
+portable kernels. Depthwise layers take a strip of one channel's rows as int32 words (mote_depthwise_conv_armv6m_s8.h)
+and int32 weights in the strip's column order. The output stage is the one-multiply stage in 16-bit halves
+(mote.ops.armv6m_stage) for the channels that have its constants, mote_dsp.h's 32-bit one (its exactness checked
+as for the DSP kernels) for the others.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ computes that high word from z' = z - low instead, in [0, D) with D = high - low
 every sum below 2^32 (zl mh < 2^31, zh ml < 2^24, zl ml + k0 < 2^32). Only the low byte is stored, so Kh enters
 modulo 256 inside the last sum (Kh mod 256 times 2^16 on k1). `add - low` goes into the bias, so the accumulator is
 z' itself; an unsigned comparison with D sends both clamps to one rarely taken branch. A row: D, ml, mh, k0, k1'.
-A channel without such constants keeps the 32-bit stage of mote_dsp.h (its 64-bit product a call): its D is 0.
+A channel without such constants keeps the 32-bit stage of mote_dsp.h (its 64-bit product a call): its row is
+NO_ROW. A channel whose outputs are all clamped (D = 0) compares only.
 """
 
 from __future__ import annotations
@@ -21,20 +22,22 @@ import numpy as np
 from mote.ops.output_single import single_stage
 
 WORDS = 5  # MOTE_ARMV6M_SINGLE
+NO_ROW = (0, -1, 0, 0, 0)  # a channel without constants: D = 0, ml = -1 (a real ml is in [0, 2^16))
 SPAN = 1 << 24  # D's bound: z' >> 16 fits 8 bits
 
 
 def single_rows(multiplier: np.ndarray, shift: np.ndarray, offset: int, act_min: int, act_max: int,
                 bias: np.ndarray, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per channel, for accumulators in bias +- reach: its row (int32 [n, WORDS]) and its bias with add - low in it.
-    A channel with no one-multiply stage (with S = 0 and a span below 2^24) gets a row of zeros and keeps its
+    A channel whose reachable accumulators all give act_min or act_max has D = 0 (its bias puts the threshold at
+    0). A channel with no one-multiply stage (with S = 0 and a span below 2^24) gets the row NO_ROW and keeps its
     bias: the kernel sends it to mote_dsp.h's stage."""
     shift = np.broadcast_to(shift, np.shape(multiplier))
-    rows, biases = np.zeros((len(multiplier), WORDS), np.int64), np.array(bias, np.int64)
+    rows, biases = np.tile(np.array(NO_ROW, np.int64), (len(multiplier), 1)), np.array(bias, np.int64)
     for c in range(len(multiplier)):
         b, r = int(bias[c]), int(reach[c])
         st = single_stage(int(multiplier[c]), int(shift[c]), offset, act_min, act_max, b - r, b + r)
-        if st is None or st.shift != 0 or not 0 < st.high - st.low < SPAN:
+        if st is None or st.shift != 0 or not 0 <= st.high - st.low < SPAN:
             continue
         folded = b + st.add - st.low
         if abs(folded) + r >= 2**31:
@@ -52,6 +55,8 @@ def single_emulate(z: np.ndarray, row: np.ndarray, act_min: int, act_max: int) -
     d, ml, mh, k0, k1 = (int(v) for v in row)
     zu = z % 2**32
     zl, zh = zu & 0xFFFF, zu >> 16
+    if ml < 0:
+        raise ValueError("a channel without a row (mote_dsp.h's stage)")
     inside = zu < d
     t = (zl * ml + k0) % 2**32 >> 16
     u = (zl * mh + zh * ml + k1 + t) % 2**32 >> 16

@@ -44,8 +44,8 @@ static inline void mote_armv6m_widen(const int8_t *src, int32_t n, uint32_t *dst
  * MOTE_ARMV6M_SINGLE words D, ml, mh, k0, k1, and an accumulator z whose bias holds the channel's constant.
  * Inside [0, D) the output is the low byte of zh mh + ((zl mh + zh ml + k1 + ((zl ml + k0) >> 16)) >> 16)
  * (zh, zl: z's halves), proven at compile time equal, offset included, to TFLite's requantization; below it
- * act_min, past it act_max. A channel with D = 0 has no such constants: mote_dsp_requantize with its row of
- * `stage` (MOTE_DSP_STAGE words). */
+ * act_min, past it act_max (D = 0: every reachable accumulator is clamped). A channel whose ml is -1 has no
+ * such constants: mote_dsp_requantize with its row of `stage` (MOTE_DSP_STAGE words). */
 #define MOTE_ARMV6M_SINGLE 5
 
 static inline int8_t mote_armv6m_output(int32_t z, const int32_t *single, const int32_t *stage, int32_t offset,
@@ -58,7 +58,7 @@ static inline int8_t mote_armv6m_output(int32_t z, const int32_t *single, const 
     const uint32_t u = (zl * mh + zh * ml + (uint32_t)single[4] + t) >> 16;
     return (int8_t)(uint8_t)(u + zh * mh);
   }
-  if (d != 0) return (int8_t)(z < 0 ? lo : hi);
+  if (single[1] >= 0) return (int8_t)(z < 0 ? lo : hi);
   return (int8_t)mote_dsp_requantize(z, stage, offset, lo, hi);
 }
 

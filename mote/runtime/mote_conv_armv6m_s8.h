@@ -27,9 +27,9 @@ typedef struct {
                                             segment zero-padded to seg_pairs words, weights in [-127, 127];
                                             zero-padded */
   const int32_t *bias;                   /* [ceil(out_ch / 4) * 4], never NULL: the model's bias (or 0) plus
-                                            input_offset * the sum of the channel's weights; zero-padded */
-  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
-                                            the bias of a channel with one holds its constant */
+                                            input_offset * the sum of the channel's weights (plus the
+                                            one-multiply constant of a channel with one); zero-padded */
+  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h) */
   const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_conv_armv6m_params;
 

@@ -25,10 +25,10 @@ typedef struct {
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;                /* [out_ch][filter_w][filter_h], int8 values */
-  const int32_t *bias;                   /* [out_ch], never NULL: the model's bias (or 0) plus
-                                            input_offset * the sum of the channel's weights */
-  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
-                                            the bias of a channel with one holds its constant */
+  const int32_t *bias;                   /* [ceil(out_ch / 4) * 4], never NULL: the model's bias (or 0) plus
+                                            input_offset * the sum of the channel's weights (plus the
+                                            one-multiply constant of a channel with one) */
+  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h) */
   const int32_t *stage;                  /* [out_ch][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_depthwise_conv_armv6m_params;
 

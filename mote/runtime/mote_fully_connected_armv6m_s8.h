@@ -16,9 +16,9 @@ typedef struct {
   int32_t act_min, act_max;          /* -128 <= act_min <= act_max <= 127 */
   const uint32_t *weights;           /* [ceil(out_depth / 4)][pairs][4 rows]: pair words w[2k + 1] + w[2k] *
                                         2^16, weights in [-127, 127]; zero-padded */
-  const int32_t *bias;               /* [out_depth]: as mote_fully_connected_s8's */
-  const int32_t *single;                 /* [out_ch][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h);
-                                            the bias of a channel with one holds its constant */
+  const int32_t *bias;               /* [ceil(out_depth / 4) * 4]: as mote_fully_connected_s8's, plus the
+                                        one-multiply constant of a row that has one; zero-padded */
+  const int32_t *single;             /* [out_depth][MOTE_ARMV6M_SINGLE]: the one-multiply stage (mote_armv6m.h) */
   const int32_t *stage;              /* [out_depth][MOTE_DSP_STAGE]: the requantization (mote_dsp.h) */
 } mote_fully_connected_armv6m_params;
 
