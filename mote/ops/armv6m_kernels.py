@@ -26,7 +26,7 @@ from mote.ops.armv6m_stage import single_rows
 from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
 from mote.ops.depthwise_params import DepthwiseParams
-from mote.ops.dsp_kernels import dsp_stage
+from mote.ops.dsp_kernels import stage_rows
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 ARMV6M = frozenset({Core.ARMV6M})
@@ -59,21 +59,35 @@ def pair_reason(weights: np.ndarray) -> str | None:
     return None
 
 
+def bias_and_weights(op: str, p: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A layer's bias as its kernel starts from, and each channel's weights (int64 [channels, taps]): the
+    accumulators are bias + the products of int8 inputs and those weights."""
+    if op == "conv2d":
+        return p.folded, p.weights.reshape(p.out_ch, -1).astype(np.int64)
+    if op == "fully_connected":
+        return p.folded_bias, _fc_weights(p)
+    return _dw_bias(p), p.weights.astype(np.int64).reshape(-1, p.out_ch).T
+
+
 def bias_and_reach(op: str, p: Any) -> tuple[np.ndarray, np.ndarray]:
     """A layer's bias as its kernel starts from, and per channel the largest magnitude of the products it adds:
     the accumulators lie in bias +- reach."""
-    if op == "conv2d":
-        return p.folded, 128 * np.abs(p.weights.reshape(p.out_ch, -1).astype(np.int64)).sum(axis=1)
-    if op == "fully_connected":
-        return p.folded_bias, 128 * np.abs(_fc_weights(p)).sum(axis=1)
-    return _dw_bias(p), _dw_reach(p)
+    bias, weights = bias_and_weights(op, p)
+    return bias, 128 * np.abs(weights).sum(axis=1)
 
 
-def _stages(p: Any, bias: np.ndarray, reach: np.ndarray, bound: int, em: Emitter) -> dict[str, int | str]:
+def output_stage(op: str, p: Any) -> np.ndarray | None:
+    """mote_dsp.h's output-stage rows for the layer's channels (mote.ops.dsp_kernels.stage_rows), or None when
+    the 32-bit stage could overflow for an accumulator the layer can reach."""
+    return stage_rows(p.multiplier, p.shift, *bias_and_weights(op, p))
+
+
+def _stages(p: Any, op: str, em: Emitter) -> dict[str, int | str]:
     """The params' bias, single and stage fields: each channel's one-multiply stage where it has one (its constant
     in its bias), mote_dsp.h's rows for the others; the bias zero-padded to whole blocks of BLOCK channels."""
-    rows = dsp_stage(p.multiplier, p.shift, bound)
+    rows = output_stage(op, p)
     assert rows is not None, "the record's accept test checks the output stage"
+    bias, reach = bias_and_reach(op, p)
     single, folded = single_rows(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max, bias, reach)
     folded = np.concatenate([folded, np.zeros(-len(folded) % BLOCK, np.int32)])
     return {"bias": em.const(folded, "folded_bias"), "single": em.const(single.reshape(-1), "single_stage"),
@@ -95,7 +109,7 @@ def _conv_accepts(node: Node, p: ConvParams) -> str | None:
         return reason
     if not fits_int32(_conv_bound(p)):
         return "accumulator may exceed int32"
-    if dsp_stage(p.multiplier, p.shift, _conv_bound(p)) is None:
+    if output_stage("conv2d", p) is None:
         return "the 32-bit output stage may overflow"
     return None
 
@@ -127,7 +141,7 @@ def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
         "seg_taps": taps, "seg_pairs": ceil_div(taps, 2), "pairs": padded_pairs(rows.shape[1]),
         **{name: getattr(p, name) for name in QUANT}, "weights": em.const(pair_words(rows), "pair_weights"),
-        **_stages(p, *bias_and_reach("conv2d", p), _conv_bound(p), em)},
+        **_stages(p, "conv2d", em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -152,7 +166,7 @@ def _fc_accepts(node: Node, p: Any) -> str | None:
         return reason
     if not fits_int32(_fc_bound(p)):
         return "accumulator may exceed int32"
-    if dsp_stage(p.multiplier, p.shift, _fc_bound(p)) is None:
+    if output_stage("fully_connected", p) is None:
         return "the 32-bit output stage may overflow"
     return None
 
@@ -165,7 +179,7 @@ def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "pairs": padded_pairs(p.accum_depth), "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(pair_words(_fc_weights(p)), "pair_weights"),
-        **_stages(p, *bias_and_reach("fully_connected", p), _fc_bound(p), em)},
+        **_stages(p, "fully_connected", em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
@@ -199,17 +213,12 @@ def _dw_bound(p: DepthwiseParams) -> int:
     return int(max_abs(_dw_bias(p))) + p.filter_h * p.filter_w * 128 * 128
 
 
-def _dw_reach(p: DepthwiseParams) -> np.ndarray:
-    """Per channel, the largest magnitude of its products' sum: inputs within [-128, 127]."""
-    return np.abs(p.weights.astype(np.int64)).reshape(-1, p.out_ch).sum(axis=0) * 128
-
-
 def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
     if p.filter_offset:
         return "weights with a zero point"
     if not fits_int32(_dw_bound(p)):
         return "accumulator may exceed int32"
-    if dsp_stage(p.multiplier, p.shift, _dw_bound(p)) is None:
+    if output_stage("depthwise_conv2d", p) is None:
         return "the 32-bit output stage may overflow"
     return None
 
@@ -230,7 +239,7 @@ def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_armv6m_s8", "mote_depthwise_conv_armv6m_params", {
         **fields, "rows": rows, "cols": cols, **{name: getattr(p, name) for name in QUANT},
         "weights": em.const(weights, "strip_weights"),
-        **_stages(p, *bias_and_reach("depthwise_conv2d", p), _dw_bound(p), em)},
+        **_stages(p, "depthwise_conv2d", em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
