@@ -18,11 +18,15 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import unicorn as uc_mod
+from unicorn.unicorn_py3 import unicorn as uc_impl
 
 from mote.errors import BuildError
 from mote.sim.decode import BEATS, NUM_CLASSES, Cls, Insn
+from mote.sim.faults import SimulationError
 
 _SOURCE = "mote_count.c"
 
@@ -164,6 +168,14 @@ class Counter:
         return ctypes.cast(self.lib.mote_mem_hook, ctypes.c_void_p).value or 0
 
     @property
+    def indirect_block_hook(self) -> int:
+        return ctypes.cast(self.lib.mote_block_hook_indirect, ctypes.c_void_p).value or 0
+
+    @property
+    def indirect_mem_hook(self) -> int:
+        return ctypes.cast(self.lib.mote_mem_hook_indirect, ctypes.c_void_p).value or 0
+
+    @property
     def user_data(self) -> int:
         return ctypes.cast(self.state_ptr, ctypes.c_void_p).value or 0
 
@@ -240,3 +252,23 @@ class ClassTally:
             out[insn.cls] -= 1
             out[BEATS] -= insn.beats
         return out
+
+
+def native_hooks(uc: Any, counter: Counter, user_data: int, memory: bool,
+                 indirect: bool = False) -> list[object]:
+    """Install the native block hook (and, with `memory`, the memory hook) with `user_data`: a counter state,
+    or with `indirect` the address of a pointer to one (the cluster's engine: mote.sim.cluster)."""
+    kinds = [(uc_mod.UC_HOOK_BLOCK, counter.indirect_block_hook if indirect else counter.block_hook)]
+    if memory:
+        kinds.append((uc_mod.UC_HOOK_MEM_READ | uc_mod.UC_HOOK_MEM_WRITE,
+                      counter.indirect_mem_hook if indirect else counter.mem_hook))
+    handles = []
+    for kind, callback in kinds:
+        handle = uc_impl.uc_hook_h()
+        status = uc_impl.uclib.uc_hook_add(uc._uch, uc_impl.ctypes.byref(handle), kind,
+                                           uc_impl.ctypes.c_void_p(callback), uc_impl.ctypes.c_void_p(user_data),
+                                           1, 0)
+        if status != 0:
+            raise SimulationError(f"cannot install the native counting hook (unicorn error {status})")
+        handles.append(handle)
+    return handles

@@ -41,12 +41,24 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
     # one tally over every core's blocks (the cores run the same code): each core's snapshots name a subset
     tally = ClassTally({addr: insns for t in cx.traces for addr, insns in t.blocks.items()})
 
+    # each snapshot's class counts and cycles, computed once (the replay, the cores' and the layers' figures
+    # all ask for the same barrier arrivals); keyed by identity, the snapshots outlive this function's caches
+    class_memo: dict[int, np.ndarray] = {}
+    cost_memo: dict[int, int] = {}
+
     def classes(k: int, snap: Snapshot) -> np.ndarray:
-        return tally.classes(snap)
+        got = class_memo.get(id(snap))
+        if got is None:
+            got = class_memo[id(snap)] = tally.classes(snap)
+        return got
 
     def cost(k: int, snap: Snapshot) -> int:
-        counted = accesses(platform, None, snap)
-        return core_model.cycles(classes(k, snap)) + (platform.stall_cycles(*counted) if counted else 0)
+        got = cost_memo.get(id(snap))
+        if got is None:
+            counted = accesses(platform, None, snap)
+            got = core_model.cycles(classes(k, snap)) + (platform.stall_cycles(*counted) if counted else 0)
+            cost_memo[id(snap)] = got
+        return got
 
     track = None
     if ex.dma is not None and ex.dma.events:
