@@ -153,6 +153,8 @@ class Counter:
         if not self.state_ptr:
             raise MemoryError("cannot allocate the instruction counter")
         self.state = self.state_ptr.contents
+        self._view_of: tuple[int, int] | None = None  # the table and capacity _view shows
+        self._view = np.empty(0, dtype=BLOCK_DTYPE)
 
     def close(self) -> None:
         if self.state_ptr:
@@ -179,18 +181,23 @@ class Counter:
     def user_data(self) -> int:
         return ctypes.cast(self.state_ptr, ctypes.c_void_p).value or 0
 
+    def _slots(self) -> np.ndarray:
+        """Every slot of the hash table, as a view (remade when the table grows)."""
+        s = self.state
+        if self._view_of != (s.table, s.capacity):
+            raw = (ctypes.c_char * (s.capacity * BLOCK_DTYPE.itemsize)).from_address(s.table)
+            self._view = np.frombuffer(raw, dtype=BLOCK_DTYPE)
+            self._view_of = (s.table, s.capacity)
+        return self._view
+
     def table(self) -> np.ndarray:
         """The used slots of the hash table (a copy)."""
-        s = self.state
-        raw = (ctypes.c_char * (s.capacity * BLOCK_DTYPE.itemsize)).from_address(s.table)
-        table = np.frombuffer(raw, dtype=BLOCK_DTYPE)
-        return table[table["addr"] != EMPTY_KEY].copy()
+        table = self._slots()
+        return table[table["addr"] != EMPTY_KEY]
 
     def table_row(self, index: int) -> np.void:
         """One slot of the hash table (a copy)."""
-        s = self.state
-        raw = (ctypes.c_char * BLOCK_DTYPE.itemsize).from_address(s.table + index * BLOCK_DTYPE.itemsize)
-        return np.frombuffer(raw, dtype=BLOCK_DTYPE)[0].copy()
+        return self._slots()[index].copy()
 
     def current_block(self) -> int | None:
         """Start address of the block executing now."""
@@ -227,25 +234,29 @@ class ClassTally:
         # left out, and whether it ends with one; the branch's direction comes from `taken`.
         self.base = np.zeros((n, NUM_CLASSES + 1), dtype=np.int64)
         self.ends_in_branch = np.zeros(n, dtype=bool)
+        rows: list[int] = []
+        classes: list[int] = []
+        beats: list[int] = []
         for row, addr in enumerate(self.addrs.tolist()):
             insns = blocks[addr]
-            for insn in insns:
-                self.base[row, insn.cls] += 1
-                self.base[row, BEATS] += insn.beats
+            rows += [row] * len(insns)
+            classes += [int(insn.cls) for insn in insns]
+            beats += [insn.beats for insn in insns]
             if insns and insns[-1].cls is Cls.BRANCH_NOT_TAKEN:
-                self.base[row, Cls.BRANCH_NOT_TAKEN] -= 1
                 self.ends_in_branch[row] = True
+        np.add.at(self.base, (np.array(rows, dtype=np.intp), np.array(classes, dtype=np.intp)), 1)
+        np.add.at(self.base[:, BEATS], np.array(rows, dtype=np.intp), np.array(beats, dtype=np.int64))
+        self.base[self.ends_in_branch, Cls.BRANCH_NOT_TAKEN] -= 1
 
     def classes(self, snap: Snapshot) -> np.ndarray:
         """Executed instructions per class (int64, indexed by Cls, then the beats at BEATS) at the snapshot."""
         rows = np.searchsorted(self.addrs, snap.addrs)
-        counts = np.zeros(len(self.addrs), dtype=np.int64)
-        taken = np.zeros(len(self.addrs), dtype=np.int64)
-        counts[rows] = snap.counts.astype(np.int64)
-        taken[rows] = snap.taken.astype(np.int64)
-        out = counts @ self.base
-        out[Cls.BRANCH_TAKEN] += int(taken[self.ends_in_branch].sum())
-        out[Cls.BRANCH_NOT_TAKEN] += int((counts - taken)[self.ends_in_branch].sum())
+        counts = snap.counts.astype(np.int64)
+        out = counts @ self.base[rows]
+        ends = self.ends_in_branch[rows]
+        taken, entered = int(snap.taken[ends].sum()), int(counts[ends].sum())
+        out[Cls.BRANCH_TAKEN] += taken
+        out[Cls.BRANCH_NOT_TAKEN] += entered - taken
         # The unexecuted tail: its final branch was booked as not taken, since the block that
         # follows it (which would mark it taken) had not started.
         for insn in snap.tail:

@@ -11,6 +11,8 @@ largest high-water mark of any core, and each core's stack size."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -89,20 +91,18 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
         energy = add_energy(energy, spent)
     critical = clock0(end) - clock0(begin)
     timeline = _cluster_dma(ex, clock, base.layers, core_model, platform)
+    in_layer: dict[int | None, list[int]] = {}  # the barriers (but the first) that end inside each layer
+    for barrier in range(1, cx.barriers):
+        in_layer.setdefault(cx.traces[0].barrier_layers[barrier], []).append(barrier)
     layers = []
     for profile in base.layers:
         b = next(i for i, (mk, _, _) in enumerate(ex.marks) if mk.reg is Reg.LAYER_BEGIN and mk.value == profile.index)
         e = next(i for i, (mk, _, _) in enumerate(ex.marks) if i > b and mk.reg is Reg.LAYER_END
                  and mk.value == profile.index)
-        spans = clock.worker_spans(profile.index)
-        layer_energy = profile.energy
-        for k, trace in enumerate(cx.traces[1:], start=1):
-            for barrier in range(1, cx.barriers):
-                if cx.traces[0].barrier_layers[barrier] != profile.index:
-                    continue
-                s0, s1 = trace.arrivals[barrier - 1], trace.arrivals[barrier]
-                layer_energy = add_energy(layer_energy, between(platform, named_counts(classes(k, s1) - classes(k, s0)),
-                                                                s0, s1))
+        spans = clock.worker_spans(profile.index, in_layer.get(profile.index, []))
+        intervals = [(k, trace.arrivals[barrier - 1], trace.arrivals[barrier])
+                     for k, trace in enumerate(cx.traces[1:], start=1) for barrier in in_layer.get(profile.index, [])]
+        layer_energy = add_energy(profile.energy, _workers_energy(platform, intervals, classes))
         layers.append(dataclasses.replace(
             profile, instructions=profile.instructions + sum(n for _, n in spans), cycles=clock0(e) - clock0(b),
             energy=layer_energy, core_instructions=[profile.instructions, *(n for _, n in spans)],
@@ -121,6 +121,28 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
         dma=dma,
         sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
         platform=platform.name)
+
+
+@dataclass(frozen=True)
+class _Accesses:
+    """Loads and stores per counted memory region, summed over intervals (as a Snapshot holds them)."""
+
+    reads: tuple[int, ...]
+    writes: tuple[int, ...]
+
+
+def _workers_energy(platform: Platform, intervals: list[tuple[int, Snapshot, Snapshot]],
+                    classes: Callable[[int, Snapshot], np.ndarray]) -> Energy | None:
+    """The energy of what the cores did in the intervals (core, start, end): the model is linear in the
+    events, so the intervals' class counts and memory accesses are summed first and priced once. None: no
+    interval, or memory accesses not counted."""
+    if not intervals or any(s.reads is None or e.reads is None for _, s, e in intervals):
+        return None
+    diff = sum(classes(k, e) - classes(k, s) for k, s, e in intervals)
+    regions = len(intervals[0][2].reads)
+    total = _Accesses(tuple(sum(e.reads[i] - s.reads[i] for _, s, e in intervals) for i in range(regions)),
+                      tuple(sum(e.writes[i] - s.writes[i] for _, s, e in intervals) for i in range(regions)))
+    return between(platform, named_counts(diff), None, total)
 
 
 def _cluster_dma(ex: Execution, clock: ClusterClock, layers: list[LayerProfile], core_model: CoreModel,
