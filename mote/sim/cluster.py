@@ -122,11 +122,12 @@ class CoreRun(Run):
         self.waiting = True
         self.stopped_tail = snap.tail[:len(snap.tail) - len(self.carry)]
         # Unicorn stops with the PC at the store: the core resumes after it
-        if self._last_store is None or not self.exact:
+        current = self.counter.current()  # the block the store was just located in
+        if self._last_store is None or not self.exact or current is None or current[0] != self._last_store[0]:
             self._fail(SimulationError, "barrier store not located in its block", self._pc())
             return
         block, _, index = self._last_store
-        store = self.m.decode(block, int(self.counter.table_row(self.counter.state.cur)["ninsn"]))[index]
+        store = self.m.decode(block, current[1])[index]
         self.resume_pc = store.addr + store.size
         self.uc.emu_stop()
 

@@ -201,8 +201,16 @@ class Counter:
 
     def current_block(self) -> int | None:
         """Start address of the block executing now."""
+        current = self.current()
+        return None if current is None else current[0]
+
+    def current(self) -> tuple[int, int] | None:
+        """The block executing now: its start address and its number of instructions (None: none)."""
         cur = self.state.cur
-        return None if cur < 0 else int(self.table_row(cur)["addr"])
+        if cur < 0:
+            return None
+        row = self._slots()[cur]
+        return int(row["addr"]), int(row["ninsn"])
 
     def count_regions(self, regions: list[tuple[int, int]]) -> None:
         """Count the loads and stores that hit each [low, high) address range (with the memory hook

@@ -231,12 +231,11 @@ class Run:
     def _tail(self, offset: int, size: int, value: int, base: int = DEVICE_BASE) -> tuple[Insn, ...]:
         """The instructions of the current block after the store that wrote this device register (or,
         with the memory hook, the load or store that accessed it)."""
-        block = self.counter.current_block()
-        if block is None:
+        current = self.counter.current()
+        if current is None:
             self.exact = False
             return ()
-        cur = self.counter.state.cur
-        ninsn = int(self.counter.table_row(cur)["ninsn"])
+        block, ninsn = current
         insns = self.m.decode(block, ninsn)
         entry = int(self.counter.state.insns)
         after = self._last_store[2] if self._last_store and self._last_store[:2] == (block, entry) else -1
