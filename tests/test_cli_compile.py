@@ -59,3 +59,22 @@ def test_host_projects_default_to_portable_kernels(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["kernels"] == "vector"
     assert {"examples/host/main.c", "examples/host/Makefile"} <= files(tmp_path / "p")
+
+
+def test_packed_sub_byte_weights_show_in_the_per_layer_rom(tmp_path: Path) -> None:
+    """The same small CNN with int4 weights and with those values stored as int8: `compile --json`'s per-layer ROM
+    of each layer with weights is smaller with int4, by the weights' half for the fully connected one."""
+    from tests.ops.subbyte_models import small_cnn_int4
+
+    rom = {}
+    for kind, bits in (("int4", None), ("int8", 8)):
+        model = tmp_path / f"{kind}.tflite"
+        model.write_bytes(small_cnn_int4(dtype_bits=bits))
+        proc = mote("compile", model, "-o", tmp_path / kind, "--json")
+        assert proc.returncode == 0, proc.stderr
+        layers = json.loads(proc.stdout)["per_layer"]
+        rom[kind] = {layer["name"]: (layer["kernel"], layer["rom_bytes"]) for layer in layers}
+    assert rom["int4"]["y4"] == ("mote_fully_connected_packed_s8", rom["int8"]["y4"][1] - 10 * 512 // 2)
+    for layer in ("y1", "y2"):
+        assert "packed" in rom["int4"][layer][0] and "packed" not in rom["int8"][layer][0]
+        assert rom["int4"][layer][1] < rom["int8"][layer][1]

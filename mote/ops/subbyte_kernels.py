@@ -9,7 +9,7 @@ unpacks them as it runs, so the layer's weight bytes shrink by that factor.
                                   packed from a byte boundary, unpacked into scratch four channels at a time;
   mote_depthwise_conv_packed_s8   DEPTHWISE_CONV_2D, any core, any geometry (mote_depthwise_conv_s8's): each
                                   output channel's taps packed together from a byte boundary, unpacked into scratch
-                                  once per channel.
+                                  four channels at a time.
 
 Both lead their op's int8 records and are no candidate for a layer whose weights are 8 bits wide (Kernel.kind),
 so a model without sub-byte weights never meets them, not even in `--explain`. Packing is mote.ir.subbyte's
@@ -114,7 +114,7 @@ def _pack_depthwise(node: Node, p: Any, em: Emitter) -> CCall:
 
 
 def _depthwise_scratch(node: Node, p: Any) -> int:
-    return int(p.filter_h * p.filter_w)
+    return 4 * int(p.filter_h * p.filter_w)  # four output channels' filters, unpacked
 
 
 def _conv_scratch(node: Node, p: Any) -> int:
@@ -128,5 +128,5 @@ CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts
                      scratch_bytes=_conv_scratch, scratch_why="four output channels' unpacked filters", dtypes=INT8,
                      kind=narrow)
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_packed_s8", frozenset(Core), _pack_depthwise, accepts=_accepts,
-                          scratch_bytes=_depthwise_scratch, scratch_why="one output channel's unpacked filter",
+                          scratch_bytes=_depthwise_scratch, scratch_why="four output channels' unpacked filters",
                           dtypes=INT8, kind=narrow)

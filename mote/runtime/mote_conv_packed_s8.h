@@ -11,7 +11,9 @@
  * weights[oc * channel_bytes ...], channel_bytes = ceil(taps * bits / 8), its values in order, the first in a
  * byte's lowest bits, each field the value in two's complement (mote.ir.subbyte's packing); the unused fields of
  * a channel's last byte are zero. The kernel unpacks four output channels' filters (of one group) into scratch
- * as int8, then computes those channels at every output pixel, each input value loaded once for the four. */
+ * as int8, then computes those channels at every output pixel, two pixels at a time where their windows have the
+ * same taps inside the input: each input value loaded once for the four channels, each weight once for the two
+ * pixels. */
 typedef struct {
   mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h) */
   int32_t filter_in_ch;                  /* groups = in_ch / filter_in_ch */

@@ -2,12 +2,13 @@
 
 #include "mote_output_stage.h"
 
-/* The `taps` values of `bits` bits packed from `packed` (first value lowest), sign-extended into filter[]. */
-static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *filter) {
+/* The `taps` values of `bits` bits packed from `packed` (first value lowest), sign-extended into
+ * filter[0], filter[stride], filter[2 * stride], ... */
+static void unpack(const uint8_t *packed, int32_t taps, int32_t bits, int8_t *filter, int32_t stride) {
   const int32_t mask = (1 << bits) - 1, half = 1 << (bits - 1), per_byte = 8 / bits;
   for (int32_t k = 0; k < taps; ++k) {
     const int32_t field = (packed[k / per_byte] >> ((k % per_byte) * bits)) & mask;
-    filter[k] = (int8_t)((field ^ half) - half);
+    filter[k * stride] = (int8_t)((field ^ half) - half);
   }
 }
 
@@ -19,18 +20,30 @@ static void tap_range(int32_t start, int32_t step, int32_t taps, int32_t size, i
   *lo = a, *hi = b;
 }
 
+/* Output channels computed together: a pixel's window walked once for them. */
+#define BLOCK 4
+
 mote_status mote_depthwise_conv_packed_s8(const mote_depthwise_conv_packed_params *p, const int8_t *input,
                                           int8_t *output, mote_scratch scratch) {
   const int32_t taps = p->filter_h * p->filter_w, out_ch = p->in_ch * p->depth_multiplier;
-  if ((p->bits != 4 && p->bits != 2) || scratch.size < (size_t)taps) return MOTE_ERROR;
-  const int32_t col_step = p->dilation_w * p->in_ch;
+  if ((p->bits != 4 && p->bits != 2) || p->depth_multiplier < 1 || scratch.size < (size_t)(BLOCK * taps)) {
+    return MOTE_ERROR;
+  }
+  const int32_t col_step = p->dilation_w * p->in_ch, offset = p->input_offset;
   const mote_conv_output_stage stage = {p->multiplier, p->left_mul, p->right_mul,
                                         p->output_offset, p->act_min, p->act_max};
-  int8_t *filter = scratch.buf;
-  for (int32_t oc = 0; oc < out_ch; ++oc) {
-    const int32_t ic = oc / p->depth_multiplier;
-    unpack(p->weights + oc * p->channel_bytes, taps, p->bits, filter);
-    const int32_t bias = p->bias ? p->bias[oc] : 0;
+  int8_t *filters = scratch.buf; /* [taps][BLOCK]: the block's channels side by side, tap by tap */
+  for (int32_t oc = 0; oc < out_ch; oc += BLOCK) {
+    const int32_t count = out_ch - oc < BLOCK ? out_ch - oc : BLOCK, ic = oc / p->depth_multiplier;
+    int32_t src[BLOCK]; /* each channel's input channel, from ic; 0 (with zero weights) past the last channel */
+    for (int32_t j = 0; j < BLOCK; ++j) {
+      src[j] = j < count ? (oc + j) / p->depth_multiplier - ic : 0;
+      if (j < count) {
+        unpack(p->weights + (oc + j) * p->channel_bytes, taps, p->bits, filters + j, BLOCK);
+      } else {
+        for (int32_t t = 0; t < taps; ++t) filters[t * BLOCK + j] = 0;
+      }
+    }
     for (int32_t b = 0; b < p->batches; ++b) {
       const int8_t *image = input + b * p->in_h * p->in_w * p->in_ch + ic;
       for (int32_t oy = 0; oy < p->out_h; ++oy) {
@@ -41,14 +54,23 @@ mote_status mote_depthwise_conv_packed_s8(const mote_depthwise_conv_packed_param
           const int32_t x0 = ox * p->stride_w - p->pad_left;
           int32_t fx0, fx1;
           tap_range(x0, p->dilation_w, p->filter_w, p->in_w, &fx0, &fx1);
-          int32_t acc = bias; /* |acc| <= filter_h * filter_w * 8 * 255 + |bias| */
+          /* |acc| <= filter_h * filter_w * 8 * 255 (+ |bias|) */
+          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
           for (int32_t fy = fy0; fy < fy1 && fx0 < fx1; ++fy) { /* the taps inside the input, by pointer steps */
-            const int8_t *f = filter + fy * p->filter_w;
+            const int8_t *f = filters + (fy * p->filter_w + fx0) * BLOCK;
             const int8_t *in = image + ((y0 + fy * p->dilation_h) * p->in_w + x0 + fx0 * p->dilation_w) * p->in_ch;
-            for (int32_t fx = fx0; fx < fx1; ++fx, in += col_step) acc += f[fx] * ((int32_t)*in + p->input_offset);
+            for (int32_t fx = fx0; fx < fx1; ++fx, in += col_step, f += BLOCK) {
+              a0 += f[0] * ((int32_t)in[src[0]] + offset);
+              a1 += f[1] * ((int32_t)in[src[1]] + offset);
+              a2 += f[2] * ((int32_t)in[src[2]] + offset);
+              a3 += f[3] * ((int32_t)in[src[3]] + offset);
+            }
           }
-          int8_t *out = output + ((b * p->out_h + oy) * p->out_w + ox) * out_ch;
-          out[oc] = mote_conv_output(&stage, acc, oc);
+          const int32_t acc[BLOCK] = {a0, a1, a2, a3};
+          int8_t *out = output + ((b * p->out_h + oy) * p->out_w + ox) * out_ch + oc;
+          for (int32_t j = 0; j < count; ++j) {
+            out[j] = mote_conv_output(&stage, acc[j] + (p->bias ? p->bias[oc + j] : 0), oc + j);
+          }
         }
       }
     }

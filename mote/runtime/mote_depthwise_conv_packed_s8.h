@@ -11,8 +11,8 @@
  * weights[oc * channel_bytes ...], channel_bytes = ceil(filter_h * filter_w * bits / 8), its values in order, the
  * first in a byte's lowest bits, each field the value in two's complement (mote.ir.subbyte's packing); the unused
  * fields of a channel's last byte are zero. (The int8 kernels' weights are [filter_h][filter_w][out_ch]: channels
- * last; here each channel's taps are together.) The kernel unpacks one channel's filter into scratch as int8,
- * then computes that channel at every output pixel. */
+ * last; here each channel's taps are together.) The kernel unpacks four channels' filters into scratch as int8,
+ * side by side tap by tap, then computes those channels at every output pixel, walking each window once. */
 typedef struct {
   int32_t batches, in_h, in_w, in_ch;    /* input [batches][in_h][in_w][in_ch] */
   int32_t out_h, out_w;                  /* output [batches][out_h][out_w][in_ch * depth_multiplier] */
@@ -32,8 +32,8 @@ typedef struct {
 } mote_depthwise_conv_packed_params;
 
 /* Bit-exact with mote_depthwise_conv_s8 on the unpacked weights (TFLite Micro's DepthwiseConvPerChannel with
- * int4 filters). Scratch: filter_h * filter_w bytes. Returns MOTE_ERROR for a bit width other than 4 or 2, or
- * too little scratch. */
+ * int4 filters). Scratch: 4 * filter_h * filter_w bytes. Returns MOTE_ERROR for a bit width other than 4 or 2,
+ * or too little scratch. */
 mote_status mote_depthwise_conv_packed_s8(const mote_depthwise_conv_packed_params *p, const int8_t *input,
                                           int8_t *output, mote_scratch scratch);
 

@@ -24,6 +24,34 @@ static int32_t dot_int2(const uint8_t *w, const int8_t *x, int32_t n) {
   return acc;
 }
 
+/* Two rows at once (`w` and `w + row_bytes`), each input value loaded once for both: acc[0], acc[1]. */
+static void dot2_int4(const uint8_t *w, int32_t row_bytes, const int8_t *x, int32_t n, int32_t acc[2]) {
+  int32_t a = 0, b = 0, d = 0;
+  const uint8_t *v = w + row_bytes;
+  for (; d + 2 <= n; d += 2) {
+    const int32_t x0 = x[d], x1 = x[d + 1], p = *w++ ^ 0x88, q = *v++ ^ 0x88;
+    a += (p & 15) * x0 + (p >> 4) * x1;
+    b += (q & 15) * x0 + (q >> 4) * x1;
+  }
+  if (d < n) a += ((*w ^ 0x08) & 15) * x[d], b += ((*v ^ 0x08) & 15) * x[d];
+  acc[0] = a, acc[1] = b;
+}
+
+static void dot2_int2(const uint8_t *w, int32_t row_bytes, const int8_t *x, int32_t n, int32_t acc[2]) {
+  int32_t a = 0, b = 0, d = 0;
+  const uint8_t *v = w + row_bytes;
+  for (; d + 4 <= n; d += 4) {
+    const int32_t x0 = x[d], x1 = x[d + 1], x2 = x[d + 2], x3 = x[d + 3], p = *w++ ^ 0xAA, q = *v++ ^ 0xAA;
+    a += (p & 3) * x0 + ((p >> 2) & 3) * x1 + ((p >> 4) & 3) * x2 + (p >> 6) * x3;
+    b += (q & 3) * x0 + ((q >> 2) & 3) * x1 + ((q >> 4) & 3) * x2 + (q >> 6) * x3;
+  }
+  for (int32_t shift = 0; d < n; ++d, shift += 2) {
+    a += (((*w >> shift) ^ 2) & 3) * x[d];
+    b += (((*v >> shift) ^ 2) & 3) * x[d];
+  }
+  acc[0] = a, acc[1] = b;
+}
+
 mote_status mote_fully_connected_packed_s8(const mote_fully_connected_packed_params *p, const int8_t *input,
                                            int8_t *output, mote_scratch scratch) {
   (void)scratch;
@@ -37,10 +65,23 @@ mote_status mote_fully_connected_packed_s8(const mote_fully_connected_packed_par
     for (int32_t d = 0; d < n; ++d) sum += x[d];
     /* |acc| <= |bias| + n * 128 * (|filter_offset| + half) + n * 128 * (2 * half - 1): within the bound above. */
     const int32_t base = (p->filter_offset - half) * sum;
-    for (int32_t o = 0; o < p->out_depth; ++o) {
+    int8_t *out = output + b * p->out_depth;
+    int32_t o = 0;
+    for (; o + 2 <= p->out_depth; o += 2) {
+      int32_t dot[2];
+      const uint8_t *rows = p->weights + o * p->row_bytes;
+      if (p->bits == 4) {
+        dot2_int4(rows, p->row_bytes, x, n, dot);
+      } else {
+        dot2_int2(rows, p->row_bytes, x, n, dot);
+      }
+      out[o] = mote_conv_output(&s, p->bias[o] + base + dot[0], o);
+      out[o + 1] = mote_conv_output(&s, p->bias[o + 1] + base + dot[1], o + 1);
+    }
+    if (o < p->out_depth) {
       const uint8_t *row = p->weights + o * p->row_bytes;
       const int32_t dot = p->bits == 4 ? dot_int4(row, x, n) : dot_int2(row, x, n);
-      output[b * p->out_depth + o] = mote_conv_output(&s, p->bias[o] + base + dot, o);
+      out[o] = mote_conv_output(&s, p->bias[o] + base + dot, o);
     }
   }
   return MOTE_OK;

@@ -28,7 +28,7 @@ typedef struct {
 } mote_fully_connected_packed_params;
 
 /* Bit-exact with mote_fully_connected_s8 on the unpacked weights (TFLite Micro's FullyConnected with int4
- * filters). Needs no scratch. Returns MOTE_ERROR for a bit width other than 4 or 2. */
+ * filters). Two weight rows at a time, each input value loaded once for both. Needs no scratch. Returns MOTE_ERROR for a bit width other than 4 or 2. */
 mote_status mote_fully_connected_packed_s8(const mote_fully_connected_packed_params *p, const int8_t *input,
                                            int8_t *output, mote_scratch scratch);
 
