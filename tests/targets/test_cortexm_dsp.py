@@ -72,8 +72,8 @@ def test_ad_model_beats_the_cmsis_nn_anchor(tmp_path: Path) -> None:
 @pytest.mark.parametrize("shape, most", [((16, 64, 16), 2.0), ((64, 16, 64), 3.0)])
 def test_attention_products_on_a_cortex_m4(shape: tuple[int, int, int], most: float, tmp_path: Path) -> None:
     """Attention-like products of two activations (rows x depth @ depth x columns) in SMLAD: bit-exact, and at
-    most `most` instructions per MAC with the output stage (measured with zig's clang 1.69 and 2.62; the
-    register-blocked kernel without the DSP extension 4.10 and 4.57)."""
+    most `most` instructions per MAC with the output stage (measured with zig's clang 1.67 and 2.41; the
+    register-blocked kernel without the DSP extension 4.09 and 4.52)."""
     rows, depth, cols = shape
     data = int8_model([rows, depth], [depth, cols], -3, 7)
     compiled = compile_graph(load_tflite(data, "attention"), core=Core.DSP)
