@@ -22,12 +22,14 @@ from cluster_speedup import cluster_report
 from cortex_m import measure as measure_cortex_m
 from cortex_m import report as cortex_m_report
 from dla import dla_report
+from energy_table import energy_report
 from explore_resume import report as explore_resume_report
 from host_timing import host_cores, host_us
 from l1_dma import report as l1_dma_report
 from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
+from subbyte import subbyte_report
 from tflite_micro.python.tflite_micro import runtime
 from tiny_lm import measure as measure_tiny_lm
 from tiny_lm import report as tiny_lm_report
@@ -284,8 +286,12 @@ def main() -> int:
         cortex_m = [*cortex_m_report(measure_cortex_m(Path(tmp))), ""]
         print("measuring the 8-core cluster and the L1 with its DMA ...", file=sys.stderr)
         cluster = [*cluster_report(Path(tmp)), *l1_dma_report(Path(tmp))]
+        print("measuring energy per inference on mcu, cluster8 and cluster8+dla ...", file=sys.stderr)
+        energy = energy_report(Path(tmp))
         print("measuring a 10,000-point exploration and its resumption from the store ...", file=sys.stderr)
         resume = explore_resume_report(Path(tmp))
+        print("measuring sub-byte weights (8, 4 and 2 bits) on rv32 ...", file=sys.stderr)
+        narrow = subbyte_report(Path(tmp))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -293,7 +299,8 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster, *resume])
+        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster, *energy,
+        *resume, *narrow])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

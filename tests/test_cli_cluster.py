@@ -61,3 +61,20 @@ def test_utilization_per_layer() -> None:
                    "--platform", "cluster8")
     assert profile.returncode == 0, profile.stderr
     assert "cores busy" in profile.stdout and "8 cores: core 0" in profile.stdout
+
+
+def test_dla_leaves_the_cores_what_it_does_not_take() -> None:
+    """cluster8+dla: the layers the DLA takes are driven by core 0; those it leaves are split across the cores
+    like any other (docs/platforms.md, "The DLA and the cores")."""
+    one = _run("kws_ref_model.tflite", "--platform", "cluster8+dla", "--cores", "1", "--accel", "dla:depthwise=none")
+    eight = _run("kws_ref_model.tflite", "--platform", "cluster8+dla", "--accel", "dla:depthwise=none")
+    assert one["bit_exact"] and eight["bit_exact"]
+    assert one["accel_jobs"] == eight["accel_jobs"] > 0 and one["cpu_layers"] == eight["cpu_layers"] > 1
+    depthwise = [layer for layer in eight["layers"] if layer["op"] == "depthwise_conv2d"]
+    assert depthwise and all(min(c["instructions"] for c in layer["cores"]) > 0 for layer in depthwise)
+    assert one["cycles"] / eight["cycles"] > 4  # the CPU's layers split
+    # with every layer but the one-row softmax on the DLA, nothing splits: the other cores never run a layer
+    full = _run("kws_ref_model.tflite", "--platform", "cluster8+dla")
+    alone = _run("kws_ref_model.tflite", "--platform", "cluster8+dla", "--cores", "1")
+    assert full["cpu_layers"] == 1 and full["cycles"] == alone["cycles"]
+    assert [c["instructions"] for c in full["cores"][1:]] == [0] * 7

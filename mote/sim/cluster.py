@@ -1,9 +1,11 @@
 """A cluster on the virtual platform: N cores (harts) running one firmware over shared memories.
 
-Each core is its own Unicorn instance with its own native counter (mote.sim.counting), hence its own
-exact instruction count; flash and RAM are one host buffer each, mapped into every core
-(`mem_map_ptr`), so a store by one core is what the others load. The device page gives each core its
-id (Reg.CORE_ID) and a barrier (Reg.BARRIER): a core that writes it stops until every core has.
+Each core has its own native counter (mote.sim.counting), hence its own exact instruction count, its own
+registers and its own devices' state; all of them run on one Unicorn instance (`Engine`), which switches
+registers and counter between cores, so the cores share one memory and one cache of translated code: a
+store by one core is what the others load, and the code is translated once, not once per core (simulating
+8 cores then costs about what one core's run of the same instructions does). The device page gives each
+core its id (Reg.CORE_ID) and a barrier (Reg.BARRIER): a core that writes it stops until every core has.
 
 The schedule is deterministic: each round runs core 0, then core 1, ..., each until it writes the
 barrier (or core 0 writes the exit register); when all have arrived the barrier completes and the
@@ -24,20 +26,19 @@ them (`carry`) to subtract from every later snapshot, as a snapshot's own tail i
 
 from __future__ import annotations
 
-import ctypes
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 import unicorn as uc_mod
 
-from mote.ints import round_up
+from mote.sim.cluster_engine import Engine, SharedMemory
 from mote.sim.counting import Snapshot
 from mote.sim.decode import Insn
 from mote.sim.devices import STACK_FILL, DeviceState, Reg
 from mote.sim.faults import SimulationError
 from mote.sim.platform import Execution, LoadedFirmware
-from mote.sim.run import PAGE, Run, _error_class, _error_text
+from mote.sim.run import Run, _error_class, _error_text
 
 
 @dataclass
@@ -65,34 +66,14 @@ class ClusterExecution:
     stack_used: list[int] = field(default_factory=list)  # each core's high-water mark in its own stack
 
 
-class SharedMemory:
-    """Flash, RAM and the L1 (if any) as host buffers, mapped into every core."""
-
-    def __init__(self, machine: LoadedFirmware) -> None:
-        mem = machine.memory
-        self.flash = ctypes.create_string_buffer(round_up(mem.flash_bytes, PAGE))
-        self.ram = ctypes.create_string_buffer(round_up(mem.ram_bytes, PAGE))
-        self.l1 = ctypes.create_string_buffer(round_up(mem.l1_bytes, PAGE)) if mem.l1_bytes else None
-
-    def map(self, uc: uc_mod.Uc, machine: LoadedFirmware) -> None:
-        mem = machine.memory
-        uc.mem_map_ptr(mem.flash_base, len(self.flash), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_EXEC,
-                       ctypes.addressof(self.flash))
-        uc.mem_map_ptr(mem.ram_base, len(self.ram), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE,
-                       ctypes.addressof(self.ram))
-        if self.l1 is not None:
-            uc.mem_map_ptr(mem.l1_base, len(self.l1), uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE,
-                           ctypes.addressof(self.l1))
-
-
 class CoreRun(Run):
     """One core of the cluster: a Run over the shared memories that stops at each barrier store. Every core
     shares core 0's devices (console, profiler marks, exit), so a fault names the layer core 0 is in."""
 
-    def __init__(self, machine: LoadedFirmware, shared: SharedMemory, core: int, cores: int,
+    def __init__(self, machine: LoadedFirmware, engine: Engine, core: int, cores: int,
                  writes: dict[str, bytes], instruction_limit: int, io_inputs: tuple[bytes, ...],
                  io_output_sizes: tuple[int, ...], devices: DeviceState | None) -> None:
-        self.shared = shared
+        self.engine = engine
         self.core = core
         self.cores = cores
         self.trace = CoreTrace(core)
@@ -107,12 +88,13 @@ class CoreRun(Run):
         if self.dma is not None and core != 0:
             self.dma.refused = f"core {core}: only core 0 programs the cluster DMA"
 
-    def _map_memory(self, uc: uc_mod.Uc) -> None:
-        self.shared.map(uc, self.m)
-
-    def _load(self, uc: uc_mod.Uc, writes: dict[str, bytes]) -> None:
-        if self.core == 0:  # one image in the shared memories
-            super()._load(uc, writes)
+    def _engine(self, writes: dict[str, bytes]) -> uc_mod.Uc:
+        if self.core != 0:
+            assert self.engine.uc is not None
+            return self.engine.uc
+        uc = self.engine.build(self)
+        self._load(uc, writes)  # one image in the shared memories
+        return uc
 
     def _device_read(self, uc: uc_mod.Uc, offset: int, size: int, data: object) -> int:
         if offset == Reg.CORE_ID:
@@ -140,11 +122,12 @@ class CoreRun(Run):
         self.waiting = True
         self.stopped_tail = snap.tail[:len(snap.tail) - len(self.carry)]
         # Unicorn stops with the PC at the store: the core resumes after it
-        if self._last_store is None or not self.exact:
+        current = self.counter.current()  # the block the store was just located in
+        if self._last_store is None or not self.exact or current is None or current[0] != self._last_store[0]:
             self._fail(SimulationError, "barrier store not located in its block", self._pc())
             return
         block, _, index = self._last_store
-        store = self.m.decode(block, int(self.counter.table_row(self.counter.state.cur)["ninsn"]))[index]
+        store = self.m.decode(block, current[1])[index]
         self.resume_pc = store.addr + store.size
         self.uc.emu_stop()
 
@@ -158,6 +141,7 @@ class CoreRun(Run):
         self.started = True
         self.waiting = False
         self.stopped_tail = ()
+        self.engine.switch(self)
         try:
             self.uc.emu_start(pc, 0)
         except uc_mod.UcError as e:
@@ -177,8 +161,9 @@ class Cluster:
                  io_inputs: tuple[bytes, ...], io_output_sizes: tuple[int, ...]) -> None:
         self.machine = machine
         self.shared = SharedMemory(machine)
-        first = CoreRun(machine, self.shared, 0, cores, writes, instruction_limit, io_inputs, io_output_sizes, None)
-        self.cores = [first, *(CoreRun(machine, self.shared, k, cores, {}, instruction_limit, (), (), first.devices)
+        self.engine = Engine(self.shared)
+        first = CoreRun(machine, self.engine, 0, cores, writes, instruction_limit, io_inputs, io_output_sizes, None)
+        self.cores = [first, *(CoreRun(machine, self.engine, k, cores, {}, instruction_limit, (), (), first.devices)
                                for k in range(1, cores))]
 
     def go(self, reads: tuple[str, ...]) -> ClusterExecution:

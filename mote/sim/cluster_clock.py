@@ -65,16 +65,18 @@ class ClusterClock:
                          if b == passed and at <= snap.instructions)
         return self.cost(core, snap) + (self.waited[core][passed - 1] if passed else 0) + stalls
 
-    def worker_spans(self, layer: int) -> list[tuple[int, int]]:
-        """For each core but 0: (busy cycles, instructions) in the barrier intervals that end inside `layer`."""
+    def worker_spans(self, layer: int, barriers: list[int] | None = None) -> list[tuple[int, int]]:
+        """For each core but 0: (busy cycles, instructions) in the barrier intervals that end inside `layer`
+        (`barriers`: those barriers, but the first, if the caller has them)."""
         out = []
         layers = self.traces[0].barrier_layers
+        if barriers is None:
+            barriers = [b for b in range(1, self.barriers) if layers[b] == layer]
         for core, trace in enumerate(self.traces[1:], start=1):
             cycles = insns = 0
-            for b in range(1, self.barriers):
-                if layers[b] == layer:
-                    cycles += self.busy[core][b] - self.busy[core][b - 1]
-                    insns += trace.arrivals[b].instructions - trace.arrivals[b - 1].instructions
+            for b in barriers:
+                cycles += self.busy[core][b] - self.busy[core][b - 1]
+                insns += trace.arrivals[b].instructions - trace.arrivals[b - 1].instructions
             out.append((cycles, insns))
         return out
 

@@ -18,11 +18,15 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import unicorn as uc_mod
+from unicorn.unicorn_py3 import unicorn as uc_impl
 
 from mote.errors import BuildError
 from mote.sim.decode import BEATS, NUM_CLASSES, Cls, Insn
+from mote.sim.faults import SimulationError
 
 _SOURCE = "mote_count.c"
 
@@ -149,6 +153,8 @@ class Counter:
         if not self.state_ptr:
             raise MemoryError("cannot allocate the instruction counter")
         self.state = self.state_ptr.contents
+        self._view_of: tuple[int, int] | None = None  # the table and capacity _view shows
+        self._view = np.empty(0, dtype=BLOCK_DTYPE)
 
     def close(self) -> None:
         if self.state_ptr:
@@ -164,26 +170,47 @@ class Counter:
         return ctypes.cast(self.lib.mote_mem_hook, ctypes.c_void_p).value or 0
 
     @property
+    def indirect_block_hook(self) -> int:
+        return ctypes.cast(self.lib.mote_block_hook_indirect, ctypes.c_void_p).value or 0
+
+    @property
+    def indirect_mem_hook(self) -> int:
+        return ctypes.cast(self.lib.mote_mem_hook_indirect, ctypes.c_void_p).value or 0
+
+    @property
     def user_data(self) -> int:
         return ctypes.cast(self.state_ptr, ctypes.c_void_p).value or 0
 
+    def _slots(self) -> np.ndarray:
+        """Every slot of the hash table, as a view (remade when the table grows)."""
+        s = self.state
+        if self._view_of != (s.table, s.capacity):
+            raw = (ctypes.c_char * (s.capacity * BLOCK_DTYPE.itemsize)).from_address(s.table)
+            self._view = np.frombuffer(raw, dtype=BLOCK_DTYPE)
+            self._view_of = (s.table, s.capacity)
+        return self._view
+
     def table(self) -> np.ndarray:
         """The used slots of the hash table (a copy)."""
-        s = self.state
-        raw = (ctypes.c_char * (s.capacity * BLOCK_DTYPE.itemsize)).from_address(s.table)
-        table = np.frombuffer(raw, dtype=BLOCK_DTYPE)
-        return table[table["addr"] != EMPTY_KEY].copy()
+        table = self._slots()
+        return table[table["addr"] != EMPTY_KEY]
 
     def table_row(self, index: int) -> np.void:
         """One slot of the hash table (a copy)."""
-        s = self.state
-        raw = (ctypes.c_char * BLOCK_DTYPE.itemsize).from_address(s.table + index * BLOCK_DTYPE.itemsize)
-        return np.frombuffer(raw, dtype=BLOCK_DTYPE)[0].copy()
+        return self._slots()[index].copy()
 
     def current_block(self) -> int | None:
         """Start address of the block executing now."""
+        current = self.current()
+        return None if current is None else current[0]
+
+    def current(self) -> tuple[int, int] | None:
+        """The block executing now: its start address and its number of instructions (None: none)."""
         cur = self.state.cur
-        return None if cur < 0 else int(self.table_row(cur)["addr"])
+        if cur < 0:
+            return None
+        row = self._slots()[cur]
+        return int(row["addr"]), int(row["ninsn"])
 
     def count_regions(self, regions: list[tuple[int, int]]) -> None:
         """Count the loads and stores that hit each [low, high) address range (with the memory hook
@@ -215,28 +242,52 @@ class ClassTally:
         # left out, and whether it ends with one; the branch's direction comes from `taken`.
         self.base = np.zeros((n, NUM_CLASSES + 1), dtype=np.int64)
         self.ends_in_branch = np.zeros(n, dtype=bool)
+        rows: list[int] = []
+        classes: list[int] = []
+        beats: list[int] = []
         for row, addr in enumerate(self.addrs.tolist()):
             insns = blocks[addr]
-            for insn in insns:
-                self.base[row, insn.cls] += 1
-                self.base[row, BEATS] += insn.beats
+            rows += [row] * len(insns)
+            classes += [int(insn.cls) for insn in insns]
+            beats += [insn.beats for insn in insns]
             if insns and insns[-1].cls is Cls.BRANCH_NOT_TAKEN:
-                self.base[row, Cls.BRANCH_NOT_TAKEN] -= 1
                 self.ends_in_branch[row] = True
+        np.add.at(self.base, (np.array(rows, dtype=np.intp), np.array(classes, dtype=np.intp)), 1)
+        np.add.at(self.base[:, BEATS], np.array(rows, dtype=np.intp), np.array(beats, dtype=np.int64))
+        self.base[self.ends_in_branch, Cls.BRANCH_NOT_TAKEN] -= 1
 
     def classes(self, snap: Snapshot) -> np.ndarray:
         """Executed instructions per class (int64, indexed by Cls, then the beats at BEATS) at the snapshot."""
         rows = np.searchsorted(self.addrs, snap.addrs)
-        counts = np.zeros(len(self.addrs), dtype=np.int64)
-        taken = np.zeros(len(self.addrs), dtype=np.int64)
-        counts[rows] = snap.counts.astype(np.int64)
-        taken[rows] = snap.taken.astype(np.int64)
-        out = counts @ self.base
-        out[Cls.BRANCH_TAKEN] += int(taken[self.ends_in_branch].sum())
-        out[Cls.BRANCH_NOT_TAKEN] += int((counts - taken)[self.ends_in_branch].sum())
+        counts = snap.counts.astype(np.int64)
+        out = counts @ self.base[rows]
+        ends = self.ends_in_branch[rows]
+        taken, entered = int(snap.taken[ends].sum()), int(counts[ends].sum())
+        out[Cls.BRANCH_TAKEN] += taken
+        out[Cls.BRANCH_NOT_TAKEN] += entered - taken
         # The unexecuted tail: its final branch was booked as not taken, since the block that
         # follows it (which would mark it taken) had not started.
         for insn in snap.tail:
             out[insn.cls] -= 1
             out[BEATS] -= insn.beats
         return out
+
+
+def native_hooks(uc: Any, counter: Counter, user_data: int, memory: bool,
+                 indirect: bool = False) -> list[object]:
+    """Install the native block hook (and, with `memory`, the memory hook) with `user_data`: a counter state,
+    or with `indirect` the address of a pointer to one (the cluster's engine: mote.sim.cluster)."""
+    kinds = [(uc_mod.UC_HOOK_BLOCK, counter.indirect_block_hook if indirect else counter.block_hook)]
+    if memory:
+        kinds.append((uc_mod.UC_HOOK_MEM_READ | uc_mod.UC_HOOK_MEM_WRITE,
+                      counter.indirect_mem_hook if indirect else counter.mem_hook))
+    handles = []
+    for kind, callback in kinds:
+        handle = uc_impl.uc_hook_h()
+        status = uc_impl.uclib.uc_hook_add(uc._uch, uc_impl.ctypes.byref(handle), kind,
+                                           uc_impl.ctypes.c_void_p(callback), uc_impl.ctypes.c_void_p(user_data),
+                                           1, 0)
+        if status != 0:
+            raise SimulationError(f"cannot install the native counting hook (unicorn error {status})")
+        handles.append(handle)
+    return handles

@@ -18,6 +18,7 @@ square root 12 (an iterative unit; the figure is an estimate, not a published on
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -55,12 +56,20 @@ class CoreModel:
         """Estimated cycles for per-class instruction counts (indexed by Cls; an entry after the classes
         holds the beats, mote.sim.decode.BEATS)."""
         counts = np.asarray(class_counts, dtype=np.int64)
-        costs = self.costs()
+        costs = _costs(self)
         beats = int(counts[len(costs)]) * self.beat if len(counts) > len(costs) else 0
         return int(counts[:len(costs)] @ costs) + beats
 
     def to_json(self) -> dict[str, int | str]:
         return asdict(self)
+
+
+@functools.lru_cache(maxsize=64)
+def _costs(model: CoreModel) -> np.ndarray:
+    """model.costs(), once per model (a run's figures price hundreds of snapshots with one model)."""
+    costs = model.costs()
+    costs.flags.writeable = False
+    return costs
 
 
 def class_names() -> list[str]:

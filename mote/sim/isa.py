@@ -49,6 +49,9 @@ class Isa:
     system_pages: tuple[tuple[int, int], ...] = ()
     # Why an executed instruction (decoded, and its bytes) does not exist on the core (None: it does).
     illegal: Callable[[Insn, bytes], str | None] | None = None
+    # The registers besides the PC that hold a hart's state: a cluster (mote.sim.cluster) switches them when it
+    # switches cores on its one Unicorn instance (empty: it saves and restores Unicorn's whole context, slower).
+    core_regs: tuple[int, ...] = ()
 
     def entry(self, addr: int) -> int:
         """The address emu_start begins at for the ELF entry `addr`."""
@@ -92,10 +95,12 @@ def _arm_regs(uc: uc_mod.Uc) -> list[int]:
     return [int(uc.reg_read(r)) for r in _ARM_REGS]
 
 
+_RV_X = tuple(range(rv.UC_RISCV_REG_X1, rv.UC_RISCV_REG_X31 + 1))
+_RV_F = (*range(rv.UC_RISCV_REG_F0, rv.UC_RISCV_REG_F31 + 1), rv.UC_RISCV_REG_FCSR)
 RV32IMC = Isa("rv32", uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32, rv.UC_CPU_RISCV32_SIFIVE_E31, rv.UC_RISCV_REG_PC,
-              decode_block, LENGTH_RV32C, True, trap=_rv_trap, regs=_rv_regs)
+              decode_block, LENGTH_RV32C, True, trap=_rv_trap, regs=_rv_regs, core_regs=_RV_X)
 RV32IMFC = Isa("rv32", uc_mod.UC_ARCH_RISCV, uc_mod.UC_MODE_RISCV32, rv.UC_CPU_RISCV32_SIFIVE_U34, rv.UC_RISCV_REG_PC,
-               decode_block, LENGTH_RV32C, True, trap=_rv_trap, regs=_rv_regs)
+               decode_block, LENGTH_RV32C, True, trap=_rv_trap, regs=_rv_regs, core_regs=_RV_X + _RV_F)
 
 
 def rv32(fpu: bool) -> Isa:

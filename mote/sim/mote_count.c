@@ -210,3 +210,14 @@ void mote_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
   c->fault_write = type == 17; /* UC_MEM_WRITE */
   c->emu_stop(uc);
 }
+
+/* The same hooks through one more pointer: `user_data` points to a slot that holds the counter state of the
+ * core running now. A cluster (mote/sim/cluster.py) runs all its cores on one Unicorn instance, so that
+ * they share its translated code, and switches the slot when it switches cores. */
+void mote_block_hook_indirect(void *uc, uint64_t address, uint32_t size, void *user_data) {
+  mote_block_hook(uc, address, size, *(mote_counter **)user_data);
+}
+
+void mote_mem_hook_indirect(void *uc, int type, uint64_t address, int size, int64_t value, void *user_data) {
+  mote_mem_hook(uc, type, address, size, value, *(mote_counter **)user_data);
+}

@@ -13,7 +13,7 @@ from unicorn.unicorn_py3 import unicorn as uc_impl
 from mote.ints import round_up
 from mote.sim import counting
 from mote.sim.accel_device import AccelDevice
-from mote.sim.counting import ClassTally, Counter, Snapshot
+from mote.sim.counting import ClassTally, Counter, Snapshot, native_hooks
 from mote.sim.decode import Insn
 from mote.sim.devices import (
     ACCEL_BASE,
@@ -64,20 +64,10 @@ class Run:
         self.resets = resets  # the frames that start with model_reset()
         mem = machine.memory
         self.isa = isa = machine.isa
-        uc = uc_mod.Uc(isa.arch, isa.mode)
-        uc.ctl_set_cpu_model(isa.cpu_model)
-        self._map_memory(uc)
-        uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
-        for base, size in isa.system_pages:
-            uc.mem_map(base, size, uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
-        self._load(uc, writes)
-        self.uc = uc
         self.counter = Counter(uc_impl.uclib, isa.pc_reg, machine.host_cc)
         self.counter.state.limit = instruction_limit
         self.counter.state.length_rule = isa.length_rule
         self.limit = instruction_limit
-        self._native_hooks = []
-        self._hook_native(uc_mod.UC_HOOK_BLOCK, self.counter.block_hook)
         # The memory hook checks alignment and, riding along at almost no cost, counts the loads and
         # stores that hit flash and RAM (MEMORY_REGIONS order) for the energy model.
         self.counts_memory = machine.check_alignment
@@ -85,27 +75,41 @@ class Run:
             self.counter.count_regions([(mem.flash_base, mem.flash_base + mem.flash_bytes),
                                         (mem.ram_base, mem.ram_base + mem.ram_bytes),
                                         (mem.l1_base, mem.l1_base + mem.l1_bytes)])
-            self._hook_native(uc_mod.UC_HOOK_MEM_READ | uc_mod.UC_HOOK_MEM_WRITE, self.counter.mem_hook)
-        uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
-        uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
         self.devices = DeviceState()
         self.accel: AccelDevice | RtlDevice | None = None
         if machine.accelerator is not None:  # its Python model, or its RTL (mote/sim/rtl_device.py)
             self.accel = make_accel_device(machine.accelerator, self.devices)
             self.accel.now = lambda: int(self.counter.state.insns)
-            uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
+            self.accel.snapshot = self._accel_snapshot
         self.dma: DmaDevice | None = None
         if mem.dma:
-            regions = {"flash": (mem.flash_base, mem.flash_base + mem.flash_bytes),
-                       "ram": (mem.ram_base, mem.ram_base + mem.ram_bytes),
-                       "l1": (mem.l1_base, mem.l1_base + mem.l1_bytes)}
-            self.dma = DmaDevice(regions, self._dma_copy, self._dma_snapshot,
+            self.dma = DmaDevice(memory_regions(machine), self._dma_copy, self._dma_snapshot,
                                  lambda what: self._fail(MemoryAccessError, what, self._pc()))
-            uc.mmio_map(DMA_BASE, DMA_BYTES, self.dma.read, None, self.dma.write, None)
+        self._native_hooks: list[object] = []
+        self.uc = self._engine(writes)
         self.fault: SimulationError | None = None
         self.exit_snapshot: Snapshot | None = None
         self.exact = True
         self._last_store: tuple[int, int, int] | None = None  # (block, block entry, index) of the last mark
+
+    def _engine(self, writes: dict[str, bytes]) -> uc_mod.Uc:
+        """A fresh Unicorn instance of this run's own: memories mapped and loaded, devices and hooks on this run."""
+        isa = self.isa
+        uc = uc_mod.Uc(isa.arch, isa.mode)
+        uc.ctl_set_cpu_model(isa.cpu_model)
+        self._map_memory(uc)
+        uc.mmio_map(DEVICE_BASE, DEVICE_BYTES, self._device_read, None, self._device_write, None)
+        for base, size in isa.system_pages:
+            uc.mem_map(base, size, uc_mod.UC_PROT_READ | uc_mod.UC_PROT_WRITE)
+        self._load(uc, writes)
+        self._native_hooks = native_hooks(uc, self.counter, self.counter.user_data, self.counts_memory)
+        uc.hook_add(uc_mod.UC_HOOK_MEM_INVALID, self._invalid_access)
+        uc.hook_add(uc_mod.UC_HOOK_INTR, self._trap)
+        if self.accel is not None:
+            uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
+        if self.dma is not None:
+            uc.mmio_map(DMA_BASE, DMA_BYTES, self.dma.read, None, self.dma.write, None)
+        return uc
 
     def _map_memory(self, uc: uc_mod.Uc) -> None:
         """Flash (read/execute), RAM and the L1, if any (read/write), each the core's own."""
@@ -129,15 +133,6 @@ class Run:
             if len(data) > size:
                 raise SimulationError(f"{len(data)} bytes do not fit the firmware's {name} ({size} bytes)")
             uc.mem_write(addr, data)
-
-    def _hook_native(self, kind: int, callback: int) -> None:
-        handle = uc_impl.uc_hook_h()
-        status = uc_impl.uclib.uc_hook_add(self.uc._uch, uc_impl.ctypes.byref(handle), kind,
-                                           uc_impl.ctypes.c_void_p(callback),
-                                           uc_impl.ctypes.c_void_p(self.counter.user_data), 1, 0)
-        if status != 0:
-            raise SimulationError(f"cannot install the native counting hook (unicorn error {status})")
-        self._native_hooks.append(handle)
 
     # --- where things happen -------------------------------------------------------------------------
 
@@ -203,6 +198,14 @@ class Run:
     def _dma_copy(self, dst: int, src: int, n: int) -> None:
         self.uc.mem_write(dst, bytes(self.uc.mem_read(src, n)))
 
+    def _accel_snapshot(self, offset: int, size: int, value: int) -> Snapshot | None:
+        """The counters at the store that starts an accelerator job (as exact as a profiler mark's); None when
+        that store is not located in its block (the timeline then interpolates; the run's marks stay exact)."""
+        before, self.exact = self.exact, True
+        tail = self._tail(offset, size, value, ACCEL_BASE)
+        located, self.exact = self.exact, before
+        return self._snapshot(tail) if located else None
+
     def _dma_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
         return self._snapshot(self._tail(offset, size, value, DMA_BASE))
 
@@ -237,12 +240,11 @@ class Run:
     def _tail(self, offset: int, size: int, value: int, base: int = DEVICE_BASE) -> tuple[Insn, ...]:
         """The instructions of the current block after the store that wrote this device register (or,
         with the memory hook, the load or store that accessed it)."""
-        block = self.counter.current_block()
-        if block is None:
+        current = self.counter.current()
+        if current is None:
             self.exact = False
             return ()
-        cur = self.counter.state.cur
-        ninsn = int(self.counter.table_row(cur)["ninsn"])
+        block, ninsn = current
         insns = self.m.decode(block, ninsn)
         entry = int(self.counter.state.insns)
         after = self._last_store[2] if self._last_store and self._last_store[:2] == (block, entry) else -1
@@ -348,6 +350,8 @@ class Run:
         marks = [(mk, mk.snapshot.instructions, tally.classes(mk.snapshot)) for mk in self.devices.marks]
         dma_log = self.dma.log if self.dma is not None else None
         dma_classes = [tally.classes(e.snapshot) for e in dma_log.events] if dma_log is not None else []
+        if self.accel is not None:
+            self.accel.stats.classes = [tally.classes(s) for s in self.accel.stats.snapshots]
         outputs = {}
         for name in reads:
             addr, size = self.m.image.symbol(name)
@@ -377,6 +381,14 @@ class Run:
         words = np.frombuffer(bytes(self.uc.mem_read(self.m.painted, top - self.m.painted)), dtype="<u4")
         touched = np.flatnonzero(words != STACK_FILL)
         return 0 if touched.size == 0 else (top - self.m.painted) - int(touched[0]) * 4
+
+
+def memory_regions(machine: LoadedFirmware) -> dict[str, tuple[int, int]]:
+    """Each memory kind the DMA moves between: its [low, high) addresses."""
+    mem = machine.memory
+    return {"flash": (mem.flash_base, mem.flash_base + mem.flash_bytes),
+            "ram": (mem.ram_base, mem.ram_base + mem.ram_bytes),
+            "l1": (mem.l1_base, mem.l1_base + mem.l1_bytes)}
 
 
 def _error_class(errno: int) -> type[SimulationError]:

@@ -49,7 +49,8 @@ def _source(cores: int, faulty: int = -1) -> dict[str, str]:
 
 
 def _traced(monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
-    """Count every instruction of every core with a per-instruction hook (the reference for the native counts)."""
+    """Count every instruction of every core with a per-instruction hook (the reference for the native counts).
+    The cores share one Unicorn instance: each core's hook counts while that core is the one running."""
     counts: dict[int, int] = {}
     init = cluster_mod.CoreRun.__init__
 
@@ -59,7 +60,8 @@ def _traced(monkeypatch: pytest.MonkeyPatch) -> dict[int, int]:
         counts[core] = 0
 
         def hook(uc: uc_mod.Uc, addr: int, size: int, data: object) -> None:
-            counts[core] += 1
+            if self.engine.live is self:
+                counts[core] += 1
 
         self.uc.hook_add(uc_mod.UC_HOOK_CODE, hook)
 

@@ -11,6 +11,8 @@ largest high-water mark of any core, and each core's stack size."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,12 +43,24 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
     # one tally over every core's blocks (the cores run the same code): each core's snapshots name a subset
     tally = ClassTally({addr: insns for t in cx.traces for addr, insns in t.blocks.items()})
 
+    # each snapshot's class counts and cycles, computed once (the replay, the cores' and the layers' figures
+    # all ask for the same barrier arrivals); keyed by identity, the snapshots outlive this function's caches
+    class_memo: dict[int, np.ndarray] = {}
+    cost_memo: dict[int, int] = {}
+
     def classes(k: int, snap: Snapshot) -> np.ndarray:
-        return tally.classes(snap)
+        got = class_memo.get(id(snap))
+        if got is None:
+            got = class_memo[id(snap)] = tally.classes(snap)
+        return got
 
     def cost(k: int, snap: Snapshot) -> int:
-        counted = accesses(platform, None, snap)
-        return core_model.cycles(classes(k, snap)) + (platform.stall_cycles(*counted) if counted else 0)
+        got = cost_memo.get(id(snap))
+        if got is None:
+            counted = accesses(platform, None, snap)
+            got = core_model.cycles(classes(k, snap)) + (platform.stall_cycles(*counted) if counted else 0)
+            cost_memo[id(snap)] = got
+        return got
 
     track = None
     if ex.dma is not None and ex.dma.events:
@@ -77,20 +91,18 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
         energy = add_energy(energy, spent)
     critical = clock0(end) - clock0(begin)
     timeline = _cluster_dma(ex, clock, base.layers, core_model, platform)
+    in_layer: dict[int | None, list[int]] = {}  # the barriers (but the first) that end inside each layer
+    for barrier in range(1, cx.barriers):
+        in_layer.setdefault(cx.traces[0].barrier_layers[barrier], []).append(barrier)
     layers = []
     for profile in base.layers:
         b = next(i for i, (mk, _, _) in enumerate(ex.marks) if mk.reg is Reg.LAYER_BEGIN and mk.value == profile.index)
         e = next(i for i, (mk, _, _) in enumerate(ex.marks) if i > b and mk.reg is Reg.LAYER_END
                  and mk.value == profile.index)
-        spans = clock.worker_spans(profile.index)
-        layer_energy = profile.energy
-        for k, trace in enumerate(cx.traces[1:], start=1):
-            for barrier in range(1, cx.barriers):
-                if cx.traces[0].barrier_layers[barrier] != profile.index:
-                    continue
-                s0, s1 = trace.arrivals[barrier - 1], trace.arrivals[barrier]
-                layer_energy = add_energy(layer_energy, between(platform, named_counts(classes(k, s1) - classes(k, s0)),
-                                                                s0, s1))
+        spans = clock.worker_spans(profile.index, in_layer.get(profile.index, []))
+        intervals = [(k, trace.arrivals[barrier - 1], trace.arrivals[barrier])
+                     for k, trace in enumerate(cx.traces[1:], start=1) for barrier in in_layer.get(profile.index, [])]
+        layer_energy = add_energy(profile.energy, _workers_energy(platform, intervals, classes))
         layers.append(dataclasses.replace(
             profile, instructions=profile.instructions + sum(n for _, n in spans), cycles=clock0(e) - clock0(b),
             energy=layer_energy, core_instructions=[profile.instructions, *(n for _, n in spans)],
@@ -109,6 +121,28 @@ def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, co
         dma=dma,
         sim_seconds=cx.seconds, sim_mips=sum(c.instructions for c in cores) / max(cx.seconds, 1e-9) / 1e6,
         platform=platform.name)
+
+
+@dataclass(frozen=True)
+class _Accesses:
+    """Loads and stores per counted memory region, summed over intervals (as a Snapshot holds them)."""
+
+    reads: tuple[int, ...]
+    writes: tuple[int, ...]
+
+
+def _workers_energy(platform: Platform, intervals: list[tuple[int, Snapshot, Snapshot]],
+                    classes: Callable[[int, Snapshot], np.ndarray]) -> Energy | None:
+    """The energy of what the cores did in the intervals (core, start, end): the model is linear in the
+    events, so the intervals' class counts and memory accesses are summed first and priced once. None: no
+    interval, or memory accesses not counted."""
+    if not intervals or any(s.reads is None or e.reads is None for _, s, e in intervals):
+        return None
+    diff = sum(classes(k, e) - classes(k, s) for k, s, e in intervals)
+    regions = len(intervals[0][2].reads)
+    total = _Accesses(tuple(sum(e.reads[i] - s.reads[i] for _, s, e in intervals) for i in range(regions)),
+                      tuple(sum(e.writes[i] - s.writes[i] for _, s, e in intervals) for i in range(regions)))
+    return between(platform, named_counts(diff), None, total)
 
 
 def _cluster_dma(ex: Execution, clock: ClusterClock, layers: list[LayerProfile], core_model: CoreModel,
