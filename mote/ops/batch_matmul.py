@@ -17,13 +17,13 @@ per row and per column); float32, int16 and any int8 layer it declines take the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
-from mote.ops.dsp_kernels import dsp_matmul_kernel
+from mote.ops.dsp_kernels import dsp_matmul_kernel, dsp_stage
 from mote.ops.float_common import accumulate_taps
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, register
@@ -168,27 +168,43 @@ def _blocked_scratch(node: Node, p: BatchMatMulParams) -> int:
     return 4 * (rows4 * _pairs(p) + rows4 + 4 * _pairs(p) + 4 * rows4)
 
 
-def _pack_blocked(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
-    a, b = _operands(node)
-    fields: dict[str, int | str] = {
+def _blocked_fields(p: BatchMatMulParams, em: Emitter, stage: str) -> dict[str, int | str]:
+    return {
         "batches": int(p.a_offsets.size), "rows": p.rows, "cols": p.cols, "depth": p.depth, "pairs": _pairs(p),
         "a_offsets": em.const(p.a_offsets, "matmul_offsets"), "b_offsets": em.const(p.b_offsets, "matmul_offsets"),
         "a_row_step": p.a_row_step, "a_depth_step": p.a_depth_step, "b_depth_step": p.b_depth_step,
         "b_col_step": p.b_col_step, "a_zero_point": -p.a_offset, "b_zero_point": -p.b_offset,
-        "output_stage": output_stage(em, np.array([p.multiplier]), np.array([p.shift]), p.output_offset, p.act_min,
-                                     p.act_max),
-        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max}
-    return CCall("mote_batch_matmul_blocked_s8", "mote_batch_matmul_blocked_params", fields,
+        "output_stage": stage, "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max}
+
+
+def _pack_blocked(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
+    a, b = _operands(node)
+    stage = output_stage(em, np.array([p.multiplier]), np.array([p.shift]), p.output_offset, p.act_min, p.act_max)
+    return CCall("mote_batch_matmul_blocked_s8", "mote_batch_matmul_blocked_params", _blocked_fields(p, em, stage),
                  [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
+def _dsp_stage(p: BatchMatMulParams) -> np.ndarray | None:
+    """The DSP kernel's output stage (mote_dsp.h's row) for sums of magnitude at most depth * 255 * 255."""
+    return dsp_stage(np.array([p.multiplier]), np.array([p.shift]), p.depth * 255 * 255)
+
+
 def _pack_dsp(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
-    """The blocked kernel's parameters (its pair count unused) for mote_batch_matmul_dsp_s8."""
-    return replace(_pack_blocked(node, p, em), func="mote_batch_matmul_dsp_s8")
+    """The blocked kernel's parameters (its pair count unused), the output stage a row of mote_dsp.h."""
+    a, b = _operands(node)
+    rows = _dsp_stage(p)
+    assert rows is not None, "the record's accept test checks the output stage"
+    return CCall("mote_batch_matmul_dsp_s8", "mote_batch_matmul_blocked_params",
+                 _blocked_fields(p, em, em.const(rows.reshape(-1), "dsp_stage")),
+                 [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
+
+
+def _dsp_declines(node: Node, p: BatchMatMulParams) -> str | None:
+    return "the 32-bit output stage may overflow" if _dsp_stage(p) is None else None
 
 
 KERNELS = (
-    dsp_matmul_kernel("mote_batch_matmul_dsp_s8", _pack_dsp, lambda p: p),
+    dsp_matmul_kernel("mote_batch_matmul_dsp_s8", _pack_dsp, lambda p: p, _dsp_declines),
     Kernel("mote_batch_matmul_f32", frozenset(Core), emit, dtypes=frozenset({DType.FLOAT32})),
     Kernel("mote_batch_matmul_s16", frozenset(Core), emit, dtypes=frozenset({DType.INT16})),
     Kernel("mote_batch_matmul_blocked_s8", frozenset(Core), _pack_blocked, scratch_bytes=_blocked_scratch,

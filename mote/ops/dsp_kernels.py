@@ -13,7 +13,8 @@ spends on them. Every layer's output stage is the 32-bit one of mote_dsp.h, its 
 
 The activation x activation product (batch_matmul, matmul_rqs: dsp_matmul_kernel) has no weights to prepare:
 its kernel widens A's rows once per batch and B's columns once per pair of columns at run time, each less its
-zero point, into the same layout, and keeps the output stage of the blocked kernel it shares parameters with.
+zero point, into the same layout; TFLite's requantization takes the 32-bit output stage above (the sums bounded by
+depth * 255 * 255), the integer dialect's RequantShift its own row.
 """
 
 from __future__ import annotations
@@ -230,13 +231,15 @@ DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_dsp_s8", DSP, _dw_pack, _dw_accep
 
 # `geometry(params)`: the layer's mote.ops.batch_matmul.BatchMatMulParams (that module imports this one).
 
-def dsp_matmul_kernel(func: str, pack: Callable[[Node, Any, Emitter], CCall],
-                      geometry: Callable[[Any], Any]) -> Kernel:
+def dsp_matmul_kernel(func: str, pack: Callable[[Node, Any, Emitter], CCall], geometry: Callable[[Any], Any],
+                      declines: Callable[[Node, Any], str | None] = lambda node, p: None) -> Kernel:
     """The record of an int8 product of two activations on a DSP core (mote_batch_matmul_dsp_body.h). The sums
     wrap modulo 2^32 as TFLite's and Deeploy's do, so any depth is exact; a single row declines (the blocked
-    kernel reads B as it is, where widening it would cost as much as the products)."""
+    kernel reads B as it is, where widening it would cost as much as the products), and what `declines` says."""
     def accepts(node: Node, p: Any) -> str | None:
-        return "one row: widening B would cost as much as its products" if geometry(p).rows < 2 else None
+        if geometry(p).rows < 2:
+            return "one row: widening B would cost as much as its products"
+        return declines(node, p)
 
     def scratch(node: Node, p: Any) -> int:
         q = geometry(p)

@@ -1,13 +1,15 @@
 /* The int8 batch matmul of two activations for cores with the DSP extension (mote_batch_matmul_dsp_s8.h),
- * written once for its two output stages: the file that includes this header defines MOTE_BMM_OUTPUT
- * (mote_output_of for TFLite's requantization, mote_output_of_requant_shift for a RequantShift row) and
- * MOTE_BMM_FUNCTION (the name of the static function it then calls). */
+ * written once for its two output stages: the file that includes this header defines
+ *   MOTE_BMM_STAGE          the type of the output stage's state, made once per call by MOTE_BMM_STAGE_OF(p);
+ *   MOTE_BMM_OUTPUT(acc, s, full)  an output from a sum (mote_dsp_output for TFLite's requantization,
+ *                           mote_output_of_requant_shift for a RequantShift row);
+ *   MOTE_BMM_FULL(p)        whether the outputs span the int8 range (the body is compiled once for each value);
+ *   MOTE_BMM_FUNCTION       the name of the static function it then calls. */
 #ifndef MOTE_BATCH_MATMUL_DSP_BODY_H
 #define MOTE_BATCH_MATMUL_DSP_BODY_H
 
 #include "mote_batch_matmul_dsp_s8.h"
 #include "mote_dsp.h"
-#include "mote_output_stage.h"
 
 /* Four operand values less the zero point as the two words of mote_dsp.h's layout: (v0, v2), (v1, v3). */
 static inline void dsp_pair_words(int32_t v0, int32_t v1, int32_t v2, int32_t v3, uint32_t *dst) {
@@ -51,18 +53,11 @@ static void dsp_widen_vectors(const int8_t *src, int32_t n, int32_t step, int32_
   }
 }
 
-static mote_status MOTE_BMM_FUNCTION(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b,
-                                     int8_t *output, mote_scratch scratch) {
+/* Every batch, compiled once per value of `full`. */
+MOTE_DSP_SPECIALIZED void dsp_batches(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b,
+                                      int8_t *output, uint32_t *a_words, uint32_t *b_words, const MOTE_BMM_STAGE *s,
+                                      int full) {
   const int32_t rows = p->rows, cols = p->cols, depth = p->depth, groups = (depth + 3) / 4;
-  const int32_t rows2 = (rows + 1) & ~1;
-  if (rows <= 0 || cols <= 0 || depth <= 0 ||
-      scratch.size < (size_t)MOTE_BATCH_MATMUL_DSP_SCRATCH(rows, depth)) {
-    return MOTE_ERROR;
-  }
-  uint32_t *a_words = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 7u) & ~(uintptr_t)7u); /* [rows2 / 2][groups][2][2] */
-  uint32_t *b_words = a_words + 2 * groups * rows2;                                        /* [groups][2][2] */
-  const mote_output_channel s = mote_output_channel_at(p->output_stage, 0, p->output_offset, p->act_min,
-                                                       p->act_max);
   for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
     dsp_widen_vectors(a + p->a_offsets[batch], rows, p->a_row_step, p->a_depth_step, depth, groups,
                       p->a_zero_point, a_words);
@@ -76,14 +71,32 @@ static mote_status MOTE_BMM_FUNCTION(const mote_batch_matmul_blocked_params *p, 
       for (int32_t r = 0; r < rows; r += 2, x += 4 * groups, out += 2 * cols) {
         int32_t acc[4] = {0, 0, 0, 0}; /* (r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1) */
         mote_dsp_dot_2x2(x, b_words, groups, acc);
-        out[0] = MOTE_BMM_OUTPUT(acc[0], &s);
-        if (two) out[1] = MOTE_BMM_OUTPUT(acc[1], &s);
+        out[0] = MOTE_BMM_OUTPUT(acc[0], s, full);
+        if (two) out[1] = MOTE_BMM_OUTPUT(acc[1], s, full);
         if (r + 1 < rows) {
-          out[cols] = MOTE_BMM_OUTPUT(acc[2], &s);
-          if (two) out[cols + 1] = MOTE_BMM_OUTPUT(acc[3], &s);
+          out[cols] = MOTE_BMM_OUTPUT(acc[2], s, full);
+          if (two) out[cols + 1] = MOTE_BMM_OUTPUT(acc[3], s, full);
         }
       }
     }
+  }
+}
+
+static mote_status MOTE_BMM_FUNCTION(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b,
+                                     int8_t *output, mote_scratch scratch) {
+  const int32_t rows = p->rows, groups = (p->depth + 3) / 4;
+  const int32_t rows2 = (rows + 1) & ~1;
+  if (rows <= 0 || p->cols <= 0 || p->depth <= 0 ||
+      scratch.size < (size_t)MOTE_BATCH_MATMUL_DSP_SCRATCH(rows, p->depth)) {
+    return MOTE_ERROR;
+  }
+  uint32_t *a_words = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 7u) & ~(uintptr_t)7u); /* [rows2 / 2][groups][2][2] */
+  uint32_t *b_words = a_words + 2 * groups * rows2;                                        /* [groups][2][2] */
+  const MOTE_BMM_STAGE s = MOTE_BMM_STAGE_OF(p);
+  if (MOTE_BMM_FULL(p)) {
+    dsp_batches(p, a, b, output, a_words, b_words, &s, 1);
+  } else {
+    dsp_batches(p, a, b, output, a_words, b_words, &s, 0);
   }
   return MOTE_OK;
 }

@@ -4,7 +4,9 @@
 #include "mote_batch_matmul_blocked_s8.h"
 
 /* int8 BATCH_MATMUL of two run-time operands on a core with the DSP extension (Cortex-M4, M7, M33), the
- * parameters of mote_batch_matmul_blocked_s8 (pairs unused), bit-exact with mote_batch_matmul_s8: out[r][c] =
+ * parameters of mote_batch_matmul_blocked_s8 (pairs unused; output_stage one row of mote_dsp.h's 32-bit output
+ * stage, MOTE_DSP_STAGE words, which the compiler checks for sums up to depth * 255 * 255), bit-exact with
+ * mote_batch_matmul_s8: out[r][c] =
  * requantize(sum_k (A[r][k] - za) * (B[k][c] - zb)), the int32 sum wrapping as TFLite's does (SMLAD's does).
  *
  * Per batch, A's rows less za are widened once into the scratch as int16 pair words (mote_dsp.h's layout,

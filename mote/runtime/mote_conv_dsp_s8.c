@@ -36,13 +36,11 @@ static const int8_t *gather(const mote_conv_dsp_params *p, const int8_t *input, 
   return win;
 }
 
-mote_status mote_conv_dsp_s8(const mote_conv_dsp_params *p, const int8_t *input, int8_t *output,
-                             mote_scratch scratch) {
+/* The layer's pixels, compiled once per value of `full` (mote_dsp_output). */
+MOTE_DSP_SPECIALIZED void conv_pixels(const mote_conv_dsp_params *p, const int8_t *input, int8_t *output,
+                                      uint32_t *x, int8_t *win, int full) {
   const mote_conv_geometry *g = &p->geometry;
   const int32_t groups = p->groups, m = g->out_ch;
-  if (scratch.size < (size_t)MOTE_CONV_DSP_SCRATCH(groups)) return MOTE_ERROR;
-  uint32_t *x = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 3u) & ~(uintptr_t)3u); /* [groups][2][2] */
-  int8_t *win = (int8_t *)(x + 4 * groups);
   const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
   const int32_t pixels = g->batches * g->out_h * g->out_w;
   for (int32_t px = 0; px < pixels; px += 2) {
@@ -55,13 +53,27 @@ mote_status mote_conv_dsp_s8(const mote_conv_dsp_params *p, const int8_t *input,
       const int32_t oc1 = oc + 1 < m ? oc + 1 : oc; /* an odd last channel's pair is zero weights */
       int32_t acc[4] = {p->bias[oc], p->bias[oc1], p->bias[oc], p->bias[oc1]};
       mote_dsp_dot_2x2(x, w, groups, acc);
-      out1[oc] = (int8_t)mote_dsp_requantize(acc[2], p->stage + MOTE_DSP_STAGE * oc, offset, lo, hi);
-      out0[oc] = (int8_t)mote_dsp_requantize(acc[0], p->stage + MOTE_DSP_STAGE * oc, offset, lo, hi);
+      const int32_t *st = p->stage + MOTE_DSP_STAGE * oc;
+      out1[oc] = mote_dsp_output(acc[2], st, offset, lo, hi, full);
+      out0[oc] = mote_dsp_output(acc[0], st, offset, lo, hi, full);
       if (oc1 != oc) {
-        out1[oc1] = (int8_t)mote_dsp_requantize(acc[3], p->stage + MOTE_DSP_STAGE * oc1, offset, lo, hi);
-        out0[oc1] = (int8_t)mote_dsp_requantize(acc[1], p->stage + MOTE_DSP_STAGE * oc1, offset, lo, hi);
+        out1[oc1] = mote_dsp_output(acc[3], st + MOTE_DSP_STAGE, offset, lo, hi, full);
+        out0[oc1] = mote_dsp_output(acc[1], st + MOTE_DSP_STAGE, offset, lo, hi, full);
       }
     }
+  }
+}
+
+mote_status mote_conv_dsp_s8(const mote_conv_dsp_params *p, const int8_t *input, int8_t *output,
+                             mote_scratch scratch) {
+  const int32_t groups = p->groups;
+  if (scratch.size < (size_t)MOTE_CONV_DSP_SCRATCH(groups)) return MOTE_ERROR;
+  uint32_t *x = (uint32_t *)(void *)(((uintptr_t)scratch.buf + 3u) & ~(uintptr_t)3u); /* [groups][2][2] */
+  int8_t *win = (int8_t *)(x + 4 * groups);
+  if (p->act_min == -128 && p->act_max == 127) {
+    conv_pixels(p, input, output, x, win, 1);
+  } else {
+    conv_pixels(p, input, output, x, win, 0);
   }
   return MOTE_OK;
 }

@@ -41,17 +41,18 @@ static inline void row_of_taps(const int8_t *x, int32_t ch, const uint32_t *w, i
 #endif
 
 /* The four outputs of channels c .. c + 3 from their accumulators. */
-static inline void store4(const mote_depthwise_conv_dsp_params *p, const int32_t acc[4], const int32_t *st,
-                          int8_t *out) {
+MOTE_DSP_SPECIALIZED void store4(const mote_depthwise_conv_dsp_params *p, const int32_t acc[4], const int32_t *st,
+                                 int8_t *out, int full) {
   const int32_t offset = p->output_offset, lo = p->act_min, hi = p->act_max;
-  out[0] = (int8_t)mote_dsp_requantize(acc[0], st, offset, lo, hi);
-  out[1] = (int8_t)mote_dsp_requantize(acc[1], st + MOTE_DSP_STAGE, offset, lo, hi);
-  out[2] = (int8_t)mote_dsp_requantize(acc[2], st + 2 * MOTE_DSP_STAGE, offset, lo, hi);
-  out[3] = (int8_t)mote_dsp_requantize(acc[3], st + 3 * MOTE_DSP_STAGE, offset, lo, hi);
+  out[0] = mote_dsp_output(acc[0], st, offset, lo, hi, full);
+  out[1] = mote_dsp_output(acc[1], st + MOTE_DSP_STAGE, offset, lo, hi, full);
+  out[2] = mote_dsp_output(acc[2], st + 2 * MOTE_DSP_STAGE, offset, lo, hi, full);
+  out[3] = mote_dsp_output(acc[3], st + 3 * MOTE_DSP_STAGE, offset, lo, hi, full);
 }
 
 /* One output pixel whose nine taps lie inside the input: x is tap (0, 0)'s pixel; rows step by in_w pixels. */
-static void pixel_inside(const mote_depthwise_conv_dsp_params *p, const int8_t *x, int8_t *out) {
+MOTE_DSP_SPECIALIZED void pixel_inside(const mote_depthwise_conv_dsp_params *p, const int8_t *x, int8_t *out,
+                                       int full) {
   const int32_t ch = p->in_ch, row = p->in_w * ch;
   const uint32_t *w = p->weights;
   const int32_t *st = p->stage;
@@ -60,13 +61,14 @@ static void pixel_inside(const mote_depthwise_conv_dsp_params *p, const int8_t *
     row_of_taps(x + c, ch, w, acc);
     row_of_taps(x + c + row, ch, w + 6, acc);
     row_of_taps(x + c + 2 * row, ch, w + 12, acc);
-    store4(p, acc, st, out + c);
+    store4(p, acc, st, out + c, full);
   }
 }
 
 /* One output pixel at the input's edge: its nine taps' input pixels (taps[k] for tap (k / 3, k % 3)), all
  * channels. */
-static void pixel(const mote_depthwise_conv_dsp_params *p, const int8_t *const taps[9], int8_t *out) {
+MOTE_DSP_SPECIALIZED void pixel(const mote_depthwise_conv_dsp_params *p, const int8_t *const taps[9], int8_t *out,
+                                int full) {
   const uint32_t *w = p->weights;
   const int32_t *st = p->stage;
   for (int32_t c = 0; c < p->in_ch; c += 4, st += 4 * MOTE_DSP_STAGE) {
@@ -79,7 +81,33 @@ static void pixel(const mote_depthwise_conv_dsp_params *p, const int8_t *const t
       acc[1] = mote_smlabb(odd, w[1], acc[1]);
       acc[3] = mote_smlatt(odd, w[1], acc[3]);
     }
-    store4(p, acc, st, out + c);
+    store4(p, acc, st, out + c, full);
+  }
+}
+
+/* The layer's pixels, compiled once per value of `full` (mote_dsp_output). */
+MOTE_DSP_SPECIALIZED void pixels(const mote_depthwise_conv_dsp_params *p, const int8_t *input, int8_t *output,
+                                 const int8_t *zero_row, int full) {
+  const int32_t c = p->in_ch;
+  for (int32_t b = 0; b < p->batches; ++b) {
+    const int8_t *image = input + b * p->in_h * p->in_w * c;
+    for (int32_t oy = 0; oy < p->out_h; ++oy) {
+      const int32_t y0 = oy * p->stride_h - p->pad_top;
+      for (int32_t ox = 0; ox < p->out_w; ++ox, output += c) {
+        const int32_t x0 = ox * p->stride_w - p->pad_left;
+        if (y0 >= 0 && y0 + 3 <= p->in_h && x0 >= 0 && x0 + 3 <= p->in_w) {
+          pixel_inside(p, image + (y0 * p->in_w + x0) * c, output, full);
+          continue;
+        }
+        const int8_t *taps[9];
+        for (int32_t k = 0; k < 9; ++k) {
+          const int32_t iy = y0 + k / 3, ix = x0 + k % 3;
+          const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
+          taps[k] = inside ? image + (iy * p->in_w + ix) * c : zero_row;
+        }
+        pixel(p, taps, output, full);
+      }
+    }
   }
 }
 
@@ -89,25 +117,10 @@ mote_status mote_depthwise_conv_dsp_s8(const mote_depthwise_conv_dsp_params *p, 
   if (scratch.size < (size_t)MOTE_DEPTHWISE_CONV_DSP_SCRATCH(c)) return MOTE_ERROR;
   int8_t *zero_row = scratch.buf;
   memset(zero_row, -p->input_offset, (size_t)c);
-  for (int32_t b = 0; b < p->batches; ++b) {
-    const int8_t *image = input + b * p->in_h * p->in_w * c;
-    for (int32_t oy = 0; oy < p->out_h; ++oy) {
-      const int32_t y0 = oy * p->stride_h - p->pad_top;
-      for (int32_t ox = 0; ox < p->out_w; ++ox, output += c) {
-        const int32_t x0 = ox * p->stride_w - p->pad_left;
-        if (y0 >= 0 && y0 + 3 <= p->in_h && x0 >= 0 && x0 + 3 <= p->in_w) {
-          pixel_inside(p, image + (y0 * p->in_w + x0) * c, output);
-          continue;
-        }
-        const int8_t *taps[9];
-        for (int32_t k = 0; k < 9; ++k) {
-          const int32_t iy = y0 + k / 3, ix = x0 + k % 3;
-          const int inside = iy >= 0 && iy < p->in_h && ix >= 0 && ix < p->in_w;
-          taps[k] = inside ? image + (iy * p->in_w + ix) * c : zero_row;
-        }
-        pixel(p, taps, output);
-      }
-    }
+  if (p->act_min == -128 && p->act_max == 127) {
+    pixels(p, input, output, zero_row, 1);
+  } else {
+    pixels(p, input, output, zero_row, 0);
   }
   return MOTE_OK;
 }

@@ -121,6 +121,33 @@ static inline int32_t mote_dsp_requantize(int32_t acc, const int32_t *st, int32_
   return below < lo ? lo : below;
 }
 
+/* mote_dsp_requantize for a layer whose outputs span the whole int8 range (act_min -128, act_max 127, as the
+ * MLPerf Tiny models' layers do): the clamp is one SSAT. */
+static inline int32_t mote_dsp_requantize_full(int32_t acc, const int32_t *st, int32_t offset) {
+  const int32_t a = (int32_t)((uint32_t)acc << st[1]);
+  const int32_t y = mote_smmulr(a, st[0]);
+  const int32_t negative = -(int32_t)((uint32_t)y >> 31);
+  const int32_t v = (((y + st[2]) + (negative & st[4])) >> st[3]) + offset;
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+  return __ssat(v, 8);
+#else
+  return v > 127 ? 127 : v < -128 ? -128 : v;
+#endif
+}
+
+/* The kernels' output stage: `full` (a constant where the kernels call it: each kernel body is compiled
+ * once for layers whose outputs span the int8 range and once for the others) picks the SSAT clamp. */
+#if defined(__GNUC__)
+#define MOTE_DSP_SPECIALIZED static inline __attribute__((always_inline))
+#else
+#define MOTE_DSP_SPECIALIZED static inline
+#endif
+
+MOTE_DSP_SPECIALIZED int8_t mote_dsp_output(int32_t acc, const int32_t *st, int32_t offset, int32_t lo, int32_t hi,
+                                            int full) {
+  return (int8_t)(full ? mote_dsp_requantize_full(acc, st, offset) : mote_dsp_requantize(acc, st, offset, lo, hi));
+}
+
 /* The register blocks' inner loops, over `groups` groups of four taps (two words of int16 pairs each):
  *   2x2: two pixels' windows x[groups][2 pixels][2] by two channels' weights w[groups][2 channels][2],
  *        acc = {pixel 0 channel 0, pixel 0 channel 1, pixel 1 channel 0, pixel 1 channel 1};

@@ -133,3 +133,15 @@ def test_dsp_int8_extreme_values(za: int, zb: int, tmp_path: Path) -> None:
     for pick in ([-128], [127], [-128, 127]):
         inputs = {"a": rng.choice(pick, (2, 6, 9)).astype(np.int8), "b": rng.choice(pick, (2, 9, 5)).astype(np.int8)}
         np.testing.assert_array_equal(binary.run(inputs)[0]["y"], tflm_outputs(model, graph, inputs)["y"])
+
+
+def test_dsp_declines_an_output_stage_that_could_overflow(check_model: Callable[..., object]) -> None:
+    """An output scale 4096 times below the product of the input scales (a left shift of 12) with a depth of 64:
+    the 32-bit output stage could overflow, so the blocked kernel takes the layer, still exact."""
+    mb = ModelBuilder()
+    a = mb.tensor("a", [4, 64], "int8", scale=0.05, zero_point=2)
+    b = mb.tensor("b", [64, 4], "int8", scale=0.04, zero_point=-1)
+    y = mb.tensor("y", [4, 4], "int8", scale=0.05 * 0.04 / 4096, zero_point=0)
+    mb.op("BATCH_MATMUL", [a, b], [y], adj_x=False, adj_y=False)
+    graph = check_model(mb.build([a, b], [y]), seeds=1, core=Core.DSP)
+    assert chosen(graph.nodes[0], Core.DSP) == "mote_batch_matmul_blocked_s8"  # type: ignore[attr-defined]

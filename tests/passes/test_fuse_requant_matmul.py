@@ -93,3 +93,26 @@ def test_depthwise_and_requant_on_the_virtual_platform(tmp_path: Path, channels:
         (layer,) = [layer for layer in report["layers"] if layer["op"] == "conv2d_rqs"]
         assert layer["kernel"] == "mote_conv_grouped_requant_shift_s8"
         assert layer["instructions"] <= 16 * layer["macs"]
+
+
+def test_dsp_kernel_portable_c_matches_deeploy_sanitized(tmp_path: Path) -> None:
+    """The DSP core's kernel for the fused layer (mote_batch_matmul_dsp_requant_shift_s8) in its portable C, built
+    for the host with the sanitizers: exact with Deeploy's arithmetic (odd sequence and head sizes, an unsigned
+    first operand); the Armv7E-M assembly runs in tests/targets/test_cortexm_dsp.py."""
+    from mote.codegen.compile import compile_graph
+    from mote.frontend.onnx import load_onnx_model
+    from mote.ops.registry import Core
+    from mote.reference import interpret
+    from mote.targets.host import build_host
+
+    m, arrays, want = attention_scores(np.random.default_rng(9), True, 700, heads=3, seq=7, dim=11)
+    path, npz = dp.save(tmp_path / "p", m, arrays)
+    model = load_onnx_model(path, input_path=npz)
+    compiled = compile_graph(model.graph, core=Core.DSP)
+    assert [layer.kernel for layer in compiled.layers if layer.op == "matmul_rqs"] == \
+        ["mote_batch_matmul_dsp_requant_shift_s8"]
+    feeds = model.inputs_from_file(npz)
+    got = build_host(compiled, tmp_path / "h", sanitize=True).run(feeds)[0]
+    expected = interpret(model.graph, feeds)
+    assert all(np.array_equal(got[k], v) for k, v in expected.items())
+    assert np.array_equal(model.onnx_outputs(got)[m.graph.output[0].name], want)
