@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("report_html", ("mote.report_html",)),  # pages of runs and explorations (above the pipeline and explore)
     ("cli", ("mote.cli", "mote.cli_accel", "mote.cli_args", "mote.cli_compile", "mote.cli_explain", "mote.cli_ops",
              "mote.cli_report", "mote.cli_platform", "mote.cli_generate", "mote.cli_offload", "mote.cli_trace",
-             "mote.cli_firmware")),
+             "mote.cli_firmware", "mote.cli_explore")),
 ]
 
 
