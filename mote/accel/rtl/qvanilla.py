@@ -37,6 +37,9 @@ class QVanillaRtl(RtlAccelerator, QVanilla):
     Config = QVanillaRtlConfig
     rtl_sources = (SOURCE,)
     rtl_top = "qvanilla"
+    # The design's registers: the seed's, without QVanilla's `wbits` (the RTL has int8 weight mode only, so
+    # layers with narrower weights stay on the CPU).
+    registers = tuple(r for r in QVanilla.registers if r != "wbits")
 
     def cost(self, registers: dict[str, int]) -> int:
         r = registers
