@@ -7,6 +7,12 @@ From each job's `info` it reads `macs` (else the model's MACs of the layer), and
 accelerator reports them, `tiles`, `input_resident`, and a `cost` with `pe_cycles` and `pes` (PE
 utilization), `dma_bytes`, `sram_read` and `sram_write` (bytes), each as a column. With the hardware
 the accelerator declares, each row gets its area and the accelerator's energy (mote.explore.area).
+
+Sub-byte weights: an accelerator's `weight_bits` setting narrows the weights of the layers it offloads
+(mote.passes.narrow_weights) before they are offloaded. Each such row gets `weight_bytes` (the offloaded
+jobs' packed weights, where they report them, and the CPU layers' int8 weights), `sram_used_bytes` (the
+largest job's SRAM, where jobs report it), `mult_work` (MACs x weight bits / 8, for the energy) and the
+accuracy against the 8-bit model (`top1_agreement`, `mean_abs_error`: mote.explore.accuracy).
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from mote.accel.costing import job_cost
 from mote.accel.interface import Accelerator, Job
 from mote.accel.loader import find_accelerator
 from mote.errors import MoteError
+from mote.explore.accuracy import agreement
 from mote.explore.area import accel_energy, area
 from mote.explore.space import spec, typed
 from mote.ir import Graph, Node
 from mote.ops import OPS
+from mote.passes.narrow_weights import NARROWABLE
+from mote.passes.narrow_weights import for_accelerator as narrow_for
 from mote.passes.offload import offload
 from mote.sim.platforms import Platform
 
@@ -56,9 +65,12 @@ def evaluate(model: str, accel: str | None, settings: dict[str, str],
             figures = cpu_figures(graph)
         else:
             accelerator = find_accelerator(spec(accel, settings))
-            graph = offload(_graph(model), accelerator)
+            narrowed = narrow_for(_graph(model), accelerator)
+            graph = offload(narrowed, accelerator)
             name = accelerator.name
             figures = accel_figures(graph, accelerator)
+            if any("weight_bits" in job.info for job in _jobs(graph)):
+                figures.update(agreement(_graph(model), narrowed))
         row.update(status="ok", total_cycles=None, accel_cycles=figures.pop("accel_cycles"), cpu_cycles=None,
                    **figures)
         if accel is not None:  # its area, and its energy: MACs, SRAM accesses and DMA bytes (docs/area.md)
@@ -83,6 +95,7 @@ def cpu_figures(graph: Graph) -> dict[str, Any]:
 def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
     """The offloaded graph's accelerator cycles (in total and per category), MACs, jobs and CPU nodes."""
     jobs = [(node, node.attrs["job"]) for node in graph.nodes if node.op == "accel"]
+    figures_bits = _weights(graph, jobs)
     categories = dict.fromkeys(accelerator.cost_categories, 0)
     for _, job in jobs:
         for category, cycles in job_cost(accelerator, job).items():
@@ -93,9 +106,33 @@ def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
         "cpu_nodes": sum(1 for n in graph.nodes if n.op not in ("accel", "layout_transform")),
     }
     figures.update(_reported([job for _, job in jobs]))
+    figures.update(figures_bits)
     for category, cycles in categories.items():
         figures.setdefault(category, cycles)
     return figures
+
+
+def _jobs(graph: Graph) -> list[Job]:
+    return [node.attrs["job"] for node in graph.nodes if node.op == "accel"]
+
+
+def _weights(graph: Graph, jobs: list[tuple[Node, Job]]) -> dict[str, Any]:
+    """weight_bytes, sram_used_bytes and mult_work where the jobs report their weights' width (module
+    docstring); nothing otherwise."""
+    if not any("weight_bits" in job.info for _, job in jobs):
+        return {}
+    offloaded = sum(int(job.info.get("weight_bytes", 0)) for _, job in jobs)
+    cpu = sum(n.inputs[1].nbytes for n in graph.nodes if n.op in NARROWABLE and len(n.inputs) > 1 and
+              n.inputs[1] is not None and n.inputs[1].is_const)
+    work = 0.0
+    for node, job in jobs:
+        cost = job.info.get("cost")
+        macs = int(job.info.get("macs", OPS["accel"].macs(node)))
+        work += float(cost.mult_work) if hasattr(cost, "mult_work") else macs * int(job.info.get("weight_bits", 8)) / 8
+    out: dict[str, Any] = {"weight_bytes": offloaded + cpu, "mult_work": round(work, 3)}
+    if any("sram_bytes" in job.info for _, job in jobs):
+        out["sram_used_bytes"] = max(int(job.info.get("sram_bytes", 0)) for _, job in jobs)
+    return out
 
 
 def _reported(jobs: list[Job]) -> dict[str, Any]:

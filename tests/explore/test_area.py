@@ -41,4 +41,4 @@ def test_accel_energy_counts_macs_sram_and_dma() -> None:
 
 
 def test_the_dla_declares_its_config() -> None:
-    assert Dla(DlaConfig(pes=32, sram=128 << 10, dma_bytes_per_cycle=4)).hardware() == Hardware(32, 128 << 10, 4)
+    assert Dla(DlaConfig(pes=32, sram=128 << 10, dma_bytes_per_cycle=4)).hardware() == Hardware(32, 128 << 10, 4, (8, 4, 2))
