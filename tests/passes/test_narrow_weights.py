@@ -35,12 +35,20 @@ def test_weights_fit_and_approximate_the_original(bits: int) -> None:
         assert old.bits == 8 and np.array_equal(old.data, data), "the input graph is untouched"
         assert w.bits == bits and w.dtype == old.dtype and np.abs(w.data).max() <= top
         axis = w.quant.axis if w.quant.per_channel else None
-        scale = np.asarray(w.quant.scale) if axis is None else np.expand_dims(
-            np.asarray(w.quant.scale), tuple(i for i in range(w.data.ndim) if i != axis))
-        old_scale = np.asarray(old.quant.scale) if axis is None else np.expand_dims(
-            np.asarray(old.quant.scale), tuple(i for i in range(w.data.ndim) if i != axis))
-        # real values within half a new step of the old ones
-        assert np.all(np.abs(w.data * scale - data * old_scale) <= scale / 2 + 1e-9)
+        others = tuple(i for i in range(w.data.ndim) if i != axis)
+        scale = np.asarray(w.quant.scale) if axis is None else np.expand_dims(np.asarray(w.quant.scale), others)
+        old_scale = np.asarray(old.quant.scale) if axis is None else np.expand_dims(np.asarray(old.quant.scale),
+                                                                                   others)
+        real, approx = data * old_scale, w.data * scale
+        inside = np.abs(real) <= scale * top  # within the clipping point: rounded to the nearest new step
+        assert np.all(np.abs(approx - real)[inside] <= np.broadcast_to(scale / 2 + 1e-9, real.shape)[inside])
+        assert np.all(np.abs(approx[~inside]) == np.broadcast_to(scale * top, real.shape)[~inside])
+        # no worse than scaling each channel's largest weight to the top of the range
+        peak = np.abs(data).max(axis=others if axis is not None else None, keepdims=True) * old_scale
+        plain = np.clip(np.round(real / (peak / top)), -top, top) * (peak / top)
+        plain_error = ((plain - real) ** 2).sum(axis=others if axis is not None else None)
+        error = ((approx - real) ** 2).sum(axis=others if axis is not None else None)
+        assert np.all(error <= plain_error * (1 + 1e-9) + 1e-18)
 
 
 def test_bias_follows_the_weight_scale() -> None:
