@@ -28,6 +28,7 @@ from l1_dma import report as l1_dma_report
 from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
+from subbyte_accel import report as subbyte_report
 from tflite_micro.python.tflite_micro import runtime
 from tiny_lm import measure as measure_tiny_lm
 from tiny_lm import report as tiny_lm_report
@@ -286,6 +287,8 @@ def main() -> int:
         cluster = [*cluster_report(Path(tmp)), *l1_dma_report(Path(tmp))]
         print("measuring a 10,000-point exploration and its resumption from the store ...", file=sys.stderr)
         resume = explore_resume_report(Path(tmp))
+        print("measuring the accelerators' sub-byte weight modes on ResNet-8 ...", file=sys.stderr)
+        subbyte = subbyte_report(Path(tmp))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -293,7 +296,8 @@ def main() -> int:
         f"{'with' if host_core() is Core.VNNI else 'without'} AVX-512 VNNI (the vnni kernels' columns need it). "
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
-        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster, *resume])
+        *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster, *resume,
+        *subbyte])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0
