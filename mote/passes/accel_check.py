@@ -19,7 +19,7 @@ from mote.accel.random_nodes import GENERATORS
 from mote.errors import MoteError
 from mote.ir import Graph, Node, Tensor
 from mote.ops import OPS
-from mote.passes.narrow_weights import narrow_weights, narrowable
+from mote.passes.narrow_weights import NARROWABLE, narrow_weights, narrowable
 from mote.passes.offload import offload
 
 
@@ -116,9 +116,9 @@ def _describe(node: Node) -> str:
 
 
 def check_accelerator(accel: Accelerator, trials: int = 20, seed: int = 0, weight_bits: int = 8) -> list[PatternCheck]:
-    """Each pattern on `trials` random nodes it accepts; with `weight_bits` 4 or 2, the nodes' weights narrowed
-    to that width first (mote.passes.narrow_weights; nodes that cannot be narrowed are skipped), to check
-    the accelerator's sub-byte weight modes."""
+    """Each pattern on `trials` random nodes it accepts; with `weight_bits` 4 or 2, the weights of nodes with
+    weights narrowed to that width first (mote.passes.narrow_weights; such nodes that cannot be narrowed are
+    skipped), to check the accelerator's sub-byte weight modes (`mote accel check NAME:weight_bits=4`)."""
     results = []
     for pattern in accel.patterns():
         make = GENERATORS.get(pattern.op)
@@ -131,7 +131,7 @@ def check_accelerator(accel: Accelerator, trials: int = 20, seed: int = 0, weigh
             if result.trials == trials:
                 break
             node = make(rng)
-            if weight_bits != 8:
+            if weight_bits != 8 and node.op in NARROWABLE:
                 if not narrowable(node, weight_bits):
                     continue
                 node = narrow_weights(Graph("n", [node.inputs[0]], node.outputs, [node]), weight_bits).nodes[0]

@@ -5,6 +5,10 @@ the layers whose width no mode takes."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -150,3 +154,12 @@ def test_mlperf_tiny_bit_exact_on_the_virtual_platform(accel: str, file: str) ->
     assert len(jobs) == sum(n.op == "accel" for n in eight.compiled.graph.nodes)
     assert {n.attrs["job"].info["weight_bits"] for n in jobs if n.attrs["original"].op != "add"} - {8} <= {2, 4}
     assert any(n.attrs["job"].info.get("weight_bits") in (2, 4) for n in jobs)
+
+
+def test_accel_check_cli_checks_the_configured_width() -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "accel", "check", "qvanilla:weight_bits=2", "--trials",
+                           "3", "--json"], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["accelerator"].endswith("weight_bits=2") and all(p["ok"] and p["trials"] == 3
+                                                                   for p in report["patterns"])
