@@ -163,3 +163,14 @@ def test_accel_check_cli_checks_the_configured_width() -> None:
     report = json.loads(proc.stdout)
     assert report["accelerator"].endswith("weight_bits=2") and all(p["ok"] and p["trials"] == 3
                                                                    for p in report["patterns"])
+
+
+def test_activations_narrower_than_any_activation_mode_stay_on_the_cpu() -> None:
+    """The DLA declares int8 activations only: a conv reading a tensor marked 4 bits wide is the CPU's."""
+    node = GENERATORS["conv2d"](np.random.default_rng(7))
+    x = dataclasses.replace(node.inputs[0], bits=4)
+    narrow = Node(node.op, node.name, [x, *node.inputs[1:]], node.outputs, node.attrs)
+    (decision,) = partition(Graph("n", [x], node.outputs, [narrow]), Dla())
+    assert not decision.offloaded and "int4 activations" in decision.why_not()
+    (decision,) = partition(Graph("n", [node.inputs[0]], node.outputs, [node]), Dla())
+    assert decision.offloaded
