@@ -90,7 +90,7 @@ class QVanilla(Accelerator):
 
     def operand_bits(self) -> OperandBits:
         """int8, int4 and int2 weights (packed rows, one per filter); int8 activations."""
-        return OperandBits(weights=(8, 4, 2) if "wbits" in self.registers else (8,))
+        return OperandBits(weights=(8, 4, 2))
 
     def patterns(self) -> list[Pattern]:
         return [Pattern("conv2d+bias", "conv2d", ("conv2d", "bias"), CONV, pad_input=True, cpu_stride=True),
@@ -106,26 +106,26 @@ class QVanilla(Accelerator):
         if node.op == "depthwise_conv2d":  # [1, kh, kw, C] -> one [kh, kw] filter per start
             _, kh, kw, channels = w.shape
             oc = ic = 1
-            filters = w.data.astype(np.int8)[0].transpose(2, 0, 1).reshape(channels, kh * kw)
+            filters = w.data.astype(np.int8)[0].transpose(2, 0, 1)
             repeat, step = channels, {"ifmap": ih * iw, "weights": row_bytes(kh * kw, bits), "bias": 4,
                                       "result": 4 * (ih - kh + 1) * (iw - kw + 1)}
         else:  # OHWI -> OIHW
             oc, kh, kw, ic = w.shape
-            filters = w.data.astype(np.int8).transpose(0, 3, 1, 2).reshape(oc, ic * kh * kw)
+            filters = w.data.astype(np.int8).transpose(0, 3, 1, 2)
             repeat, step = 1, {}
-        weights = np.ascontiguousarray(pack_rows(filters, bits))
-        if bits == 8:
-            weights = weights.view(np.int8)
+        # int8: the filters as they are; narrower: one packed row per filter
+        weights = np.ascontiguousarray(filters if bits == 8 else pack_rows(filters.reshape(len(filters), -1), bits))
         bias = constant_input(node, 2, np.zeros(oc * repeat, np.int32))
         registers: dict[str, Any] = {
             "ifmap": Buffer(tensor=inputs[0]), "weights": Buffer(const=weights, hint="qv_weights"),
             "bias": Buffer(const=bias, hint="qv_bias"), "result": Buffer(tensor=outputs[0]),
             "oc": oc, "iw": iw, "ih": ih, "ic": ic, "kh": kh, "kw": kw, "izp": x.zero_point, "kzp": 0,
+            "wbits": bits,
         }
-        if "wbits" in self.registers:
-            registers["wbits"] = bits
-        return Job(registers, {"macs": repeat * (ih - kh + 1) * (iw - kw + 1) * oc * kh * kw * ic,
-                               "weight_bits": bits, "weight_bytes": int(weights.nbytes)}, repeat, step)
+        info: dict[str, Any] = {"macs": repeat * (ih - kh + 1) * (iw - kw + 1) * oc * kh * kw * ic}
+        if bits != 8:
+            info.update(weight_bits=bits, weight_bytes=int(weights.nbytes))
+        return Job(registers, info, repeat, step)
 
     def execute(self, registers: dict[str, int], memory: Memory) -> None:
         r = registers

@@ -69,8 +69,8 @@ def evaluate(model: str, accel: str | None, settings: dict[str, str],
             graph = offload(narrowed, accelerator)
             name = accelerator.name
             figures = accel_figures(graph, accelerator)
-            if any("weight_bits" in job.info for job in _jobs(graph)):
-                figures.update(agreement(_graph(model), narrowed))
+            if hasattr(accelerator.config, "weight_bits"):
+                figures.update(_weights(graph), **agreement(_graph(model), narrowed))
         row.update(status="ok", total_cycles=None, accel_cycles=figures.pop("accel_cycles"), cpu_cycles=None,
                    **figures)
         if accel is not None:  # its area, and its energy: MACs, SRAM accesses and DMA bytes (docs/area.md)
@@ -95,7 +95,6 @@ def cpu_figures(graph: Graph) -> dict[str, Any]:
 def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
     """The offloaded graph's accelerator cycles (in total and per category), MACs, jobs and CPU nodes."""
     jobs = [(node, node.attrs["job"]) for node in graph.nodes if node.op == "accel"]
-    figures_bits = _weights(graph, jobs)
     categories = dict.fromkeys(accelerator.cost_categories, 0)
     for _, job in jobs:
         for category, cycles in job_cost(accelerator, job).items():
@@ -106,33 +105,39 @@ def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
         "cpu_nodes": sum(1 for n in graph.nodes if n.op not in ("accel", "layout_transform")),
     }
     figures.update(_reported([job for _, job in jobs]))
-    figures.update(figures_bits)
     for category, cycles in categories.items():
         figures.setdefault(category, cycles)
     return figures
 
 
-def _jobs(graph: Graph) -> list[Job]:
-    return [node.attrs["job"] for node in graph.nodes if node.op == "accel"]
-
-
-def _weights(graph: Graph, jobs: list[tuple[Node, Job]]) -> dict[str, Any]:
-    """weight_bytes, sram_used_bytes and mult_work where the jobs report their weights' width (module
-    docstring); nothing otherwise."""
-    if not any("weight_bits" in job.info for _, job in jobs):
-        return {}
-    offloaded = sum(int(job.info.get("weight_bytes", 0)) for _, job in jobs)
-    cpu = sum(n.inputs[1].nbytes for n in graph.nodes if n.op in NARROWABLE and len(n.inputs) > 1 and
-              n.inputs[1] is not None and n.inputs[1].is_const)
-    work = 0.0
-    for node, job in jobs:
+def _weights(graph: Graph) -> dict[str, Any]:
+    """weight_bytes, sram_used_bytes (where jobs report their SRAM) and mult_work of an offloaded graph
+    (module docstring). A job that reports no `weight_bytes` or `weight_bits` holds its layer's int8 weights."""
+    offloaded, cpu, work = 0, 0, 0.0
+    jobs = []
+    for node in graph.nodes:
+        weights = _weight_tensor(node.attrs["original"] if node.op == "accel" else node)
+        if node.op != "accel":
+            cpu += weights.nbytes if weights is not None else 0
+            continue
+        job: Job = node.attrs["job"]
+        jobs.append(job)
+        offloaded += int(job.info.get("weight_bytes", weights.nbytes if weights is not None else 0))
         cost = job.info.get("cost")
         macs = int(job.info.get("macs", OPS["accel"].macs(node)))
         work += float(cost.mult_work) if hasattr(cost, "mult_work") else macs * int(job.info.get("weight_bits", 8)) / 8
     out: dict[str, Any] = {"weight_bytes": offloaded + cpu, "mult_work": round(work, 3)}
-    if any("sram_bytes" in job.info for _, job in jobs):
-        out["sram_used_bytes"] = max(int(job.info.get("sram_bytes", 0)) for _, job in jobs)
+    if any("sram_bytes" in job.info for job in jobs):
+        out["sram_used_bytes"] = max(int(job.info.get("sram_bytes", 0)) for job in jobs)
     return out
+
+
+def _weight_tensor(node: Node) -> Any:
+    """The constant weights of a conv, depthwise conv or fully connected node; None for other nodes."""
+    if node.op not in NARROWABLE or len(node.inputs) < 2:
+        return None
+    w = node.inputs[1]
+    return w if w is not None and w.is_const else None
 
 
 def _reported(jobs: list[Job]) -> dict[str, Any]:
