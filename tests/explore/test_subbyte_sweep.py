@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from mote.explore import explore
+from mote.explore import search as search_module
 from mote.explore.pareto import ACCURACY, OBJECTIVES, mark, objectives
+from mote.explore.search import Search, run_search
+from mote.explore.search import objectives as search_objectives
 from mote.explore.store import Store
 from mote.explore.sweep import sweep
 
@@ -66,3 +72,36 @@ def test_explore_writes_the_width_plots_and_columns(tmp_path: Path) -> None:
             "mean_abs_error"} <= set(header)
     stored = json.loads((tmp_path / "out" / "results.json").read_text())["results"]
     assert [r["weight_bits"] for r in stored] == [8, 4]
+
+
+def test_the_search_weighs_the_output_error_when_the_width_is_swept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A made-up trade-off where narrower weights are faster and cheaper but worse: the search is told the
+    error as a fourth objective (only when the width is swept), and every width is on the front."""
+    told: list[int] = []
+    real = search_module.objectives
+
+    def recording(rows: list[dict[str, Any]], accuracy: bool = False) -> list[float] | None:
+        values = real(rows, accuracy)
+        told.append(len(values or []))
+        return values
+
+    monkeypatch.setattr(search_module, "objectives", recording)
+
+    def evaluate(tasks: list[tuple[str, str, dict[str, str]]], found: str) -> list[dict[str, Any]]:
+        rows = []
+        for model, _, point in tasks:
+            bits, pes = int(point["weight_bits"]), int(point["pes"])
+            rows.append({"model": model, **point, "status": "ok", "found": found, "area_mm2": pes * 0.01,
+                         "total_cycles": 1e5 * bits / pes, "energy_uj": bits + pes / 16, "mean_abs_error": 8 - bits})
+        return rows
+
+    space = {"weight_bits": ["8", "4", "2"], "pes": ["8", "16", "32", "64"]}
+    rows = run_search(Search(trials=24, seed=2, population=8), ["m"], "dla", space, evaluate)
+    assert search_objectives(rows[:1], accuracy=True) == [*search_objectives(rows[:1]), rows[0]["mean_abs_error"]]
+    assert search_objectives([{**rows[0], "mean_abs_error": None}], accuracy=True) is None
+    front = [rows[i] for i in mark(rows)]
+    assert {r["weight_bits"] for r in front} == {"8", "4", "2"} and set(told) == {4}
+    told.clear()
+    run_search(Search(trials=8, seed=2, population=8), ["m"], "dla", {"pes": space["pes"]},
+               lambda tasks, found: evaluate([(m, a, {**p, "weight_bits": "8"}) for m, a, p in tasks], found))
+    assert set(told) == {3}
