@@ -174,3 +174,14 @@ def test_activations_narrower_than_any_activation_mode_stay_on_the_cpu() -> None
     assert not decision.offloaded and "int4 activations" in decision.why_not()
     (decision,) = partition(Graph("n", [node.inputs[0]], node.outputs, [node]), Dla())
     assert decision.offloaded
+
+
+def test_run_says_which_layers_run_in_a_weight_mode() -> None:
+    proc = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(MLPERF_TINY / "kws_ref_model.tflite"),
+                           "--target", "rv32", "--accel", "dla:weight_bits=2"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("weights:"))
+    assert "10 layers in its int2 weight mode" in line and "bytes packed" in line
+    plain = subprocess.run([sys.executable, "-m", "mote.cli", "run", str(MLPERF_TINY / "kws_ref_model.tflite"),
+                            "--target", "rv32", "--accel", "dla"], capture_output=True, text=True)
+    assert plain.returncode == 0 and "weights:" not in plain.stdout
