@@ -24,6 +24,7 @@ from typing import Any
 from mote.accel.costing import job_cost
 from mote.accel.interface import Accelerator, Job
 from mote.accel.loader import find_accelerator
+from mote.accel.partition import partition
 from mote.errors import MoteError
 from mote.explore.accuracy import agreement
 from mote.explore.area import accel_energy, area
@@ -37,6 +38,7 @@ from mote.sim.platforms import Platform
 
 CPU_WORK = "cpu_work"  # the key of a row's CPU workload, while the sweep runs (not in the results)
 _GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
+_NARROWED: dict[tuple[str, int, tuple[int, ...]], Graph] = {}  # per process: see _narrowed
 
 
 def _graph(model: str) -> Graph:
@@ -44,6 +46,22 @@ def _graph(model: str) -> Graph:
         from mote.frontend import load
         _GRAPHS[model] = load(Path(model))
     return _GRAPHS[model]
+
+
+def _narrowed(model: str, accelerator: Accelerator) -> Graph:
+    """The model with the weights of the layers `accelerator` offloads narrowed to its weight_bits, made once per
+    process for each width and set of offloaded layers: a sweep's points share it, and the DLA's compiler
+    keeps its per-node preparations for the same node objects."""
+    graph = _graph(model)
+    if accelerator.weight_bits == 8:
+        return graph
+    offloaded = tuple(i for i, d in enumerate(partition(graph, accelerator)) if d.offloaded)
+    key = (model, accelerator.weight_bits, offloaded)
+    if key not in _NARROWED:
+        if len(_NARROWED) >= 64:
+            _NARROWED.clear()
+        _NARROWED[key] = narrow_for(graph, accelerator)
+    return _NARROWED[key]
 
 
 def evaluate(model: str, accel: str | None, settings: dict[str, str],
@@ -65,7 +83,7 @@ def evaluate(model: str, accel: str | None, settings: dict[str, str],
             figures = cpu_figures(graph)
         else:
             accelerator = find_accelerator(spec(accel, settings))
-            narrowed = narrow_for(_graph(model), accelerator)
+            narrowed = _narrowed(model, accelerator)
             graph = offload(narrowed, accelerator)
             name = accelerator.name
             figures = accel_figures(graph, accelerator)
