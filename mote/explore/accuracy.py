@@ -45,7 +45,8 @@ def agreement(original: Graph, narrowed: Graph) -> dict[str, Any]:
     """top1_agreement and mean_abs_error of `narrowed` against `original` (module docstring)."""
     if narrowed is original:
         return {"top1_agreement": 1.0 if _classifier(original) else None, "mean_abs_error": 0.0}
-    changed = tuple(sorted(n.name for n in narrowed.nodes if n not in set(original.nodes)))
+    before = set(original.nodes)
+    changed = tuple(sorted(n.name for n in narrowed.nodes if n not in before))
     bits = min((t.bits for n in narrowed.nodes for t in n.inputs if t is not None), default=8)
     key = (id(original), bits, changed)
     if key in _CACHE:
