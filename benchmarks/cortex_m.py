@@ -18,6 +18,7 @@ from pathlib import Path
 from mote.codegen.compile import compile_graph
 from mote.frontend import load
 from mote.inputs import random_inputs
+from mote.ops.registry import Core
 from mote.reference import interpret
 from mote.targets.cortexm import CORES, CortexMConfig, build_cortexm
 
@@ -54,6 +55,7 @@ class Row:
 
 
 GCC = "arm-none-eabi-gcc"
+PORTABLE = "cortex-m0plus/vector"  # Cortex-M0+ with the portable vector kernels: what the Armv6-M ones replace
 
 
 def measure(work: Path) -> list[Row]:
@@ -71,6 +73,13 @@ def measure(work: Path) -> list[Row]:
             exact = all((result.outputs[k] == v).all() for k, v in expected.items())
             rows.append(Row(label, cpu, compiled.macs, result.instructions, result.cycles, exact, result.rom_bytes,
                             compiled.weights_bytes, compiled.plan.size, result.stack_bytes))
+        print(f"measuring {label} on cortex-m0plus with the vector kernels ...", file=sys.stderr)
+        compiled = compile_graph(graph, core=Core.VECTOR)
+        config = CortexMConfig(cpu="cortex-m0plus", cc="zig")
+        result = build_cortexm(compiled, work / f"{label}-m0plus-vector", config, Core.VECTOR).run(inputs)
+        exact = all((result.outputs[k] == v).all() for k, v in expected.items())
+        rows.append(Row(label, PORTABLE, compiled.macs, result.instructions, result.cycles, exact, result.rom_bytes,
+                        compiled.weights_bytes, compiled.plan.size, result.stack_bytes))
         if shutil.which(GCC):
             print(f"measuring {label} on cortex-m4 with {GCC} ...", file=sys.stderr)
             compiled = compile_graph(graph, core=CORES["cortex-m4"].kernels)
@@ -86,7 +95,7 @@ def report(rows: list[Row]) -> list[str]:
     by = {(r.model, r.cpu): r for r in rows}
     out = [MARKERS[0], "## Cortex-M: the MLPerf Tiny models on each core of the virtual platform (issue 19)", "",
            "`python benchmarks/cortex_m.py --write` (zig cc 0.17.1 -O2; the DSP kernels on Cortex-M4, M7 and M33, "
-           "the vector kernels on Cortex-M0+). Instructions of one model_run, exact; outputs compared with "
+           "the Armv6-M kernels on Cortex-M0+). Instructions of one model_run, exact; outputs compared with "
            "mote's reference interpreter (itself bit-exact with TFLite Micro). The anchor: TFLM + CMSIS-NN "
            "(gcc 12.2 -O2) on Unicorn's Cortex-M4, from issue 19.", "",
            "| model | MACs | Cortex-M4 | per MAC | anchor | fewer | goal | M0+ | M7 | M33 | bit-exact |",
@@ -107,6 +116,17 @@ def report(rows: list[Row]) -> list[str]:
             met = "met" if g.instructions <= GOAL[model] else "missed"
             out.append(f"| {model} | {g.instructions:,} | {g.instructions / g.macs:.2f} | {ANCHOR[model]:,} | "
                        f"{ANCHOR[model] / g.instructions:.2f}x | {met} | {'yes' if g.exact else 'NO'} |")
+    out += ["", "Cortex-M0+ (Armv6-M: no DSP extension, MULS 32x32->32): the Armv6-M kernels (two products per "
+            "MULS on pair words, a one-multiply output stage in 16-bit halves) against the portable vector kernels "
+            "they replace, same compiler and core; cycles from the cycle model (fast multiplier, zero wait "
+            "states).", "",
+            "| model | instructions | per MAC | cycles | vector kernels | per MAC | fewer | bit-exact |",
+            "|---|---:|---:|---:|---:|---:|---:|---|"]
+    for model in FILES:
+        m0, vec = by[model, "cortex-m0plus"], by[model, PORTABLE]
+        out.append(f"| {model} | {m0.instructions:,} | {m0.instructions / m0.macs:.2f} | {m0.cycles:,} | "
+                   f"{vec.instructions:,} | {vec.instructions / vec.macs:.2f} | "
+                   f"{vec.instructions / m0.instructions:.2f}x | {'yes' if m0.exact and vec.exact else 'NO'} |")
     out += ["", "Flash and RAM on Cortex-M4: ROM besides the model's constant arrays (weights, biases, output "
             "stages) against TFLM + CMSIS-NN's 101-107 KB of code; the arena against TFLM's.", "",
             "| model | ROM | constants | ROM besides them | arena | TFLM arena | stack |",

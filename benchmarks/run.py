@@ -28,7 +28,8 @@ from l1_dma import report as l1_dma_report
 from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
-from subbyte_accel import report as subbyte_report
+from subbyte import subbyte_report
+from subbyte_accel import report as subbyte_accel_report
 from tflite_micro.python.tflite_micro import runtime
 from tiny_lm import measure as measure_tiny_lm
 from tiny_lm import report as tiny_lm_report
@@ -287,8 +288,10 @@ def main() -> int:
         cluster = [*cluster_report(Path(tmp)), *l1_dma_report(Path(tmp))]
         print("measuring a 10,000-point exploration and its resumption from the store ...", file=sys.stderr)
         resume = explore_resume_report(Path(tmp))
+        print("measuring sub-byte weights (8, 4 and 2 bits) on rv32 ...", file=sys.stderr)
+        narrow = subbyte_report(Path(tmp))
         print("measuring the accelerators' sub-byte weight modes on ResNet-8 ...", file=sys.stderr)
-        subbyte = subbyte_report(Path(tmp))
+        narrow_accel = subbyte_accel_report(Path(tmp))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -297,7 +300,7 @@ def main() -> int:
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
         *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster, *resume,
-        *subbyte])
+        *narrow, *narrow_accel])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

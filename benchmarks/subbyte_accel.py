@@ -48,7 +48,7 @@ def report(work: Path | None = None, model: Path = MODEL) -> list[str]:
     lines = [
         "## Sub-byte weights on the accelerators (ResNet-8)", "",
         f"`{model.name}` with `--accel dla:pes=N,weight_bits=B` and `qvanilla:weight_bits=B`: the offloaded "
-        "layers' weights narrowed per channel to B bits at compile time (mote.passes.narrow_weights) and run "
+        "layers' weights narrowed per channel to B bits at compile time (mote.passes.accel_weights) and run "
         "in that mode, packed. Cost-model figures from `mote explore` (`--sweep weight_bits=8,4,2`); the VP "
         "column is the timed run on rv32, checked bit for bit against the reference of the narrowed model. "
         "Accuracy: against the 8-bit model on 8 seeded random inputs (no labelled data), top-1 agreement and "

@@ -16,18 +16,19 @@ import numpy as np
 from mote import pipeline
 from mote.accel import find_accelerator
 from mote.accel.partition import partition, regions
+from mote.cli_accel import add_accel_command
 from mote.cli_args import Parser, bounded_int, clock_mhz, joined_opt_values, settle_rv32_options, size
 from mote.cli_compile import add_compile_command
+from mote.cli_firmware import add_firmware_command
 from mote.cli_generate import add_generate_command
 from mote.cli_ops import add_ops_command
 from mote.cli_platform import add_platform_arguments, apply_platform, find_platform, rv32_config
-from mote.cli_report import print_profile, print_run, short
+from mote.cli_report import accuracy_change, print_profile, print_run, short
 from mote.cli_trace import write_trace
 from mote.errors import MoteError
 from mote.frontend import check_regular_file, load
 from mote.frontend.onnx import METHODS, parse_input_shapes, quantize_model
 from mote.outputs import atomic_path, check_output_file, check_output_root
-from mote.passes.accel_check import check_accelerator
 from mote.stream import MAX_CALLS, run_stream
 from mote.targets import TARGETS, Target, find_target
 from mote.targets.cortexm import CORES, CortexMConfig
@@ -96,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     add_compile_command(sub)
+    add_firmware_command(sub)
     add_ops_command(sub)
     add_generate_command(sub)
 
@@ -123,6 +125,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="the quantized (QDQ) .onnx to write (a regular file in an existing directory)")
     p.add_argument("--method", default="MinMax", choices=METHODS, help="calibration method (default MinMax)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...")
+    p.add_argument("--weight-bits", type=int, default=8, metavar="8|4|2",
+                   help="weight width: 4 or 2 bits per channel (int4/int2 weights), reported against 8 (default 8)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=_quantize)
 
@@ -167,20 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--html", type=Path, metavar="REPORT.html", help="also write a self-contained page (README)")
     p.set_defaults(func=_explore)
 
-    accel = sub.add_parser("accel", help="write or check an accelerator").add_subparsers(dest="accel_command",
-                                                                                          required=True)
-    p = accel.add_parser("new", help="write a working accelerator package to start from")
-    p.add_argument("name", help="a Python identifier, e.g. my_npu")
-    p.add_argument("-o", "--output", type=Path, default=Path("."),
-                   help="directory to create it in (default: the current one); NAME must not exist there yet")
-    p.add_argument("--rtl", action="store_true",
-                   help="its behaviour in SystemVerilog, simulated with Verilator (docs/rtl.md)")
-    p.set_defaults(func=_accel_new)
-    p = accel.add_parser("check", help="each pattern's functional model against the reference, on random nodes")
-    p.add_argument("accel", metavar="NAME[:KEY=VALUE,...]")
-    p.add_argument("--trials", type=bounded_int(1, 100_000), default=20, help="random nodes per pattern (default 20)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=_accel_check)
+    add_accel_command(sub)
     return parser
 
 
@@ -330,13 +321,18 @@ def _profile(args: argparse.Namespace) -> int:
 def _quantize(args: argparse.Namespace) -> int:
     _check_files(args)
     with atomic_path(args.output, "-o") as tmp:
-        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape))
+        report = quantize_model(args.model, args.calib, tmp, args.method, parse_input_shapes(args.input_shape),
+                                args.weight_bits)
     report["output"] = str(args.output)
     if args.json:
         print(json.dumps(report))
-    else:
-        print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
+        return 0
+    wide = report.pop("int8_weights", None)
+    print(plain(f"wrote {args.output}: " + ", ".join(f"{k} {v}" for k, v in report.items())))
+    if wide is not None:
+        print(plain(accuracy_change(report, wide)))
     return 0
+
 
 
 def _partition(args: argparse.Namespace) -> int:
@@ -416,37 +412,6 @@ def _explore(args: argparse.Namespace) -> int:
     if rows and len(failed) == len(rows):
         raise MoteError(f"explore: all {len(rows)} points failed (results in {args.out}/); the first: "
                         f"{failed[0].get('status')}")
-    return 0
-
-
-def _accel_new(args: argparse.Namespace) -> int:
-    from mote.accel.skeleton import write_skeleton
-
-    path = write_skeleton(args.name, args.output, rtl=args.rtl)
-    edit = f"{args.name}/rtl/{args.name}.sv and " if args.rtl else ""
-    print(plain(f"wrote {path}/: edit {edit}{args.name}/accelerator.py, then run its test: "
-                f"python -m pytest {path}/tests"))
-    return 0
-
-
-def _accel_check(args: argparse.Namespace) -> int:
-    accelerator = find_accelerator(args.accel)
-    results = check_accelerator(accelerator, trials=args.trials, weight_bits=accelerator.weight_bits)
-    if args.json:
-        print(json.dumps({"accelerator": accelerator.label, "patterns": [
-            {"pattern": r.pattern, "trials": r.trials, "mismatches": r.mismatches, "ok": r.ok,
-             "first_failure": r.first_failure} for r in results]}))
-    else:
-        for r in results:
-            verdict = "ok" if r.ok else ("no random node accepted" if not r.trials else "MISMATCH")
-            print(plain(f"{accelerator.name} pattern {r.pattern}: {r.trials - r.mismatches}/{r.trials} random nodes "
-                        f"bit-exact with the reference: {verdict}"))
-    bad = [r for r in results if not r.ok]
-    if bad:
-        r = bad[0]
-        detail = f"{r.mismatches} of {r.trials} random nodes differ from the reference, first: {r.first_failure}" \
-            if r.trials else "its predicates accepted none of the random nodes"
-        raise MoteError(f"accelerator {accelerator.name}: pattern {r.pattern!r}: {detail}")
     return 0
 
 

@@ -12,7 +12,7 @@ from mote.errors import PlatformError
 from mote.sim.cycles import CoreModel
 from mote.sim.platform_file import load_platform
 from mote.sim.platforms import BUILTIN, Platform, builtin
-from mote.targets.rv32.firmware import Rv32Config
+from mote.targets.rv32.config import Rv32Config
 
 
 def add_platform_arguments(group: argparse._ArgumentGroup) -> None:

@@ -164,3 +164,14 @@ def stream_verdicts(report: StreamReport) -> list[str]:
         lines.append(f"{head}: outputs vs TFLite Micro [yellow]first differ on call {k}[/yellow]: "
                      f"{markup(first.describe())}; {differ} of {n} calls differ, {agree}")
     return lines
+
+
+def accuracy_change(narrow: dict, wide: dict) -> str:
+    """`mote quantize --weight-bits`'s line: the float model's outputs against the narrow weights' and the 8-bit
+    weights'."""
+    def figures(r: dict) -> str:
+        top1 = f", top-1 agreement {r['top1_agreement']:.1%}" if "top1_agreement" in r else ""
+        return (f"max abs diff {r['max_abs_diff']:.4g}, mean abs diff {r['mean_abs_diff']:.4g}{top1}, "
+                f"{r['weight_bytes']:,} weight bytes")
+    return (f"against the float model: {narrow['weight_bits']}-bit weights {figures(narrow)}; "
+            f"8-bit weights {figures(wide)}")

@@ -25,7 +25,7 @@ from mote.inputs import load_inputs, random_inputs
 from mote.ir import Graph
 from mote.ops.registry import Core
 from mote.outputs import check_output_root, check_project_dir, safe_file_name
-from mote.passes.narrow_weights import for_accelerator as narrow_for
+from mote.passes.accel_weights import for_accelerator as narrow_for
 from mote.reference import interpret
 from mote.targets import Target, TargetFigures, find_target
 from mote.tflm_match import TflmMatch, tflm_match

@@ -83,17 +83,27 @@ def test_timed_accelerator(tmp_path: Path) -> None:
     jobs = tracks["accelerator dla"]
     assert len(jobs) == data["accel_jobs"] and sum(e["args"]["cycles"] for e in jobs) == data["accel_cycles"] > 0
     _disjoint_in_order(jobs)
-    for job in jobs:  # each job inside the layer that started it
+    _check_jobs(jobs, layers)
+
+
+def _check_jobs(jobs: list[dict], layers: dict[int, dict]) -> None:
+    """Each job at the exact cycle of its start store (the virtual platform counted it), inside the layer that
+    started it, after the CPU wrote its registers."""
+    for job in jobs:
+        assert job["args"]["start"] == "exact", job
         layer = layers[job["args"]["layer"]]["args"]
-        assert layer["start_cycle"] <= job["args"]["start_cycle"]
+        assert layer["start_cycle"] < job["args"]["start_cycle"]
         assert job["args"]["start_cycle"] + job["args"]["cycles"] <= layer["start_cycle"] + layer["cycles"]
+    for before, after in zip(jobs, jobs[1:]):
+        # the driver writes the next job's registers (a store each) between two jobs
+        assert before["args"]["start_cycle"] + before["args"]["cycles"] < after["args"]["start_cycle"]
 
 
 def test_rtl_accelerator(tmp_path: Path) -> None:
     data, tracks, _ = _traced(tmp_path, "run", "--accel", "qvanilla-rtl")
     jobs = tracks["accelerator qvanilla-rtl"]
     assert sum(e["args"]["cycles"] for e in jobs) == data["accel_rtl"]["rtl_cycles"] == data["accel_cycles"] > 0
-    _check_layers(data, tracks["cpu"], 100.0)
+    _check_jobs(jobs, _check_layers(data, tracks["cpu"], 100.0))
 
 
 def test_dma_transfers(tmp_path: Path) -> None:

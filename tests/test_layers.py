@@ -32,8 +32,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                   "mote.generate")),
     ("explore", ("mote.explore",)),
     ("report_html", ("mote.report_html",)),  # pages of runs and explorations (above the pipeline and explore)
-    ("cli", ("mote.cli", "mote.cli_args", "mote.cli_compile", "mote.cli_explain", "mote.cli_ops", "mote.cli_report",
-             "mote.cli_platform", "mote.cli_generate", "mote.cli_offload", "mote.cli_trace")),
+    ("cli", ("mote.cli", "mote.cli_accel", "mote.cli_args", "mote.cli_compile", "mote.cli_explain", "mote.cli_ops",
+             "mote.cli_report", "mote.cli_platform", "mote.cli_generate", "mote.cli_offload", "mote.cli_trace",
+             "mote.cli_firmware")),
 ]
 
 

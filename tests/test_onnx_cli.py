@@ -71,3 +71,26 @@ def test_float_model_without_calibration(tmp_path: Path) -> None:
     float_cnn(tmp_path / "f.onnx")
     code, _, err = mote("run", tmp_path / "f.onnx")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "mote quantize" in err
+
+
+def test_quantize_weight_bits(tmp_path: Path) -> None:
+    """--weight-bits 4: int4 weights, the accuracy change against the 8-bit weights in the JSON and in the text;
+    a width mote does not quantize to is one line and exit status 2."""
+    float_cnn(tmp_path / "f.onnx")
+    np.savez(tmp_path / "cal.npz", x=np.random.default_rng(1).normal(0, 1, (16, 3, 8, 8)).astype(np.float32))
+    args = ("quantize", tmp_path / "f.onnx", "--calib", tmp_path / "cal.npz", "-o", tmp_path / "q.onnx")
+    code, report, err = mote(*args, "--weight-bits", "4", "--json")
+    assert code == 0, err
+    wide = report["int8_weights"]
+    assert report["weight_bits"] == 4 and report["weight_bytes"] * 2 == wide["weight_bytes"] == 8 * 27 + 10 * 512
+    assert wide["mean_abs_diff"] < report["mean_abs_diff"] and "top1_agreement" in report
+    assert {i.data_type for i in onnx.load(str(tmp_path / "q.onnx")).graph.initializer} >= {TensorProto.INT4}
+    text = subprocess.run([sys.executable, "-m", "mote.cli", *map(str, args), "--weight-bits", "2"],
+                          capture_output=True, text=True)
+    assert text.returncode == 0, text.stderr
+    assert "against the float model: 2-bit weights max abs diff" in text.stdout and "; 8-bit weights" in text.stdout
+    bad = subprocess.run([sys.executable, "-m", "mote.cli", *map(str, args), "--weight-bits", "3"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert bad.stderr.strip().splitlines() == ["mote: error: --weight-bits 3: mote quantizes weights to 8, 4 or 2 "
+                                               "bits; give one of those"]

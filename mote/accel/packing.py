@@ -6,10 +6,12 @@ an OperandBits); `lower` packs the weights at compile time with `pack_rows`, and
 unpacks them with `unpack_rows`, bit-exactly.
 
 The layout (ROWS_LSB_FIRST, the one both built-in accelerators declare): the array's last axis is packed;
-each row (every index of the leading axes) starts on a byte boundary and takes
-ceil(count * bits / 8) bytes; inside a byte the first element is in the lowest bits; each element is its
-value's two's complement in `bits` bits. So a 4-bit row [1, -2, 3] is the bytes 0xE1 0x03, and a 2-bit row
-[1, -1, 0, -2, 1] the bytes 0x8D 0x01. At 8 bits the layout is the int8 array itself.
+each row (every index of the leading axes) starts on a byte boundary and takes ceil(count * bits / 8)
+bytes, laid out as mote.ir.subbyte.pack lays out a flat array (TFLite's and ONNX's order: the first
+element in a byte's lowest bits, each element its value's two's complement in `bits` bits). Rows are
+packed here in one vectorized pass; a test checks each row against mote.ir.subbyte.pack. So a 4-bit row
+[1, -2, 3] is the bytes 0xE1 0x03, and a 2-bit row [1, -1, 0, -2, 1] the bytes 0x8D 0x01. At 8 bits the
+layout is the int8 array itself.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ints import ceil_div
+from mote.ir.subbyte import WIDTHS, value_range
 
 ROWS_LSB_FIRST = "rows-lsb-first"
-WIDTHS = (8, 4, 2)
+__all__ = ["ROWS_LSB_FIRST", "WIDTHS", "OperandBits", "pack_rows", "row_bytes", "unpack_rows", "value_range"]
 
 
 @dataclass(frozen=True)
@@ -32,11 +35,6 @@ class OperandBits:
     weights: tuple[int, ...] = (8,)
     activations: tuple[int, ...] = (8,)
     layout: str = ROWS_LSB_FIRST
-
-
-def value_range(bits: int) -> tuple[int, int]:
-    """The smallest and largest signed value of `bits` bits."""
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def row_bytes(count: int, bits: int) -> int:

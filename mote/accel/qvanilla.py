@@ -20,7 +20,7 @@ offsets stay, gives the job's weight width, 8, 4 or 2 (0 reads as 8). At 4 and 2
 filter (OIHW: an output channel's IC*KH*KW weights; depthwise: a channel's KH*KW) as one row of the
 rows-lsb-first layout, so every filter starts on a byte; the functional model unpacks them. Layers whose
 weights are int4 or int2 (Tensor.bits; the `weight_bits` setting narrows the offloaded layers' weights to
-that width at compile time, mote.passes.narrow_weights) run in that mode. Cost model: a MAC's
+that width at compile time, mote.passes.accel_weights) run in that mode. Cost model: a MAC's
 `cycles_per_mac` cycles are half the read of its input byte and half that of its weight byte (the RTL's
 schedule: one byte read per operand); a packed weight byte carries 8/bits weights, so a MAC in the
 b-bit mode costs cycles_per_mac * (8 + b) / 16 cycles (rounded up per job): 2, 1.5, 1.25 cycles by default.

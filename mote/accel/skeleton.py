@@ -1,6 +1,6 @@
 """`mote accel new NAME`: write a small, working accelerator package for an author to edit.
 
-The package is an int8 max-pooling accelerator in NHWC (one pattern, all stages), with its test
+The package is an int8 pooling accelerator in NHWC (max and average: two patterns, all stages), with its test
 (a model run on the virtual platform, bit-exact, plus `mote accel check`) and a README. The file
 texts are the string.Template strings below; `$name` is the package name and `$cls` its class.
 The package is written into a temporary sibling directory and renamed into place, so a failure
@@ -32,7 +32,7 @@ __all__ = ["$cls", "${cls}Config"]
 '''
 
 ACCELERATOR = '''\
-"""$cls: an int8 max-pooling accelerator, written by `mote accel new $name`. Edit it into yours.
+"""$cls: an int8 pooling accelerator (max and average), written by `mote accel new $name`. Edit it into yours.
 
 What mote asks of an accelerator (the full contract is in mote/accel/interface.py):
   patterns()  which IR nodes it runs, each with predicates that must hold (`mote partition` shows
@@ -77,8 +77,8 @@ class ${cls}Config:
                                   sweep=(1, 2, 4))
     setup_cycles: int = setting(16, doc="fixed cycles per job (fetching registers, filling the pipeline)",
                                 minimum=0)
-    max_window: int = setting(8, doc="the largest filter height and width the hardware supports", minimum=1,
-                              sweep=(2, 4, 8))
+    max_window: int = setting(32, doc="the largest filter height and width the hardware supports", minimum=1,
+                              sweep=(8, 16, 32))
 
 
 def _input(node: Node) -> Tensor:
@@ -93,7 +93,7 @@ class $cls(Accelerator):
     # writes all of them but the start and status registers, in this order, then writes 1 to the start
     # register and polls the status register until it reads 1. `address_registers` hold addresses.
     registers = ("input", "output", "channels", "in_h", "in_w", "out_h", "out_w", "filter_h", "filter_w",
-                 "stride_h", "stride_w", "pad_top", "pad_left", "act_min", "act_max", "control", "status")
+                 "stride_h", "stride_w", "pad_top", "pad_left", "act_min", "act_max", "mode", "control", "status")
     address_registers = ("input", "output")
     signed_registers = ("act_min", "act_max")  # execute() and cost() see these as signed ints
     start_register = "control"
@@ -116,7 +116,11 @@ class $cls(Accelerator):
             Predicate("2-D window", lambda n: len(_input(n).shape) == 4 and len(n.attrs["filter"]) == 2),
             Predicate(f"window at most {limit}x{limit}", lambda n: max(n.attrs["filter"]) <= limit),
         )
-        return [Pattern("max_pool", "max_pool2d", (), predicates)]
+        # An average pool keeps its input's quantization (mote's avg_pool2d requires it); a legacy uint8 model's
+        # rounds halves up, which this hardware does not.
+        average = Predicate("rounds halves away from zero", lambda n: not n.attrs.get("legacy_uint8"))
+        return [Pattern("max_pool", "max_pool2d", (), predicates),
+                Pattern("avg_pool", "avg_pool2d", (), (*predicates, average))]
 
     def lower(self, node: Node, pattern: Pattern, inputs: list[Tensor | None], outputs: list[Tensor],
               plan: Any = None) -> Job:
@@ -132,6 +136,7 @@ class $cls(Accelerator):
             "channels": p.channels, "in_h": p.in_h, "in_w": p.in_w, "out_h": p.out_h, "out_w": p.out_w,
             "filter_h": p.filter_h, "filter_w": p.filter_w, "stride_h": p.stride_h, "stride_w": p.stride_w,
             "pad_top": p.pad_top, "pad_left": p.pad_left, "act_min": p.act_min, "act_max": p.act_max,
+            "mode": 1 if node.op == "avg_pool2d" else 0,  # 0: the maximum of each window, 1: its mean
         }, {"taps": p.out_h * p.out_w * p.channels * p.filter_h * p.filter_w})
 
     def execute(self, registers: dict[str, int], memory: Memory) -> None:
@@ -144,15 +149,29 @@ class $cls(Accelerator):
         fh, fw, sh, sw, top, left = (r[k] for k in ("filter_h", "filter_w", "stride_h", "stride_w",
                                                     "pad_top", "pad_left"))
         x = np.frombuffer(memory.read(r["input"], ih * iw * c), np.int8).reshape(ih, iw, c)
-        # Padding with -128, the smallest int8, never wins a max: the same as skipping the taps outside
-        # the input, which is what the reference does.
+        # The input placed in a frame as large as every window needs; `inside` marks its taps. Max: padding
+        # with -128, the smallest int8, never wins, the same as skipping the taps outside the input, which is
+        # what the reference does. Mean: the sum and the count of the taps inside, rounded half away from zero.
         rows, cols = max((oh - 1) * sh + fh, top + ih), max((ow - 1) * sw + fw, left + iw)
-        padded = np.full((rows, cols, c), -128, np.int8)
+        padded = np.full((rows, cols, c), -128, np.int32)
         padded[top:top + ih, left:left + iw] = x
-        out = np.full((oh, ow, c), -128, np.int8)
+        inside = np.zeros((rows, cols, 1), np.int32)
+        inside[top:top + ih, left:left + iw] = 1
+        best = np.full((oh, ow, c), -128, np.int32)
+        total = np.zeros((oh, ow, c), np.int32)
+        count = np.zeros((oh, ow, 1), np.int32)
         for dy in range(fh):
             for dx in range(fw):
-                out = np.maximum(out, padded[dy:dy + (oh - 1) * sh + 1:sh, dx:dx + (ow - 1) * sw + 1:sw])
+                rows_, cols_ = slice(dy, dy + (oh - 1) * sh + 1, sh), slice(dx, dx + (ow - 1) * sw + 1, sw)
+                best = np.maximum(best, padded[rows_, cols_])
+                total += padded[rows_, cols_] * inside[rows_, cols_]
+                count += inside[rows_, cols_]
+        if r["mode"] == 1:
+            count = np.maximum(count, 1)  # a window wholly in the padding: mote's reference refuses such a model
+            half = count // 2
+            out = np.where(total > 0, (total + half) // count, -((half - total) // count))
+        else:
+            out = best
         out = np.clip(out, r["act_min"], r["act_max"]).astype(np.int8)
         memory.write(r["output"], out.tobytes())
 
@@ -256,7 +275,7 @@ README = '''\
 # $name: a mote accelerator
 
 Written by `mote accel new $name`. `$name/accelerator.py` is a complete, working accelerator:
-an int8 max-pooling unit in NHWC, with its register map, its compile-time lowering (`lower`), its
+an int8 pooling unit in NHWC (max and average), with its register map, its compile-time lowering (`lower`), its
 functional model (`execute`, numpy) and its cost model (`cost`). Edit it into yours; the `EDIT:`
 comments mark what to change.
 

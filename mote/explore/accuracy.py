@@ -1,7 +1,7 @@
 """Accuracy of a point with narrowed weights: how closely the model's outputs follow the 8-bit model's.
 
 An accelerator's `weight_bits` setting narrows the weights of the layers it offloads
-(mote.passes.narrow_weights); the point's accuracy is measured by running mote's reference interpreter on
+(mote.passes.accel_weights); the point's accuracy is measured by running mote's reference interpreter on
 SAMPLES seeded random inputs (mote.inputs.random_inputs, seeds 0..SAMPLES-1) through the model as loaded
 and as narrowed, and comparing the first output:
 

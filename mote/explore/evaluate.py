@@ -9,7 +9,7 @@ utilization), `dma_bytes`, `sram_read` and `sram_write` (bytes), each as a colum
 the accelerator declares, each row gets its area and the accelerator's energy (mote.explore.area).
 
 Sub-byte weights: an accelerator's `weight_bits` setting narrows the weights of the layers it offloads
-(mote.passes.narrow_weights) before they are offloaded. Each such row gets `weight_bytes` (the offloaded
+(mote.passes.accel_weights) before they are offloaded. Each such row gets `weight_bytes` (the offloaded
 jobs' packed weights, where they report them, and the CPU layers' int8 weights), `sram_used_bytes` (the
 largest job's SRAM, where jobs report it), `mult_work` (MACs x weight bits / 8, for the energy) and the
 accuracy against the 8-bit model (`top1_agreement`, `mean_abs_error`: mote.explore.accuracy).
@@ -31,8 +31,8 @@ from mote.explore.area import accel_energy, area
 from mote.explore.space import spec, typed
 from mote.ir import Graph, Node
 from mote.ops import OPS
-from mote.passes.narrow_weights import NARROWABLE
-from mote.passes.narrow_weights import for_accelerator as narrow_for
+from mote.passes.accel_weights import NARROWABLE
+from mote.passes.accel_weights import for_accelerator as narrow_for
 from mote.passes.offload import offload
 from mote.sim.platforms import Platform
 

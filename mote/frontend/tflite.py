@@ -16,7 +16,7 @@ from mote.frontend.tflite_checks import check_options, check_structure, decode_n
 from mote.frontend.tflite_control import CONTROL, call_order, control_node, find_variables, handles, is_resource
 from mote.frontend.tflite_custom import CUSTOM_KEYS, custom_attrs
 from mote.frontend.tflite_uint8 import convert_legacy_uint8, is_legacy_uint8
-from mote.ir import DType, Graph, Node, Quant, Tensor
+from mote.ir import DType, Graph, Node, Quant, Tensor, subbyte
 from mote.ir.verify import check_tensor
 from mote.ops import registry
 from mote.ops.validate import validate
@@ -25,6 +25,9 @@ _DTYPES = {schema.TensorType.INT8: DType.INT8, schema.TensorType.INT16: DType.IN
            schema.TensorType.INT32: DType.INT32, schema.TensorType.FLOAT32: DType.FLOAT32,
            schema.TensorType.UINT8: DType.UINT8, schema.TensorType.INT64: DType.INT64,
            schema.TensorType.BOOL: DType.BOOL}
+# Sub-byte constants (TFLite's INT4 and INT2 weights): int8 tensors whose values fit this many bits, packed
+# in the file (mote.ir.subbyte).
+_SUBBYTE = {schema.TensorType.INT4: 4, schema.TensorType.INT2: 2}
 _TYPE_NAMES = {v: k for k, v in vars(schema.TensorType).items() if not k.startswith("_")}
 _BUILTIN_NAMES = {v: k for k, v in vars(schema.BuiltinOperator).items() if not k.startswith("_")}
 _ACTIVATIONS = {v: k for k, v in vars(schema.ActivationFunctionType).items() if not k.startswith("_")}
@@ -157,10 +160,11 @@ def _unpack(data: bytes, name: str) -> Any:
 
 def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
     name = decode_name(t.name, f"tensor{index}")
-    if t.type not in _DTYPES:
+    if t.type not in _DTYPES and t.type not in _SUBBYTE:
         raise UnsupportedError(f"{model_name}: tensor {name!r} has dtype {_TYPE_NAMES.get(t.type, t.type)}; "
-                               f"mote supports {', '.join(d.value for d in _DTYPES.values())} tensors")
-    dtype = _DTYPES[t.type]
+                               f"mote supports {', '.join(d.value for d in _DTYPES.values())} tensors, "
+                               "and int4 and int2 constants")
+    dtype = _DTYPES.get(t.type, DType.INT8)
     shape = tuple(int(d) for d in (t.shape if t.shape is not None else []))
     quant = None
     q = t.quantization
@@ -168,15 +172,32 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
         zero_points = q.zeroPoint if q.zeroPoint is not None else []  # TFLite Micro needs one per scale
         quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
                       int(q.quantizedDimension) if len(q.scale) > 1 else None)
-    tensor = Tensor(name, shape, dtype, quant, variable=bool(t.isVariable))
+    tensor = Tensor(name, shape, dtype, quant, variable=bool(t.isVariable), bits=_SUBBYTE.get(t.type, 8))
     check_tensor(tensor)  # dimensions and size first: the buffer is read against them
     buffer = model.buffers[t.buffer]
+    if t.type in _SUBBYTE:
+        return _subbyte_constant(tensor, buffer, model_name)
     if buffer.data is not None and len(buffer.data) > 0 and not tensor.variable:  # state starts from reset
         if len(buffer.data) != tensor.nbytes:
             raise ModelFileError(f"{model_name}: tensor {name!r} has {len(buffer.data)} bytes of data, but its shape "
                                  f"{list(shape)} of {dtype.value} needs {tensor.nbytes}; the file is damaged")
         raw = np.asarray(buffer.data, dtype=np.uint8).tobytes()
         tensor.data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
+    return tensor
+
+
+def _subbyte_constant(tensor: Tensor, buffer: Any, model_name: str) -> Tensor:
+    """An INT4 or INT2 tensor: a constant whose packed values become one int8 each."""
+    what = f"{model_name}: tensor {tensor.name!r} (int{tensor.bits})"
+    data = buffer.data if buffer.data is not None else []
+    if tensor.variable or len(data) == 0:
+        raise UnsupportedError(f"{what} holds no constant data; mote reads int{tensor.bits} tensors only as "
+                               "constant weights")
+    if len(data) != subbyte.packed_size(tensor.size, tensor.bits):
+        raise ModelFileError(f"{what} has {len(data)} bytes of data, but its shape {list(tensor.shape)} packs "
+                             f"into {subbyte.packed_size(tensor.size, tensor.bits)}; the file is damaged")
+    raw = np.asarray(data, dtype=np.uint8).tobytes()
+    tensor.data = subbyte.unpack(raw, tensor.size, tensor.bits, what).reshape(tensor.shape)
     return tensor
 
 

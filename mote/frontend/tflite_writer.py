@@ -30,6 +30,7 @@ import numpy as np
 import tflite_micro.tensorflow.lite.micro.python.schema_py_generated as schema
 
 from mote.frontend.tflite_options import options_table
+from mote.ir import subbyte
 
 SCHEMA_VERSION = 3
 FILE_IDENTIFIER = b"TFL3"
@@ -47,7 +48,11 @@ _DTYPES: dict[str, tuple[int, type[np.generic]]] = {
     "int64": (schema.TensorType.INT64, np.int64),
     "bool": (schema.TensorType.BOOL, np.bool_),
     "resource": (schema.TensorType.RESOURCE, np.int32),  # a VAR_HANDLE's output: never holds data
+    # Sub-byte constants, packed as TFLite packs them (mote.ir.subbyte): the data is given one value per int8.
+    "int4": (schema.TensorType.INT4, np.int8),
+    "int2": (schema.TensorType.INT2, np.int8),
 }
+_SUBBYTE_BITS = {"int4": 4, "int2": 2}
 
 _BUILTIN_CODES: dict[str, int] = {
     name: code for name, code in vars(schema.BuiltinOperator).items() if not name.startswith("_")
@@ -160,7 +165,11 @@ class ModelBuilder:
         type_code, np_dtype = _DTYPES[dtype]
         shape = [int(d) for d in shape]
         buffer = 0
-        if data is not None:
+        if data is not None and dtype in _SUBBYTE_BITS:
+            self._buffers.append(subbyte.pack(np.frombuffer(_to_bytes(name, data, shape, np_dtype), np.int8),
+                                             _SUBBYTE_BITS[dtype], f"tensor {name!r}"))
+            buffer = len(self._buffers) - 1
+        elif data is not None:
             self._buffers.append(_to_bytes(name, data, shape, np_dtype))
             buffer = len(self._buffers) - 1
         quantization = _quantization(scale, zero_point, axis)

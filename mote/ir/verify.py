@@ -17,6 +17,7 @@ from numbers import Integral
 import numpy as np
 
 from mote.errors import GraphError, UnsupportedError
+from mote.ir import subbyte
 from mote.ir.node import Node
 from mote.ir.tensor import DType, Tensor
 
@@ -84,8 +85,19 @@ def check_tensor(t: Tensor) -> None:
         raise GraphError(f"tensor {t.name!r}: state (a variable tensor) cannot also be a constant")
     if t.data is not None and t.data.size != t.size:
         raise GraphError(f"tensor {t.name!r}: {t.data.size} constant values for shape {list(t.shape)}")
+    if t.bits != 8:
+        _check_subbyte(t)
     if t.quant is not None:
         _check_quant(t)
+
+
+def _check_subbyte(t: Tensor) -> None:
+    """A sub-byte tensor (Tensor.bits 4 or 2) is int8 and, when constant, its values fit that many bits."""
+    subbyte.check_bits(t.bits, f"tensor {t.name!r}")
+    if t.dtype is not DType.INT8:
+        raise GraphError(f"tensor {t.name!r}: {t.bits}-bit values are declared on an int8 tensor, not {t.dtype.value}")
+    if t.data is not None:
+        subbyte.check_values(t.data, t.bits, f"tensor {t.name!r}")
 
 
 def _check_quant(t: Tensor) -> None:

@@ -7,19 +7,23 @@ transposed with adj_x, B with adj_y), the batch dimensions broadcast, as TFLite 
 - int16: the same in int64 with TFLite's int64 requantization and zero points 0.
 Where each batch's A and B start is planned at compile time (a table of offsets).
 
-Kernels (KERNELS): int8 takes mote_batch_matmul_blocked_s8 (both operands packed at run time into pair words, four
-rows by four columns of sums in registers, the zero points folded into one term per row and per column); float32,
-int16 and any int8 layer it declines take the plain triple loops (mote_batch_matmul_{f32,s8,s16}).
+Kernels (KERNELS): int8 on a core with the DSP extension takes mote_batch_matmul_dsp_s8 (A's rows and then each pair
+of B's columns widened once to int16 pairs less their zero points, two rows by two columns of SMLAD sums in
+registers; mote.ops.dsp_kernels.dsp_matmul_kernel), elsewhere mote_batch_matmul_blocked_s8 (both operands packed
+at run time into pair words, four rows by four columns of sums in registers, the zero points folded into one term
+per row and per column); float32, int16 and any int8 layer it declines take the plain triple loops
+(mote_batch_matmul_{f32,s8,s16}).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from mote.ir import DType, Node, Tensor
 from mote.ops import checks
+from mote.ops.dsp_kernels import dsp_matmul_kernel
 from mote.ops.float_common import accumulate_taps
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, register
@@ -178,7 +182,13 @@ def _pack_blocked(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
                  [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
 
+def _pack_dsp(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
+    """The blocked kernel's parameters (its pair count unused) for mote_batch_matmul_dsp_s8."""
+    return replace(_pack_blocked(node, p, em), func="mote_batch_matmul_dsp_s8")
+
+
 KERNELS = (
+    dsp_matmul_kernel("mote_batch_matmul_dsp_s8", _pack_dsp, lambda p: p),
     Kernel("mote_batch_matmul_f32", frozenset(Core), emit, dtypes=frozenset({DType.FLOAT32})),
     Kernel("mote_batch_matmul_s16", frozenset(Core), emit, dtypes=frozenset({DType.INT16})),
     Kernel("mote_batch_matmul_blocked_s8", frozenset(Core), _pack_blocked, scratch_bytes=_blocked_scratch,

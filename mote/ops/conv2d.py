@@ -6,7 +6,8 @@ where out-of-bounds taps (padding) contribute nothing. The filter zero point mus
 int8 conv ignores it, so a nonzero one would silently change the meaning of the weights), except in
 legacy uint8 models, whose kernels took w - filter zero point (mote_conv_offset_s8).
 
-The kernels and how one is chosen per core: mote.ops.conv2d_kernels.
+The kernels and how one is chosen per core: mote.ops.conv2d_kernels; sub-byte weights (Tensor.bits 4 or 2) run
+on mote_conv_packed_s8 (mote.ops.subbyte_kernels), ahead of them all.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import (
+    armv6m_kernels,
     blocked_16x8,
     blocked_f32,
     conv2d_f32,
     conv_pointwise,
     dsp_kernels,
     filter_offset_conv,
+    subbyte_kernels,
     weighted_16x8,
 )
 from mote.ops import filter_offset as offset_kernels
@@ -103,7 +106,7 @@ INT8_KERNELS = offset_kernels.with_filter_offset(
      *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV, (conv_pointwise.OFFSET_KERNEL, filter_offset_conv.KERNEL))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 TABLE = (blocked_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, blocked_f32.CONV_KERNEL, conv2d_f32.KERNEL,
-         dsp_kernels.CONV_KERNEL, *INT8_KERNELS)
+         subbyte_kernels.CONV_KERNEL, dsp_kernels.CONV_KERNEL, armv6m_kernels.CONV_KERNEL, *INT8_KERNELS)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
                     check=_check, kernels=TABLE, attrs=WINDOW_ATTRS,
                     dtypes=tuple(BY_DTYPE)))

@@ -4,7 +4,8 @@ Bit-exact with TFLite Micro's DepthwiseConvPerChannel: output channel oc = ic * 
 reads input channel ic and filter column oc; out-of-bounds taps contribute nothing; requantization
 is per output channel (quantized dimension 3 of the 1HW(C*M) filter).
 
-Kernels (the table KERNELS, first that accepts wins): mote_depthwise_conv_3x3_s8 for 3x3 filters
+Kernels (the table KERNELS, first that accepts wins): for sub-byte weights, mote_depthwise_conv_packed_s8
+(mote.ops.subbyte_kernels); mote_depthwise_conv_3x3_s8 for 3x3 filters
 with depth multiplier 1 and no dilation (any stride and padding) when its accumulator bounds hold
 (then `folded_bias` is set): sixteen channels at a time, weights packed by `pack_3x3`, pixel pairs at
 stride 1; mote_depthwise_conv_channels_s8 for any other filter with depth multiplier 1: a pixel's taps
@@ -38,12 +39,14 @@ from mote.c_text import c_struct
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node
 from mote.ops import (
+    armv6m_kernels,
     blocked_16x8,
     blocked_f32,
     depthwise_band,
     depthwise_conv2d_f32,
     depthwise_plane,
     dsp_kernels,
+    subbyte_kernels,
     weighted_16x8,
 )
 from mote.ops import filter_offset as offset_kernels
@@ -238,8 +241,10 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
+    subbyte_kernels.DEPTHWISE_KERNEL,
     depthwise_band.SINGLE_KERNEL,
     dsp_kernels.DEPTHWISE_KERNEL,
+    armv6m_kernels.DEPTHWISE_KERNEL,
     depthwise_band.KERNEL,
     Kernel("mote_depthwise_conv_rows_s8", frozenset({Core.SCALAR}), _pack_rows, _accepts_3x3),
     depthwise_plane.KERNEL,

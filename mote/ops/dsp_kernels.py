@@ -10,10 +10,15 @@ words]), fully_connected by fours ([quad][group][4][2 words]). depthwise_conv2d'
 instead: (w_c0, w_c2), (w_c1, w_c3) per tap and group of four channels ([group][tap][2 words]). The int16
 weights take twice the flash of int8 ones and save the two widening instructions per word that CMSIS-NN
 spends on them. Every layer's output stage is the 32-bit one of mote_dsp.h, its exactness checked here.
+
+The activation x activation product (batch_matmul, matmul_rqs: dsp_matmul_kernel) has no weights to prepare:
+its kernel widens A's rows once per batch and B's columns once per pair of columns at run time, each less its
+zero point, into the same layout, and keeps the output stage of the blocked kernel it shares parameters with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +30,7 @@ from mote.ops.conv2d_params import GEOMETRY, QUANT, ConvParams
 from mote.ops.conv_common import fits_int32, max_abs
 from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.registry import CCall, Core, Emitter, Kernel
+from mote.quant import multiply_by_quantized_multiplier
 
 DSP = frozenset({Core.DSP})
 INT8 = frozenset({DType.INT8})
@@ -42,17 +48,20 @@ def dsp_words(rows: np.ndarray, block: int) -> np.ndarray:
     return np.ascontiguousarray(blocked).astype("<i2").view("<u4").reshape(-1).astype(np.uint32)
 
 
-def dsp_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray | None:
-    """The channels' output-stage rows of mote_dsp.h (int32 [n, 5]: multiplier, left, round, right, neg_mask) for
-    accumulators of magnitude at most `bound`, or None when a step of mote_dsp_requantize could overflow 32
-    bits for such an accumulator (the layer then takes a kernel with the 64-bit output stage)."""
-    multiplier = np.atleast_1d(np.asarray(multiplier, np.int64))
-    shift = np.broadcast_to(np.atleast_1d(np.asarray(shift, np.int64)), multiplier.shape)
-    left, right = np.maximum(shift, 0), np.maximum(-shift, 0)
+def dsp_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int | np.ndarray) -> np.ndarray | None:
+    """The channels' output-stage rows of mote_dsp.h (int32 [n, 5]: multiplier, left + 1, round, right, neg_mask)
+    for accumulators of magnitude at most `bound` (one for all channels, or each channel's), or None when a step
+    of mote_dsp_requantize could overflow 32 bits for such an accumulator (the layer then takes a kernel with the
+    64-bit output stage): the accumulator shifted left by left + 1 (the doubling of the high multiply, so that it
+    is one SMMULR), or y + round."""
+    multiplier, shift, reach = np.broadcast_arrays(np.atleast_1d(np.asarray(multiplier, np.int64)),
+                                                   np.atleast_1d(np.asarray(shift, np.int64)),
+                                                   np.atleast_1d(np.asarray(bound, np.int64)))
+    left, right = np.maximum(shift, 0) + 1, np.maximum(-shift, 0)
     if (right > 31).any() or (left > 31).any():
         return None
-    shifted = bound << left
-    y = (shifted * multiplier + (1 << 30)) >> 31
+    shifted = reach << left
+    y = (shifted * multiplier + (1 << 31)) >> 32
     rounding = np.where(right > 0, np.left_shift(1, np.maximum(right - 1, 0)), 0)
     if (shifted >= 1 << 31).any() or (y + 1 + rounding >= 1 << 31).any():
         return None
@@ -66,6 +75,37 @@ def _stage_field(rows: np.ndarray, em: Emitter) -> dict[str, int | str]:
 
 # conv2d -------------------------------------------------------------------------------------------------
 
+def reach(bias: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each row's accumulator bound for int8 inputs (|x| <= 128): |bias| + 128 * sum |w| (int64 [rows]), what
+    the output stage of mote_dsp.h must take without overflow; tighter than depth * 128 * 128."""
+    rows = np.asarray(rows, np.int64).reshape(len(rows), -1)
+    return np.abs(np.asarray(bias, np.int64)) + 128 * np.abs(rows).sum(axis=1)
+
+
+def stage_rows(multiplier: np.ndarray, shift: np.ndarray, bias: np.ndarray, rows: np.ndarray) -> np.ndarray | None:
+    """dsp_stage for output channels whose accumulators are bias[c] + sum_k x_k * rows[c, k] (int8 x). A channel
+    whose weights are all zero (a pruned one) always has its bias as accumulator: its row gives that output
+    as a constant (multiplier 0, right 0, the requantized bias as `round`, clamped to +-2^16, which clamps to
+    the int8 range alike) instead of risking the shift of a huge bias."""
+    rows = np.asarray(rows, np.int64).reshape(len(rows), -1)
+    bias = np.asarray(bias, np.int64)
+    multiplier, shift = (np.broadcast_to(np.atleast_1d(np.asarray(v, np.int64)), bias.shape) for v in (multiplier,
+                                                                                                      shift))
+    pruned = ~rows.any(axis=1)
+    live = dsp_stage(multiplier[~pruned], shift[~pruned], reach(bias[~pruned], rows[~pruned]))
+    if live is None:
+        return None
+    out = np.zeros((bias.size, 5), np.int32)
+    out[~pruned] = live
+    value = multiply_by_quantized_multiplier(bias[pruned], multiplier[pruned], shift[pruned])
+    out[pruned, 2] = np.clip(value, -(1 << 16), 1 << 16)
+    return out
+
+
+def _conv_stage(p: ConvParams) -> np.ndarray | None:
+    return stage_rows(p.multiplier, p.shift, p.folded, p.weights.reshape(p.out_ch, -1))
+
+
 def _conv_bound(p: ConvParams) -> int:
     return int(max_abs(p.folded)) + p.taps * 128 * 128
 
@@ -77,7 +117,7 @@ def _conv_accepts(node: Node, p: ConvParams) -> str | None:
         return "weights with a zero point"
     if not fits_int32(_conv_bound(p)):
         return "accumulator may exceed int32"
-    if dsp_stage(p.multiplier, p.shift, _conv_bound(p)) is None:
+    if _conv_stage(p) is None:
         return "the 32-bit output stage may overflow"
     return None
 
@@ -94,12 +134,11 @@ def _conv_pack(node: Node, p: ConvParams, em: Emitter) -> CCall:
         "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}),
         "taps": p.taps, "groups": ceil_div(p.taps, 4), **{name: getattr(p, name) for name in QUANT},
         "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded.astype(np.int32), "folded_bias"),
-        **_stage_field(_exact_stage(p.multiplier, p.shift, _conv_bound(p)), em)},
+        **_stage_field(_exact_stage(_conv_stage(p)), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
-def _exact_stage(multiplier: np.ndarray, shift: np.ndarray, bound: int) -> np.ndarray:
-    rows = dsp_stage(multiplier, shift, bound)
+def _exact_stage(rows: np.ndarray | None) -> np.ndarray:
     assert rows is not None, "the record's accept test checks the output stage"
     return rows
 
@@ -121,8 +160,12 @@ def _fc_pack(node: Node, p: Any, em: Emitter) -> CCall:
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth,
         "groups": ceil_div(p.accum_depth, 4), "output_offset": p.output_offset, "act_min": p.act_min,
         "act_max": p.act_max, "weights": em.const(words, "dsp_weights"), "bias": em.const(p.folded_bias, "folded_bias"),
-        **_stage_field(_exact_stage(p.multiplier, p.shift, _fc_bound(p)), em)},
+        **_stage_field(_exact_stage(_fc_stage(p)), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _fc_stage(p: Any) -> np.ndarray | None:
+    return stage_rows(p.multiplier, p.shift, p.folded_bias, p.weights.astype(np.int64) + p.filter_offset)
 
 
 def _fc_bound(p: Any) -> int:
@@ -132,7 +175,7 @@ def _fc_bound(p: Any) -> int:
 def _fc_accepts(node: Node, p: Any) -> str | None:
     if not fits_int32(_fc_bound(p)):
         return "accumulator may exceed int32"
-    if dsp_stage(p.multiplier, p.shift, _fc_bound(p)) is None:
+    if _fc_stage(p) is None:
         return "the 32-bit output stage may overflow"
     return None
 
@@ -147,8 +190,9 @@ FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_dsp_s8", DSP, _fc_pack, _f
 
 # depthwise_conv2d ---------------------------------------------------------------------------------------
 
-def _dw_bound(p: DepthwiseParams) -> int:
-    return int(max_abs(p.folded_bias)) + 9 * 128 * 128
+def _dw_stage(p: DepthwiseParams) -> np.ndarray | None:
+    assert p.folded_bias is not None
+    return stage_rows(p.multiplier, p.shift, p.folded_bias, p.weights.reshape(9, -1).T)
 
 
 def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
@@ -158,7 +202,7 @@ def _dw_accepts(node: Node, p: DepthwiseParams) -> str | None:
         return "channels not a multiple of 4"
     if p.filter_offset or p.folded_bias is None:
         return "weights with a zero point, or an accumulator that may exceed int32"
-    if dsp_stage(p.multiplier, p.shift, _dw_bound(p)) is None:
+    if _dw_stage(p) is None:
         return "the 32-bit output stage may overflow"
     return None
 
@@ -174,9 +218,29 @@ def _dw_pack(node: Node, p: DepthwiseParams, em: Emitter) -> CCall:
     return CCall("mote_depthwise_conv_dsp_s8", "mote_depthwise_conv_dsp_params", {
         **fields, "weights": em.const(words, "dsp_weights"),
         "folded_bias": em.const(p.folded_bias.astype(np.int32), "folded_bias"),
-        **_stage_field(_exact_stage(p.multiplier, p.shift, _dw_bound(p)), em)},
+        **_stage_field(_exact_stage(_dw_stage(p)), em)},
         [em.tensor(x), em.tensor(node.outputs[0])])
 
 
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_dsp_s8", DSP, _dw_pack, _dw_accepts, lambda node, p: p.in_ch,
                           dtypes=INT8, scratch_why="a row of the input zero point for the taps outside the input")
+
+
+# batch_matmul, matmul_rqs: two activations ------------------------------------------------------------------
+
+# `geometry(params)`: the layer's mote.ops.batch_matmul.BatchMatMulParams (that module imports this one).
+
+def dsp_matmul_kernel(func: str, pack: Callable[[Node, Any, Emitter], CCall],
+                      geometry: Callable[[Any], Any]) -> Kernel:
+    """The record of an int8 product of two activations on a DSP core (mote_batch_matmul_dsp_body.h). The sums
+    wrap modulo 2^32 as TFLite's and Deeploy's do, so any depth is exact; a single row declines (the blocked
+    kernel reads B as it is, where widening it would cost as much as the products)."""
+    def accepts(node: Node, p: Any) -> str | None:
+        return "one row: widening B would cost as much as its products" if geometry(p).rows < 2 else None
+
+    def scratch(node: Node, p: Any) -> int:
+        q = geometry(p)
+        return 8 * (ceil_div(q.rows, 2) * 2 + 2) * ceil_div(q.depth, 4) + 8  # MOTE_BATCH_MATMUL_DSP_SCRATCH
+
+    return Kernel(func, DSP, pack, accepts, scratch, dtypes=INT8,
+                  scratch_why="A's rows and two of B's columns widened to int16 pairs")

@@ -6,7 +6,8 @@ scale product is taken in double) and FullyConnectedPerChannel (more than one fi
 zero point is ignored, and each multiplier is computed in double as for convolutions).
 The input is read as [batches, accum_depth] with accum_depth = w.shape[1].
 
-Kernels (the table KERNELS): mote_fully_connected_s8 (vectorizing dot products, four weight rows at
+Kernels (the table KERNELS): for sub-byte weights, mote_fully_connected_packed_s8 (mote.ops.subbyte_kernels);
+mote_fully_connected_s8 (vectorizing dot products, four weight rows at
 a time); on a scalar core (Core.SCALAR), mote_fully_connected_pairs_s8 (two products per multiply from
 weights packed in pair words, mote.ops.fully_connected_pairs: output depths in sixteens, accumulation
 depths in fours, and within its flash rule), else mote_fully_connected_bytes_s8 (the same sums from weights
@@ -25,12 +26,14 @@ import numpy as np
 from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
 from mote.ops import (
+    armv6m_kernels,
     blocked_16x8,
     blocked_f32,
     dsp_kernels,
     fully_connected_bytes,
     fully_connected_f32,
     fully_connected_pairs,
+    subbyte_kernels,
     weighted_16x8,
 )
 from mote.ops.accumulator_range import check_accumulator_range
@@ -170,7 +173,9 @@ KERNELS = (
     weighted_16x8.FULLY_CONNECTED_KERNEL,
     blocked_f32.FULLY_CONNECTED_KERNEL,
     fully_connected_f32.KERNEL,
+    subbyte_kernels.FULLY_CONNECTED_KERNEL,
     dsp_kernels.FULLY_CONNECTED_KERNEL,
+    armv6m_kernels.FULLY_CONNECTED_KERNEL,
     fully_connected_pairs.KERNEL,
     fully_connected_bytes.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),

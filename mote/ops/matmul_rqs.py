@@ -3,7 +3,9 @@
     out[..., i, j] = RequantShift(sum_t (a[..., i, t] + a_offset) * (b[..., t, j] + b_offset))
 exactly as matmul_s32 (alpha 1, no bias; the int32 sum wraps as Deeploy's kernel's does) followed by
 requant_shift computes it (mote.passes.fuse_requant makes this op of the pair): the accumulators stay in the
-registers of mote_batch_matmul_requant_shift_s8 (mote_batch_matmul_blocked_s8's body: both operands packed
+registers of mote_batch_matmul_requant_shift_s8, or on a core with the DSP extension of
+mote_batch_matmul_dsp_requant_shift_s8 (mote_batch_matmul_dsp_s8's body: SMLAD on operands widened once, two rows
+by two columns of sums), (mote_batch_matmul_blocked_s8's body: both operands packed
 into pair words, four rows by four columns of sums; its sum wraps modulo 2^32 the same way), whose one-row
 output-stage table holds a RequantShift row (mote.ops.requant_stage) in place of TFLite's requantization.
 RequantShift per tensor only (one mul and add): the blocked kernel has one output stage for all outputs.
@@ -14,7 +16,7 @@ inputs [a int8 [..., M, K], b int8 [..., K, N], mul int32 [1], add int32 [1]]; a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -22,6 +24,7 @@ from mote.errors import UnsupportedError
 from mote.ir import DType, Node, Tensor
 from mote.ops import matmul_s32, requant_shift
 from mote.ops.batch_matmul import BatchMatMulParams
+from mote.ops.dsp_kernels import dsp_matmul_kernel
 from mote.ops.matmul_s32 import MatMulS32Params
 from mote.ops.registry import REQUIRED, CCall, Core, Emitter, Kernel, OpDef, register
 from mote.ops.requant_shift import RequantShiftParams
@@ -110,8 +113,13 @@ def macs(node: Node) -> int:
     return matmul_s32.macs(parts(node)[0])
 
 
-KERNELS = (Kernel("mote_batch_matmul_requant_shift_s8", frozenset(Core), _pack, scratch_bytes=_scratch,
-                  scratch_why="both operands packed in pair words"),)
+def _pack_dsp(node: Node, p: MatMulRqsParams, em: Emitter) -> CCall:
+    return replace(_pack(node, p, em), func="mote_batch_matmul_dsp_requant_shift_s8")
+
+
+KERNELS = (dsp_matmul_kernel("mote_batch_matmul_dsp_requant_shift_s8", _pack_dsp, lambda p: p.blocked),
+           Kernel("mote_batch_matmul_requant_shift_s8", frozenset(Core), _pack, scratch_bytes=_scratch,
+                  scratch_why="both operands packed in pair words"))
 
 OP = register(OpDef("matmul_rqs", shape, prepare, reference, _pack, macs, kernels=KERNELS,
                     attrs={"divisor": REQUIRED, "n_levels": REQUIRED, "signed": REQUIRED}))

@@ -97,6 +97,7 @@ class Core(Enum):
     SCALAR = "scalar"  # an MCU core without SIMD (rv32imc): register-blocked kernels
     VNNI = "vnni"  # an x86-64 host with AVX-512 VNNI: int8 dot products in hardware
     DSP = "dsp"  # an Arm core with the DSP extension (Cortex-M4, M7, M33): dual 16-bit MACs (SMLAD)
+    ARMV6M = "armv6m"  # an Armv6-M core (Cortex-M0+): no DSP extension, MULS 32x32->32, eight low registers
 
 
 def _no_overlap(node: Node, params: Any) -> list[tuple[int, Overlap]]:
@@ -189,8 +190,13 @@ class Kernel:
     # The dtypes of the first input it computes on (None: whatever the records before it leave). A record
     # for another dtype is no candidate at all: neither chosen nor listed as declining.
     dtypes: frozenset[DType] | None = None
+    # Whether the layer is one of its kind at all (None: any): a record for other layers is, like one for another
+    # dtype, no candidate (the sub-byte kernels for layers whose weights are 8 bits wide).
+    kind: Callable[[Node], bool] | None = None
 
     def computes(self, node: Node) -> bool:
+        if self.kind is not None and not self.kind(node):
+            return False
         x = node.inputs[0] if node.inputs else None
         return self.dtypes is None or (x is not None and x.dtype in self.dtypes)
 

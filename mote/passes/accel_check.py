@@ -19,7 +19,8 @@ from mote.accel.random_nodes import GENERATORS
 from mote.errors import MoteError
 from mote.ir import Graph, Node, Tensor
 from mote.ops import OPS
-from mote.passes.narrow_weights import NARROWABLE, narrow_weights, narrowable
+from mote.passes.accel_weights import NARROWABLE, narrowable
+from mote.passes.narrow_weights import narrow_weights
 from mote.passes.offload import offload
 
 

@@ -41,6 +41,8 @@ static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
 static inline int32_t mote_smlatt(uint32_t x, uint32_t w, int32_t acc) {
   return __smlatt((int32_t)x, (int32_t)w, acc);
 }
+/* Both halfwords of x less those of y, each modulo 2^16: one SSUB16. */
+static inline uint32_t mote_sub16(uint32_t x, uint32_t y) { return (uint32_t)__ssub16((int16x2_t)x, (int16x2_t)y); }
 #else
 static inline int32_t mote_smlad(uint32_t x, uint32_t w, int32_t acc) {
   const int32_t lo = (int32_t)(int16_t)(x & 0xFFFFu) * (int32_t)(int16_t)(w & 0xFFFFu);
@@ -57,6 +59,9 @@ static inline int32_t mote_smlabb(uint32_t x, uint32_t w, int32_t acc) {
 }
 static inline int32_t mote_smlatt(uint32_t x, uint32_t w, int32_t acc) {
   return (int32_t)((uint32_t)acc + (uint32_t)((int32_t)(int16_t)(x >> 16) * (int32_t)(int16_t)(w >> 16)));
+}
+static inline uint32_t mote_sub16(uint32_t x, uint32_t y) {
+  return ((x - y) & 0xFFFFu) | (((x >> 16) - (y >> 16)) << 16);
 }
 #endif
 
@@ -82,19 +87,33 @@ static inline void mote_dsp_widen(const int8_t *src, int32_t groups, uint32_t *d
   }
 }
 
+/* The rounded high word of a 32 x 32-bit product, (a * b + 2^31) >> 32: one SMMULR. */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+static inline int32_t mote_smmulr(int32_t a, int32_t b) {
+  int32_t r;
+  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+#else
+static inline int32_t mote_smmulr(int32_t a, int32_t b) {
+  return (int32_t)(((int64_t)a * b + ((int64_t)1 << 31)) >> 32);
+}
+#endif
+
 /* One output channel's requantization, prepared at compile time (mote.ops.dsp_kernels.dsp_stage):
  * TFLite's MultiplyByQuantizedMultiplier(acc, multiplier, shift) as
- *   a = acc << left;  y = (a * multiplier + 2^30) >> 31;  r = (y + round - (y < 0 ? neg : 0)) >> right
- * where the rounding doubling high multiply's nudge for a negative product works out to the same floor
- * shift as for a positive one, and round = 2^(right - 1), neg = 1 when right > 0 (round half away from
- * zero), both 0 otherwise. The compiler checks that a and y + round cannot overflow for the layer's
- * accumulators (else the layer takes another kernel), so every step is exact in 32 bits.
- * A channel's row of MOTE_DSP_STAGE words: multiplier, left, round, right, and -1 when right > 0 else 0. */
+ *   a = acc << (left + 1);  y = (a * multiplier + 2^31) >> 32;  r = (y + round - (y < 0 ? neg : 0)) >> right
+ * where y is the rounding doubling high multiply of acc << left (its nudge for a negative product works out
+ * to the same floor shift as for a positive one; the doubling moved into the shift makes it one SMMULR), and
+ * round = 2^(right - 1), neg = 1 when right > 0 (round half away from zero), both 0 otherwise. The compiler
+ * checks that a and y + round cannot overflow for the layer's accumulators (else the layer takes another
+ * kernel), so every step is exact in 32 bits.
+ * A channel's row of MOTE_DSP_STAGE words: multiplier, left + 1, round, right, and -1 when right > 0 else 0. */
 #define MOTE_DSP_STAGE 5
 
 static inline int32_t mote_dsp_requantize(int32_t acc, const int32_t *st, int32_t offset, int32_t lo, int32_t hi) {
   const int32_t a = (int32_t)((uint32_t)acc << st[1]);
-  const int32_t y = (int32_t)(((int64_t)a * st[0] + (1 << 30)) >> 31);
+  const int32_t y = mote_smmulr(a, st[0]);
   const int32_t negative = -(int32_t)((uint32_t)y >> 31);
   const int32_t r = ((y + st[2]) + (negative & st[4])) >> st[3];
   const int32_t v = r + offset;

@@ -38,11 +38,18 @@ class AccelStats:
     # cycles), for the run's timeline (mote.targets.rv32.timeline); the instruction count is that of the
     # blocks entered, so it may run a few instructions ahead of the start store
     log: list[tuple[int | None, int, int]] = field(default_factory=list)
+    # the counters at each job's start store (mote.sim.counting.Snapshot, exact like a profiler mark's), in the
+    # order of `log`, when the machine takes them; and, once the run is over, the class counts at each
+    # (`classes`): the timeline places a job at the exact cycle of its start from these
+    snapshots: list[Any] = field(default_factory=list)
+    classes: list[Any] = field(default_factory=list)
 
-    def record(self, layer: int | None, instructions: int, cycles: int) -> None:
+    def record(self, layer: int | None, instructions: int, cycles: int, snapshot: Any = None) -> None:
         self.jobs += 1
         self.cycles += cycles
         self.log.append((layer, instructions, cycles))
+        if snapshot is not None:
+            self.snapshots.append(snapshot)
         if layer is not None:
             self.by_layer[layer] = self.by_layer.get(layer, 0) + cycles
 
@@ -59,6 +66,8 @@ class AccelDevice:
         self.stats = AccelStats()
         self.error: Exception | None = None  # a functional model that raised: reported by the machine
         self.now: Callable[[], int] = lambda: 0  # the instructions executed so far (set by mote.sim.run)
+        # the counters at the store being served, given its (offset, size, value) (set by mote.sim.run)
+        self.snapshot: Callable[[int, int, int], Any] = lambda offset, size, value: None
 
     def read(self, uc: Any, offset: int, size: int, data: object) -> int:
         index = offset // 4
@@ -74,6 +83,7 @@ class AccelDevice:
         if index != self.start or value == 0:
             return
         registers = self.accel.model_registers(dict(zip(self.names, self.values)))  # signed ones as signed
+        started = self.snapshot(offset, size, value)
         try:
             finished = self.accel.execute(registers, UnicornMemory(uc))
         except Exception as e:  # noqa: BLE001 - the author's model; the machine reports it with the layer
@@ -81,5 +91,5 @@ class AccelDevice:
             uc.emu_stop()
             return
         self.done = finished is not False
-        self.stats.record(self.devices.open_layer, self.now(), int(self.accel.cost(registers)))
+        self.stats.record(self.devices.open_layer, self.now(), int(self.accel.cost(registers)), started)
 

@@ -61,6 +61,7 @@ class RtlDevice:
         self.error: Exception | None = None
         self._port: tuple | None = None
         self.now: Callable[[], int] = lambda: 0  # the instructions executed so far (set by mote.sim.run)
+        self.snapshot: Callable[[int, int, int], Any] = lambda offset, size, value: None  # as AccelDevice's
 
     def _memory_port(self, uc: Any) -> tuple:
         if self._port is None:
@@ -82,6 +83,7 @@ class RtlDevice:
             self.model.write_register(index, value, port)
             if index != self.start or value == 0:
                 return
+            started = self.snapshot(offset, size, value)
             began, cpu = time.perf_counter(), time.process_time()
             cycles = 1 + self.model.run(port, self.accel.rtl_cycle_limit)
             self.stats.rtl_seconds += time.perf_counter() - began
@@ -90,14 +92,14 @@ class RtlDevice:
             self.error = e
             uc.emu_stop()
             return
-        self._count(cycles)
+        self._count(cycles, started)
 
-    def _count(self, cycles: int) -> None:
+    def _count(self, cycles: int, started: Any = None) -> None:
         registers = self.accel.model_registers(dict(zip(self.names, self.values)))
         model = int(self.accel.cost(registers))
         s = self.stats
         layer = self.devices.open_layer
-        s.record(layer, self.now(), cycles)
+        s.record(layer, self.now(), cycles, started)
         s.model_cycles += model
         if s.mac_cycles is not None:
             s.mac_cycles += int(self.accel.mac_cost(registers))

@@ -93,6 +93,7 @@ class Run:
         if machine.accelerator is not None:  # its Python model, or its RTL (mote/sim/rtl_device.py)
             self.accel = make_accel_device(machine.accelerator, self.devices)
             self.accel.now = lambda: int(self.counter.state.insns)
+            self.accel.snapshot = self._accel_snapshot
             uc.mmio_map(ACCEL_BASE, DEVICE_BYTES, self.accel.read, None, self.accel.write, None)
         self.dma: DmaDevice | None = None
         if mem.dma:
@@ -202,6 +203,14 @@ class Run:
 
     def _dma_copy(self, dst: int, src: int, n: int) -> None:
         self.uc.mem_write(dst, bytes(self.uc.mem_read(src, n)))
+
+    def _accel_snapshot(self, offset: int, size: int, value: int) -> Snapshot | None:
+        """The counters at the store that starts an accelerator job (as exact as a profiler mark's); None when
+        that store is not located in its block (the timeline then interpolates; the run's marks stay exact)."""
+        before, self.exact = self.exact, True
+        tail = self._tail(offset, size, value, ACCEL_BASE)
+        located, self.exact = self.exact, before
+        return self._snapshot(tail) if located else None
 
     def _dma_snapshot(self, offset: int, size: int, value: int) -> Snapshot:
         return self._snapshot(self._tail(offset, size, value, DMA_BASE))
@@ -348,6 +357,8 @@ class Run:
         marks = [(mk, mk.snapshot.instructions, tally.classes(mk.snapshot)) for mk in self.devices.marks]
         dma_log = self.dma.log if self.dma is not None else None
         dma_classes = [tally.classes(e.snapshot) for e in dma_log.events] if dma_log is not None else []
+        if self.accel is not None:
+            self.accel.stats.classes = [tally.classes(s) for s in self.accel.stats.snapshots]
         outputs = {}
         for name in reads:
             addr, size = self.m.image.symbol(name)

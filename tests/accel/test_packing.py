@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mote.accel.packing import pack_rows, row_bytes, unpack_rows, value_range
+from mote.ir import subbyte
 
 
 @pytest.mark.parametrize("bits", [8, 4, 2])
@@ -30,3 +31,11 @@ def test_the_documented_layout() -> None:
 def test_values_that_do_not_fit_are_refused(bits: int, value: int) -> None:
     with pytest.raises(ValueError, match=f"do not fit {bits} bits"):
         pack_rows(np.array([0, value], np.int8), bits)
+
+
+@pytest.mark.parametrize("bits", [4, 2])
+def test_each_row_is_laid_out_as_the_ir_packs_a_flat_array(bits: int) -> None:
+    low, high = value_range(bits)
+    values = np.random.default_rng(bits).integers(low, high + 1, (5, 11)).astype(np.int8)
+    rows = pack_rows(values, bits)
+    assert all(rows[i].tobytes() == subbyte.pack(values[i], bits) for i in range(len(values)))

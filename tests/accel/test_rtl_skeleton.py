@@ -1,6 +1,6 @@
-"""The RTL of `mote accel new NAME --rtl` (a max pool) against its Python functional model and cost model,
-job by job through the bridge, on random windows with padding, strides and clamps (cases its generated
-test, one VALID 2x2 pool, does not reach)."""
+"""The RTL of `mote accel new NAME --rtl` (max and average pooling) against its Python functional model and
+cost model, job by job through the bridge, on random windows with padding, strides and clamps (cases its
+generated test, one VALID 2x2 max pool, does not reach)."""
 
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ def accel(tmp_path_factory):
     sys.modules.pop("toy_rtl.accelerator", None)
 
 
+@pytest.mark.parametrize("mode", [0, 1])  # max, average
 @pytest.mark.parametrize("seed", range(6))
-def test_rtl_pool_matches_the_functional_and_cost_models(accel, seed: int) -> None:
+def test_rtl_pool_matches_the_functional_and_cost_models(accel, seed: int, mode: int) -> None:
     rng = np.random.default_rng(seed)
     c, ih, iw = (int(v) for v in rng.integers(1, 6, 3))
     fh, fw, sh, sw = (int(v) for v in rng.integers(1, 4, 4))
@@ -41,7 +42,8 @@ def test_rtl_pool_matches_the_functional_and_cost_models(accel, seed: int) -> No
     lo = int(rng.integers(-128, 0))
     registers = {"input": BASE + 1, "output": BASE + 3 + ih * iw * c, "channels": c, "in_h": ih, "in_w": iw,
                  "out_h": oh, "out_w": ow, "filter_h": fh, "filter_w": fw, "stride_h": sh, "stride_w": sw,
-                 "pad_top": top, "pad_left": left, "act_min": lo, "act_max": int(rng.integers(lo, 128))}
+                 "pad_top": top, "pad_left": left, "act_min": lo, "act_max": int(rng.integers(lo, 128)),
+                 "mode": mode}
     rtl_ram, py_ram = Ram(2048), Ram(2048)
     rtl_ram.write(registers["input"], rng.integers(-128, 128, ih * iw * c, dtype=np.int8).tobytes())
     py_ram.data[:] = rtl_ram.data

@@ -25,7 +25,8 @@ from mote.errors import MoteError
 from mote.frontend import load
 from mote.ir import Graph, Node
 from mote.passes.accel_check import check_accelerator
-from mote.passes.narrow_weights import for_accelerator, narrow_weights, narrowable
+from mote.passes.accel_weights import for_accelerator, narrowable
+from mote.passes.narrow_weights import narrow_weights
 from mote.passes.offload import offload
 from mote.pipeline import run
 from mote.targets.rv32 import Rv32, Rv32Config

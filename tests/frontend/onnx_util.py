@@ -36,7 +36,8 @@ def model(nodes: list[Any], inputs: dict[str, tuple[int, ...]], outputs: list[st
 def quantize_static_on(float_model: onnx.ModelProto, feeds: list[dict[str, np.ndarray]], uint8: bool = False,
                        **options: Any) -> onnx.ModelProto:
     """The model quantized by onnxruntime's quantize_static, calibrated on `feeds` (one dict per sample), int8
-    weights and int8 (or uint8) activations; `options` are quantize_static's others (quant_format, ...)."""
+    weights (unless `options` give another weight_type) and int8 (or uint8) activations; `options` are
+    quantize_static's others (quant_format, ...)."""
     from onnxruntime.quantization import CalibrationDataReader, QuantType, quantize_static
 
     class Reader(CalibrationDataReader):
@@ -50,7 +51,7 @@ def quantize_static_on(float_model: onnx.ModelProto, feeds: list[dict[str, np.nd
         src, dst = Path(tmp) / "f.onnx", Path(tmp) / "q.onnx"
         onnx.save(float_model, src)
         quantize_static(str(src), str(dst), Reader(), activation_type=QuantType.QUInt8 if uint8 else QuantType.QInt8,
-                        weight_type=QuantType.QInt8, **options)
+                        **{"weight_type": QuantType.QInt8, **options})
         return onnx.load(str(dst))
 
 

@@ -107,3 +107,29 @@ def test_blocked_int8_extreme_values(za: int, zb: int, tmp_path: Path) -> None:
         want = tflm_outputs(model, graph, inputs)["y"]
         np.testing.assert_array_equal(interpret(graph, inputs)["y"], want)
         np.testing.assert_array_equal(binary.run(inputs)[0]["y"], want)
+
+
+@pytest.mark.parametrize("shapes", BLOCKED[:3] + BLOCKED[4:], ids=str)
+def test_dsp_int8_matches_tflm(shapes: tuple[list[int], list[int], bool, bool],
+                               check_model: Callable[..., object]) -> None:
+    """The DSP kernel's portable C (mote_dsp.h without the extension): odd rows, columns and depths, transposed
+    and broadcast operands; a single row stays with the blocked kernel."""
+    graph = check_model(int8_model(shapes[0], shapes[1], -3, 7, *shapes[2:]), seeds=2, sanitize=True, core=Core.DSP)
+    assert chosen(graph.nodes[0], Core.DSP) == "mote_batch_matmul_dsp_s8"  # type: ignore[attr-defined]
+
+
+def test_dsp_declines_one_row() -> None:
+    graph = load_tflite(int8_model([1, 16], [16, 33], -3, 7), "m")
+    assert chosen(graph.nodes[0], Core.DSP) == "mote_batch_matmul_blocked_s8"
+
+
+@pytest.mark.parametrize("za,zb", [(127, -128), (-128, 127)])
+def test_dsp_int8_extreme_values(za: int, zb: int, tmp_path: Path) -> None:
+    """Every operand at -128 or 127 with extreme zero points (each widened value at the edge of [-255, 255])."""
+    model = int8_model([2, 6, 9], [2, 9, 5], za, zb)
+    graph = load_tflite(model, "m")
+    binary = build_host(compile_graph(graph, core=Core.DSP), tmp_path / "project", sanitize=True)
+    rng = np.random.default_rng(0)
+    for pick in ([-128], [127], [-128, 127]):
+        inputs = {"a": rng.choice(pick, (2, 6, 9)).astype(np.int8), "b": rng.choice(pick, (2, 9, 5)).astype(np.int8)}
+        np.testing.assert_array_equal(binary.run(inputs)[0]["y"], tflm_outputs(model, graph, inputs)["y"])

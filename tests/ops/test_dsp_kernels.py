@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from mote.ops.dsp_kernels import dsp_stage, dsp_words
+from mote.ops.dsp_kernels import dsp_stage, dsp_words, stage_rows
 from mote.ops.registry import Core
 from mote.quant import multiply_by_quantized_multiplier
 from tests.ops.kernel_util import chosen
@@ -60,7 +60,7 @@ def _emulate(acc: np.ndarray, rows: np.ndarray, channel: np.ndarray) -> np.ndarr
     m, left, rnd, right, neg = (rows[channel, k].astype(np.int64) for k in range(5))
     a = acc.astype(np.int64) << left
     assert (np.abs(a) < 1 << 31).all()
-    y = (a * m + (1 << 30)) >> 31
+    y = (a * m + (1 << 31)) >> 32
     r = y + rnd + np.where(y < 0, neg, 0)
     assert (np.abs(r) < 1 << 31).all()
     return r >> right
@@ -84,7 +84,8 @@ def test_output_stage_refuses_what_could_overflow() -> None:
     big = np.array([(1 << 31) - 1])
     assert dsp_stage(big, np.array([3]), 1 << 29) is None  # the left shift overflows
     assert dsp_stage(big, np.array([-2]), (1 << 31) - 1) is None  # y + round reaches 2^31
-    assert dsp_stage(big, np.array([0]), (1 << 31) - 1) is not None  # no rounding: y fits
+    assert dsp_stage(big, np.array([0]), 1 << 30) is None  # the doubled accumulator overflows
+    assert dsp_stage(big, np.array([0]), (1 << 30) - 1) is not None  # no rounding: y fits
     assert dsp_stage(big, np.array([-1]), 1 << 20) is not None
 
 
@@ -133,3 +134,25 @@ def test_fully_connected_matches_tflm_sanitized(case: FcCase, check_model: Calla
     rng = np.random.default_rng(15)
     graph = check_model(fc_model(case, rng), seeds=2, sanitize=True, core=Core.DSP)
     assert chosen(graph.nodes[0], Core.DSP) == "mote_fully_connected_dsp_s8"  # type: ignore[attr-defined]
+
+
+def test_pruned_channels_take_a_constant_output_row() -> None:
+    """A channel whose weights are all zero, with a bias too large for the doubled shift of the output stage (as
+    in VWW's pointwise layers), gets a row that yields its requantized bias for every input; the other channels
+    keep their rows, and every row computes TFLite's MultiplyByQuantizedMultiplier."""
+    rng = np.random.default_rng(16)
+    weights = rng.integers(-128, 128, (4, 10))
+    weights[1] = 0
+    bias = np.array([1000, -(1 << 30), 5, 1 << 30 | 77], np.int64)
+    weights[3] = 0
+    multiplier = rng.integers(1 << 30, 1 << 31, 4)
+    shift = np.array([-9, -27, -1, -30])
+    rows = stage_rows(multiplier, shift, bias, weights)
+    assert rows is not None and dsp_stage(multiplier, shift, np.abs(bias) + 128 * np.abs(weights).sum(1)) is None
+    x = rng.integers(-128, 128, (200, 10))
+    acc = bias[None, :] + x @ weights.T
+    channel = np.broadcast_to(np.arange(4), acc.shape).reshape(-1)
+    got = np.clip(_emulate(acc.reshape(-1), rows, channel), -128, 127)
+    want = np.clip(multiply_by_quantized_multiplier(acc.reshape(-1).astype(np.int32), multiplier[channel],
+                                                    shift[channel]), -128, 127)
+    assert np.array_equal(got, want)

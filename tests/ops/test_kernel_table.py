@@ -15,7 +15,7 @@ from mote.frontend.tflite import load_tflite
 from mote.ops import OPS, conv_pointwise, filter_offset_conv
 from mote.ops.conv2d_params import ConvParams
 from mote.ops.conv_common import fits_int32, fold_bias, max_abs
-from mote.ops.dsp_kernels import dsp_stage
+from mote.ops.dsp_kernels import dsp_stage, stage_rows
 from mote.ops.registry import Core, choose_kernel
 from mote.targets.rv32 import micro
 from tests.ops.kernel_util import chosen
@@ -60,8 +60,13 @@ def former_choice(p: ConvParams, core: Core) -> str:
     vector = "mote_conv_s8"
     complete = fits_int32(max_abs(p.folded) + p.taps * 128 * 128)
     if core is Core.DSP and p.groups == 1 and complete and not p.filter_offset and \
-            dsp_stage(p.multiplier, p.shift, max_abs(p.folded) + p.taps * 128 * 128) is not None:
+            stage_rows(p.multiplier, p.shift, p.folded, p.weights.reshape(p.out_ch, -1)) is not None:
         return "mote_conv_dsp_s8"
+    # Since: the Armv6-M kernel, two products per multiply for weights in [-127, 127].
+    pairs_bound = max_abs(p.folded) + p.taps * 128 * 127
+    if core is Core.ARMV6M and p.groups == 1 and not p.filter_offset and int(p.weights.min(initial=0)) >= -127 and \
+            fits_int32(pairs_bound) and dsp_stage(p.multiplier, p.shift, pairs_bound) is not None:
+        return "mote_conv_armv6m_s8"
     if p.groups == 1 and complete:
         if p.pointwise:
             vector = "mote_conv_1x1_s8"

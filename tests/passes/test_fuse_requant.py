@@ -186,7 +186,7 @@ def test_a_target_short_of_flash_for_the_pair_words_gets_the_unfused_layers(tmp_
     from mote.codegen.compile import compile_graph
     from mote.ops.registry import Core
     from mote.pipeline import prepare
-    from mote.targets.rv32.firmware import Rv32Config
+    from mote.targets.rv32.config import Rv32Config
     from mote.targets.rv32.target import Rv32
 
     m, arrays, _ = kws_cnn(np.random.default_rng(8), time=17, mfcc=8, ch=8)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import MLPERF_TINY
 
-import mote.accel.rtl.build as rtl_build
+import mote.accel.rtl.tools as rtl_tools
 from mote.accel import find_accelerator
 from mote.cli import main
 from mote.pipeline import run
@@ -51,8 +51,8 @@ def test_untimed_rtl_adds_no_cycles_but_still_runs() -> None:
 
 def test_no_cxx_compiler_is_one_line(monkeypatch, capsys, tmp_path) -> None:
     monkeypatch.delenv("CXX", raising=False)
-    real = rtl_build.shutil.which
-    monkeypatch.setattr(rtl_build.shutil, "which", lambda name: None if "++" in name else real(name))
+    real = rtl_tools.shutil.which
+    monkeypatch.setattr(rtl_tools.shutil, "which", lambda name: None if "++" in name else real(name))
     status = main(["run", str(DIGITS), "--target", "rv32", "--accel", "qvanilla-rtl", "--keep", str(tmp_path)])
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and len(err) == 1 and "C++ compiler" in err[0], err

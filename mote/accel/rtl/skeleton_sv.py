@@ -1,17 +1,20 @@
-"""The SystemVerilog of `mote accel new NAME --rtl`: the skeleton's int8 max pool (NHWC) as RTL with the
+"""The SystemVerilog of `mote accel new NAME --rtl`: the skeleton's int8 pooling (max and average, NHWC) as RTL with the
 ports of docs/rtl.md. A string.Template: `$name` is the module name."""
 
 MAX_POOL_SV = '''\
-// $name: an int8 max-pooling unit (NHWC) written by `mote accel new $name --rtl`. Edit it into yours.
+// $name: an int8 pooling unit (max and average, NHWC) written by `mote accel new $name --rtl`. Edit it into yours.
 //
 // Ports: mote's RTL device contract (docs/rtl.md in mote's repository): a register port (reg_write,
 // reg_index, reg_wdata, reg_rdata), busy, and one memory request port (a request is taken at an edge
 // where mem_valid and mem_ready are high; a read's word arrives during the next cycle).
 // Registers, in the order of accelerator.py's `registers`: 0 input, 1 output (addresses), 2 channels,
 // 3 in_h, 4 in_w, 5 out_h, 6 out_w, 7 filter_h, 8 filter_w, 9 stride_h, 10 stride_w, 11 pad_top,
-// 12 pad_left, 13 act_min, 14 act_max (signed), 15 control (write nonzero: start), 16 status (1: done).
+// 12 pad_left, 13 act_min, 14 act_max (signed), 15 mode (0: max, 1: average), 16 control (write nonzero:
+// start), 17 status (1: done).
 // Schedule: per output byte, one cycle per window tap (a read, or nothing for a tap in the padding,
 // the reply of the previous tap taken meanwhile) and one cycle to write it: filter_h*filter_w + 1.
+// Average: the sum of the taps inside the input over their count, rounded half away from zero (a
+// combinational divider, as simple as it gets; a real design would pipeline it).
 module $name (
     input  logic        clk,
     input  logic        rst,
@@ -31,13 +34,15 @@ module $name (
     /* verilator lint_on UNUSEDSIGNAL */
     input  logic [31:0] mem_rdata
 );
-  localparam logic [7:0] NREGS = 8'd17, CONTROL = 8'd15, STATUS = 8'd16;
+  localparam logic [7:0] NREGS = 8'd18, MODE = 8'd15, CONTROL = 8'd16, STATUS = 8'd17;
   logic [31:0] regs [NREGS];
 
   typedef enum logic [1:0] {IDLE, TAPS, WRITE} state_t;
   state_t state;
   logic [31:0] oy, ox, ch, fy, fx, op;  // the output byte, the tap, the output pointer
   logic signed [7:0] best;
+  logic signed [31:0] sum;  // average: the taps inside the input so far, and their count
+  logic [31:0] count;
   logic first;       // the first tap of an output: no reply of this output to take yet
   logic pad;         // the previous tap lay in the padding (no request was made)
   logic [1:0] lane;  // the byte lane of the previous request
@@ -51,7 +56,13 @@ module $name (
   wire [7:0] reply_byte = mem_rdata[8 * lane +: 8];
   wire signed [7:0] reply = pad ? -8'sd128 : $$signed(reply_byte);
   wire signed [7:0] seen = first ? -8'sd128 : (reply > best ? reply : best);  // max so far, this reply in
-  wire signed [31:0] seen32 = {{24{seen[7]}}, seen};
+  wire signed [31:0] reply32 = {{24{reply[7]}}, reply};
+  wire signed [31:0] total = first ? 32'sd0 : sum + (pad ? 32'sd0 : reply32);  // this reply in
+  wire [31:0] taken = first ? 32'd0 : count + (pad ? 32'd0 : 32'd1);
+  wire signed [31:0] divisor = taken == 0 ? 32'sd1 : $$signed(taken);
+  wire signed [31:0] half = $$signed(taken >> 1);
+  wire signed [31:0] mean = total > 0 ? (total + half) / divisor : (total - half) / divisor;  // truncating
+  wire signed [31:0] seen32 = regs[MODE[4:0]] == 1 ? mean : {{24{seen[7]}}, seen};
   wire signed [31:0] act_min = regs[13], act_max = regs[14];
   wire signed [31:0] low = seen32 < act_min ? act_min : seen32;
   wire [7:0] result = 8'(low > act_max ? act_max : low);
@@ -88,6 +99,8 @@ module $name (
       case (state)
         TAPS: begin
           best <= seen;
+          sum <= total;
+          count <= taken;
           first <= 1'b0;
           pad <= !in_input;
           lane <= tap_addr[1:0];

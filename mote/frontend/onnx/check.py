@@ -120,16 +120,16 @@ def check_tensor(t: Any, where: str) -> None:
                                f"{MAX_ELEMENTS}")
     np_dtype = helper.tensor_dtype_to_np_dtype(t.data_type)
     if t.HasField("raw_data"):
-        bits = 4 if t.data_type in _four_bit_dtypes() else 8 * np_dtype.itemsize
+        bits = _packed_bits(t.data_type) or 8 * np_dtype.itemsize
         expected = (count * bits + 7) // 8
         if len(t.raw_data) != expected:
             raise ModelFileError(f"{where}: {len(t.raw_data)} bytes of data for dims {list(t.dims)} of "
                                  f"{_dtype_name(t.data_type)} ({expected} bytes expected); the file is damaged")
         return
     stored = len(getattr(t, helper.tensor_dtype_to_field(t.data_type)))  # the field the dtype says
-    packed = t.data_type in _four_bit_dtypes()
+    per_int = 8 // _packed_bits(t.data_type) if _packed_bits(t.data_type) else 0  # packed values per int32_data
     pairs = t.data_type in (TensorProto.COMPLEX64, TensorProto.COMPLEX128)
-    expected = (count + 1) // 2 if packed else 2 * count if pairs else count
+    expected = -(-count // per_int) if per_int else 2 * count if pairs else count
     if stored != expected:
         raise ModelFileError(f"{where}: {stored} values for dims {list(t.dims)} of {_dtype_name(t.data_type)} "
                              f"({expected} expected); the file is damaged")
@@ -154,6 +154,16 @@ def _four_bit_dtypes() -> frozenset[int]:
     from onnx import TensorProto
 
     return frozenset(getattr(TensorProto, n) for n in ("INT4", "UINT4", "FLOAT4E2M1") if hasattr(TensorProto, n))
+
+
+def _packed_bits(code: int) -> int:
+    """The bits a value of a packed sub-byte type takes (4: INT4, UINT4, FLOAT4E2M1; 2: INT2, UINT2), else 0."""
+    from onnx import TensorProto
+
+    if code in _four_bit_dtypes():
+        return 4
+    two = {getattr(TensorProto, n) for n in ("INT2", "UINT2") if hasattr(TensorProto, n)}
+    return 2 if code in two else 0
 
 
 def _dtype_name(code: int) -> str:

@@ -127,7 +127,8 @@ def _session(proto: Any, exact: bool = True) -> Any:
     has it use exact u8 x u8 kernels instead. onnxruntime cannot run QLinearConv with int8 activations
     that way (no kernel for s8 x u8), and needs no help there (its s8 x s8 kernels are exact): fall back.
     Where its graph optimizer fails on a QDQ model (some transformer graphs: RMSNormalization or Pow before a
-    MatMul), the session runs the graph as written, each DequantizeLinear, float op and QuantizeLinear by itself."""
+    MatMul) or its fused kernels refuse the weights' type (int2), the session runs the graph as written, each
+    DequantizeLinear, float op and QuantizeLinear by itself."""
     import onnxruntime as ort
     from onnxruntime.capi.onnxruntime_pybind11_state import NotImplemented as KernelMissing
 
@@ -147,7 +148,9 @@ def _session(proto: Any, exact: bool = True) -> Any:
         except KernelMissing:
             raise
         except Exception as e:  # onnxruntime's Fail from a graph transformer
-            if optimize and "during initialization" in str(e):
+            # its fusions of DequantizeLinear into QGemm/QLinearConv take no int2 weights (opset 25): as written
+            if optimize and ("during initialization" in str(e) or "tensor(int2)" in str(e)
+                             or "tensor(uint2)" in str(e)):
                 return make(precise, optimize=False)
             raise
 

@@ -28,6 +28,8 @@ _DOMAINS = {"": "", "ai.onnx": "", "com.microsoft": "com.microsoft"}
 
 def _tables(dialect: str) -> dict[tuple[str, str], tuple[qdq.Handler, set[str]]]:
     found = {("", op): h for op, h in {**movement.HANDLERS, **qdq.HANDLERS}.items()}
+    for op in ("QuantizeLinear", "DequantizeLinear"):  # onnxruntime's own, which carry int4 before opset 21
+        found[("com.microsoft", op)] = qdq.HANDLERS[op]
     for more in (qop.HANDLERS, floats.HANDLERS, resize.HANDLERS, sequence.HANDLERS, norms.HANDLERS):
         found.update(more)
     if dialect == "integer":

@@ -122,9 +122,21 @@ def weight_quant(w: QConst, channel_axis: int, new_axis: int, channels: int, wha
 
 
 def int8_weights(w: QConst, what: str) -> np.ndarray:
-    if w.bits != 8 or w.q.min(initial=0) < -128 or w.q.max(initial=0) > 127:
-        raise UnsupportedError(f"{what}: weights must be 8-bit")
+    """The weights' values: 8-bit ones, or sub-byte ones (bits 4 or 2, which the weight tensor then declares:
+    `weight_tensor`)."""
+    if w.bits not in (8, 4, 2):
+        raise UnsupportedError(f"{what}: weights must be 8-, 4- or 2-bit integers, got {w.bits}-bit")
+    low, high = -(1 << (w.bits - 1)), (1 << (w.bits - 1)) - 1
+    if w.q.min(initial=0) < low or w.q.max(initial=0) > high:
+        raise UnsupportedError(f"{what}: weights must be {w.bits}-bit")
     return w.q
+
+
+def weight_tensor(b: Builder, name: str, w: QConst, data: np.ndarray, quant: Quant) -> Tensor:
+    """The int8 constant of a layer's weights, declaring their width when it is below 8 bits (Tensor.bits)."""
+    t = b.const(name, data, DType.INT8, quant)
+    t.bits = w.bits
+    return t
 
 
 def conv(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, attrs: dict, out_q: Quant, activation: str,
@@ -138,7 +150,8 @@ def conv(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, attrs: dict
     oc, ic_g, kh, kw = q.shape
     group = conv_group(attrs, q.shape, c, name)
     if any(w.zero_point):
-        raise UnsupportedError(f"{name}: convolution weights need zero point 0 (int8) or 128 (uint8), got "
+        raise UnsupportedError(f"{name}: convolution weights need zero point 0 (int8, int4, int2) or the middle of "
+                               "their range (128 for uint8, 8 for uint4, 2 for uint2), got (shifted to signed) "
                                f"{sorted(set(w.zero_point.tolist()))[:4]}; quantize weights symmetrically")
     win = window(attrs, (h, wd), (kh, kw), name)
     xt, padding = padded_input(b, x, win, x.quant.zero_point[0], name)
@@ -150,7 +163,7 @@ def conv(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, attrs: dict
     else:
         data, quant = q.transpose(0, 2, 3, 1), weight_quant(w, 0, 0, oc, name)
         op, extra = "conv2d", {}
-    wt = b.const(f"{name}_weights", data, DType.INT8, quant)
+    wt = weight_tensor(b, f"{name}_weights", w, data, quant)
     bt = None if bias_q is None else b.const(f"{name}_bias", bias_q, DType.INT32)
     attrs_m = {"stride": win.stride, "dilation": win.dilation, "padding": padding, "activation": activation, **extra}
     return Act(b.node(op, [xt, wt, bt], name, DType.INT8, out_q, attrs_m), NHWC)
@@ -171,7 +184,7 @@ def fully_connected(b: Builder, x: Act, w: QConst, bias: QConst | Const | None, 
     if quant.per_channel and any(quant.zero_point):
         raise UnsupportedError(f"{name}: per-channel weights need zero point 0")
     bias_q = bias_int32(bias, x.quant.scale[0], w.scale, out_depth, name)
-    wt = b.const(f"{name}_weights", q, DType.INT8, quant)
+    wt = weight_tensor(b, f"{name}_weights", w, q, quant)
     bt = None if bias_q is None else b.const(f"{name}_bias", bias_q, DType.INT32)
     out = b.node("fully_connected", [x.tensor, wt, bt], name, DType.INT8, out_q,
                  {"activation": activation, "keep_num_dims": keep_dims})

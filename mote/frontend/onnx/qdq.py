@@ -150,6 +150,8 @@ def dequantize_linear(ctx: Context, node: Any, attrs: dict) -> list[Value]:
         _check_const_quantization(data, scale, zp, axis, where)
         if data.dtype in (np.int8, np.uint8):
             return [QConst(to_int8(data), scale.reshape(-1), to_int8(zp).reshape(-1), axis % max(data.ndim, 1), 8)]
+        if data.dtype.name in SUBBYTE:
+            return [subbyte_const(data, scale, zp, axis, where)]
         if data.dtype == np.int32:
             if zp.any():
                 raise UnsupportedError(f"{where}: int32 constants (biases) need zero point 0, got "
@@ -170,6 +172,23 @@ def dequantize_linear(ctx: Context, node: Any, attrs: dict) -> list[Value]:
             raise UnsupportedError(f"{where}: per-channel quantization of an activation is not supported")
         return [Deq(ctx.b.retag(v, quant))]
     raise UnsupportedError(f"{where}: DequantizeLinear needs an int8/uint8 tensor or constant")
+
+
+# ONNX's sub-byte integer types (opset 21; numpy dtypes from ml_dtypes): (bits, unsigned)
+SUBBYTE = {"int4": (4, False), "uint4": (4, True), "int2": (2, False), "uint2": (2, True)}
+
+
+def subbyte_const(data: np.ndarray, scale: np.ndarray, zp: np.ndarray, axis: int, where: str) -> QConst:
+    """An INT4/UINT4/INT2/UINT2 initializer: its values as int64 of `bits` signed bits; unsigned ones shifted by
+    -2^(bits-1), their zero points too (as uint8 ones are shifted by -128), which keeps every real value exact."""
+    bits, unsigned = SUBBYTE[data.dtype.name]
+    if zp.dtype != data.dtype and zp.size and zp.any():
+        raise UnsupportedError(f"{where}: the zero point is {zp.dtype.name}, the constant {data.dtype.name}; ONNX "
+                               "needs them of one type")
+    shift = (1 << (bits - 1)) if unsigned else 0
+    q = np.asarray(data).astype(np.int64) - shift
+    zero = np.asarray(zp).astype(np.int64).reshape(-1) - shift
+    return QConst(q, scale.reshape(-1), zero, axis % max(data.ndim, 1), bits)
 
 
 def _check_const_quantization(data: np.ndarray, scale: np.ndarray, zp: np.ndarray, axis: int, where: str) -> None:

@@ -59,7 +59,8 @@ class ArmCore:
 
 
 CORES: dict[str, ArmCore] = {c.name: c for c in (
-    ArmCore("cortex-m0plus", "armv6-m", "cortex_m0plus", "cortex-m0plus", None, False, M0PLUS_TIMING),
+    ArmCore("cortex-m0plus", "armv6-m", "cortex_m0plus", "cortex-m0plus", None, False, M0PLUS_TIMING,
+            Core.ARMV6M),
     ArmCore("cortex-m4", "armv7e-m", "cortex_m4+vfp4d16sp", "cortex-m4", "fpv4-sp-d16", True, M4_TIMING, Core.DSP),
     ArmCore("cortex-m7", "armv7e-m", "cortex_m7+fp_armv8d16", "cortex-m7", "fpv5-d16", True, M7_TIMING, Core.DSP),
     ArmCore("cortex-m33", "armv8-m.main", "cortex_m33+dsp+fp_armv8d16sp", "cortex-m33", "fpv5-sp-d16", True,

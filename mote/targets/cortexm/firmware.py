@@ -23,6 +23,7 @@ import numpy as np
 from mote.codegen.compile import CompiledModel
 from mote.codegen.package import SRC
 from mote.errors import BuildError, MemoryFitError, MoteError
+from mote.ops.registry import Core
 from mote.sim.cycles import CoreModel
 from mote.sim.devices import FLASH_BASE, RAM_BASE, c_header
 from mote.sim.isa import cortex_m
@@ -33,8 +34,10 @@ from mote.targets.cortexm import cmake
 from mote.targets.cortexm.cores import CORES, ArmCore
 from mote.targets.cortexm.toolchain import find_toolchain
 from mote.targets.host import find_cc
-from mote.targets.rv32.firmware import FIRMWARE, MAX_REGION, PAGE, FirmwareBuild, Rv32Firmware, check_fit
+from mote.targets.rv32.config import MAX_REGION, PAGE, FirmwareBuild
+from mote.targets.rv32.firmware import FIRMWARE, check_fit
 from mote.targets.rv32.firmware_main import firmware_main
+from mote.targets.rv32.simulated import Rv32Firmware
 from mote.targets.rv32.toolchain import OPT_LEVELS
 
 PLATFORM_DIR = "cortexm"
@@ -164,12 +167,13 @@ def link_firmware(project_dir: Path, sources: list[str], config: CortexMConfig,
     return FirmwareBuild(project_dir / FIRMWARE, toolchain, toolchain.cflags(config.opt, config.cpu), tuple(cmd))
 
 
-def build_cortexm(model: CompiledModel, project_dir: Path, config: CortexMConfig | None = None) -> CortexMFirmware:
-    """Write the project (with the kernels of the core's kind) to `project_dir` and build
-    project_dir/firmware.elf. Raises MoteError."""
+def build_cortexm(model: CompiledModel, project_dir: Path, config: CortexMConfig | None = None,
+                  kernels: Core | None = None) -> CortexMFirmware:
+    """Write the project (with the kernels of the core's kind, or of `kernels` to compare with another family)
+    to `project_dir` and build project_dir/firmware.elf. Raises MoteError."""
     config = config or CortexMConfig()
     config.validate()
-    model = model.for_core(config.arm.kernels)
+    model = model.for_core(kernels or config.arm.kernels)
     check_fit(model, config)  # type: ignore[arg-type]  # the same memory fields as Rv32Config
     project_dir = Path(project_dir)
     model.write(project_dir, extra=project_files(model, config))

@@ -9,14 +9,10 @@ or, a step at a time:
     result = firmware.run(inputs)  # mote.sim.results.SimResult
 """
 
+from mote.targets.rv32.config import FirmwareBuild, Rv32Config
 from mote.targets.rv32.figures import LayerFigures, OffloadFigures, SimFigures
-from mote.targets.rv32.firmware import (
-    FirmwareBuild,
-    Rv32Config,
-    Rv32Firmware,
-    build_custom_firmware,
-    build_rv32,
-)
+from mote.targets.rv32.firmware import build_custom_firmware, build_rv32
+from mote.targets.rv32.simulated import Rv32Firmware
 from mote.targets.rv32.target import Rv32
 
 __all__ = ["FirmwareBuild", "LayerFigures", "OffloadFigures", "Rv32", "Rv32Config", "Rv32Firmware", "SimFigures",

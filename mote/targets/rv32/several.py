@@ -29,10 +29,9 @@ from mote.sim.devices import RAM_BASE, Reg
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Machine
 from mote.targets.host import find_cc
 from mote.targets.rv32 import micro
+from mote.targets.rv32.config import FirmwareBuild, Rv32Config
 from mote.targets.rv32.firmware import (
     PLATFORM_DIR,
-    FirmwareBuild,
-    Rv32Config,
     link_firmware,
     micro_source,
     model_sources,

@@ -10,10 +10,12 @@ from mote.codegen.compile import CompiledModel
 from mote.ops.registry import Core
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
 from mote.targets.base import Compiler, MemorySizes, Target, TargetRun
+from mote.targets.rv32.config import Rv32Config
 from mote.targets.rv32.figures import SimFigures
-from mote.targets.rv32.firmware import Rv32Config, Rv32Firmware, build_rv32, project_files
+from mote.targets.rv32.firmware import build_rv32, project_files
 from mote.targets.rv32.firmware_main import keeps_state
 from mote.targets.rv32.levels import l1_bytes
+from mote.targets.rv32.simulated import Rv32Firmware
 from mote.targets.rv32.toolchain import find_toolchain
 
 MAX_INSTRUCTION_LIMIT = 1 << 62  # the largest --instruction-limit, and a stream's whole limit at most

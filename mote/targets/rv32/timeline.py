@@ -3,10 +3,11 @@ accelerator job and each DMA job falls, in cycles from model_run's start.
 
 The clock at a profiler mark is exact: the core model's cycles over the class counts from reset, plus the
 memory wait states, plus the DMA stalls before it, plus (timed accelerator) the accelerator's cycles before
-it. A layer spans its LAYER_BEGIN to its LAYER_END. An accelerator job starts where the CPU started it: its
-instruction count placed between the two marks around it, the CPU's cycles between them taken to run at
-an even rate (an interpolation), after the earlier jobs' cycles. A DMA job spans its time on the engine
-(mote.sim.dma_timing), shifted by the timed accelerator's cycles before it."""
+it. A layer spans its LAYER_BEGIN to its LAYER_END. An accelerator job starts where the CPU started it: at
+the clock of its start store, exact in the same way (the counters at that store, plus the earlier jobs'
+cycles when timed); a job without those counters has its instruction count placed between the two marks
+around it, the CPU's cycles between them taken to run at an even rate (an interpolation). A DMA job spans
+its time on the engine (mote.sim.dma_timing), shifted by the timed accelerator's cycles before it."""
 
 from __future__ import annotations
 
@@ -46,10 +47,12 @@ def run_timeline(marks: Marks, core: CoreModel, platform: Platform, layers: list
     def dma_exposed(insns: int) -> int:  # the DMA stalls up to instruction `insns` (as DmaTimeline.between)
         return exposed[bisect.bisect_right(dma.at, insns)] if dma is not None else 0
 
+    def at(classes: np.ndarray, snapshot: Any, insns: int, accel_cycles: int) -> int:
+        return core.cycles(classes) + _stalls(platform, snapshot) + dma_exposed(insns) + (accel_cycles if timed else 0)
+
     def clock(k: int) -> int:
         mark, insns, classes = marks[k]
-        return (core.cycles(classes) + _stalls(platform, mark.snapshot) + dma_exposed(insns)
-                + (mark.accel_cycles if timed else 0))
+        return at(classes, mark.snapshot, insns, mark.accel_cycles)
 
     regs = [mark.reg for mark, _, _ in marks]
     if Reg.RUN_BEGIN not in regs or Reg.RUN_END not in regs:
@@ -59,7 +62,12 @@ def run_timeline(marks: Marks, core: CoreModel, platform: Platform, layers: list
     origin = clocks[first]
     spans = layer_spans(marks, [c - origin for c in clocks], layers)
     lo, hi = marks[first][1], marks[last][1]
-    spans += _accel_spans(marks, clocks, origin, log, timed, lo, hi)
+    starts: list[int | None] = [None] * len(log)
+    if accel is not None and len(accel.classes) == len(log):  # every job's start store was counted
+        starts = [at(classes, snap, snap.instructions, accel_before[j]) - origin
+                  for j, (classes, snap) in enumerate(zip(accel.classes, accel.snapshots))]
+        job_insns = [snap.instructions for snap in accel.snapshots]
+    spans += _accel_spans(marks, clocks, origin, log, timed, lo, hi, starts)
     if dma is not None:
         for span in dma.spans:
             insns = span.job.snapshot.instructions
@@ -92,7 +100,8 @@ def layer_spans(marks: Marks, at: list[int], layers: list[LayerProfile]) -> list
 
 
 def _accel_spans(marks: Marks, clocks: list[int], origin: int, log: list[tuple[int | None, int, int]],
-                 timed: bool, lo: int, hi: int) -> list[Span]:
+                 timed: bool, lo: int, hi: int, exact: list[int | None]) -> list[Span]:
+    """The jobs' spans: at `exact[j]` (from model_run's start) where known, else interpolated."""
     at = [insns for _, insns, _ in marks]
     spent = [mark.accel_cycles for mark, _, _ in marks]
     spans, since, previous = [], 0, -1
@@ -105,9 +114,11 @@ def _accel_spans(marks: Marks, clocks: list[int], origin: int, log: list[tuple[i
         nxt = min(k + 1, len(marks) - 1)
         cpu = clocks[nxt] - clocks[k] - ((spent[nxt] - spent[k]) if timed else 0)
         frac = (insns - at[k]) / (at[nxt] - at[k]) if at[nxt] > at[k] else 0.0
-        start = clocks[k] - origin + round(frac * cpu) + since
+        known = exact[job - 1]
+        start = clocks[k] - origin + round(frac * cpu) + since if known is None else known
         spans.append(Span(ACCEL, f"job {job}" if layer is None else f"layer {layer}", start,
                           cycles if timed else 0, {"job": job, "cycles": cycles, "counted": timed,
+                                                   "start": "interpolated" if known is None else "exact",
                                                    **({} if layer is None else {"layer": layer})}))
         if timed:
             since += cycles

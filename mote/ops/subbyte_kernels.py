@@ -1,0 +1,132 @@
+"""Kernels for sub-byte weights (Tensor.bits 4 or 2: TFLite INT4/INT2 and ONNX INT4/UINT4 weights, or
+`mote quantize --weight-bits`): the weights stay packed in flash, 8 / bits values a byte, and the kernel
+unpacks them as it runs, so the layer's weight bytes shrink by that factor.
+
+  mote_fully_connected_packed_s8  FULLY_CONNECTED, any core: each weight row packed from a byte boundary, read
+                                  as biased values (one XOR a byte), the bias's share subtracted once per input
+                                  row (mote_fully_connected_packed_s8.h);
+  mote_conv_packed_s8             CONV_2D, any core, any geometry (mote_conv_s8's): each output channel's filter
+                                  packed from a byte boundary, unpacked into scratch four channels at a time;
+  mote_depthwise_conv_packed_s8   DEPTHWISE_CONV_2D, any core, any geometry (mote_depthwise_conv_s8's): each
+                                  output channel's taps packed together from a byte boundary, unpacked into scratch
+                                  once per channel.
+
+Both lead their op's int8 records and are no candidate for a layer whose weights are 8 bits wide (Kernel.kind),
+so a model without sub-byte weights never meets them, not even in `--explain`. Packing is mote.ir.subbyte's
+(TFLite's order).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mote.c_text import c_struct
+from mote.ir import DType, Node, subbyte
+from mote.ops.conv2d_params import GEOMETRY
+from mote.ops.output_stage import output_multipliers
+from mote.ops.registry import CCall, Core, Emitter, Kernel
+
+
+def weight_bits(node: Node) -> int:
+    """The declared width of the layer's weights (input 1): 8 unless the tensor says 4 or 2."""
+    w = node.inputs[1] if len(node.inputs) > 1 else None
+    return 8 if w is None else w.bits
+
+
+def packed_rows(weights: np.ndarray, bits: int, where: str) -> np.ndarray:
+    """weights [rows, ...]: each row (its values in C order) packed from a byte boundary, as uint8
+    [rows * row_bytes]."""
+    rows = np.asarray(weights).reshape(weights.shape[0], -1)
+    return np.frombuffer(b"".join(subbyte.pack(r, bits, where) for r in rows), np.uint8).copy()
+
+
+def narrow(node: Node) -> bool:
+    """A layer whose weights are narrower than 8 bits: the only kind these kernels serve."""
+    return weight_bits(node) < 8
+
+
+def _accepts(node: Node, p: Any) -> str | None:
+    if getattr(p, "filter_offset", 0) and node.op != "fully_connected":
+        return "weights with a zero point (legacy uint8)"
+    if getattr(p, "output_rows", None) is not None:
+        return "an output stage other than TFLite's requantization"
+    return None
+
+
+def _stage(p: Any, em: Emitter) -> dict[str, int | str]:
+    """The output stage: the Q31 multipliers, each shift as a left and a right multiplier (mote_output_stage.h)."""
+    left_mul, right_mul = output_multipliers(p.shift)
+    return {"multiplier": em.const(p.multiplier, "multiplier"), "left_mul": em.const(left_mul, "left_mul"),
+            "right_mul": em.const(right_mul, "right_mul")}
+
+
+def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits = weight_bits(node)
+    left_mul, right_mul = output_multipliers(p.shift)
+    fields: dict[str, int | str] = {
+        "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth, "bits": bits,
+        "row_bytes": subbyte.packed_size(p.accum_depth, bits), "filter_offset": p.filter_offset,
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(packed_rows(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
+        "bias": em.const(p.folded_bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
+        "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}
+    return CCall("mote_fully_connected_packed_s8", "mote_fully_connected_packed_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits = weight_bits(node)
+    fields: dict[str, int | str] = {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "filter_in_ch": p.filter_in_ch,
+        "bits": bits,
+        "channel_bytes": subbyte.packed_size(p.taps, bits), "input_offset": p.input_offset,
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(packed_rows(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
+        "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
+        **_stage(p, em)}
+    return CCall("mote_conv_packed_s8", "mote_conv_packed_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _pack_depthwise(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits = weight_bits(node)
+    taps = p.filter_h * p.filter_w
+    channels = p.weights.reshape(taps, -1).T  # [out_ch][filter_h * filter_w]: each channel's taps together
+    fields: dict[str, int | str] = {
+        **{name: getattr(p, name) for name in ("batches", "in_h", "in_w", "in_ch", "out_h", "out_w",
+                                               "depth_multiplier", "filter_h", "filter_w", "stride_h", "stride_w",
+                                               "dilation_h", "dilation_w", "pad_top", "pad_left")},
+        "bits": bits, "channel_bytes": subbyte.packed_size(taps, bits), "input_offset": p.input_offset,
+        "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(packed_rows(channels, bits, f"node {node.name!r}"), "packed_weights"),
+        "bias": "NULL" if p.bias is None else em.const(p.bias, "bias"),
+        **_stage(p, em)}
+    return CCall("mote_depthwise_conv_packed_s8", "mote_depthwise_conv_packed_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _depthwise_scratch(node: Node, p: Any) -> int:
+    return int(p.filter_h * p.filter_w)
+
+
+def _conv_scratch(node: Node, p: Any) -> int:
+    return 4 * int(p.taps)  # four output channels' filters, unpacked
+
+
+INT8 = frozenset({DType.INT8})
+FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
+                                accepts=_accepts, dtypes=INT8, kind=narrow)
+CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
+                     scratch_bytes=_conv_scratch, scratch_why="four output channels' unpacked filters", dtypes=INT8,
+                     kind=narrow)
+DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_packed_s8", frozenset(Core), _pack_depthwise, accepts=_accepts,
+                          scratch_bytes=_depthwise_scratch, scratch_why="one output channel's unpacked filter",
+                          dtypes=INT8, kind=narrow)

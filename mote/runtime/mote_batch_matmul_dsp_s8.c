@@ -1,0 +1,10 @@
+#include "mote_batch_matmul_dsp_s8.h"
+
+#define MOTE_BMM_OUTPUT mote_output_of
+#define MOTE_BMM_FUNCTION batch_matmul_dsp
+#include "mote_batch_matmul_dsp_body.h"
+
+mote_status mote_batch_matmul_dsp_s8(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b,
+                                     int8_t *output, mote_scratch scratch) {
+  return batch_matmul_dsp(p, a, b, output, scratch);
+}
