@@ -53,8 +53,8 @@ def report(work: Path | None = None, model: Path = MODEL) -> list[str]:
         "column is the timed run on rv32, checked bit for bit against the reference of the narrowed model. "
         "Accuracy: against the 8-bit model on 8 seeded random inputs (no labelled data), top-1 agreement and "
         "mean |Δ| of the int8 softmax output; on random inputs the 8-bit model answers one class for 6 of the 8, "
-        "so a degenerate narrowed model that always answers it still agrees on 75% (the 2-bit rows do exactly "
-        "that): read these as agreement on random inputs, not task accuracy. MAC lanes per mode and the "
+        "so a narrowed model that always answered it would agree on 75% without being any good: read these as "
+        "agreement on random inputs, not task accuracy. MAC lanes per mode and the "
         "sub-byte energy figures are the documented assumptions of docs/area.md.", "",
         "| accelerator | weight bits | accel cycles (model) | accel cycles (VP) | total cycles | weight bytes | "
         "flash constants | SRAM used | DMA bytes | energy µJ (accel) | top-1 agreement | mean abs error | "
