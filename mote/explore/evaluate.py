@@ -29,7 +29,7 @@ from mote.errors import MoteError
 from mote.explore.accuracy import agreement
 from mote.explore.area import accel_energy, area
 from mote.explore.space import spec, typed
-from mote.ir import Graph, Node
+from mote.ir import Graph, Node, subbyte
 from mote.ops import OPS
 from mote.passes.accel_weights import NARROWABLE
 from mote.passes.accel_weights import for_accelerator as narrow_for
@@ -136,7 +136,9 @@ def _weights(graph: Graph) -> dict[str, Any]:
     for node in graph.nodes:
         weights = _weight_tensor(node.attrs["original"] if node.op == "accel" else node)
         if node.op != "accel":
-            cpu += weights.nbytes if weights is not None else 0
+            if weights is not None:  # the CPU's packed kernels keep conv2d and fully_connected weights packed
+                packed = weights.bits < 8 and node.op in ("conv2d", "fully_connected")
+                cpu += subbyte.packed_size(weights.size, weights.bits) if packed else weights.nbytes
             continue
         job: Job = node.attrs["job"]
         jobs.append(job)
