@@ -30,6 +30,7 @@ from layer_shapes import layer_shapes_report
 from onnx_cnns import onnx_report
 from operator_set import operator_set_report
 from subbyte import subbyte_report
+from subbyte_accel import report as subbyte_accel_report
 from tflite_micro.python.tflite_micro import runtime
 from tiny_lm import measure as measure_tiny_lm
 from tiny_lm import report as tiny_lm_report
@@ -292,6 +293,8 @@ def main() -> int:
         resume = explore_resume_report(Path(tmp))
         print("measuring sub-byte weights (8, 4 and 2 bits) on rv32 ...", file=sys.stderr)
         narrow = subbyte_report(Path(tmp))
+        print("measuring the accelerators' sub-byte weight modes on ResNet-8 ...", file=sys.stderr)
+        narrow_accel = subbyte_accel_report(Path(tmp))
     text = "\n".join([
         "# Benchmark results", "",
         f"Written by `make bench` (python benchmarks/run.py) on {platform.machine()} with Python "
@@ -300,7 +303,7 @@ def main() -> int:
         f"Medians of {REPEATS} runs; peers measured in the same run.", "",
         *host_report(host), *vp_report(vp), *qvanilla_report(qvanilla), *dla_report(MODELS), "",
         *onnx_report(), *operator_set, *layers, *kept_sections(), *attention, *tiny_lm, *cortex_m, *cluster, *energy,
-        *resume, *narrow])
+        *resume, *narrow, *narrow_accel])
     (REPO / "benchmarks" / "RESULTS.md").write_text(text)
     print(text)
     return 0

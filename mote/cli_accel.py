@@ -72,7 +72,7 @@ def _accel_new(args: argparse.Namespace) -> int:
 
 def _accel_check(args: argparse.Namespace) -> int:
     accelerator = find_accelerator(args.accel)
-    results = check_accelerator(accelerator, trials=args.trials)
+    results = check_accelerator(accelerator, trials=args.trials, weight_bits=accelerator.weight_bits)
     if args.json:
         print(json.dumps({"accelerator": accelerator.label, "patterns": [
             {"pattern": r.pattern, "trials": r.trials, "mismatches": r.mismatches, "ok": r.ok,

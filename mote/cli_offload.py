@@ -75,10 +75,34 @@ def _kb(n: int) -> str:
     return f"{n / KB:,.0f}" if n >= 100 * KB else f"{n / KB:,.1f}"
 
 
+def weights_line(report: RunReport) -> str | None:
+    """The layers whose weights are narrower than 8 bits: in which of the accelerator's modes, their packed bytes,
+    and those the CPU runs (no mode of that width)."""
+    accel = report.compiled.accelerator
+    if accel is None:
+        return None
+    modes: dict[int, list[int]] = {}
+    cpu = 0
+    for node in report.compiled.graph.nodes:
+        if node.op == "accel":
+            bits = int(node.attrs["job"].info.get("weight_bits", 8))
+            if bits < 8:
+                modes.setdefault(bits, []).append(int(node.attrs["job"].info.get("weight_bytes", 0)))
+        elif any(t is not None and t.is_const and t.bits < 8 for t in node.inputs):
+            cpu += 1
+    if not modes and not cpu:
+        return None
+    parts = [f"{len(sizes)} layers in its int{bits} weight mode ({sum(sizes):,} bytes packed)"
+             for bits, sizes in sorted(modes.items(), reverse=True)]
+    if cpu:
+        parts.append(f"{cpu} layers with sub-byte weights on the CPU (no mode of their width)")
+    return markup(f"weights: {'; '.join(parts)}")
+
+
 def summary_lines(report: RunReport) -> list[str]:
     """Every accelerator line of the summary, in order."""
     lines = cycles_lines(report)
-    for line in (nothing_offloaded(report), ram_line(report)):
+    for line in (nothing_offloaded(report), ram_line(report), weights_line(report)):
         if line is not None:
             lines.append(line)
     return lines

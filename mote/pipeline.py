@@ -25,6 +25,7 @@ from mote.inputs import load_inputs, random_inputs
 from mote.ir import Graph
 from mote.ops.registry import Core
 from mote.outputs import check_output_root, check_project_dir, safe_file_name
+from mote.passes.accel_weights import for_accelerator as narrow_for
 from mote.reference import interpret
 from mote.targets import Target, TargetFigures, find_target
 from mote.tflm_match import TflmMatch, tflm_match
@@ -41,7 +42,7 @@ def compile_model(model_path: Path, accelerator: Accelerator | None = None, core
                   name: str = DEFAULT, flash_budget: int | None = None) -> CompiledModel:
     """The model file compiled for `core`, its symbols in the namespace `name` (mote.codegen.naming), its weights
     within `flash_budget` bytes when given (mote.codegen.flash_budget)."""
-    graph = load(model_path)
+    graph = narrow_for(load(model_path), accelerator)
     if flash_budget is None:
         return compile_graph(graph, accelerator, core, name=name)
     return fit_flash(lambda compact: compile_graph(graph, accelerator, core, name=name, compact=compact), flash_budget)
@@ -156,6 +157,7 @@ def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, c
         original = onnx_model.graph
     else:
         original = load(model_path)
+    original = narrow_for(original, accelerator)  # an accelerator's weight_bits: the graph everything runs
     if flash_budget is not None:
         compiled = fit_flash(lambda compact: compile_graph(original, accelerator, target.core(), l1=target.l1_bytes(),
                                                            compact=compact), flash_budget)

@@ -9,6 +9,12 @@ An accelerator declares
   - `activation_layout`: the layout it wants activations in (mote transposes around its regions);
     weights reach `lower` as the IR holds them (OHWI, depthwise 1HWC) and `lower` packs them into
     whatever order the hardware reads, at compile time;
+  - `operand_bits()`: the operand widths its modes take (mote.accel.packing.OperandBits; int8 only by
+    default) and the layout it reads sub-byte operands in: a layer whose weights are narrower
+    (`Tensor.bits`) is offloaded only if a mode takes their width, else it stays on the CPU; `lower`
+    packs such weights in that layout (mote.accel.packing.pack_rows). A `weight_bits` config setting
+    asks mote to narrow the weights of the layers it offloads to that many bits first
+    (mote.passes.subbyte);
   - `registers` (and which of them hold addresses, and which are signed): the driver, which writes
     them, starts the job and polls for done, is generated from them (mote/accel/driver.py);
   - `plan(graph)`: decisions that span jobs, made once on the offloaded graph; returns a plan
@@ -35,6 +41,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from mote.accel.hardware import Hardware
+from mote.accel.packing import OperandBits
 from mote.errors import AcceleratorError
 from mote.ir import Graph, Node, Tensor
 
@@ -174,6 +181,10 @@ class Accelerator:
         `plan(graph)` returned."""
         raise NotImplementedError
 
+    def operand_bits(self) -> OperandBits:
+        """The operand bit widths its modes take and their packed layout (default: int8 only)."""
+        return OperandBits()
+
     def hardware(self) -> Hardware | None:
         """Its MAC units, SRAM and DMA width, for `mote explore`'s area estimate (docs/area.md); None:
         not declared (no area column)."""
@@ -219,6 +230,12 @@ class Accelerator:
     def timed(self) -> bool:
         """Timed mode: the cost model's cycles are added to the run (a `timed` config setting)."""
         return bool(getattr(self.config, "timed", False))
+
+    @property
+    def weight_bits(self) -> int:
+        """The width to narrow the offloaded layers' weights to at compile time (a `weight_bits` config
+        setting; 8: leave them as they are)."""
+        return int(getattr(self.config, "weight_bits", 8))
 
     @property
     def label(self) -> str:

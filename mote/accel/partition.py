@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mote.accel.interface import INT32_SPLIT, STAGES, Accelerator, Pattern
+from mote.accel.packing import OperandBits
 from mote.errors import AcceleratorError
 from mote.ir import Graph, Node
 
@@ -40,9 +41,25 @@ def _check_stages(pattern: Pattern, accelerator: str) -> None:
                                "then requantizes)")
 
 
+def narrow_operands(node: Node, modes: OperandBits) -> list[str]:
+    """Why `node` cannot run in any of the accelerator's operand modes: each input narrower than 8 bits
+    (Tensor.bits) whose width no mode takes (constants: the weight modes; others: the activation modes)."""
+    reasons = []
+    for t in node.inputs:
+        if t is None or t.bits == 8:
+            continue
+        kind, widths = ("weights", modes.weights) if t.is_const else ("activations", modes.activations)
+        if t.bits not in widths:
+            reasons.append(f"int{t.bits} {kind} ({t.name}): no int{t.bits} {kind} mode "
+                           f"(modes: {', '.join(f'int{b}' for b in widths)})")
+    return reasons
+
+
 def partition(graph: Graph, accel: Accelerator) -> list[Decision]:
-    """Every node the accelerator's patterns and predicates accept is offloaded (first pattern wins)."""
+    """Every node the accelerator's patterns and predicates accept is offloaded (first pattern wins),
+    unless it has sub-byte operands of a width none of its modes takes (narrow_operands)."""
     patterns = accel.patterns()
+    modes = accel.operand_bits()
     for p in patterns:
         _check_stages(p, accel.name)
     decisions = []
@@ -50,6 +67,11 @@ def partition(graph: Graph, accel: Accelerator) -> list[Decision]:
         decision = Decision(node, None)
         if node.attrs.get("legacy_uint8"):  # mote.frontend.tflite_uint8: semantics accelerators do not declare
             decision.rejected["legacy uint8"] = ["weights' zero point or uint8 rounding: CPU kernels only"]
+            decisions.append(decision)
+            continue
+        narrow = narrow_operands(node, modes) if any(p.op == node.op for p in patterns) else []
+        if narrow:  # the CPU's kernels take any width (one value per int8 in the IR)
+            decision.rejected["operand widths"] = narrow
             decisions.append(decision)
             continue
         for p in patterns:

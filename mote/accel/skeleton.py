@@ -44,7 +44,9 @@ What mote asks of an accelerator (the full contract is in mote/accel/interface.p
               become addresses);
   execute()   the functional model: the virtual platform runs it when the driver starts a job;
   cost()      cycles for one job, added to the run in timed mode (cost_breakdown() splits them
-              into cost_categories for `mote explore`).
+              into cost_categories for `mote explore`);
+  operand_bits()  optional: int4/int2 weight (or activation) modes and their packed layout
+              (mote/accel/packing.py); layers narrower than its modes stay on the CPU.
 
 Try it (with the directory that holds the `$name` package on PYTHONPATH):
   mote partition MODEL --accel $name:$cls

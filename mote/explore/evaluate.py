@@ -7,6 +7,12 @@ From each job's `info` it reads `macs` (else the model's MACs of the layer), and
 accelerator reports them, `tiles`, `input_resident`, and a `cost` with `pe_cycles` and `pes` (PE
 utilization), `dma_bytes`, `sram_read` and `sram_write` (bytes), each as a column. With the hardware
 the accelerator declares, each row gets its area and the accelerator's energy (mote.explore.area).
+
+Sub-byte weights: an accelerator's `weight_bits` setting narrows the weights of the layers it offloads
+(mote.passes.accel_weights) before they are offloaded. Each such row gets `weight_bytes` (the offloaded
+jobs' packed weights, where they report them, and the CPU layers' int8 weights), `sram_used_bytes` (the
+largest job's SRAM, where jobs report it), `mult_work` (MACs x weight bits / 8, for the energy) and the
+accuracy against the 8-bit model (`top1_agreement`, `mean_abs_error`: mote.explore.accuracy).
 """
 
 from __future__ import annotations
@@ -18,16 +24,21 @@ from typing import Any
 from mote.accel.costing import job_cost
 from mote.accel.interface import Accelerator, Job
 from mote.accel.loader import find_accelerator
+from mote.accel.partition import partition
 from mote.errors import MoteError
+from mote.explore.accuracy import agreement
 from mote.explore.area import accel_energy, area
 from mote.explore.space import spec, typed
-from mote.ir import Graph, Node
+from mote.ir import Graph, Node, subbyte
 from mote.ops import OPS
+from mote.passes.accel_weights import NARROWABLE
+from mote.passes.accel_weights import for_accelerator as narrow_for
 from mote.passes.offload import offload
 from mote.sim.platforms import Platform
 
 CPU_WORK = "cpu_work"  # the key of a row's CPU workload, while the sweep runs (not in the results)
 _GRAPHS: dict[str, Graph] = {}  # per process: each model is loaded once
+_NARROWED: dict[tuple[str, int, tuple[int, ...]], Graph] = {}  # per process: see _narrowed
 
 
 def _graph(model: str) -> Graph:
@@ -35,6 +46,22 @@ def _graph(model: str) -> Graph:
         from mote.frontend import load
         _GRAPHS[model] = load(Path(model))
     return _GRAPHS[model]
+
+
+def _narrowed(model: str, accelerator: Accelerator) -> Graph:
+    """The model with the weights of the layers `accelerator` offloads narrowed to its weight_bits, made once per
+    process for each width and set of offloaded layers: a sweep's points share it, and the DLA's compiler
+    keeps its per-node preparations for the same node objects."""
+    graph = _graph(model)
+    if accelerator.weight_bits == 8:
+        return graph
+    offloaded = tuple(i for i, d in enumerate(partition(graph, accelerator)) if d.offloaded)
+    key = (model, accelerator.weight_bits, offloaded)
+    if key not in _NARROWED:
+        if len(_NARROWED) >= 64:
+            _NARROWED.clear()
+        _NARROWED[key] = narrow_for(graph, accelerator)
+    return _NARROWED[key]
 
 
 def evaluate(model: str, accel: str | None, settings: dict[str, str],
@@ -56,9 +83,12 @@ def evaluate(model: str, accel: str | None, settings: dict[str, str],
             figures = cpu_figures(graph)
         else:
             accelerator = find_accelerator(spec(accel, settings))
-            graph = offload(_graph(model), accelerator)
+            narrowed = _narrowed(model, accelerator)
+            graph = offload(narrowed, accelerator)
             name = accelerator.name
             figures = accel_figures(graph, accelerator)
+            if hasattr(accelerator.config, "weight_bits"):
+                figures.update(_weights(graph), **agreement(_graph(model), narrowed))
         row.update(status="ok", total_cycles=None, accel_cycles=figures.pop("accel_cycles"), cpu_cycles=None,
                    **figures)
         if accel is not None:  # its area, and its energy: MACs, SRAM accesses and DMA bytes (docs/area.md)
@@ -96,6 +126,38 @@ def accel_figures(graph: Graph, accelerator: Accelerator) -> dict[str, Any]:
     for category, cycles in categories.items():
         figures.setdefault(category, cycles)
     return figures
+
+
+def _weights(graph: Graph) -> dict[str, Any]:
+    """weight_bytes, sram_used_bytes (where jobs report their SRAM) and mult_work of an offloaded graph
+    (module docstring). A job that reports no `weight_bytes` or `weight_bits` holds its layer's int8 weights."""
+    offloaded, cpu, work = 0, 0, 0.0
+    jobs = []
+    for node in graph.nodes:
+        weights = _weight_tensor(node.attrs["original"] if node.op == "accel" else node)
+        if node.op != "accel":
+            if weights is not None:  # the CPU's packed kernels keep conv2d and fully_connected weights packed
+                packed = weights.bits < 8 and node.op in ("conv2d", "fully_connected")
+                cpu += subbyte.packed_size(weights.size, weights.bits) if packed else weights.nbytes
+            continue
+        job: Job = node.attrs["job"]
+        jobs.append(job)
+        offloaded += int(job.info.get("weight_bytes", weights.nbytes if weights is not None else 0))
+        cost = job.info.get("cost")
+        macs = int(job.info.get("macs", OPS["accel"].macs(node)))
+        work += float(cost.mult_work) if hasattr(cost, "mult_work") else macs * int(job.info.get("weight_bits", 8)) / 8
+    out: dict[str, Any] = {"weight_bytes": offloaded + cpu, "mult_work": round(work, 3)}
+    if any("sram_bytes" in job.info for job in jobs):
+        out["sram_used_bytes"] = max(int(job.info.get("sram_bytes", 0)) for job in jobs)
+    return out
+
+
+def _weight_tensor(node: Node) -> Any:
+    """The constant weights of a conv, depthwise conv or fully connected node; None for other nodes."""
+    if node.op not in NARROWABLE or len(node.inputs) < 2:
+        return None
+    w = node.inputs[1]
+    return w if w is not None and w.is_const else None
 
 
 def _reported(jobs: list[Job]) -> dict[str, Any]:

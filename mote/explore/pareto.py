@@ -1,5 +1,6 @@
-"""The Pareto front of an exploration over (total cycles, energy, area), all minimized: a point is on
-it when no other point is at least as good in every objective and better in one. Equal points do not
+"""The Pareto front of an exploration over (total cycles, energy, area), all minimized, and, when the rows
+carry it (a sweep of sub-byte weights, mote.explore.accuracy), the output error `mean_abs_error` as a fourth:
+a point is on it when no other point is at least as good in every objective and better in one. Equal points do not
 dominate each other, so ties are all on the front. Rows without all three figures (failed points,
 points of an accelerator that declares no hardware) are not compared.
 """
@@ -9,6 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 OBJECTIVES = ("total_cycles", "energy_uj", "area_mm2")
+ACCURACY = "mean_abs_error"
+
+
+def objectives(rows: list[dict[str, Any]]) -> tuple[str, ...]:
+    """OBJECTIVES, and the output error when any row has it."""
+    return (*OBJECTIVES, ACCURACY) if any(r.get(ACCURACY) is not None for r in rows) else OBJECTIVES
 
 
 def dominates(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
@@ -32,9 +39,10 @@ def front(rows: list[dict[str, Any]], keys: tuple[str, ...] = OBJECTIVES) -> lis
     return sorted(i for i, _ in kept)
 
 
-def mark(rows: list[dict[str, Any]], keys: tuple[str, ...] = OBJECTIVES) -> list[int]:
+def mark(rows: list[dict[str, Any]], keys: tuple[str, ...] | None = None) -> list[int]:
     """Set `pareto` (True/False) on every row, per model (each model's points are compared among
-    themselves); the indices of the front."""
+    themselves); the indices of the front. `keys`: the objectives (default: `objectives(rows)`)."""
+    keys = objectives(rows) if keys is None else keys
     on: list[int] = []
     for model in dict.fromkeys(r.get("model") for r in rows):
         mine = [i for i, r in enumerate(rows) if r.get("model") == model]

@@ -1,6 +1,8 @@
 """The Pareto plot of an exploration, per model: total cycles against energy with area as colour (left),
 and total cycles against area (right); every point in grey-blue, the front's points outlined and joined
-in order of cycles; axes start at zero; one legend per panel and a labelled colour bar."""
+in order of cycles; axes start at zero; one legend per panel and a labelled colour bar. With sub-byte
+weights swept (rows with `mean_abs_error`), a third panel: total cycles against the output error, each
+point labelled with its weight bits."""
 
 from __future__ import annotations
 
@@ -29,7 +31,9 @@ def draw(rows: list[dict[str, Any]], out: Path) -> list[Path]:
 
 def figure(plt: Any, rows: list[dict[str, Any]]) -> Any:
     """The figure of one model's rows (each with cycles, energy, area and `pareto`)."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    error = all(r.get("mean_abs_error") is not None for r in rows)
+    fig, axes = plt.subplots(1, 3 if error else 2, figsize=(16 if error else 11, 4.5))
+    left, right = axes[0], axes[1]
     on = sorted((r for r in rows if r.get("pareto")), key=lambda r: r["total_cycles"])
     scale, unit = (1e6, "millions") if max(r["total_cycles"] for r in rows) >= 1e6 else (1e3, "thousands")
     cycles = [r["total_cycles"] / scale for r in rows]
@@ -48,10 +52,24 @@ def figure(plt: Any, rows: list[dict[str, Any]]) -> Any:
     right.set_xlabel(f"latency: total cycles ({unit})")
     right.set_ylabel("area (mm²)")
     right.set_title("cycles × area")
-    for ax in (left, right):
+    if error:
+        third = axes[2]
+        third.scatter(cycles, [r["mean_abs_error"] for r in rows], s=18, alpha=0.7, color="tab:blue",
+                      label=f"configurations ({len(rows)})")
+        third.plot([r["total_cycles"] / scale for r in on], [r["mean_abs_error"] for r in on], "o", color="red",
+                   markerfacecolor="none", label=f"Pareto front ({len(on)})")
+        for r, x in zip(rows, cycles):
+            if r.get("weight_bits") is not None:
+                third.annotate(f"int{r['weight_bits']}", (x, r["mean_abs_error"]), fontsize=7,
+                               textcoords="offset points", xytext=(3, 3))
+        third.set_xlabel(f"latency: total cycles ({unit})")
+        third.set_ylabel("output error against the 8-bit model (int8 steps)")
+        third.set_title("cycles × output error")
+    for ax in axes:
         ax.set_xlim(left=0, right=max(cycles) * 1.05 or 1)
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=9, loc="best", framealpha=0.9)
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{rows[0]['model']}: Pareto front over latency, energy and area")
+    what = "latency, energy, area and output error" if error else "latency, energy and area"
+    fig.suptitle(f"{rows[0]['model']}: Pareto front over {what}")
     return fig

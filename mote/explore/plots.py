@@ -1,7 +1,8 @@
 """PNG plots of an exploration, for any accelerator and platform: per model, stacked cycle bars by the
 accelerator's cost categories plus the CPU's share (seed 004, Figure 4), and for every swept numeric
 setting, cycles and energy per inference against that setting (one line per combination of the other
-settings); with the platform's `cores` swept, the speed-up against the cores too. The y axes start
+settings); with the platform's `cores` swept, the speed-up against the cores too; with `weight_bits` swept,
+the weight bytes and the output error against the 8-bit model (mote.explore.accuracy) too. The y axes start
 at zero."""
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def draw(rows: list[dict[str, Any]], keys: list[str], out: Path, categories: tup
             written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}.png", _cycles_measure(mine)))
             if all(r.get("energy_uj") is not None for r in mine):
                 written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}_energy.png", ENERGY))
+            for measure in (WEIGHT_BYTES, ERROR) if key == "weight_bits" else ():
+                if all(r.get(measure[0]) is not None for r in mine):
+                    written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}_{measure[0]}.png", measure))
             if key == "cores" and all(r.get("speedup") is not None for r in mine):
                 written.append(_versus(plt, mine, keys, key, sizes, out / f"{stem}_speedup.png", _speedup(mine)))
     return written
@@ -84,6 +88,8 @@ Measure = tuple[str, str, str]  # the row's column, the y axis label, the title'
 
 
 ENERGY: Measure = ("energy_uj", "energy per inference (µJ)", "energy")
+WEIGHT_BYTES: Measure = ("weight_bytes", "weights (bytes)", "weight bytes")
+ERROR: Measure = ("mean_abs_error", "mean |output - 8-bit model's output| (int8 steps)", "output error")
 
 
 def _cycles_measure(rows: list[dict[str, Any]]) -> Measure:
@@ -96,7 +102,8 @@ def _speedup(rows: list[dict[str, Any]]) -> Measure:
     return ("speedup", f"speed-up over {rows[0].get('speedup_vs', 'the baseline')}", "speed-up")
 
 
-AXES = {"cores": "cores", "l1": "L1 size", "dma_bw": "DMA bandwidth (bytes per cycle)"}
+AXES = {"cores": "cores", "l1": "L1 size", "dma_bw": "DMA bandwidth (bytes per cycle)",
+        "weight_bits": "weight bits"}
 
 
 def _versus(plt: Any, rows: list[dict[str, Any]], keys: list[str], key: str, sizes: Collection[str],

@@ -6,7 +6,8 @@ With a platform (mote.explore.platform_space) every row also has `platform`, `co
 The rows keep their settings' declared types in the JSON (`"pes": 64`, `"sram": 524288`, `"timed":
 true`); the screen table shows byte sizes with binary units. Its columns follow the accelerator: its
 cost categories (those with cycles), and the figures its jobs report (PE utilization, tiled jobs,
-inputs kept resident) where they do.
+inputs kept resident) where they do, and with weight modes the weights' bytes, the SRAM used and the
+accuracy against the 8-bit model (top-1 agreement, mean absolute output error) beside the cycles.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from mote.terminal import console, markup
 CYCLES = ("total_cycles", "accel_cycles", "cpu_cycles", "energy_uj", "speedup", "area_mm2", "pareto")
 MAX_SHOWN = 100  # more rows than this: the screen table shows the Pareto front's (all are in the files)
 REPORTED = ("utilization", "tiled_jobs", "resident_inputs")  # present only for accelerators that report them
+# present with weight modes (mote.explore.evaluate): shown beside the cycles and energy
+WEIGHTS = ("weight_bytes", "sram_used_bytes", "top1_agreement", "mean_abs_error")
 _UNITS = ((30, "GiB"), (20, "MiB"), (10, "KiB"))
 
 
@@ -66,7 +69,7 @@ def _cell(row: dict[str, Any], key: str, sizes: Collection[str]) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     if isinstance(value, float):
-        return f"{value:.1%}" if key == "utilization" else f"{value:g}"
+        return f"{value:.1%}" if key in ("utilization", "top1_agreement") else f"{value:g}"
     return markup("" if value is None else value)
 
 
@@ -83,6 +86,7 @@ def show(rows: list[dict[str, Any]], checks: list[dict[str, Any]], seconds: floa
     present = columns(rows)
     no_accelerator = all(not r.get("accel_cycles") for r in rows) and not categories
     shown = ["model", *keys, *[c for c in CYCLES if c in present and not (c == "accel_cycles" and no_accelerator)],
+             *[c for c in WEIGHTS if c in present],
              *[c for c in categories if any(r.get(c) for r in rows)],
              *[c for c in REPORTED if c in present], "cpu_nodes"]
     for name in shown:

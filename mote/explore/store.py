@@ -25,7 +25,7 @@ from mote.errors import MoteError
 from mote.outputs import OutputError
 from mote.sim.platforms import Platform
 
-SCHEMA = 1
+SCHEMA = 2  # 2: rows of sub-byte weight modes (weight_bytes, accuracy columns)
 _FILE_HASHES: dict[str, str] = {}
 
 

@@ -14,10 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.accel.interface import Accelerator, Buffer
+from mote.accel.partition import narrow_operands
 from mote.accel.random_nodes import GENERATORS
 from mote.errors import MoteError
 from mote.ir import Graph, Node, Tensor
 from mote.ops import OPS
+from mote.passes.accel_weights import NARROWABLE, narrowable
+from mote.passes.narrow_weights import narrow_weights
 from mote.passes.offload import offload
 
 
@@ -113,7 +116,10 @@ def _describe(node: Node) -> str:
     return f"{node.op}({shapes}; {attrs})"
 
 
-def check_accelerator(accel: Accelerator, trials: int = 20, seed: int = 0) -> list[PatternCheck]:
+def check_accelerator(accel: Accelerator, trials: int = 20, seed: int = 0, weight_bits: int = 8) -> list[PatternCheck]:
+    """Each pattern on `trials` random nodes it accepts; with `weight_bits` 4 or 2, the weights of nodes with
+    weights narrowed to that width first (mote.passes.narrow_weights; such nodes that cannot be narrowed are
+    skipped), to check the accelerator's sub-byte weight modes (`mote accel check NAME:weight_bits=4`)."""
     results = []
     for pattern in accel.patterns():
         make = GENERATORS.get(pattern.op)
@@ -126,7 +132,11 @@ def check_accelerator(accel: Accelerator, trials: int = 20, seed: int = 0) -> li
             if result.trials == trials:
                 break
             node = make(rng)
-            if pattern.rejections(node, accel.name):
+            if weight_bits != 8 and node.op in NARROWABLE:
+                if not narrowable(node, weight_bits):
+                    continue
+                node = narrow_weights(Graph("n", [node.inputs[0]], node.outputs, [node]), weight_bits).nodes[0]
+            if pattern.rejections(node, accel.name) or narrow_operands(node, accel.operand_bits()):
                 continue
             result.trials += 1
             failure = _compare(accel, node, rng)

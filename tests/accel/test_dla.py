@@ -141,9 +141,9 @@ def test_loader_parses_settings() -> None:
 
 def test_settings_are_declared_for_explore() -> None:
     specs = {s.name: s for s in settings_of(DlaConfig)}
-    assert list(specs) == ["pes", "sram", "mode", "dma_bytes_per_cycle", "depthwise", "timed"]
+    assert list(specs) == ["pes", "sram", "mode", "dma_bytes_per_cycle", "depthwise", "timed", "weight_bits"]
     assert specs["sram"].size and not specs["pes"].size and specs["mode"].choices == ("input", "output")
-    assert all(specs[k].sweep for k in ("pes", "sram", "mode", "dma_bytes_per_cycle", "depthwise"))
+    assert all(specs[k].sweep for k in ("pes", "sram", "mode", "dma_bytes_per_cycle", "depthwise", "weight_bits"))
     assert all(specs[k].doc for k in specs)
 
 

@@ -41,4 +41,16 @@ def test_accel_energy_counts_macs_sram_and_dma() -> None:
 
 
 def test_the_dla_declares_its_config() -> None:
-    assert Dla(DlaConfig(pes=32, sram=128 << 10, dma_bytes_per_cycle=4)).hardware() == Hardware(32, 128 << 10, 4)
+    hardware = Dla(DlaConfig(pes=32, sram=128 << 10, dma_bytes_per_cycle=4)).hardware()
+    assert hardware == Hardware(32, 128 << 10, 4, (8, 4, 2))
+
+
+def test_sub_byte_modes_cost_accumulators_and_save_multiplier_energy() -> None:
+    """A PE with an int2 mode has 4 lanes, each with its accumulator; a MAC of 4-bit weights spends half the
+    8-bit multiplier's energy and the whole accumulate (docs/area.md)."""
+    plain, narrow = area(Hardware(10))["pe_area_mm2"], area(Hardware(10, weight_bits=(8, 4, 2)))["pe_area_mm2"]
+    assert plain == pytest.approx(10 * MAC_UM2 / 1e6)
+    assert narrow - plain == pytest.approx(10 * 3 * 137.0 / 1e6)
+    eight = accel_energy({"macs": 1000, "mult_work": 1000.0}, None)["mac_uj"]
+    four = accel_energy({"macs": 1000, "mult_work": 500.0}, None)["mac_uj"]
+    assert eight == pytest.approx(1000 * 0.3e-6) and four == pytest.approx(1000 * (0.1 + 0.2 / 2) * 1e-6)

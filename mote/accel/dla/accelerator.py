@@ -18,6 +18,12 @@ consecutive DLA jobs that read one input (the query, key and value projections, 
 ones) find it in SRAM, where the first of them read it whole. The
 plan (DlaPlan, residency by node name) is handed to `lower`; the accelerator keeps no state for it.
 Each job carries its cost-model figures (info["cost"]), which `job_breakdown` reports per category.
+
+Weight modes: a layer whose weights are int4 or int2 (Tensor.bits; `weight_bits=4|2` narrows the
+offloaded layers' weights at compile time, mote.passes.accel_weights) runs in that mode: its weights
+are packed rows in the constant blob (less flash, DMA and SRAM) and its instructions carry FLAG_W4 or
+FLAG_W2 (mote.accel.dla.isa); the cost model's PEs do 8/bits MACs per cycle where lanes share an
+activation (mote.accel.dla.cost).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from mote.accel.dla.timing import simulate
 from mote.accel.hardware import Hardware
 from mote.accel.interface import Accelerator, Buffer, Job, Memory, Pattern, Predicate
 from mote.accel.node_inputs import required_input
+from mote.accel.packing import OperandBits
 from mote.ints import round_up
 from mote.ir import DType, Graph, Node, Tensor
 
@@ -103,7 +110,12 @@ class Dla(Accelerator):
         ]
 
     def hardware(self) -> Hardware:
-        return Hardware(self.config.pes, self.config.sram, self.config.dma_bytes_per_cycle)
+        return Hardware(self.config.pes, self.config.sram, self.config.dma_bytes_per_cycle,
+                        self.operand_bits().weights)
+
+    def operand_bits(self) -> OperandBits:
+        """int8, int4 and int2 weights (packed rows, mote.accel.dla.isa), int8 activations."""
+        return OperandBits(weights=(8, 4, 2))
 
     def kind(self, op: str) -> str:
         if op == "depthwise_conv2d":

@@ -21,6 +21,7 @@ import numpy as np
 from mote.accel.dla import isa
 from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.tiling import Layer, Tiling, channels_of, choose, sizes
+from mote.accel.packing import pack_rows, row_bytes
 from mote.errors import MoteError
 from mote.ops import OPS
 
@@ -74,16 +75,18 @@ def layer_of(node, kind: str) -> tuple[Layer, object]:  # noqa: ANN001 - Node an
     params = _prepared(node)
     x, out = node.inputs[0], node.outputs[0]
     name = node.name
+    weights = node.inputs[1] if kind in ("conv", "depth", "emulated", "matmul") else None
+    bits = weights.bits if weights is not None else 8
     if kind in ("conv", "depth", "emulated"):
         p = params
         out_c = p.out_ch
         in_c = p.in_ch
         return Layer(kind, name, p.in_h, p.in_w, in_c, p.out_h, p.out_w, out_c, p.filter_h, p.filter_w, p.stride_h,
                      p.stride_w, p.dilation_h, p.dilation_w, p.pad_top, p.pad_left,
-                     getattr(p, "depth_multiplier", 1)), p
+                     getattr(p, "depth_multiplier", 1), weight_bits=bits), p
     if kind == "matmul":
         p = params
-        return Layer(kind, name, p.batches, 1, p.accum_depth, p.batches, 1, p.out_depth), p
+        return Layer(kind, name, p.batches, 1, p.accum_depth, p.batches, 1, p.out_depth, weight_bits=bits), p
     if kind == "pool":
         p = params
         return Layer(kind, name, p.in_h, p.in_w, p.channels, p.out_h, p.out_w, p.channels, p.filter_h, p.filter_w,
@@ -103,31 +106,35 @@ def _pad(blob: bytes) -> bytes:
     return blob + bytes(-len(blob) % 16)
 
 
-def _const_tiles(layer: Layer, p, tiling: Tiling) -> tuple[np.ndarray, list[tuple[int, int, int]]]:  # noqa: ANN001
-    """The blob and, per channel tile, (offset, weights bytes, total bytes) in it."""
+def _const_tiles(layer: Layer, p, tiling: Tiling) -> tuple[np.ndarray, list[tuple[int, int, int]], int]:  # noqa: ANN001
+    """The blob, per channel tile (offset, weights bytes, total bytes) in it, and the packed weights' bytes.
+    Weights narrower than 8 bits are packed rows (mote.accel.dla.isa, W_BITS)."""
     if layer.kind in ("pool", "add"):
-        return np.zeros(0, np.uint8), []
+        return np.zeros(0, np.uint8), [], 0
     blob = bytearray()
     tiles = []
     channels = layer.in_c if layer.channel_tiled_input else layer.out_c
-    m = layer.multiplier
+    m, bits = layer.multiplier, layer.weight_bits
     triples = _triples(p, layer.out_c)
+    weight_bytes = 0
     for c0 in range(0, channels, tiling.channels):
         c1 = min(c0 + tiling.channels, channels)
-        if layer.kind == "depth":
+        if layer.kind == "depth":  # [K_H*K_W] rows of the tile's channels
             o0, o1 = c0 * m, c1 * m
-            w = np.ascontiguousarray(p.weights[:, :, o0:o1]).astype(np.int8).tobytes()
+            rows = np.asarray(p.weights[:, :, o0:o1]).reshape(layer.kh * layer.kw, o1 - o0)
         elif layer.kind == "emulated":  # one [K_H, K_W, 1] filter after another
             o0, o1 = c0 * m, c1 * m
-            w = np.ascontiguousarray(np.transpose(p.weights[:, :, o0:o1], (2, 0, 1))).astype(np.int8).tobytes()
-        else:
+            rows = np.transpose(p.weights[:, :, o0:o1], (2, 0, 1)).reshape(o1 - o0, -1)
+        else:  # [OUT_C] rows of K_H*K_W*IN_C (matmul: IN_C)
             o0, o1 = c0, c1
-            w = np.ascontiguousarray(p.weights[o0:o1]).astype(np.int8).tobytes()
-        w = _pad(w)
+            rows = np.asarray(p.weights[o0:o1]).reshape(o1 - o0, -1)
+        packed = pack_rows(np.ascontiguousarray(rows).astype(np.int8), bits).tobytes()
+        weight_bytes += len(packed)
+        w = _pad(packed)
         t = _pad(triples[o0:o1].tobytes())
         tiles.append((len(blob), len(w), len(w) + len(t)))
         blob += w + t
-    return np.frombuffer(bytes(blob), np.uint8).copy(), tiles
+    return np.frombuffer(bytes(blob), np.uint8).copy(), tiles, weight_bytes
 
 
 class _Emitter:
@@ -159,7 +166,7 @@ def compile_node(node, kind: str, config: DlaConfig, residency: Residency = Resi
     n_ct, n_rt = tiling.counts(layer)
     whole_input = n_rt == 1 and (n_ct == 1 or not layer.channel_tiled_input) and layer.kind != "add"
     em = _Emitter({} if regs is None else regs)
-    consts, tiles = _const_tiles(layer, p, tiling)
+    consts, tiles, weight_bytes = _const_tiles(layer, p, tiling)
     in_copies = 1 if (whole_input and not layer.channel_tiled_input) or n_ct * n_rt == 1 or not tiling.double else 2
     w_copies = 1 if n_ct == 1 or not tiling.double else 2
     out_copies = 1 if n_ct * n_rt == 1 or not tiling.double else 2
@@ -208,7 +215,8 @@ def compile_node(node, kind: str, config: DlaConfig, residency: Residency = Resi
                      "double_buffered": tiling.double, "sram_bytes": tiling.sram,
                      "input_resident": resident_in and not residency.load_input,
                      "input_loaded": residency.load_input, "output_kept": kept_out,
-                     "dma_bytes": dma_bytes(em.commands)})
+                     "dma_bytes": dma_bytes(em.commands), "weight_bits": layer.weight_bits,
+                     "weight_bytes": weight_bytes})
 
 
 def dma_bytes(commands: list[isa.Command]) -> int:
@@ -299,23 +307,25 @@ def _compute(em: _Emitter, layer: Layer, p, src: _Operand, w_slot: int, w_bytes:
     tc = c1 - c0
     rows = r1 - r0
     a, c = src.address, dst.address
+    requant = isa.FLAG_REQUANT | isa.weight_flags(layer.weight_bits)  # the layer instructions' flags
     strides = {"SRC_PIXEL_STRIDE": src.pixel_stride, "DST_PIXEL_STRIDE": dst.pixel_stride}
     if layer.kind == "conv":
         em.cfg(IN_H=in_rows, IN_C=layer.in_c, OUT_H=rows, OUT_C=tc, PAD_TOP=pad_top, **strides)
         op = isa.OP_CONV_RELU if _relu(p) else isa.OP_CONV
-        em.add(op, isa.FLAG_REQUANT, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
+        em.add(op, requant, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
     elif layer.kind == "depth":
         em.cfg(IN_H=in_rows, IN_C=tc, OUT_H=rows, OUT_C=tc * layer.multiplier, PAD_TOP=pad_top, **strides)
-        em.add(isa.OP_DEPTH_CONV, isa.FLAG_REQUANT, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
+        em.add(isa.OP_DEPTH_CONV, requant, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
     elif layer.kind == "emulated":
-        m, taps = layer.multiplier, layer.kh * layer.kw
+        m, filter_bytes = layer.multiplier, row_bytes(layer.kh * layer.kw, layer.weight_bits)
         em.cfg(IN_H=in_rows, IN_C=1, OUT_H=rows, OUT_C=1, PAD_TOP=pad_top, **strides)
         op = isa.OP_CONV_RELU if _relu(p) else isa.OP_CONV
         for o in range(tc * m):  # one filter at a time: the standard convolution on one channel
-            em.add(op, isa.FLAG_REQUANT, a=a + o // m, b=w_slot + o * taps, c=c + o, d=w_slot + w_bytes + 12 * o)
+            em.add(op, requant, a=a + o // m, b=w_slot + o * filter_bytes, c=c + o,
+                   d=w_slot + w_bytes + 12 * o)
     elif layer.kind == "matmul":
         em.cfg(ROWS=rows, OUT_C=tc, **strides)
-        em.add(isa.OP_MAT_MUL, isa.FLAG_REQUANT, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
+        em.add(isa.OP_MAT_MUL, requant, a=a, b=w_slot, c=c, d=w_slot + w_bytes)
     elif layer.kind == "pool":
         em.cfg(IN_H=in_rows, IN_C=tc, OUT_H=rows, PAD_TOP=pad_top, **strides)
         em.add(isa.OP_POOL, isa.FLAG_MAX if layer.maximum else 0, a=a, c=c)

@@ -1,4 +1,5 @@
-"""The DLA's configuration: `dla:pes=64,sram=512KiB,mode=output,dma_bytes_per_cycle=8,depthwise=native`."""
+"""The DLA's configuration: `dla:pes=64,sram=512KiB,mode=output,dma_bytes_per_cycle=8,depthwise=native`
+(and `weight_bits=8`, `timed=0`)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ class DlaConfig:
                              choices=DEPTHWISE_MODES, sweep=DEPTHWISE_MODES)
     timed: bool = setting(False, doc="add the simulated job cycles (mote.accel.dla.timing) to the virtual "
                                      "platform's run")
+    weight_bits: int = setting(8, doc="narrow the offloaded layers' weights to this many bits per channel at "
+                                      "compile time and run them in that mode (8: as they are)", choices=(8, 4, 2),
+                               sweep=(8, 4, 2))
 
     def __post_init__(self) -> None:
         check_config(self, "dla")

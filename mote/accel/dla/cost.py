@@ -16,10 +16,19 @@ command). With P = pes, ceil division written /^, and the configuration register
 and every command costs COMMAND_OVERHEAD more cycles of the compute engine (fetch and decode).
 Utilization of an instruction = its MACs / (its cycles * P).
 
+Weight modes (FLAG_W4, FLAG_W2; an assumption of the model, docs/area.md): a PE's 8x8 multiplier splits
+into L = 8 / bits lanes (bits x 8 each, packed SIMD, with an accumulator per lane) that multiply one
+activation by L weights in a cycle. OP_CONV and OP_MAT_MUL use them for L output channels at once:
+output-parallel ... * (OUT_C /^ (P * L)), input-parallel ... * (OUT_C /^ L) * (IN_C /^ P). OP_DEPTH_CONV
+gains nothing: its channels each need their own activation. Utilization stays MACs / (cycles * P), so a
+sub-byte mode can exceed 1.
+
 SRAM traffic, in bytes, for the energy estimate (docs/area.md): a DMA read writes its bytes into SRAM and
 a DMA write reads them out (both count as DMA bytes too); a MAC instruction reads one weight byte per
-MAC (no weight buffer in the PEs) and its activations: output-parallel, one byte per cycle broadcast to
-the P PEs, input-parallel (and depthwise) one byte per MAC; it writes one byte per output element.
+MAC (no weight buffer in the PEs; bits/8 of a byte in a sub-byte mode, the packed rows) and its
+activations: output-parallel, one byte per cycle broadcast to the P PEs, input-parallel one byte per
+MAC (per L MACs in a sub-byte mode, its lanes share it), depthwise one byte per MAC; it writes one byte
+per output element.
 Pooling reads every window element and writes each output; element-wise instructions read their
 elements (OP_E_ADD both inputs) and write as many. Requantization and accumulators stay in registers.
 
@@ -57,6 +66,7 @@ class InstructionCost:
     requant: int = 0  # cycles of the fused requantization stage (category REQUANT)
     sram_read: int = 0  # bytes read from the SRAM (module docstring)
     sram_write: int = 0  # bytes written into it
+    mult_work: float = 0.0  # MACs weighted by weight bits / 8: the multipliers' share of the energy
 
 
 @dataclass
@@ -71,6 +81,7 @@ class JobCost:
     dma_bytes: int = 0  # bytes the DMA moved between system memory and the SRAM
     sram_read: int = 0  # bytes read from the SRAM
     sram_write: int = 0  # bytes written into it
+    mult_work: float = 0.0  # MACs weighted by their weights' bits / 8 (the multipliers' energy, docs/area.md)
 
     @property
     def utilization(self) -> float:
@@ -87,6 +98,7 @@ class JobCost:
         self.dma_bytes += other.dma_bytes
         self.sram_read += other.sram_read
         self.sram_write += other.sram_write
+        self.mult_work += other.mult_work
         for k, v in other.by_category.items():
             self.by_category[k] = self.by_category.get(k, 0) + v
 
@@ -106,19 +118,23 @@ def instruction_cost(c: isa.Command, regs: list[int], config: DlaConfig) -> Inst
     taps = r[_CFG["K_H"]] * r[_CFG["K_W"]]
     ic, oc = r[_CFG["IN_C"]], r[_CFG["OUT_C"]]
     requant = op == isa.OP_CONV_RELU or bool(c.flags & isa.FLAG_REQUANT)
+    bits = isa.weight_bits(c.flags)
     if op in (isa.OP_CONV, isa.OP_CONV_RELU, isa.OP_MAT_MUL):
+        lanes = 8 // bits
         positions = r[_CFG["ROWS"]] if op == isa.OP_MAT_MUL else pixels * taps  # one pixel per row
         outputs = (r[_CFG["ROWS"]] if op == isa.OP_MAT_MUL else pixels) * oc
         macs = positions * ic * oc
-        cycles = positions * (ic * ceil_div(oc, p) if config.mode == "output" else oc * ceil_div(ic, p))
-        activations = cycles if config.mode == "output" else macs
+        cycles = positions * (ic * ceil_div(oc, p * lanes) if config.mode == "output" else
+                              ceil_div(oc, lanes) * ceil_div(ic, p))
+        activations = cycles if config.mode == "output" else macs // lanes
         return InstructionCost("CONV", cycles, macs, ceil_div(outputs, p) if requant else 0,
-                               sram_read=macs + activations, sram_write=outputs)
+                               sram_read=ceil_div(macs * bits, 8) + activations, sram_write=outputs,
+                               mult_work=macs * bits / 8)
     if op == isa.OP_DEPTH_CONV:
         macs = pixels * taps * oc
         return InstructionCost("DEPTH", pixels * taps * ceil_div(oc, p), macs,
-                               ceil_div(pixels * oc, p) if requant else 0, sram_read=2 * macs,
-                               sram_write=pixels * oc)
+                               ceil_div(pixels * oc, p) if requant else 0, sram_read=macs + ceil_div(macs * bits, 8),
+                               sram_write=pixels * oc, mult_work=macs * bits / 8)
     if op == isa.OP_POOL:
         return InstructionCost("POOL", pixels * taps * ceil_div(ic, p), sram_read=pixels * taps * ic,
                                sram_write=pixels * ic)
@@ -143,6 +159,7 @@ def job_cost(commands: list[isa.Command], config: DlaConfig) -> JobCost:
         cost = instruction_cost(c, regs, config)
         result.sram_read += cost.sram_read
         result.sram_write += cost.sram_write
+        result.mult_work += cost.mult_work
         if c.op in (isa.OP_DMA_READ, isa.OP_DMA_WRITE):
             result.dma_bytes += cost.sram_read + cost.sram_write
         key = c.group & 0x7FFF

@@ -2,7 +2,8 @@
 
 The arithmetic is mote's reference arithmetic (mote.ops: zero-padded windows, int64 accumulation,
 TFLite's requantization through mote.quant), applied to the operands the commands name in SRAM, so
-a job computes exactly what the reference computes for its tile of the layer.
+a job computes exactly what the reference computes for its tile of the layer. Weights of a 4- or 2-bit
+mode (FLAG_W4, FLAG_W2) are unpacked from their rows (mote.accel.packing) to the same int8 values.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 
 from mote.accel.dla import isa
 from mote.accel.interface import Memory
+from mote.accel.packing import row_bytes, unpack_rows
 from mote.errors import MoteError
 from mote.ops.avg_pool2d import round_div_away
 from mote.ops.conv_common import requantize
@@ -47,6 +49,12 @@ class DlaState:
             return flat.reshape(shape)
         index = np.arange(pixels)[:, None] * pixel_stride + np.arange(channels)[None, :]
         return flat[index].reshape(shape)
+
+    def load_weights(self, address: int, rows: int, count: int, bits: int) -> np.ndarray:
+        """int8 [rows, count] weights stored as `bits`-bit packed rows (8: plain int8 rows)."""
+        size = row_bytes(count, bits)
+        self.check(address, rows * size, "weights")
+        return unpack_rows(self.sram[address:address + rows * size].reshape(rows, size), count, bits)
 
     def store(self, address: int, values: np.ndarray, pixel_stride: int) -> None:
         channels = values.shape[-1]
@@ -137,12 +145,13 @@ def _conv(c: isa.Command, state: DlaState) -> None:
     x = state.load(c.a, (1, ih, iw, ic), r("SRC_PIXEL_STRIDE")).astype(np.int64) + r("IN_OFFSET")
     win = zero_padded_windows(x, (oh, ow), (kh, kw), (r("STRIDE_H"), r("STRIDE_W")), (r("DIL_H"), r("DIL_W")),
                               (r("PAD_TOP"), r("PAD_LEFT")))
+    bits = isa.weight_bits(c.flags)
     if c.op == isa.OP_DEPTH_CONV:
-        w = state.load(c.b, (kh, kw, oc), oc).astype(np.int64)
+        w = state.load_weights(c.b, kh * kw, oc, bits).reshape(kh, kw, oc).astype(np.int64)
         per_output = win[..., np.arange(oc) // max(r("DEPTH_MULT"), 1)]
         acc = np.einsum("nyxijc,ijc->nyxc", per_output, w)
     else:
-        w = state.load(c.b, (oc, kh, kw, ic), ic).astype(np.int64)
+        w = state.load_weights(c.b, oc, kh * kw * ic, bits).reshape(oc, kh, kw, ic).astype(np.int64)
         acc = np.einsum("nyxijc,oijc->nyxo", win, w)
     bias, multiplier, shift = _params(state, c.d, oc)
     _finish(c, state, acc[0] + bias, multiplier, shift)
@@ -152,7 +161,7 @@ def _mat_mul(c: isa.Command, state: DlaState) -> None:
     r = state.reg
     rows, ic, oc = r("ROWS"), r("IN_C"), r("OUT_C")
     x = state.load(c.a, (rows, ic), r("SRC_PIXEL_STRIDE")).astype(np.int64) + r("IN_OFFSET")
-    w = state.load(c.b, (oc, ic), ic).astype(np.int64) + r("FILTER_OFFSET")
+    w = state.load_weights(c.b, oc, ic, isa.weight_bits(c.flags)).astype(np.int64) + r("FILTER_OFFSET")
     bias, multiplier, shift = _params(state, c.d, oc)
     _finish(c, state, x @ w.T + bias, multiplier, shift)
 

@@ -36,6 +36,13 @@ Operands by opcode (addresses named "SRAM" are byte offsets in the DLA's own SRA
     OP_E_ADD      a, b = int8 inputs, c = output, e = elements: TFLite's quantized ADD with the
                   A_*, B_*, LEFT_SHIFT, OUT_MULT, OUT_SHIFT, OUT_OFFSET, ACT_MIN/MAX registers.
     OP_E32_ADD    a, b = int32 inputs, c = int32 output, e = elements (wrapping addition).
+
+Weight modes: the flags FLAG_W4 and FLAG_W2 of OP_CONV, OP_CONV_RELU, OP_DEPTH_CONV and OP_MAT_MUL say
+their weights are 4 or 2 bits wide (neither: int8; an 8-bit stream is the same as before the modes
+existed). Below 8 bits the weights are packed rows (mote.accel.packing,
+rows-lsb-first): the last axis of the shapes above is packed, every row starts on a byte: OP_CONV
+[OUT_C] rows of K_H*K_W*IN_C weights, OP_DEPTH_CONV [K_H*K_W] rows of OUT_C, OP_MAT_MUL [OUT_C] rows of
+IN_C. Activations are int8 in every mode.
 """
 
 from __future__ import annotations
@@ -65,6 +72,8 @@ NAMES = {v: k for k, v in globals().items() if k.startswith("OP_")}
 
 FLAG_REQUANT = 1 << 0
 FLAG_MAX = 1 << 1
+FLAG_W4 = 1 << 2  # 4-bit weights, packed
+FLAG_W2 = 1 << 3  # 2-bit weights, packed
 
 # The job's address registers a DMA command names as its system-memory base.
 BASE_IN0, BASE_IN1, BASE_OUT, BASE_CONSTS = 0, 1, 2, 3
@@ -96,6 +105,16 @@ class Command:
     @property
     def name(self) -> str:
         return NAMES.get(self.op, f"0x{self.op:02x}")
+
+
+def weight_flags(bits: int) -> int:
+    """The flags of a layer instruction whose weights are `bits` wide."""
+    return {8: 0, 4: FLAG_W4, 2: FLAG_W2}[bits]
+
+
+def weight_bits(flags: int) -> int:
+    """The weight width a layer instruction's flags give."""
+    return 2 if flags & FLAG_W2 else 4 if flags & FLAG_W4 else 8
 
 
 def s32(value: int) -> int:

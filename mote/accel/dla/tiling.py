@@ -26,6 +26,7 @@ import numpy as np
 
 from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.cost import COMMAND_OVERHEAD, DMA_SETUP
+from mote.accel.packing import row_bytes
 from mote.errors import MoteError
 from mote.ints import ceil_div, round_up
 
@@ -54,6 +55,13 @@ class Layer:
     pad_left: int = 0
     multiplier: int = 1  # depth multiplier
     maximum: bool = False  # max pooling (else average)
+    weight_bits: int = 8  # the weights' width: 8, or 4 and 2, packed (mote.accel.dla.isa, W_BITS)
+
+    @property
+    def lanes(self) -> int:
+        """MACs a PE does per cycle in this layer's weight mode (mote.accel.dla.cost): 8 / weight_bits
+        for conv and matmul, whose lanes share one activation; 1 for depthwise (each channel its own)."""
+        return 8 // self.weight_bits if self.kind in ("conv", "matmul") else 1
 
     @property
     def channel_tiled_input(self) -> bool:
@@ -90,13 +98,18 @@ def sizes(layer: Layer, ct: np.ndarray, rt: np.ndarray) -> tuple[np.ndarray, np.
     in_rows = np.minimum(layer.in_h, (rt - 1) * layer.sh + (layer.kh - 1) * layer.dh + 1)
     if layer.kind == "add":
         return 2 * align_arr(rt * layer.in_c), np.zeros_like(ct), align_arr(rt * layer.out_c) + 0 * ct
+    bits = layer.weight_bits
     if layer.channel_tiled_input:
         out_ch = ct * layer.multiplier
         inp = align_arr(in_rows * layer.in_w * ct)
-        w = np.zeros_like(ct) if layer.kind == "pool" else align_arr(taps * out_ch) + align_arr(12 * out_ch)
+        if layer.kind == "pool":
+            w = np.zeros_like(ct)
+        else:  # packed rows: one per tap (native: [K_H*K_W] rows of the channels), one per filter (emulated)
+            packed = taps * row_bytes(out_ch, bits) if layer.kind == "depth" else out_ch * row_bytes(taps, bits)
+            w = align_arr(packed) + align_arr(12 * out_ch)
         return inp, w, align_arr(rt * layer.out_w * out_ch)
     inp = align_arr(in_rows * layer.in_w * layer.in_c) + 0 * ct
-    w = align_arr(ct * taps * layer.in_c) + align_arr(12 * ct)
+    w = align_arr(ct * row_bytes(taps * layer.in_c, bits)) + align_arr(12 * ct)
     return inp, w, align_arr(rt * layer.out_w * ct)
 
 
@@ -113,7 +126,9 @@ def _compute(layer: Layer, ct: np.ndarray, rt: np.ndarray, config: DlaConfig) ->
     p, taps = config.pes, layer.kh * layer.kw
     pixels = rt * layer.out_w
     if layer.kind in ("conv", "matmul"):
-        per = layer.in_c * _cdiv(ct, p) if config.mode == "output" else ct * _cdiv(layer.in_c, p)
+        lanes = layer.lanes
+        per = layer.in_c * _cdiv(ct, p * lanes) if config.mode == "output" else \
+            _cdiv(ct, lanes) * _cdiv(layer.in_c, p)
         return pixels * taps * per + _cdiv(pixels * ct, p) + COMMAND_OVERHEAD
     if layer.kind == "depth":
         out_ch = ct * layer.multiplier

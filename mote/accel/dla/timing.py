@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from mote.accel.dla import isa
 from mote.accel.dla.config import DlaConfig
 from mote.accel.dla.cost import COMMAND_OVERHEAD, DMA_SETUP, instruction_cost
+from mote.accel.packing import row_bytes
 from mote.ints import ceil_div
 
 MAX_BURST = 256
@@ -62,12 +63,13 @@ def _access(c: isa.Command, r: list[int]) -> _Access:
     if c.op in (isa.OP_CONV, isa.OP_CONV_RELU, isa.OP_DEPTH_CONV, isa.OP_MAT_MUL):
         oc, ic, taps = g("OUT_C"), g("IN_C"), g("K_H") * g("K_W")
         wide = 1 if c.op == isa.OP_CONV_RELU or c.flags & isa.FLAG_REQUANT else 4
+        bits = isa.weight_bits(c.flags)  # packed rows (isa): the bytes the weights take
         if c.op == isa.OP_MAT_MUL:
             pixels_in = pixels_out = g("ROWS")
-            weights = oc * ic
+            weights = oc * row_bytes(ic, bits)
         else:
             pixels_in, pixels_out = g("IN_H") * g("IN_W"), g("OUT_H") * g("OUT_W")
-            weights = taps * oc if c.op == isa.OP_DEPTH_CONV else oc * taps * ic
+            weights = taps * row_bytes(oc, bits) if c.op == isa.OP_DEPTH_CONV else oc * row_bytes(taps * ic, bits)
         return _Access((_span(c.a, pixels_in, src, ic), (c.b, c.b + weights), (c.d, c.d + 12 * oc)),
                        (_span(c.c, pixels_out, dst, oc, wide),))
     if c.op == isa.OP_POOL:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mote.accel.packing import OperandBits
 from mote.accel.qvanilla import QVanilla
 from mote.accel.rtl.accelerator import RtlAccelerator
 from mote.accel.settings import check_config, setting
@@ -37,6 +38,11 @@ class QVanillaRtl(RtlAccelerator, QVanilla):
     Config = QVanillaRtlConfig
     rtl_sources = (SOURCE,)
     rtl_top = "qvanilla"
+
+    def operand_bits(self) -> OperandBits:
+        """The design has the int8 weight mode only (it ignores writes to QVanilla's `wbits` register, index 14,
+        beyond its 14 registers): layers with narrower weights stay on the CPU."""
+        return OperandBits()
 
     def cost(self, registers: dict[str, int]) -> int:
         r = registers
