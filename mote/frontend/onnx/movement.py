@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import lower
+from mote.frontend.onnx import lower, lower_pool
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.qdq import WINDOW, Handler, act_input, pending
 from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, once, to_int8
@@ -93,12 +93,12 @@ def max_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     if len(node.output) > 1 and node.output[1]:
         raise UnsupportedError(f"{ctx.where(node)}: MaxPool's Indices output is not supported")
     name = node.output[0]
-    return view(ctx, node, lambda x: _int8_only(x, name) or lower.max_pool(ctx.b, x, attrs, name))
+    return view(ctx, node, lambda x: _int8_only(x, name) or lower_pool.max_pool(ctx.b, x, attrs, name))
 
 
 def global_max_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     name = node.output[0]
-    return view(ctx, node, lambda x: lower.max_pool(ctx.b, x, {}, name, global_pool=True))
+    return view(ctx, node, lambda x: lower_pool.max_pool(ctx.b, x, {}, name, global_pool=True))
 
 
 def _int8_only(x: Act, name: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import lower
+from mote.frontend.onnx import lower, lower_pool
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.values import (
     Act,
@@ -287,12 +287,12 @@ def binary(ctx: Context, node: Any, attrs: dict) -> list[Value]:
 
 def average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     x, name = act_input(ctx, node, 0), node.output[0]
-    return pending(ctx, node, lambda q, lo, hi, act: lower.avg_pool(ctx.b, x, attrs, q, act, name))
+    return pending(ctx, node, lambda q, lo, hi, act: lower_pool.avg_pool(ctx.b, x, attrs, q, act, name))
 
 
 def global_average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     x, name = act_input(ctx, node, 0), node.output[0]
-    return pending(ctx, node, lambda q, lo, hi, act: lower.global_avg_pool(ctx.b, x, q, name), clampable=False)
+    return pending(ctx, node, lambda q, lo, hi, act: lower_pool.global_avg_pool(ctx.b, x, q, name), clampable=False)
 
 
 def sigmoid(ctx: Context, node: Any, attrs: dict) -> list[Value]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from mote.errors import UnsupportedError
-from mote.frontend.onnx import lower, qdq
+from mote.frontend.onnx import lower, lower_pool, qdq
 from mote.frontend.onnx.context import Context
 from mote.frontend.onnx.values import Act, Const, Deq, Pending, QConst, Value, int8_quant, to_int8
 from mote.ir import DType, Quant
@@ -137,13 +137,13 @@ def qlinear_average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     x = _channels_first(_act(ctx, node, 0), attrs)
     out_q, _ = _quant(ctx, node, 3, "output")
     window = {k: v for k, v in attrs.items() if k != "channels_last"}
-    return [_channels_back(lower.avg_pool(ctx.b, x, window, out_q, "NONE", node.output[0]), attrs)]
+    return [_channels_back(lower_pool.avg_pool(ctx.b, x, window, out_q, "NONE", node.output[0]), attrs)]
 
 
 def qlinear_global_average_pool(ctx: Context, node: Any, attrs: dict) -> list[Value]:
     x = _channels_first(_act(ctx, node, 0), attrs)
     out_q, _ = _quant(ctx, node, 3, "output")
-    return [_channels_back(lower.global_avg_pool(ctx.b, x, out_q, node.output[0]), attrs)]
+    return [_channels_back(lower_pool.global_avg_pool(ctx.b, x, out_q, node.output[0]), attrs)]
 
 
 def qlinear_sigmoid(ctx: Context, node: Any, attrs: dict) -> list[Value]:
