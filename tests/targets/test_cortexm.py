@@ -118,6 +118,13 @@ FAULTS = {
     "null": "#include <stdint.h>\nint main(void) { return *(volatile int32_t *)(uintptr_t)0u; }\n",
     "misaligned": "#include <stdint.h>\nvolatile uint8_t bytes[8];\n"
                   "int main(void) { return *(volatile int32_t *)(uintptr_t)&bytes[1]; }\n",
+    # LDRD and LDM must be word-aligned on Armv7-M (single loads need not be).
+    "ldrd": "#include <stdint.h>\nvolatile uint32_t words[4];\nint main(void) {\n"
+            "  uint32_t lo, hi;\n  __asm__ volatile(\"ldrd %0, %1, [%2]\" : \"=r\"(lo), \"=r\"(hi)"
+            " : \"r\"((uintptr_t)words + 2) : \"memory\");\n  return (int)(lo + hi);\n}\n",
+    "ldm": "#include <stdint.h>\nvolatile uint32_t words[4];\nint main(void) {\n"
+           "  register uintptr_t p __asm__(\"r0\") = (uintptr_t)words + 1;\n"
+           "  __asm__ volatile(\"ldm r0, {r1, r2}\" :: \"r\"(p) : \"r1\", \"r2\", \"memory\");\n  return 0;\n}\n",
     # SDIV, an Armv7-M instruction, in Armv6-M code: Unicorn's Cortex-M0 model would run it.
     "sdiv": "int main(void) { __asm__ volatile(\".inst.w 0xfb90f0f1\" ::: \"r0\"); return 0; }\n",
 }
@@ -145,6 +152,16 @@ def test_cortex_m0plus_faults_on_misaligned_and_armv7m_code(tmp_path: Path) -> N
                                                       r"instruction at pc 0x8[0-9a-f]+ in main"):
         _run_fault(tmp_path / "b", "cortex-m0plus", FAULTS["sdiv"])
     _run_fault(tmp_path / "c", "cortex-m4", FAULTS["misaligned"])  # Armv7-M: single loads may be misaligned
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m4", "cortex-m7", "cortex-m33"])
+def test_armv7m_faults_on_misaligned_ldrd_and_ldm(tmp_path: Path, cpu: str) -> None:
+    with pytest.raises(MisalignedAccessError, match=rf"^{cpu} simulation: misaligned 4-byte load at address "
+                                                    r"0x2[0-9a-f]+2 at pc 0x8[0-9a-f]+ in main"):
+        _run_fault(tmp_path / "d", cpu, FAULTS["ldrd"])
+    with pytest.raises(MisalignedAccessError, match=rf"^{cpu} simulation: misaligned 4-byte load at address "
+                                                    r"0x2[0-9a-f]+1 at pc 0x8[0-9a-f]+ in main"):
+        _run_fault(tmp_path / "e", cpu, FAULTS["ldm"])
 
 
 def test_config_is_validated(model: tuple[bytes, CompiledModel], tmp_path: Path) -> None:
