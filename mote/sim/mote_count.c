@@ -209,8 +209,8 @@ void mote_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
  * LDR, STR and their halfword forms may be unaligned): LDM/STM/PUSH/POP, LDRD/STRD, the exclusives, and the
  * FPU's loads and stores (VLDR/VSTR/VLDM/VSTM/VPUSH/VPOP). */
 static int armv7m_must_align(mote_counter *c, void *uc, uint64_t pc) {
-  uint8_t b[4];
-  if (c->mem_read(uc, pc & ~(uint64_t)1, b, 4) != 0) return 1;
+  uint8_t b[4] = {0, 0, 0, 0};
+  if (c->mem_read(uc, pc & ~(uint64_t)1, b, 4) != 0 && c->mem_read(uc, pc & ~(uint64_t)1, b, 2) != 0) return 1;
   uint32_t hw1 = (uint32_t)b[0] | (uint32_t)b[1] << 8, hw2 = (uint32_t)b[2] | (uint32_t)b[3] << 8;
   if ((hw1 & 0xF000u) == 0xC000u || (hw1 & 0xF600u) == 0xB400u) return 1; /* LDM/STM, PUSH/POP (16-bit) */
   if ((hw1 & 0xFE00u) == 0xE800u) return 1; /* LDM/STM, LDRD/STRD, LDREX/STREX, TBB/TBH (32-bit) */
