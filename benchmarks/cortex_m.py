@@ -52,6 +52,7 @@ class Row:
     consts: int   # the model's constant arrays: weights, biases, output stages
     arena: int
     stack: int
+    uj: float | None = None  # µJ per inference (mote.sim.energy on the core's platform)
 
 
 GCC = "arm-none-eabi-gcc"
@@ -72,7 +73,7 @@ def measure(work: Path) -> list[Row]:
             result = build_cortexm(compiled, work / f"{label}-{cpu}", CortexMConfig(cpu=cpu, cc="zig")).run(inputs)
             exact = all((result.outputs[k] == v).all() for k, v in expected.items())
             rows.append(Row(label, cpu, compiled.macs, result.instructions, result.cycles, exact, result.rom_bytes,
-                            compiled.weights_bytes, compiled.plan.size, result.stack_bytes))
+                            compiled.weights_bytes, compiled.plan.size, result.stack_bytes, result.energy_uj))
         print(f"measuring {label} on cortex-m0plus with the vector kernels ...", file=sys.stderr)
         compiled = compile_graph(graph, core=Core.VECTOR)
         config = CortexMConfig(cpu="cortex-m0plus", cc="zig")
@@ -146,7 +147,14 @@ def report(rows: list[Row]) -> list[str]:
             ms = f"{1e3 / published[model]:.2f} ({board})" if published else "-"
             out.append(f"| {model} | {cpu} | {cycles:,} | {cycles / hz * 1e3:.2f} | {ms} |")
     out += ["", "The Cortex-M7 model is single-issue (an upper bound: the core dual-issues), so its cycles "
-            "overestimate the core's.", MARKERS[1]]
+            "overestimate the core's.", "",
+            "Energy per inference (µJ) on each core's platform: exact instruction and per-memory access counts "
+            "priced with 45 nm estimates, the same figures for every core (docs/energy.md, \"Cortex-M\").", "",
+            "| model | Cortex-M0+ | Cortex-M4 | Cortex-M7 | Cortex-M33 |", "|---|---:|---:|---:|---:|"]
+    for model in FILES:
+        cells = " | ".join("-" if by[model, c].uj is None else f"{by[model, c].uj:,.1f}" for c in CORES)
+        out.append(f"| {model} | {cells} |")
+    out.append(MARKERS[1])
     return out
 
 

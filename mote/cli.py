@@ -189,7 +189,7 @@ def _add_run_arguments(p: argparse.ArgumentParser, default_target: str = "host")
     add_platform_arguments(rv32)
     rv32.add_argument("--flash-wait-states", type=bounded_int(0, 15), metavar="N",
                       help="Cortex-M targets: flash wait states, paid by each fetch after a taken branch or jump "
-                           "(default 0)")
+                           "and by each data load from flash (default 0)")
 
 
 def _check_files(args: argparse.Namespace) -> None:

@@ -64,6 +64,9 @@ class CounterState(ctypes.Structure):
         ("reads", ctypes.c_uint64 * MAX_REGIONS),
         ("writes", ctypes.c_uint64 * MAX_REGIONS),
         ("length_rule", ctypes.c_int32),
+        ("reg_write", ctypes.c_void_p),
+        ("it_regid", ctypes.c_int32),
+        ("align_rule", ctypes.c_int32),
     ]
 
 
@@ -110,7 +113,7 @@ def native_library(cc: str) -> ctypes.CDLL:
     lib = ctypes.CDLL(str(lib_path))
     lib.mote_counter_new.restype = ctypes.POINTER(CounterState)
     lib.mote_counter_new.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-                                     ctypes.c_int32]
+                                     ctypes.c_void_p, ctypes.c_int32]
     lib.mote_counter_free.restype = None
     lib.mote_counter_free.argtypes = [ctypes.POINTER(CounterState)]
     _lib = lib
@@ -149,7 +152,7 @@ class Counter:
         # The hooks call back into Unicorn through these pointers (see mote_count.c).
         self.state_ptr = self.lib.mote_counter_new(capacity, address(uc_lib.uc_mem_read),
                                                    address(uc_lib.uc_emu_stop), address(uc_lib.uc_reg_read),
-                                                   pc_regid)
+                                                   address(uc_lib.uc_reg_write), pc_regid)
         if not self.state_ptr:
             raise MemoryError("cannot allocate the instruction counter")
         self.state = self.state_ptr.contents

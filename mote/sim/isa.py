@@ -22,6 +22,9 @@ from mote.sim.faults import IllegalInstructionError, SimulationError, TrapError
 # How the native counter (mote_count.c) measures instructions: mirrors LENGTH_* there.
 LENGTH_RV32C = 0  # a 16-bit parcel whose two low bits are 11 starts a 32-bit instruction
 LENGTH_THUMB = 1  # a halfword whose top five bits are 11101, 11110 or 11111 starts a 32-bit instruction
+# Which misaligned loads and stores fault: mirrors ALIGN_* there.
+ALIGN_ALL = 0     # every one (RV32 as most MCU cores implement it, Armv6-M)
+ALIGN_ARMV7M = 1  # only LDM/STM/PUSH/POP, LDRD/STRD, exclusives and FPU transfers (Armv7-M, CCR.UNALIGN_TRP clear)
 
 
 @dataclass(frozen=True)
@@ -34,10 +37,7 @@ class Isa:
     decode: Callable[[int, bytes, int], list[Insn]]  # (address, code, count) -> the block's instructions
     length_rule: int          # LENGTH_*
     # Whether a run may install the memory hook (alignment checks, loads and stores per memory; the
-    # profiler then finds its marks' stores by the PC). Unicorn 2.1 loses the IT state of Thumb-2 code
-    # when memory accesses are hooked (unicorn-engine/unicorn#2309: conditional instructions run wrongly),
-    # so Armv7-M and Armv8-M cores run without it: their misaligned accesses are not checked and their
-    # loads and stores are not counted per memory. Armv6-M has no IT instruction.
+    # profiler then finds its marks' stores by the PC).
     memory_hook: bool
     thumb: bool = False       # entry addresses carry the Thumb bit
     elf_machine: str = "EM_RISCV"  # the firmware ELF's e_machine
@@ -52,6 +52,11 @@ class Isa:
     # The registers besides the PC that hold a hart's state: a cluster (mote.sim.cluster) switches them when it
     # switches cores on its one Unicorn instance (empty: it saves and restores Unicorn's whole context, slower).
     core_regs: tuple[int, ...] = ()
+    # The status register whose IT bits the memory hook clears (-1: none). Unicorn 2.1 leaves a stale IT
+    # state behind a hooked load or store in an IT block (unicorn-engine/unicorn#2309); mote_count.c says how
+    # clearing it repairs that exactly.
+    it_state_reg: int = -1
+    align_rule: int = ALIGN_ALL  # ALIGN_*
 
     def entry(self, addr: int) -> int:
         """The address emu_start begins at for the ELF entry `addr`."""
@@ -124,6 +129,7 @@ def cortex_m(cpu: str) -> Isa:
 
     v6m = cpu == "cortex-m0plus"
     return Isa(cpu, uc_mod.UC_ARCH_ARM, uc_mod.UC_MODE_THUMB | uc_mod.UC_MODE_MCLASS, ARM_CPUS[cpu],
-               arm.UC_ARM_REG_PC, thumb.decode_block, LENGTH_THUMB, memory_hook=v6m, thumb=True,
+               arm.UC_ARM_REG_PC, thumb.decode_block, LENGTH_THUMB, memory_hook=True, thumb=True,
                elf_machine="EM_ARM", trap=_arm_trap, regs=_arm_regs, system_pages=(SCS,),
-               illegal=thumb.armv6m_illegal if v6m else None)
+               illegal=thumb.armv6m_illegal if v6m else None,
+               it_state_reg=-1 if v6m else arm.UC_ARM_REG_XPSR, align_rule=ALIGN_ALL if v6m else ALIGN_ARMV7M)

@@ -18,8 +18,16 @@
  * mote_mem_hook (UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE, optional) counts the loads and stores that
  * hit each memory region the caller declared (flash, RAM: what an energy model needs; two compares
  * per region and access) and stops the run on the first misaligned load or store, which Unicorn's
- * RISC-V and M-profile cores otherwise perform silently. (Not installed on Armv7-M/Armv8-M cores: with
- * a memory hook, Unicorn 2.1 loses the IT state of Thumb-2 code; see mote/sim/isa.py.)
+ * RISC-V and M-profile cores otherwise perform silently (ALIGN_ARMV7M: only the accesses that must be
+ * aligned on Armv7-M/Armv8-M with CCR.UNALIGN_TRP clear, see armv7m_must_align).
+ *
+ * On Armv7-M/Armv8-M (it_regid set) the memory hook also clears the IT bits of the xPSR. Unicorn 2.1
+ * writes the translation-time IT state into the CPU state before every hooked load or store, so that the
+ * hook sees it, and nothing clears it when the IT block ends inside the same translation block; the next
+ * block is then translated as if it were inside an IT block (conditional instructions run wrongly, a
+ * B<cond> is undefined: unicorn-engine/unicorn#2309). Within a block the IT conditions are compiled in,
+ * and a block that ends inside an IT block stores its state at its end, so clearing the stale copy is
+ * exact (tests/sim/test_thumb_it_hook.py reproduces the loss and checks the repair).
  *
  * Unicorn's entry points are passed in as function pointers (mote_counter_new), so this file needs
  * neither Unicorn's headers nor linking against it. Build: cc -O2 -shared -fPIC. */
@@ -30,6 +38,7 @@
 typedef int (*uc_mem_read_fn)(void *uc, uint64_t address, void *bytes, uint64_t size);
 typedef int (*uc_emu_stop_fn)(void *uc);
 typedef int (*uc_reg_read_fn)(void *uc, int regid, void *value);
+typedef int (*uc_reg_write_fn)(void *uc, int regid, const void *value);
 
 #define EMPTY_KEY 0xFFFFFFFFu /* odd, so never an instruction address */
 #define MAX_REGIONS 4         /* memory regions whose loads and stores are counted (flash, RAM, ...) */
@@ -70,7 +79,14 @@ typedef struct {
   uint64_t reads[MAX_REGIONS];      /* loads that hit each region */
   uint64_t writes[MAX_REGIONS];     /* stores that hit each region */
   int32_t length_rule;              /* LENGTH_*: how instruction lengths are read */
+  uc_reg_write_fn reg_write;
+  int32_t it_regid;                 /* xPSR register id whose IT bits the memory hook clears, or -1 */
+  int32_t align_rule;               /* ALIGN_*: which misaligned accesses stop the run */
 } mote_counter;
+
+/* Alignment rules (mirrored by mote/sim/isa.py). */
+enum { ALIGN_ALL = 0, ALIGN_ARMV7M = 1 };
+#define XPSR_IT_BITS 0x0600FC00u /* IT[1:0] at bits 26:25, IT[7:2] at bits 15:10 */
 
 /* Instruction length rules (mirrored by mote/sim/isa.py). */
 enum { LENGTH_RV32C = 0, LENGTH_THUMB = 1 };
@@ -137,7 +153,7 @@ static uint32_t count_insns(mote_counter *c, void *uc, uint32_t addr, uint32_t s
 }
 
 mote_counter *mote_counter_new(uint32_t capacity, uc_mem_read_fn mem_read, uc_emu_stop_fn emu_stop,
-                               uc_reg_read_fn reg_read, int32_t pc_regid) {
+                               uc_reg_read_fn reg_read, uc_reg_write_fn reg_write, int32_t pc_regid) {
   uint32_t cap = 1024;
   while (cap < capacity) cap *= 2;
   mote_counter *c = calloc(1, sizeof *c);
@@ -154,7 +170,9 @@ mote_counter *mote_counter_new(uint32_t capacity, uc_mem_read_fn mem_read, uc_em
   c->mem_read = mem_read;
   c->emu_stop = emu_stop;
   c->reg_read = reg_read;
+  c->reg_write = reg_write;
   c->pc_regid = pc_regid;
+  c->it_regid = -1;
   return c;
 }
 
@@ -187,10 +205,31 @@ void mote_block_hook(void *uc, uint64_t address, uint32_t size, void *user_data)
   }
 }
 
+/* Whether the Thumb instruction at `pc` must access aligned data on Armv7-M/Armv8-M (CCR.UNALIGN_TRP clear:
+ * LDR, STR and their halfword forms may be unaligned): LDM/STM/PUSH/POP, LDRD/STRD, the exclusives, and the
+ * FPU's loads and stores (VLDR/VSTR/VLDM/VSTM/VPUSH/VPOP). */
+static int armv7m_must_align(mote_counter *c, void *uc, uint64_t pc) {
+  uint8_t b[4] = {0, 0, 0, 0};
+  if (c->mem_read(uc, pc & ~(uint64_t)1, b, 4) != 0 && c->mem_read(uc, pc & ~(uint64_t)1, b, 2) != 0) return 1;
+  uint32_t hw1 = (uint32_t)b[0] | (uint32_t)b[1] << 8, hw2 = (uint32_t)b[2] | (uint32_t)b[3] << 8;
+  if ((hw1 & 0xF000u) == 0xC000u || (hw1 & 0xF600u) == 0xB400u) return 1; /* LDM/STM, PUSH/POP (16-bit) */
+  if ((hw1 & 0xFE00u) == 0xE800u) return 1; /* LDM/STM, LDRD/STRD, LDREX/STREX, TBB/TBH (32-bit) */
+  if ((hw1 & 0xEE00u) == 0xEC00u && (hw2 & 0x0E00u) == 0x0A00u) return 1; /* VLDR/VSTR/VLDM/VSTM */
+  return 0;
+}
+
 void mote_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value, void *user_data) {
   mote_counter *c = user_data;
   (void)value;
   uint32_t a = (uint32_t)address;
+  if (c->it_regid >= 0) {
+    uint32_t xpsr = 0;
+    c->reg_read(uc, c->it_regid, &xpsr);
+    if (xpsr & XPSR_IT_BITS) {
+      xpsr &= ~XPSR_IT_BITS;
+      c->reg_write(uc, c->it_regid, &xpsr);
+    }
+  }
   for (uint32_t r = 0; r < c->nregions; ++r) {
     if (a >= c->region_lo[r] && a < c->region_hi[r]) {
       if (type == 17) /* UC_MEM_WRITE */
@@ -203,6 +242,7 @@ void mote_mem_hook(void *uc, int type, uint64_t address, int size, int64_t value
   if ((address & (uint64_t)(size - 1)) == 0 || c->stop_reason != STOP_NONE) return;
   uint64_t pc = 0;
   c->reg_read(uc, c->pc_regid, &pc); /* exact here: Unicorn syncs the PC before memory hooks */
+  if (c->align_rule == ALIGN_ARMV7M && !armv7m_must_align(c, uc, pc)) return;
   c->stop_reason = STOP_MISALIGNED;
   c->fault_addr = (uint32_t)address;
   c->fault_pc = (uint32_t)pc;

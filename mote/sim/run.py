@@ -67,6 +67,8 @@ class Run:
         self.counter = Counter(uc_impl.uclib, isa.pc_reg, machine.host_cc)
         self.counter.state.limit = instruction_limit
         self.counter.state.length_rule = isa.length_rule
+        self.counter.state.it_regid = isa.it_state_reg
+        self.counter.state.align_rule = isa.align_rule
         self.limit = instruction_limit
         # The memory hook checks alignment and, riding along at almost no cost, counts the loads and
         # stores that hit flash and RAM (MEMORY_REGIONS order) for the energy model.

@@ -78,24 +78,53 @@ def test_profile_footprint_and_cycles(model: tuple[bytes, CompiledModel], firmwa
     assert compiled.plan.size <= result.ram_bytes < compiled.plan.size + 4096
     assert 0 < result.stack_bytes < result.stack_limit
     assert result.core == CORES[firmware.config.cpu].timing.name
-    assert result.energy is None and all(layer.energy is None for layer in result.layers)  # rv32's figures only
 
 
-def test_flash_wait_states_charge_each_discontinuity(model: tuple[bytes, CompiledModel],
+
+def test_energy_and_memory_accesses(model: tuple[bytes, CompiledModel], firmware: CortexMFirmware) -> None:
+    """The memory hook counts every load and store per memory (the device page's marks excepted) on every
+    core, IT blocks included, and the energy is the platform's figures applied to those counts."""
+    result = firmware.run(random_inputs(model[1].graph, 0))
+    assert result.platform == firmware.config.cpu
+    loads, stores = result.memory_accesses
+    assert loads["flash"] > 0 and loads["ram"] > 0 and stores["ram"] > 0 and stores["flash"] == 0
+    # every load instruction loads at least once (a failed IT condition's loads none; LDM, LDRD more)
+    counted = result.class_counts
+    assert sum(loads.values()) + sum(stores.values()) >= (counted["load"] + counted["store"]) // 2
+    platform = firmware.config.platform
+    core = sum(n * platform.compute.energy_pj[c] for c, n in counted.items())
+    memory = sum(loads[m.name] * m.read_pj + stores[m.name] * m.write_pj for m in platform.memories)
+    total = core + result.instructions * platform.compute.fetch_pj + memory
+    assert result.energy is not None and abs(result.energy.total_pj - total) < 1e-6 * total
+    assert result.energy.memory_pj["flash"] == loads["flash"] * platform.memory("flash").read_pj
+    layers = [layer.energy.uj for layer in result.layers]
+    assert all(e > 0 for e in layers) and sum(layers) < result.energy.uj
+
+
+def test_flash_wait_states_charge_each_discontinuity_and_flash_load(model: tuple[bytes, CompiledModel],
                                                      firmware: CortexMFirmware) -> None:
     inputs = random_inputs(model[1].graph, 0)
     base = firmware.run(inputs)
     slow = CortexMFirmware(firmware.build, firmware.graph,
                            CortexMConfig(cpu=firmware.config.cpu, cc="zig", flash_wait_states=2)).run(inputs)
-    assert slow.instructions == base.instructions
+    assert slow.instructions == base.instructions and slow.memory_accesses == base.memory_accesses
     jumps = base.class_counts["branch_taken"] + base.class_counts["jump"]
-    assert slow.cycles - base.cycles == 2 * jumps
+    flash_loads = base.memory_accesses[0]["flash"]
+    assert flash_loads > 0
+    assert slow.cycles - base.cycles == 2 * (jumps + flash_loads)
 
 
 FAULTS = {
     "null": "#include <stdint.h>\nint main(void) { return *(volatile int32_t *)(uintptr_t)0u; }\n",
     "misaligned": "#include <stdint.h>\nvolatile uint8_t bytes[8];\n"
                   "int main(void) { return *(volatile int32_t *)(uintptr_t)&bytes[1]; }\n",
+    # LDRD and LDM must be word-aligned on Armv7-M (single loads need not be).
+    "ldrd": "#include <stdint.h>\nvolatile uint32_t words[4];\nint main(void) {\n"
+            "  uint32_t lo, hi;\n  __asm__ volatile(\"ldrd %0, %1, [%2]\" : \"=r\"(lo), \"=r\"(hi)"
+            " : \"r\"((uintptr_t)words + 2) : \"memory\");\n  return (int)(lo + hi);\n}\n",
+    "ldm": "#include <stdint.h>\nvolatile uint32_t words[4];\nint main(void) {\n"
+           "  register uintptr_t p __asm__(\"r0\") = (uintptr_t)words + 1;\n"
+           "  __asm__ volatile(\"ldm r0, {r1, r2}\" :: \"r\"(p) : \"r1\", \"r2\", \"memory\");\n  return 0;\n}\n",
     # SDIV, an Armv7-M instruction, in Armv6-M code: Unicorn's Cortex-M0 model would run it.
     "sdiv": "int main(void) { __asm__ volatile(\".inst.w 0xfb90f0f1\" ::: \"r0\"); return 0; }\n",
 }
@@ -123,6 +152,16 @@ def test_cortex_m0plus_faults_on_misaligned_and_armv7m_code(tmp_path: Path) -> N
                                                       r"instruction at pc 0x8[0-9a-f]+ in main"):
         _run_fault(tmp_path / "b", "cortex-m0plus", FAULTS["sdiv"])
     _run_fault(tmp_path / "c", "cortex-m4", FAULTS["misaligned"])  # Armv7-M: single loads may be misaligned
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m4", "cortex-m7", "cortex-m33"])
+def test_armv7m_faults_on_misaligned_ldrd_and_ldm(tmp_path: Path, cpu: str) -> None:
+    with pytest.raises(MisalignedAccessError, match=rf"^{cpu} simulation: misaligned 4-byte load at address "
+                                                    r"0x2[0-9a-f]+2 at pc 0x8[0-9a-f]+ in main"):
+        _run_fault(tmp_path / "d", cpu, FAULTS["ldrd"])
+    with pytest.raises(MisalignedAccessError, match=rf"^{cpu} simulation: misaligned 4-byte load at address "
+                                                    r"0x2[0-9a-f]+1 at pc 0x8[0-9a-f]+ in main"):
+        _run_fault(tmp_path / "e", cpu, FAULTS["ldm"])
 
 
 def test_config_is_validated(model: tuple[bytes, CompiledModel], tmp_path: Path) -> None:

@@ -3,8 +3,9 @@
 Cycle models (mote.sim.cycles.CoreModel: cycles = sum over classes of count x cost, plus a cost per extra
 register of a multiple load or store, plus the memories' wait states on each load and store). Instruction
 counts are exact; cycles are these estimates, with zero-wait-state memories unless `flash_wait_states` is
-set, which charges each data load from flash (instruction fetches are taken to hit the flash accelerator or
-cache, as on the parts these cores ship in).
+set, which charges each data load from flash (counted exactly by the memory hook) and each instruction fetch
+after a taken branch or jump (sequential fetches are taken to hit the prefetch buffer, as on the parts these
+cores ship in): CortexMConfig.
 
 Cortex-M4 and Cortex-M33 (3-stage pipeline), from the Cortex-M4 Technical Reference Manual's instruction
 set summary (cycles with zero wait states): data processing, MUL, MLA, the DSP extension's 16-bit and dual

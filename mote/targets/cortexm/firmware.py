@@ -12,13 +12,10 @@ import dataclasses
 import functools
 import shlex
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import Any
-
-import numpy as np
 
 from mote.codegen.compile import CompiledModel
 from mote.codegen.package import SRC
@@ -27,11 +24,11 @@ from mote.ops.registry import Core
 from mote.sim.cycles import CoreModel
 from mote.sim.devices import FLASH_BASE, RAM_BASE, c_header
 from mote.sim.isa import cortex_m
-from mote.sim.machine import Execution, Machine, MemoryMap
-from mote.sim.platforms import Platform, builtin
-from mote.sim.results import SimResult
+from mote.sim.machine import Machine, MemoryMap
+from mote.sim.platforms import Platform
 from mote.targets.cortexm import cmake
 from mote.targets.cortexm.cores import CORES, ArmCore
+from mote.targets.cortexm.energy import cortexm_platform
 from mote.targets.cortexm.toolchain import find_toolchain
 from mote.targets.host import find_cc
 from mote.targets.rv32.config import MAX_REGION, PAGE, FirmwareBuild
@@ -51,8 +48,8 @@ class CortexMConfig:
 
     Flash wait states, in the cycle model: code runs from flash through a prefetch buffer that hides the
     wait states of sequential fetches, so each fetch after a discontinuity (a taken branch, a jump) pays
-    them. Data loads from flash (weights) are not charged separately: on parts with wait states a
-    flash accelerator or cache serves most of them."""
+    them; and each data load from flash (weights, constants) pays them too, counted exactly by the memory
+    hook (an upper bound: a flash accelerator's data cache, where a part has one, would serve some)."""
 
     cpu: str = "cortex-m4"
     flash_bytes: int = 2 << 20
@@ -62,13 +59,19 @@ class CortexMConfig:
     opt: str = "-O2"
     flash_wait_states: int = 0
     timing: CoreModel | None = None  # None: the core's own (cores.py)
-    platform: Platform = field(default_factory=lambda: builtin("mcu"))  # its energy figures (mote.sim.energy)
     cores: int = 1  # one core (the rv32 target's cluster is RISC-V only)
 
     @property
     def stack_region(self) -> int:
         """The stack region at the top of RAM (one core's stack)."""
         return self.stack_bytes
+
+    @property
+    def platform(self) -> Platform:
+        """The core, memories and wait states the run is costed on: energy (mote.sim.energy) and the
+        flash's wait states on data loads (mote.targets.cortexm.energy)."""
+        return cortexm_platform(self.cpu, self.arm.arch, self.flash_bytes, self.ram_bytes, self.stack_bytes,
+                                self.flash_wait_states)
 
     @property
     def arm(self) -> ArmCore:
@@ -200,25 +203,18 @@ def build_custom_firmware(sources: dict[str, str], project_dir: Path,
 
 
 def machine(elf: Path, config: CortexMConfig, accelerator: object = None) -> Machine:
-    """The virtual platform with `config`'s core running `elf` (alignment checked where the core's ISA
-    record allows the memory hook: mote.sim.isa)."""
+    """The virtual platform with `config`'s core running `elf`, with the memory hook (alignment checked as
+    the core's ISA record says, loads and stores counted per memory: mote.sim.isa)."""
     isa = cortex_m(config.cpu)
     return Machine(elf, config.memory_map(), isa.memory_hook, accelerator, host_cc=find_cc(), isa=isa)
 
 
 class CortexMFirmware(Rv32Firmware):
-    """A built model firmware for a Cortex-M core; `run` simulates one inference (as Rv32Firmware's). It
-    reports no energy: mote.sim.energy's figures are those of the rv32 platform's core and memories."""
+    """A built model firmware for a Cortex-M core; `run` simulates one inference (as Rv32Firmware's), costed
+    on the core's platform (CortexMConfig.platform)."""
 
     config: CortexMConfig  # type: ignore[assignment]
 
     @functools.cached_property
     def machine(self) -> Machine:
         return machine(self.build.elf, self.config, self.accelerator)
-
-    def _result(self, ex: Execution, outputs: dict[str, np.ndarray], marks: list[Any]) -> SimResult:
-        result = super()._result(ex, outputs, marks)
-        result.energy = None
-        for layer in result.layers:
-            layer.energy = None
-        return result
