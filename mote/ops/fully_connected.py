@@ -31,6 +31,7 @@ from mote.ops import (
     fully_connected_bytes,
     fully_connected_f32,
     fully_connected_pairs,
+    fully_connected_row_pairs,
     weighted_16x8,
 )
 from mote.ops.accumulator_range import check_accumulator_range
@@ -173,6 +174,7 @@ KERNELS = (
     dsp_kernels.FULLY_CONNECTED_KERNEL,
     fully_connected_pairs.KERNEL,
     fully_connected_bytes.KERNEL,
+    fully_connected_row_pairs.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
 )
