@@ -20,8 +20,7 @@ typedef struct {
   int32_t act_min, act_max;          /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;            /* row-pair words, [block][accum_depth][pairs of the block] */
   const int32_t *bias;               /* [out_depth], as mote_fully_connected_blocked_s8's bias */
-  const int32_t *multiplier;         /* [out_depth]: Q31 multiplier (a per-tensor one repeated) */
-  const int32_t *left_mul, *right_mul; /* [out_depth]: as mote_fully_connected_blocked_s8's */
+  const int32_t *output_stage;       /* [out_depth][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_fully_connected_row_pairs_params;
 
 /* Bit-exact with mote_fully_connected_s8 on the same layer. Needs no scratch. */
