@@ -78,7 +78,8 @@ def _fields(em: Emitter, p: Any, batches: int, depth: int, channels: int, weight
             bias: np.ndarray) -> dict[str, int | str]:
     return {"batches": batches, "accum_depth": depth, "out_depth": channels, "filter_offset": p.filter_offset,
             "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-            "weights": em.const(pack_words(weights), "weights"), "bias": em.const(bias, "folded_bias"),
+            "weights": em.const(pack_words(weights), "weights"),
+            "bias": em.const(np.concatenate([bias, np.zeros(len(bias) % 2, bias.dtype)]), "folded_bias"),
             "output_stage": output_stage(em, p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max)}
 
 

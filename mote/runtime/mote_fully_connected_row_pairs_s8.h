@@ -19,7 +19,8 @@ typedef struct {
   int32_t output_offset;             /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;          /* -128 <= act_min <= act_max <= 127 */
   const int32_t *weights;            /* row-pair words, [block][accum_depth][pairs of the block] */
-  const int32_t *bias;               /* [out_depth], as mote_fully_connected_blocked_s8's bias */
+  const int32_t *bias;               /* as mote_fully_connected_blocked_s8's bias, [out_depth rounded up to even]:
+                                        an odd last row's partner 0 */
   const int32_t *output_stage;       /* [out_depth][MOTE_OUTPUT_STAGE_WORDS] (mote_output_stage.h) */
 } mote_fully_connected_row_pairs_params;
 

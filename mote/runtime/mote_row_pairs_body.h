@@ -38,11 +38,11 @@
   }
 #define MOTE_RP_STORE(q) \
   if ((q) < pairs) { \
-    acc[2 * (q)] += (int32_t)(lo##q - ((uint32_t)hi##q << 16)); \
-    acc[2 * (q) + 1] += hi##q; \
+    acc[2 * (q)] = (int32_t)((uint32_t)(bias[2 * (q)] + base) + lo##q - ((uint32_t)hi##q << 16)); \
+    acc[2 * (q) + 1] = bias[2 * (q) + 1] + base + hi##q; \
   }
 MOTE_ROW_PAIRS_INLINE void dot_pairs(const int8_t *x, const int32_t *w, int32_t n, int32_t pairs, int32_t step,
-                                     int32_t *acc) {
+                                     const int32_t *bias, int32_t base, int32_t *acc) {
   MOTE_RP_PAIRS(MOTE_RP_ZERO)
   for (const int8_t *end = x + n - n % step; x != end; x += step, w += step * pairs) {
     MOTE_RP_GROUP(0)
@@ -66,14 +66,16 @@ MOTE_ROW_PAIRS_INLINE void dot_pairs(const int8_t *x, const int32_t *w, int32_t 
 #undef MOTE_RP_STORE
 #undef MOTE_RP_PAIRS
 
-/* dot_pairs for a block of 4, 3, 2 or 1 pairs, its width a constant in each case; eight inputs a step for
- * one or two pairs (the loop's own instructions then a tenth of the step's), four for more. */
-static void dot_block(const int8_t *x, const int32_t *w, int32_t n, int32_t pairs, int32_t *acc) {
+/* acc[j] = bias[j] + base + the dot product of row j, for the rows of a block of 4, 3, 2 or 1 pairs, its width
+ * a constant in each case; eight inputs a step for one or two pairs (the loop's own instructions then a tenth
+ * of the step's), four for more. */
+MOTE_ROW_PAIRS_INLINE void dot_block(const int8_t *x, const int32_t *w, int32_t n, int32_t pairs,
+                                     const int32_t *bias, int32_t base, int32_t *acc) {
   switch (pairs) {
-    case 1: dot_pairs(x, w, n, 1, 8, acc); break;
-    case 2: dot_pairs(x, w, n, 2, 8, acc); break;
-    case 3: dot_pairs(x, w, n, 3, 4, acc); break;
-    default: dot_pairs(x, w, n, 4, 4, acc); break;
+    case 1: dot_pairs(x, w, n, 1, 8, bias, base, acc); break;
+    case 2: dot_pairs(x, w, n, 2, 8, bias, base, acc); break;
+    case 3: dot_pairs(x, w, n, 3, 4, bias, base, acc); break;
+    default: dot_pairs(x, w, n, 4, 4, bias, base, acc); break;
   }
 }
 
@@ -90,9 +92,8 @@ static mote_status row_pairs_run(const mote_fully_connected_row_pairs_params *p,
     for (int32_t q0 = 0, pairs; q0 < all_pairs; q0 += pairs, w += pairs * n) {
       pairs = all_pairs - q0 < 4 ? all_pairs - q0 : 4;
       const int32_t o = 2 * q0, rows = m - o < 2 * pairs ? m - o : 2 * pairs;
-      int32_t acc[8] = {0}; /* an odd last row's partner of zeros sums to 0 */
-      for (int32_t j = 0; j < rows; ++j) acc[j] = p->bias[o + j] + base;
-      dot_block(x, w, n, pairs, acc);
+      int32_t acc[8];
+      dot_block(x, w, n, pairs, p->bias + o, base, acc);
       for (int32_t j = 0; j < rows; ++j) {
         const mote_output_channel ch = mote_output_channel_at(p->output_stage, o + j, p->output_offset, p->act_min,
                                                               p->act_max);
