@@ -104,7 +104,8 @@ def measure_layer(layer: Layer, work: Path) -> dict[str, object]:
     run = build_rv32(compiled, project, Rv32Config(cc="zig")).run(random_inputs(graph, 0))
     (profile,) = run.layers
     return {"layer": layer, "kernel": compiled.layers[0].kernel, "macs": compiled.macs,
-            "instructions": profile.instructions, "per_mac": profile.instructions / compiled.macs}
+            "instructions": profile.instructions, "per_mac": profile.instructions / compiled.macs,
+            "outputs": run.outputs}
 
 
 def describe(layer: Layer) -> str:
