@@ -36,10 +36,12 @@
     lo##q += a; \
     hi##q += (int32_t)(a + 0x8000u) >> 16; \
   }
+/* The sums leave registers as acc[j] = bias[j] + base + row j's dot product, added modulo 2^32 (the total
+ * fits int32: checked at compile time; its parts need not). */
 #define MOTE_RP_STORE(q) \
   if ((q) < pairs) { \
-    acc[2 * (q)] = (int32_t)((uint32_t)(bias[2 * (q)] + base) + lo##q - ((uint32_t)hi##q << 16)); \
-    acc[2 * (q) + 1] = bias[2 * (q) + 1] + base + hi##q; \
+    acc[2 * (q)] = (int32_t)((uint32_t)bias[2 * (q)] + (uint32_t)base + lo##q - ((uint32_t)hi##q << 16)); \
+    acc[2 * (q) + 1] = (int32_t)((uint32_t)bias[2 * (q) + 1] + (uint32_t)base + (uint32_t)hi##q); \
   }
 MOTE_ROW_PAIRS_INLINE void dot_pairs(const int8_t *x, const int32_t *w, int32_t n, int32_t pairs, int32_t step,
                                      const int32_t *bias, int32_t base, int32_t *acc) {
