@@ -13,6 +13,8 @@ import pytest
 from mote.ops.fully_connected_row_pairs import MAX_WORDS_BYTES, accepts, fits, pack_words
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
+from tests.ops.test_conv2d import conv_model
+from tests.ops.test_conv_pointwise import pointwise
 from tests.ops.test_fully_connected import Case, fc_model
 
 
@@ -32,6 +34,17 @@ def test_fully_connected_row_pairs_at_the_bound(check_model: Callable[..., objec
     graph = check_model(fc_model(Case((2, 9), 9, 5, False, "NONE", True, 0, True), rng, weight_max=127), seeds=3,
                         sanitize=True, core=Core.SCALAR)
     assert chosen(graph.nodes[0], Core.SCALAR) == "mote_fully_connected_row_pairs_s8"
+
+
+@pytest.mark.parametrize("in_ch,out_ch,activation", [(9, 5, "RELU"), (12, 10, "NONE"), (16, 3, "RELU6")])
+def test_conv_of_one_pixel_runs_on_the_row_pairs_loops(in_ch: int, out_ch: int, activation: str,
+                                                       check_model: Callable[..., object]) -> None:
+    """A 1x1 convolution of one output pixel (a classifier's logits written as a convolution)."""
+    rng = np.random.default_rng(5700 + in_ch)
+    graph = check_model(conv_model(pointwise((1, 1), in_ch, out_ch, activation), rng), seeds=3, sanitize=True,
+                        core=Core.SCALAR)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_conv_row_pairs_s8"
+    assert chosen(graph.nodes[0], Core.VECTOR) != "mote_conv_row_pairs_s8"
 
 
 def _brute_fits(weights: np.ndarray) -> bool:
