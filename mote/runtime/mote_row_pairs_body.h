@@ -99,7 +99,11 @@ static mote_status row_pairs_run(const mote_fully_connected_row_pairs_params *p,
       for (int32_t j = 0; j < rows; ++j) {
         const mote_output_channel ch = mote_output_channel_at(p->output_stage, o + j, p->output_offset, p->act_min,
                                                               p->act_max);
-        out[o + j] = mote_output_of(acc[j], &ch);
+        const int32_t a = acc[j];
+        /* the shortcuts in line, the rest of the output stage out of line (a call only where neither applies) */
+        out[o + j] = MOTE_LIKELY(a > ch.fast_after) ? mote_output_positive(a, &ch)
+                     : a < ch.min_below ? (int8_t)ch.lo
+                                        : mote_output_rest_s8(a, ch.row, p->output_offset, p->act_min, p->act_max);
       }
     }
   }
