@@ -141,8 +141,8 @@ def main() -> None:
              "products, 3 to start from the bias and the window's sum times the sum scale, 5 of output stage, 4 "
              "to pack the input) and the logits (one pixel, 12 MACs an output), now a fully connected layer on "
              "mote_conv_row_pairs_s8 (two rows' products per multiply, mote.ops.fully_connected_row_pairs; 10.2 "
-             "per MAC on the 1x1 blocked kernel before): about 2.6 per MAC of products, 1.4 of output stage (16 "
-             "instructions an output through the shortcut table) and 3 of the call's entry, setup and block loops "
+             "per MAC on the 1x1 blocked kernel before): about 2.6 per MAC of products, 1.8 of output stage (the "
+             "shortcuts in line, a call for an output between them) and 3 of the call's entry, setup and block loops "
              "in C. At most 4 would need all of it in about 480 instructions, which only a straight-line routine "
              "in assembly laid out for the layer could do (benchmarks/layer_shapes.py's 12 -> 10 row has the same "
              "shape in int8).", "",
