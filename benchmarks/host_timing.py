@@ -13,6 +13,12 @@ from mote.ops.registry import Core
 from mote.targets.host import build_host, host_core
 
 REPEATS = 5
+BATCHES = 1000  # the host binary's TIMING_BATCHES (mote.targets.host): at most this many batches
+
+
+def timing_iterations(macs: int) -> int:
+    """Inferences for about 1e8 MACs, at least 3."""
+    return max(3, int(1e8 / max(macs, 1)))
 
 
 def host_cores() -> list[Core]:
@@ -21,8 +27,9 @@ def host_cores() -> list[Core]:
 
 
 def host_us(graph: Graph, core: Core, work: Path, inputs: dict[str, np.ndarray]) -> float:
-    """The median over REPEATS runs of enough inferences for about 1e8 MACs each."""
+    """The median over REPEATS runs of enough inferences for about 1e8 MACs each (each run's figure the median
+    of its batches: mote.targets.host)."""
     compiled = compile_graph(graph, core=core)
     binary = build_host(compiled, work / f"{graph.name}-{core.value}")
-    iterations = max(3, int(1e8 / max(compiled.macs, 1)))
+    iterations = timing_iterations(compiled.macs)
     return statistics.median(binary.run(inputs, iterations)[1] or 0.0 for _ in range(REPEATS))

@@ -56,6 +56,9 @@ LAYERS = (
     Layer("depthwise 3x3, multiplier 2", "depthwise", (24, 24, 16), 2, (3, 3)),
     Layer("fully connected 250 -> 13", "fc", (1, 1, 250), 13),
     Layer("fully connected 1000 -> 3", "fc", (1, 1, 1000), 3),
+    Layer("fully connected 256 -> 2 (VWW's)", "fc", (1, 1, 256), 2),
+    Layer("fully connected 64 -> 12 (KWS's)", "fc", (1, 1, 64), 12),
+    Layer("fully connected 12 -> 10 (a small classifier's logits)", "fc", (1, 1, 12), 10),
 )
 
 
@@ -101,7 +104,8 @@ def measure_layer(layer: Layer, work: Path) -> dict[str, object]:
     run = build_rv32(compiled, project, Rv32Config(cc="zig")).run(random_inputs(graph, 0))
     (profile,) = run.layers
     return {"layer": layer, "kernel": compiled.layers[0].kernel, "macs": compiled.macs,
-            "instructions": profile.instructions, "per_mac": profile.instructions / compiled.macs}
+            "instructions": profile.instructions, "per_mac": profile.instructions / compiled.macs,
+            "outputs": run.outputs}
 
 
 def describe(layer: Layer) -> str:

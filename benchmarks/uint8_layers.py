@@ -139,12 +139,13 @@ def main() -> None:
              "Still above 4 on the test model: pw3 (8 taps an output, weights drawn uniformly over 0..255, so that "
              "almost no group of four taps may share a rounding: per output about 18 instructions of paired "
              "products, 3 to start from the bias and the window's sum times the sum scale, 5 of output stage, 4 "
-             "to pack the input) and the logits (one pixel, 12 MACs an output; of its about 1,200 instructions, "
-             "measured per source line: 420 the paired products and their starts, 2.5 per MAC at best without "
-             "shared roundings; 380 the output stage in C, at least 10 an output, 0.8 per MAC, in assembly; 170 "
-             "packing and loops; 170 the kernel's entry, checks and prologue; 60 model_run's call: 2.5 + 0.8 + "
-             "0.5 = 3.8 per MAC before the kernel's entry and packing, which take about 50 instructions more (0.4 "
-             "per MAC) even in assembly: about 4.2 at best, the per-output and per-call costs 1.7 of it).", "",
+             "to pack the input) and the logits (one pixel, 12 MACs an output), now a fully connected layer on "
+             "mote_conv_row_pairs_s8 (two rows' products per multiply, mote.ops.fully_connected_row_pairs; 10.2 "
+             "per MAC on the 1x1 blocked kernel before): about 2.6 per MAC of products, 1.8 of output stage (the "
+             "shortcuts in line, a call for an output between them) and 3 of the call's entry, setup and block loops "
+             "in C. At most 4 would need all of it in about 480 instructions, which only a straight-line routine "
+             "in assembly laid out for the layer could do (benchmarks/layer_shapes.py's 12 -> 10 row has the same "
+             "shape in int8).", "",
              "| model | layer | kernel | MACs | instructions | per MAC |", "|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, model) in enumerate(CASES.items()):

@@ -23,7 +23,8 @@ def test_int16_model_matches_tflm(check_model: Callable[..., object]) -> None:
 def test_int16_layers_take_the_fast_paths() -> None:
     compiled = compile_graph(load_tflite_file(MODEL))
     kernels = {layer.op: layer.kernel for layer in compiled.layers}
-    assert kernels == {"conv2d": "mote_conv_s16", "reshape": "in place", "fully_connected": "mote_fully_connected_s16"}
+    assert kernels == {"conv2d": "mote_conv_lanes_s16", "reshape": "in place",
+                       "fully_connected": "mote_fully_connected_s16"}
     assert ".narrow = 1" in compiled.sources["model.c"]
     assert ".narrow = 0" not in compiled.sources["model.c"]
 

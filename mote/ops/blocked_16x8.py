@@ -27,6 +27,13 @@ from mote.ops.stage_16x8 import stage_table, sum_bounds
 from mote.ops.weighted_16x8 import Wide
 
 
+def stage_rows(w: Wide, weights: np.ndarray, offset: int, channels: int) -> np.ndarray:
+    """The output stage's table of a layer its kernel accepted."""
+    stage = _stage(w, weights, offset, channels)
+    assert stage is not None
+    return stage
+
+
 def _stage(w: Wide, weights: np.ndarray, offset: int, channels: int) -> np.ndarray | None:
     p = w.layer
     return stage_table(p.multiplier, p.shift, p.bias, sum_bounds(weights), offset, p.act_min, p.act_max, channels)
@@ -38,7 +45,7 @@ def _common(w: Wide) -> str | None:
     return None if w.acc64 else "int32 bias: the int32 requantization"
 
 
-def _accepts_conv(node: Node, w: Wide) -> str | None:
+def accepts_conv(node: Node, w: Wide) -> str | None:
     p = w.layer
     if node.op != "conv2d" or p.groups != 1:
         return "groups != 1"
@@ -118,7 +125,7 @@ def _pack_fully_connected(node: Node, w: Wide, em: Emitter) -> CCall:
 
 _SCALAR = frozenset({Core.SCALAR})
 _INT16 = frozenset({DType.INT16})
-CONV_KERNEL = Kernel("mote_conv_blocked_s16", _SCALAR, _pack_conv, _accepts_conv, _conv_scratch, dtypes=_INT16,
+CONV_KERNEL = Kernel("mote_conv_blocked_s16", _SCALAR, _pack_conv, accepts_conv, _conv_scratch, dtypes=_INT16,
                      scratch_why="a block of four pixels' windows (for short filter rows, the input zero-padded too)")
 DEPTHWISE_KERNEL = Kernel("mote_depthwise_conv_blocked_s16", _SCALAR, _pack_depthwise, _accepts_depthwise,
                           dtypes=_INT16)

@@ -12,7 +12,9 @@ a time); on a scalar core (Core.SCALAR), mote_fully_connected_pairs_s8 (two prod
 weights packed in pair words, mote.ops.fully_connected_pairs: output depths in sixteens, accumulation
 depths in fours, and within its flash rule), else mote_fully_connected_bytes_s8 (the same sums from weights
 kept one byte each, unpacked into pair words in registers, mote.ops.fully_connected_bytes: the layers the
-pairs kernel leaves for their flash), else mote_fully_connected_blocked_s8 (sixteen weight rows
+pairs kernel leaves for their flash), else mote_fully_connected_row_pairs_s8 (two rows' products per multiply
+from row-pair words, up to eight rows a pass over the input, mote.ops.fully_connected_row_pairs: few rows,
+or rows not in sixteens), else mote_fully_connected_blocked_s8 (sixteen weight rows
 interleaved at compile time, their accumulators in registers; the rows left over, out_depth % 16, as
 blocks of 8, 4 and 1 to 3, no padding rows).
 """
@@ -33,6 +35,7 @@ from mote.ops import (
     fully_connected_bytes,
     fully_connected_f32,
     fully_connected_pairs,
+    fully_connected_row_pairs,
     subbyte_kernels,
     weighted_16x8,
 )
@@ -178,6 +181,7 @@ KERNELS = (
     armv6m_kernels.FULLY_CONNECTED_KERNEL,
     fully_connected_pairs.KERNEL,
     fully_connected_bytes.KERNEL,
+    fully_connected_row_pairs.KERNEL,
     Kernel("mote_fully_connected_blocked_s8", frozenset({Core.SCALAR}), _pack_blocked),
     Kernel("mote_fully_connected_s8", frozenset(Core), _pack),
 )

@@ -138,7 +138,9 @@ _PRELUDE = """\
  * Usage: model_host INPUT_FILE... OUTPUT_FILE... [ITERATIONS]
  * An input file may hold several frames back to back, a stream for a model that keeps state: the
  * model runs once per frame, in order, and each output file gets a frame per run.
- * With ITERATIONS > 0 it also times that many inferences and prints "us_per_inference: <t>". */
+ * With ITERATIONS > 0 it also times about that many inferences, in up to TIMING_BATCHES short batches, and
+ * prints "us_per_inference: <t>", the median batch's time per inference: a batch during which another
+ * process had the core is an outlier that moves it little. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +164,19 @@ static double now_us(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+#define TIMING_BATCHES 1000
+
+/* The middle of n values (sorted in place). */
+static double median(double *v, int n) {
+  for (int i = 1; i < n; ++i) {
+    const double x = v[i];
+    int j = i;
+    for (; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+    v[j] = x;
+  }
+  return v[n / 2];
 }
 """
 
@@ -207,9 +222,15 @@ def _host_main(graph: Graph) -> str:
         *[f"  fclose(input{i}_file);" for i in range(n_in)], *closes,
         f"  long iterations = argc > {1 + n_in + n_out} ? strtol(argv[{1 + n_in + n_out}], NULL, 10) : 0;",
         "  if (iterations > 0) {",
-        "    double start = now_us();",
-        f"    for (long i = 0; i < iterations; ++i) model_run({args});",
-        '    printf("us_per_inference: %.3f\\n", (now_us() - start) / (double)iterations);',
+        "    const int batches = iterations < TIMING_BATCHES ? (int)iterations : TIMING_BATCHES;",
+        "    const long batch = iterations / batches;",
+        "    static double per_inference[TIMING_BATCHES];",
+        "    for (int b = 0; b < batches; ++b) {",
+        "      const double start = now_us();",
+        f"      for (long i = 0; i < batch; ++i) model_run({args});",
+        "      per_inference[b] = (now_us() - start) / (double)batch;",
+        "    }",
+        '    printf("us_per_inference: %.3f\\n", median(per_inference, batches));',
         "  }",
         "  return 0;", "}", ""])
 

@@ -17,6 +17,7 @@ from mote.frontend.tflite import load_tflite
 from mote.frontend.tflite_writer import ModelBuilder
 from mote.ir import Graph, Node
 from mote.ops import OPS, filter_offset_conv
+from mote.ops.fully_connected_row_pairs import fits as row_pairs_fit
 from mote.ops.output_stage import INT32_MAX, output_shortcuts
 from mote.ops.pair_groups import fits
 from mote.ops.registry import Core
@@ -100,19 +101,28 @@ def _check(layer: Layer, kernel: str, tmp_path: Path, seed: int = 0, scalar: str
     w = _weights(layer, rng)
     bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
     graph = load_tflite(_model(layer, w, bias), "m")
+    node = _conv_node(graph)
     for core in (Core.VECTOR, Core.SCALAR):
-        assert chosen(_conv_node(graph), core) == (scalar or scalar_kernel(layer, kernel) if core is Core.SCALAR
-                                                   else kernel)
-    binary = build_host(compile_graph(graph), tmp_path / "host", sanitize=True)
+        assert chosen(node, core) == (scalar or scalar_kernel(layer, kernel, node) if core is Core.SCALAR
+                                      else kernel)
+    binaries = [build_host(compile_graph(graph), tmp_path / "host", sanitize=True)]
+    if chosen(node, Core.SCALAR) == "mote_conv_row_pairs_s8":  # a kernel of scalar cores only: its C on the host
+        binaries.append(build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "scalar", sanitize=True))
     for x in _inputs(layer, rng):
         want = _want(layer, graph, w, bias, x)
         np.testing.assert_array_equal(interpret(graph, {"x": x})["y"], want)
-        np.testing.assert_array_equal(binary.run({"x": x})[0]["y"].reshape(want.shape), want)
+        for binary in binaries:
+            np.testing.assert_array_equal(binary.run({"x": x})[0]["y"].reshape(want.shape), want)
 
 
-def scalar_kernel(layer: Layer, kernel: str) -> str:
-    """On a scalar core, a pointwise layer of up to 64 input channels runs mote_conv_offset_pointwise_s8."""
-    few = not layer.depthwise and layer.filter == (1, 1) and layer.stride == 1 and layer.in_ch <= 64
+def scalar_kernel(layer: Layer, kernel: str, node: Node | None = None) -> str:
+    """On a scalar core, a 1x1 layer of one pixel runs mote_conv_row_pairs_s8 where its weights let it (`node`
+    given), any other pointwise layer of up to 64 input channels mote_conv_offset_pointwise_s8."""
+    pointwise = not layer.depthwise and layer.filter == (1, 1) and layer.stride == 1
+    if pointwise and layer.h * layer.w == 1 and node is not None and row_pairs_fit(
+            node.inputs[1].data.reshape(layer.out_ch, -1)):
+        return "mote_conv_row_pairs_s8"
+    few = pointwise and layer.in_ch <= 64
     return "mote_conv_offset_pointwise_s8" if few and kernel == "mote_conv_offset_blocked_s8" else kernel
 
 
@@ -245,7 +255,7 @@ def test_fast_kernels_on_rv32(tmp_path: Path) -> None:
         bias = rng.integers(-4000, 4000, layer.out_ch).astype(np.int32)
         graph = load_tflite(_model(layer, w, bias), "m")
         compiled = compile_graph(graph, core=Core.SCALAR)
-        assert scalar_kernel(layer, kernel) in {layer.kernel for layer in compiled.layers}
+        assert scalar_kernel(layer, kernel, _conv_node(graph)) in {layer.kernel for layer in compiled.layers}
         firmware = build_rv32(compiled, tmp_path / str(i), Rv32Config(cc="zig"))
         for x in _inputs(layer, rng)[1:]:
             want = _want(layer, graph, w, bias, x)

@@ -19,6 +19,7 @@ from mote.ops.fully_connected_pairs import (
     runs,
     shared_groups,
 )
+from mote.ops.fully_connected_row_pairs import fits as row_pairs_fit
 from mote.ops.pair_groups import fits
 from mote.ops.registry import Core
 from tests.ops.kernel_util import chosen
@@ -36,13 +37,16 @@ def test_fully_connected_pairs_matches_tflm(seed: int, check_model: Callable[...
 
 
 def test_fully_connected_pairs_declines_a_filter_offset_of_minus_128(check_model: Callable[..., object]) -> None:
-    """A negative filter zero point lets a weight be -128: the blocked kernel takes the layer."""
+    """A negative filter zero point lets a weight be -128: the row-pairs kernel takes the layer where its
+    two-term sums fit 16 bits, else the blocked kernel."""
     rng = np.random.default_rng(5200)
     graph = check_model(fc_model(Case((2, 32), 32, 16, False, "NONE", False, -9, True), rng), seeds=2,
                         sanitize=True, core=Core.SCALAR)
     node = graph.nodes[0]
     if int(node.inputs[1].data.min()) == -128:
-        assert chosen(node, Core.SCALAR) == "mote_fully_connected_blocked_s8"
+        after = "mote_fully_connected_row_pairs_s8" if row_pairs_fit(node.inputs[1].data) else \
+            "mote_fully_connected_blocked_s8"
+        assert chosen(node, Core.SCALAR) == after
     else:
         assert chosen(node, Core.SCALAR) == "mote_fully_connected_pairs_s8"
 
