@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from mote.accel import find_accelerator
+from mote.accel.packing import pack_rows, row_bytes, value_range
 from mote.accel.rtl import RtlError, rtl_library
 from mote.accel.rtl.bridge import PythonMemory, RtlModel
-from mote.accel.packing import pack_rows, row_bytes, value_range
 from mote.accel.rtl.build import build_library
 
 BASE = 0x1000
@@ -63,7 +63,8 @@ def _job(rng: np.random.Generator, ram: Ram, oc: int, ic: int, ih: int, iw: int,
     ram.write(weights, w.tobytes())
     ram.write(bias, b.astype("<i4").tobytes())
     return {"ifmap": ifmap, "weights": weights, "bias": bias, "result": result, "oc": oc, "iw": iw, "ih": ih,
-            "ic": ic, "kh": kh, "kw": kw, "izp": int(rng.integers(-128, 128)), "kzp": int(rng.integers(-3, 4)), "wbits": 0 if bits == 8 else bits}
+            "ic": ic, "kh": kh, "kw": kw, "izp": int(rng.integers(-128, 128)), "kzp": int(rng.integers(-3, 4)),
+            "wbits": 0 if bits == 8 else bits}
 
 
 def _run_rtl(accel, model: RtlModel, registers: dict[str, int], memory: Ram) -> int:
