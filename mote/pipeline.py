@@ -108,15 +108,17 @@ class RunReport:
 def run(model_path: Path, *, target: str | Target = "host", input_path: Path | None = None, seed: int = 0,
         work_dir: Path | None = None, accelerator: Accelerator | None = None, calib: Path | None = None,
         calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None,
-        check_tflm: bool = False, flash_budget: int | None = None) -> RunReport:
+        check_tflm: bool = False, flash_budget: int | None = None, narrow_as: Accelerator | None = None) -> RunReport:
     """Compile, build and run on `target` (a name of mote.targets.TARGETS with its defaults, or a
     configured Target such as Rv32(Rv32Config(...))); compare every output with the reference
     interpreter (which runs the original graph: offloading must not change a single bit). `check_tflm`:
     a .tflite model also runs in TFLite Micro's interpreter on the same inputs (mote.tflm_match). `flash_budget`:
-    the weights' bytes at most (mote.codegen.flash_budget)."""
+    the weights' bytes at most (mote.codegen.flash_budget). `narrow_as`: without an accelerator, run the model
+    with its weights narrowed as that accelerator's `weight_bits` setting narrows them (mote.passes.accel_weights),
+    all on the CPU: the baseline of the same model."""
     chosen = find_target(target) if isinstance(target, str) else target
     original, compiled, onnx_model = prepare(model_path, chosen, accelerator, calib, calib_method, input_shapes,
-                                             input_path, flash_budget)
+                                             input_path, flash_budget, narrow_as)
     if onnx_model is not None and input_path:
         inputs = onnx_model.inputs_from_file(input_path)
     else:
@@ -147,7 +149,8 @@ def cpu_arena(original: Graph, compiled: CompiledModel, target: Target) -> int |
 def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, calib: Path | None = None,
             calib_method: str = "MinMax", input_shapes: dict[str, tuple[int, ...]] | None = None,
             input_path: Path | None = None,
-            flash_budget: int | None = None) -> tuple[Graph, CompiledModel, OnnxModel | None]:
+            flash_budget: int | None = None,
+            narrow_as: Accelerator | None = None) -> tuple[Graph, CompiledModel, OnnxModel | None]:
     """The model as loaded (an ONNX one maybe quantized first), compiled for `target`, and the ONNX model
     when it is one (its inputs in its own layout; compared with onnxruntime)."""
     target.check_accelerator(accelerator)
@@ -157,7 +160,7 @@ def prepare(model_path: Path, target: Target, accelerator: Accelerator | None, c
         original = onnx_model.graph
     else:
         original = load(model_path)
-    original = narrow_for(original, accelerator)  # an accelerator's weight_bits: the graph everything runs
+    original = narrow_for(original, accelerator or narrow_as)  # an accelerator's weight_bits: the graph everything runs
     if flash_budget is not None:
         compiled = fit_flash(lambda compact: compile_graph(original, accelerator, target.core(), l1=target.l1_bytes(),
                                                            compact=compact), flash_budget)

@@ -97,6 +97,21 @@ def test_qvanilla_through_the_command() -> None:
     assert kws["ram_change_bytes"] > 0  # QVanilla's layouts take arena
 
 
+def test_a_weight_mode_through_the_command() -> None:
+    """qvanilla-rtl:weight_bits=2: the CPU-only run runs the same narrowed model, so the outputs agree, and the
+    RTL's int2 mode reads fewer weight bytes than its int8 mode (fewer cycles), its cost model still exact."""
+    rows = {}
+    for spec in ("qvanilla-rtl", "qvanilla-rtl:weight_bits=2"):
+        proc = mote("accel", "bench", QVANILLA_SV, "--accel", spec, "--models", "kws", "--json")
+        assert proc.returncode == 0, proc.stderr
+        (rows[spec],) = json.loads(proc.stdout)
+    narrow, eight = rows["qvanilla-rtl:weight_bits=2"], rows["qvanilla-rtl"]
+    assert narrow["bit_exact_with_cpu_only"] and narrow["bit_exact_with_reference"]
+    assert narrow["rtl_cycles"] == narrow["cost_model_cycles"] and narrow["worst_layer_error"] == 0.0
+    assert narrow["offloaded_layers"] == eight["offloaded_layers"] and narrow["jobs"] == eight["jobs"]
+    assert 0 < narrow["rtl_cycles"] < eight["rtl_cycles"]
+
+
 def _design(tmp_path: Path, old: str = "", new: str = "", name: str = "qvanilla.sv") -> Path:
     """QVanilla's design as tmp_path/name, with `old` replaced by `new`."""
     text = QVANILLA_SV.read_text()

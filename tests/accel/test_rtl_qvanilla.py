@@ -1,5 +1,6 @@
 """QVanilla's RTL (mote/accel/rtl/qvanilla.sv) against its Python functional model and cost model, job by
-job through the ctypes bridge, on random shapes and data (the design is built once and cached)."""
+job through the ctypes bridge, on random shapes and data, in its int8, int4 and int2 weight modes (the
+design is built once and cached)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 from mote.accel import find_accelerator
+from mote.accel.packing import pack_rows, row_bytes, value_range
 from mote.accel.rtl import RtlError, rtl_library
 from mote.accel.rtl.bridge import PythonMemory, RtlModel
 from mote.accel.rtl.build import build_library
@@ -45,10 +47,14 @@ def model(accel):
     return RtlModel(rtl_library(accel))
 
 
-def _job(rng: np.random.Generator, ram: Ram, oc: int, ic: int, ih: int, iw: int, kh: int, kw: int) -> dict[str, int]:
-    """Random operands at odd byte offsets (the design reads bytes from words); the registers of the job."""
+def _job(rng: np.random.Generator, ram: Ram, oc: int, ic: int, ih: int, iw: int, kh: int, kw: int,
+         bits: int = 8) -> dict[str, int]:
+    """Random operands at odd byte offsets (the design reads bytes from words), the weights packed one row
+    per output channel at 4 and 2 bits; the registers of the job (`wbits` 0, the reset value, for int8)."""
     x = rng.integers(-128, 128, ic * ih * iw, dtype=np.int8)
-    w = rng.integers(-128, 128, oc * ic * kh * kw, dtype=np.int8)
+    low, high = value_range(bits)
+    w = pack_rows(rng.integers(low, high + 1, (oc, ic * kh * kw), dtype=np.int8), bits).reshape(-1)
+    assert w.size == oc * row_bytes(ic * kh * kw, bits)
     b = rng.integers(-(1 << 20), 1 << 20, oc, dtype=np.int32)
     ifmap, weights = BASE + 1, BASE + 3 + x.size
     bias = (weights + w.size + 7) & ~3
@@ -57,7 +63,8 @@ def _job(rng: np.random.Generator, ram: Ram, oc: int, ic: int, ih: int, iw: int,
     ram.write(weights, w.tobytes())
     ram.write(bias, b.astype("<i4").tobytes())
     return {"ifmap": ifmap, "weights": weights, "bias": bias, "result": result, "oc": oc, "iw": iw, "ih": ih,
-            "ic": ic, "kh": kh, "kw": kw, "izp": int(rng.integers(-128, 128)), "kzp": int(rng.integers(-3, 4))}
+            "ic": ic, "kh": kh, "kw": kw, "izp": int(rng.integers(-128, 128)), "kzp": int(rng.integers(-3, 4)),
+            "wbits": 0 if bits == 8 else bits}
 
 
 def _run_rtl(accel, model: RtlModel, registers: dict[str, int], memory: Ram) -> int:
@@ -72,13 +79,15 @@ def _run_rtl(accel, model: RtlModel, registers: dict[str, int], memory: Ram) -> 
     return cycles
 
 
+@pytest.mark.parametrize("bits", [8, 4, 2])
 @pytest.mark.parametrize("shape", [(1, 1, 1, 1, 1, 1), (3, 2, 5, 6, 3, 3), (2, 3, 4, 7, 2, 1), (1, 1, 9, 9, 3, 3),
-                                   (4, 5, 3, 3, 3, 3), (2, 1, 6, 4, 1, 4)])
-def test_rtl_matches_the_functional_and_cost_models(accel, model, shape) -> None:
-    rng = np.random.default_rng(sum(shape))
+                                   (4, 5, 3, 3, 3, 3), (2, 1, 6, 4, 1, 4), (3, 1, 4, 5, 1, 3), (5, 3, 3, 3, 1, 1)])
+def test_rtl_matches_the_functional_and_cost_models(accel, model, shape, bits) -> None:
+    """Shapes whose rows end mid-byte at 4 and 2 bits (K = 1, 3, 9, 15, 18, 27) and at a byte (K = 4, 6, 8)."""
+    rng = np.random.default_rng(sum(shape) + bits)
     oc, ic, ih, iw, kh, kw = shape
     rtl_ram, py_ram = Ram(4096), Ram(4096)
-    registers = _job(rng, rtl_ram, oc, ic, ih, iw, kh, kw)
+    registers = _job(rng, rtl_ram, oc, ic, ih, iw, kh, kw, bits)
     py_ram.data[:] = rtl_ram.data
     cycles = _run_rtl(accel, model, registers, rtl_ram)
     signed = accel.model_registers({**dict.fromkeys(accel.registers, 0),
@@ -88,6 +97,28 @@ def test_rtl_matches_the_functional_and_cost_models(accel, model, shape) -> None
     assert rtl_ram.data[out] == py_ram.data[out]
     assert rtl_ram.data == py_ram.data  # and nothing else written
     assert cycles == accel.cost(signed)
+    taps, outputs = ic * kh * kw, oc * (ih - kh + 1) * (iw - kw + 1)
+    assert cycles == 1 + outputs * (taps + row_bytes(taps, bits) + 2)  # the documented schedule
+
+
+def test_a_weight_mode_reads_fewer_weight_bytes(accel, model) -> None:
+    """The same job in each mode: the RTL's cycles fall by the weight bytes a packed row saves, and the
+    results differ (the register does select the mode: 4-bit rows read as int8 give other sums)."""
+    cycles, results = {}, {}
+    for bits in (8, 4, 2):
+        ram = Ram(4096)
+        registers = _job(np.random.default_rng(5), ram, 4, 3, 5, 5, 3, 3, bits)
+        cycles[bits] = _run_rtl(accel, model, registers, ram)
+        results[bits] = ram.read(registers["result"], 4 * 4 * 3 * 3)
+        if bits == 4:
+            misread = Ram(4096)
+            _job(np.random.default_rng(5), misread, 4, 3, 5, 5, 3, 3, bits)
+            _run_rtl(accel, model, {**registers, "wbits": 8}, misread)
+            assert misread.read(registers["result"], 4 * 4 * 3 * 3) != results[4]
+    outputs, taps = 4 * 3 * 3, 27
+    assert cycles[8] - cycles[4] == outputs * (taps - row_bytes(taps, 4))
+    assert cycles[8] - cycles[2] == outputs * (taps - row_bytes(taps, 2))
+    assert len(set(results.values())) == 3
 
 
 def test_an_access_outside_memory_is_one_line(accel, model) -> None:

@@ -123,15 +123,22 @@ class _Int8OnlyDla(Dla):
         return OperandBits(weights=(8, 4))
 
 
+class _Int8OnlyQVanilla(QVanilla):
+    name = "qvanilla-int8"
+
+    def operand_bits(self) -> OperandBits:
+        return OperandBits()
+
+
 def test_layers_whose_width_no_mode_takes_stay_on_the_cpu() -> None:
     graph = narrow_weights(load(MLPERF_TINY / "kws_ref_model.tflite"), 2)
-    rtl = find_accelerator("qvanilla-rtl")  # the RTL has int8 weights only
-    for accel in (rtl, _Int8OnlyDla()):
+    for accel in (_Int8OnlyQVanilla(), _Int8OnlyDla()):
         decisions = partition(graph, accel)
         layers = [d for d in decisions if d.node.op in ("conv2d", "depthwise_conv2d")]
         assert layers and not any(d.offloaded for d in layers)
         assert all("no int2 weights mode" in d.why_not() for d in layers)
     assert any(d.offloaded for d in partition(graph, Dla()))
+    assert any(d.offloaded for d in partition(graph, find_accelerator("qvanilla-rtl")))  # the RTL has the int2 mode
     with pytest.raises(MoteError, match="weight_bits=2"):
         for_accelerator(load(MLPERF_TINY / "kws_ref_model.tflite"), _Int8OnlyDla(DlaConfig(weight_bits=2)))
 

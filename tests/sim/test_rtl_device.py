@@ -1,6 +1,7 @@
 """qvanilla-rtl on the virtual platform: the Verilated design is the accelerator device, its outputs equal
 QVanilla's Python functional model's (and the reference's), its cycles are the run's accelerator cycles
-and the cost model's are reported beside them; a missing C++ compiler is one line."""
+and the cost model's are reported beside them, in the int8 weight mode and the int4 and int2 ones
+(`weight_bits`); a missing C++ compiler is one line."""
 
 from __future__ import annotations
 
@@ -41,6 +42,31 @@ def test_rtl_in_the_loop_matches_the_python_model(path: Path) -> None:
     by_layer = {p.index: p.accel_cycles for p in sim.layers}
     assert stats["layers"] and all(by_layer[int(i)] == v["rtl_cycles"] == v["cost_model_cycles"]
                                    for i, v in stats["layers"].items())
+
+
+@pytest.mark.parametrize("path, bits", [(DIGITS, 2), (MLPERF_TINY / "kws_ref_model.tflite", 4),
+                                        (MLPERF_TINY / "pretrainedResnet_quant.tflite", 2)],
+                         ids=["digits-int2", "kws-int4", "resnet-int2"])
+def test_rtl_weight_modes_match_the_python_model(path: Path, bits: int) -> None:
+    """qvanilla-rtl:weight_bits=B narrows the same layers as qvanilla:weight_bits=B, runs them in the design's
+    B-bit mode bit-exactly with the Python model and the reference, and its cost model stays exact."""
+    python = run(path, target=Rv32(ZIG), accelerator=find_accelerator(f"qvanilla:weight_bits={bits},timed=1"))
+    rtl = run(path, target=Rv32(ZIG), accelerator=find_accelerator(f"qvanilla-rtl:weight_bits={bits}"))
+    eight = run(path, target=Rv32(ZIG), accelerator=find_accelerator("qvanilla-rtl"))
+    assert rtl.bit_exact and python.bit_exact and rtl.mismatches == 0
+    for name, value in python.outputs.items():
+        assert np.array_equal(rtl.outputs[name], value)
+    jobs = [n.attrs["job"] for n in rtl.compiled.graph.nodes if n.op == "accel"]
+    assert jobs and all(j.registers["wbits"] == bits == j.info["weight_bits"] for j in jobs)
+    assert rtl.compiled.weights_bytes == python.compiled.weights_bytes < eight.compiled.weights_bytes
+    stats, sim = rtl.to_json()["accel_rtl"], rtl.figures.sim
+    assert stats["jobs"] == sim.accel_jobs == python.figures.sim.accel_jobs == eight.figures.sim.accel_jobs
+    assert sim.instructions == python.figures.sim.instructions
+    assert stats["mac_model_cycles"] == python.figures.sim.accel_cycles < stats["rtl_cycles"]
+    assert stats["cost_model_cycles"] == stats["rtl_cycles"] == sim.accel_cycles
+    assert all(v["rtl_cycles"] == v["cost_model_cycles"] for v in stats["layers"].values())
+    # fewer weight bytes read: fewer RTL cycles than the int8 mode on the same layers
+    assert stats["rtl_cycles"] < eight.figures.sim.accel_rtl["rtl_cycles"]
 
 
 def test_untimed_rtl_adds_no_cycles_but_still_runs() -> None:
