@@ -38,7 +38,8 @@ from mote.sim.decode import Insn
 from mote.sim.devices import STACK_FILL, DeviceState, Reg
 from mote.sim.faults import SimulationError
 from mote.sim.platform import Execution, LoadedFirmware
-from mote.sim.run import Run, _error_class, _error_text
+from mote.sim.run import Run
+from mote.sim.uc_errors import error_class, error_text
 
 
 @dataclass
@@ -146,7 +147,7 @@ class CoreRun(Run):
             self.uc.emu_start(pc, 0)
         except uc_mod.UcError as e:
             if self.fault is None:
-                self._fail(_error_class(e.errno), _error_text(e), self._pc())
+                self._fail(error_class(e.errno), error_text(e), self._pc())
 
     @property
     def stopped(self) -> bool:

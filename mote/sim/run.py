@@ -35,20 +35,12 @@ from mote.sim.faults import (
     MisalignedAccessError,
     SimulationError,
     StackOverflowError,
-    TrapError,
 )
 from mote.sim.platform import Execution, LoadedFirmware
 from mote.sim.rtl_device import RtlDevice, make_accel_device
+from mote.sim.uc_errors import ACCESS, error_class, error_text
 
 PAGE = 0x1000
-
-_ACCESS = {uc_mod.UC_MEM_READ_UNMAPPED: ("load from unmapped address", "load"),
-           uc_mod.UC_MEM_WRITE_UNMAPPED: ("store to unmapped address", "store"),
-           uc_mod.UC_MEM_FETCH_UNMAPPED: ("instruction fetch from unmapped address", "fetch"),
-           uc_mod.UC_MEM_WRITE_PROT: ("store to read-only memory (flash) at address", "store"),
-           uc_mod.UC_MEM_READ_PROT: ("load from unreadable memory at address", "load"),
-           uc_mod.UC_MEM_FETCH_PROT: ("instruction fetch from non-executable memory (RAM) at address", "fetch")}
-
 
 
 class Run:
@@ -282,7 +274,7 @@ class Run:
 
     def _invalid_access(self, uc: uc_mod.Uc, access: int, address: int, size: int, value: int,
                         data: object) -> bool:
-        what, kind = _ACCESS.get(access, ("invalid memory access at address", "access"))
+        what, kind = ACCESS.get(access, ("invalid memory access at address", "access"))
         pc = self._pc()
         if kind == "fetch":
             # The PC is the bad target; name where the jump came from instead.
@@ -308,7 +300,7 @@ class Run:
                 self.uc.emu_start(self.isa.entry(self.m.image.entry), 0)
             except uc_mod.UcError as e:
                 if self.fault is None:
-                    self._fail(_error_class(e.errno), _error_text(e), self._pc())
+                    self._fail(error_class(e.errno), error_text(e), self._pc())
             return self._finish(reads, time.perf_counter() - start)
         finally:
             self.counter.close()
@@ -391,20 +383,3 @@ def memory_regions(machine: LoadedFirmware) -> dict[str, tuple[int, int]]:
     return {"flash": (mem.flash_base, mem.flash_base + mem.flash_bytes),
             "ram": (mem.ram_base, mem.ram_base + mem.ram_bytes),
             "l1": (mem.l1_base, mem.l1_base + mem.l1_bytes)}
-
-
-def _error_class(errno: int) -> type[SimulationError]:
-    if errno in (uc_mod.UC_ERR_INSN_INVALID,):
-        return TrapError
-    if errno in (uc_mod.UC_ERR_READ_UNALIGNED, uc_mod.UC_ERR_WRITE_UNALIGNED, uc_mod.UC_ERR_FETCH_UNALIGNED):
-        return MisalignedAccessError
-    if errno in (uc_mod.UC_ERR_READ_UNMAPPED, uc_mod.UC_ERR_WRITE_UNMAPPED, uc_mod.UC_ERR_FETCH_UNMAPPED,
-                 uc_mod.UC_ERR_READ_PROT, uc_mod.UC_ERR_WRITE_PROT, uc_mod.UC_ERR_FETCH_PROT):
-        return MemoryAccessError
-    return SimulationError
-
-
-def _error_text(e: uc_mod.UcError) -> str:
-    if e.errno == uc_mod.UC_ERR_INSN_INVALID:
-        return "breakpoint (ebreak) or unsupported instruction"
-    return f"emulator error: {e}"
