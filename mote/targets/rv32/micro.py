@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mote.ints import round_up
-from mote.targets.rv32 import micro_depthwise, micro_depthwise_frame
+from mote.targets.rv32 import micro_depthwise, micro_depthwise_band, micro_depthwise_frame
 
 ACC = [f"s{i}" for i in range(12)] + [f"t{i}" for i in range(3, 7)]
 SAVED = ["ra"] + [f"s{i}" for i in range(12)]
@@ -433,7 +433,7 @@ def _depthwise(shapes: list[tuple[int, ...]], wide: bool, single: bool = False) 
     project may carry both in this file)."""
     frames = sorted({shape for shape in shapes if shape[0] == 0})
     code = (micro_depthwise_frame.dispatch(frames), micro_depthwise_frame.routines(frames, single))
-    body = micro_depthwise.band_function([shape for shape in shapes if shape[0] != 0], code,  # type: ignore[misc]
+    body = micro_depthwise_band.band_function([shape for shape in shapes if shape[0] != 0], code,  # type: ignore[misc]
                                          wide, single)
     return [line.replace(".Ldw_", ".Lds_") for line in body] if single else body
 
@@ -456,10 +456,10 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
             "mote_dot_pairs_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True),
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
-            "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
+            "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise_band.DOC,
                                                             _depthwise(list(band_shapes), wide_weights)),
             "mote_depthwise_band_single_s8": lambda: function(
-                "mote_depthwise_band_single_s8", micro_depthwise.DOC_SINGLE,
+                "mote_depthwise_band_single_s8", micro_depthwise_band.DOC_SINGLE,
                 _depthwise(list(single_band_shapes), False, single=True))}
     wanted = set(functions)
     if {"mote_dot_pairs_4x4_s8", "mote_dot_pairs_single_4x4_s8"} <= wanted:  # one body for both
