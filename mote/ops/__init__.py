@@ -12,7 +12,8 @@ _INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks",
                    "depthwise_band", "squared_difference_int", "elu_int",
                    "hard_swish_int", "l2_norm_int", "div_int", "detection_nms", "subgraphs",
                    "lstm_common", "lstm_int", "filter_offset", "log_softmax_int", "dialect_int",
-                   "rsqrt_int", "fully_connected_pairs", "fully_connected_bytes", "requant_stage", "dsp_kernels"}
+                   "rsqrt_int", "fully_connected_pairs", "fully_connected_bytes", "batch_matmul_pairs",
+                   "requant_stage", "dsp_kernels"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

@@ -7,8 +7,10 @@ transposed with adj_x, B with adj_y), the batch dimensions broadcast, as TFLite 
 - int16: the same in int64 with TFLite's int64 requantization and zero points 0.
 Where each batch's A and B start is planned at compile time (a table of offsets).
 
-Kernels (KERNELS): int8 takes mote_batch_matmul_blocked_s8 (both operands packed at run time into pair words, four
-rows by four columns of sums in registers, the zero points folded into one term per row and per column); float32,
+Kernels (KERNELS): int8 on a scalar core with rows and columns in sets of four takes mote_batch_matmul_pairs_single_s8
+or mote_batch_matmul_pairs_s8 (mote.ops.batch_matmul_pairs: the convolutions' register-blocked inner loop); other
+int8 layers mote_batch_matmul_blocked_s8 (both operands packed at run time into pair words, four rows by four
+columns of sums in registers, the zero points folded into one term per row and per column); float32,
 int16 and any int8 layer it declines take the plain triple loops (mote_batch_matmul_{f32,s8,s16}).
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node, Tensor
-from mote.ops import checks
+from mote.ops import batch_matmul_pairs, checks
 from mote.ops.float_common import accumulate_taps
 from mote.ops.output_stage import output_stage
 from mote.ops.registry import CCall, Core, Emitter, Kernel, OpDef, attr, register
@@ -181,6 +183,12 @@ def _pack_blocked(node: Node, p: BatchMatMulParams, em: Emitter) -> CCall:
 KERNELS = (
     Kernel("mote_batch_matmul_f32", frozenset(Core), emit, dtypes=frozenset({DType.FLOAT32})),
     Kernel("mote_batch_matmul_s16", frozenset(Core), emit, dtypes=frozenset({DType.INT16})),
+    Kernel("mote_batch_matmul_pairs_single_s8", frozenset({Core.SCALAR}), batch_matmul_pairs.pack_single,
+           batch_matmul_pairs.accepts_single, batch_matmul_pairs.scratch_bytes,
+           twins=("mote_dot_matmul_terms_single_4x4_s8",), scratch_why="both operands packed in pair words"),
+    Kernel("mote_batch_matmul_pairs_s8", frozenset({Core.SCALAR}), batch_matmul_pairs.pack,
+           batch_matmul_pairs.accepts, batch_matmul_pairs.scratch_bytes,
+           twins=("mote_dot_matmul_terms_4x4_s8",), scratch_why="both operands packed in pair words"),
     Kernel("mote_batch_matmul_blocked_s8", frozenset(Core), _pack_blocked, scratch_bytes=_blocked_scratch,
            scratch_why="both operands packed in pair words"),
     Kernel("mote_batch_matmul_s8", frozenset(Core), emit),
