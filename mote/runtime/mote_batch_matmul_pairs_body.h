@@ -40,6 +40,78 @@ static void pack_lines(const int8_t *src, int32_t lines, int32_t line_step, int3
   }
 }
 
+/* B's columns as pack_lines(first_high = 0) packs them where they are adjacent bytes (col_step 1: B given
+ * [depth][cols]): four columns at a time, each pair's eight bytes at constant offsets from two row pointers,
+ * the four sums in registers. */
+static void pack_adjacent_cols(const int8_t *src, int32_t cols, int32_t depth_step, int32_t depth, int32_t pairs,
+                               int32_t *words, int32_t *sums) {
+  const int32_t even = depth & ~1;
+  for (int32_t c = 0; c < cols; c += 4, src += 4, words += 4 * pairs) {
+    const int8_t *y0 = src, *y1 = src + depth_step;
+    int32_t *w = words;
+    int32_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    for (const int32_t *stop = w + 2 * even; w != stop; y0 += 2 * depth_step, y1 += 2 * depth_step, w += 4) {
+      const int32_t u0 = y0[0], u1 = y0[1], u2 = y0[2], u3 = y0[3];
+      const int32_t v0 = y1[0], v1 = y1[1], v2 = y1[2], v3 = y1[3];
+      w[0] = u0 + v0 * 65536, w[1] = u1 + v1 * 65536, w[2] = u2 + v2 * 65536, w[3] = u3 + v3 * 65536;
+      t0 += u0 + v0, t1 += u1 + v1, t2 += u2 + v2, t3 += u3 + v3;
+    }
+    if (depth & 1) {
+      w[0] = y0[0], w[1] = y0[1], w[2] = y0[2], w[3] = y0[3];
+      t0 += y0[0], t1 += y0[1], t2 += y0[2], t3 += y0[3];
+      w += 4;
+    }
+    for (int32_t *end = words + 4 * pairs; w != end; w += 4) w[0] = w[1] = w[2] = w[3] = 0;
+    sums[c] = t0, sums[c + 1] = t1, sums[c + 2] = t2, sums[c + 3] = t3;
+  }
+}
+
+/* pack_lines for lines whose elements are adjacent bytes (depth_step 1), four elements a step. */
+static void pack_adjacent_lines(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth, int32_t pairs,
+                                int first_high, int32_t *words, int32_t *sums) {
+  const int32_t quads = depth >> 2;
+  for (int32_t i = 0; i < lines; ++i) {
+    int32_t *w = words + (i >> 2) * 4 * pairs + (i & 3);
+    const int8_t *x = src + i * line_step;
+    uint32_t total = 0;
+    if (first_high) {
+      for (const int32_t *stop = w + 8 * quads; w != stop; x += 4, w += 8) {
+        const uint32_t p = ((uint32_t)(int32_t)x[0] << 16) + (uint32_t)(int32_t)x[1];
+        const uint32_t q = ((uint32_t)(int32_t)x[2] << 16) + (uint32_t)(int32_t)x[3];
+        w[0] = (int32_t)p, w[4] = (int32_t)q;
+        total += p + q;
+      }
+    } else {
+      for (const int32_t *stop = w + 8 * quads; w != stop; x += 4, w += 8) {
+        const uint32_t p = (uint32_t)(int32_t)x[0] + ((uint32_t)(int32_t)x[1] << 16);
+        const uint32_t q = (uint32_t)(int32_t)x[2] + ((uint32_t)(int32_t)x[3] << 16);
+        w[0] = (int32_t)p, w[4] = (int32_t)q;
+        total += p + q;
+      }
+    }
+    for (int32_t k = 4 * quads; k < 2 * pairs; k += 2, x += 2, w += 4) {
+      const int32_t u = k < depth ? x[0] : 0, v = k + 1 < depth ? x[1] : 0;
+      const uint32_t word = first_high ? ((uint32_t)u << 16) + (uint32_t)v : (uint32_t)u + ((uint32_t)v << 16);
+      *w = (int32_t)word;
+      total += word;
+    }
+    const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
+    sums[i] = low + ((int32_t)(total - (uint32_t)low) >> 16);
+  }
+}
+
+/* A batch's operand of `lines` lines as pair words and sums, by the packing its layout allows. */
+static void pack_operand(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
+                         int32_t pairs, int first_high, int32_t *words, int32_t *sums) {
+  if (depth_step == 1) {
+    pack_adjacent_lines(src, lines, line_step, depth, pairs, first_high, words, sums);
+  } else if (!first_high && line_step == 1) {
+    pack_adjacent_cols(src, lines, depth_step, depth, pairs, words, sums);
+  } else {
+    pack_lines(src, lines, line_step, depth_step, depth, pairs, first_high, words, sums);
+  }
+}
+
 static mote_status MOTE_BMM_PAIRS_FUNCTION(const mote_batch_matmul_pairs_params *p, const int8_t *a,
                                            const int8_t *b, int8_t *output, mote_scratch scratch) {
   const int32_t rows = p->rows, cols = p->cols, pairs = 2 * p->groups;
@@ -61,8 +133,8 @@ static mote_status MOTE_BMM_PAIRS_FUNCTION(const mote_batch_matmul_pairs_params 
                         mote_output_rest_s8};
 #endif
   for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
-    pack_lines(a + p->a_offsets[batch], rows, p->a_row_step, p->a_depth_step, p->depth, pairs, 1, x, row_sums);
-    pack_lines(b + p->b_offsets[batch], cols, p->b_col_step, p->b_depth_step, p->depth, pairs, 0, w, col_sums);
+    pack_operand(a + p->a_offsets[batch], rows, p->a_row_step, p->a_depth_step, p->depth, pairs, 1, x, row_sums);
+    pack_operand(b + p->b_offsets[batch], cols, p->b_col_step, p->b_depth_step, p->depth, pairs, 0, w, col_sums);
     for (int32_t c = 0; c < cols; ++c) {
       int32_t *set = bias + 8 * (c >> 2) + (c & 3);
       set[0] = (int32_t)((uint32_t)p->bias_constant - za * (uint32_t)col_sums[c]);

@@ -82,7 +82,7 @@ def int8_model(a_shape: list[int], b_shape: list[int], za: int, zb: int, adj_x: 
 # (A, B, adj_x, adj_y): rows and columns past a set of four, odd depths, one row (a decode step), broadcast batches
 BLOCKED = [([4, 4], [4, 6], False, False), ([2, 9, 7], [2, 7, 6], False, False),
            ([3, 5, 1], [3, 1, 11], False, False), ([1, 16], [16, 33], False, False),
-           ([2, 1, 8, 5], [3, 5, 4], False, False), ([2, 3, 7], [2, 9, 7], False, True),
+           ([2, 1, 7, 5], [3, 5, 4], False, False), ([2, 3, 7], [2, 9, 7], False, True),
            ([3, 2, 5], [3, 5, 6], False, False), ([2, 7, 6], [2, 13, 7], True, True)]
 
 
