@@ -185,7 +185,7 @@ KERNELS = (
     Kernel("mote_batch_matmul_s16", frozenset(Core), emit, dtypes=frozenset({DType.INT16})),
     Kernel("mote_batch_matmul_pairs_single_s8", frozenset({Core.SCALAR}), batch_matmul_pairs.pack_single,
            batch_matmul_pairs.accepts_single, batch_matmul_pairs.scratch_bytes,
-           twins=("mote_dot_matmul_terms_single_4x4_s8",), scratch_why="both operands packed in pair words"),
+           twins=("mote_dot_matmul_single_4x4_s8",), scratch_why="both operands packed in pair words"),
     Kernel("mote_batch_matmul_pairs_s8", frozenset({Core.SCALAR}), batch_matmul_pairs.pack,
            batch_matmul_pairs.accepts, batch_matmul_pairs.scratch_bytes,
            twins=("mote_dot_matmul_terms_4x4_s8",), scratch_why="both operands packed in pair words"),

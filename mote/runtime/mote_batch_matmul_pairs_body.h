@@ -7,7 +7,16 @@
 #include "mote_batch_matmul_pairs_s8.h"
 #include "mote_conv_common.h"
 #include "mote_dot_matmul_terms_4x4_s8.h"
-#include "mote_dot_matmul_terms_single_4x4_s8.h"
+#include "mote_dot_matmul_single_4x4_s8.h"
+
+/* What a line's sum is stored as: offset + scale * sum, modulo 2^32. */
+typedef struct {
+  uint32_t scale, offset;
+} mote_line_sum;
+
+static inline int32_t line_sum(mote_line_sum how, int32_t sum) {
+  return (int32_t)(how.offset + how.scale * (uint32_t)sum);
+}
 
 /* `lines` lines of an operand (line i from src + i * line_step, its element k at k * depth_step) as pair
  * words, four lines interleaved: words[(i / 4) * 4 * pairs + 4 q + i % 4] = x[2q] * 2^16 + x[2q + 1] (A's
@@ -15,7 +24,7 @@
  * the line's sum, from the sum of its words: their low halves add up to the sum of one element of each pair
  * (at most 128 * pairs < 2^15 in magnitude), the rest is the other elements' sum times 2^16. */
 static void pack_lines(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
-                       int32_t pairs, int first_high, int32_t *words, int32_t *sums) {
+                       int32_t pairs, int first_high, mote_line_sum sum, int32_t *words, int32_t *sums) {
   const int32_t even = depth & ~1, ds2 = 2 * depth_step;
   const int32_t s0 = first_high ? 16 : 0, s1 = first_high ? 0 : 16;
   for (int32_t i = 0; i < lines; ++i) {
@@ -36,7 +45,7 @@ static void pack_lines(const int8_t *src, int32_t lines, int32_t line_step, int3
     }
     for (; w != end; w += 4) *w = 0;
     const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
-    sums[i] = low + ((int32_t)(total - (uint32_t)low) >> 16);
+    sums[i] = line_sum(sum, low + ((int32_t)(total - (uint32_t)low) >> 16));
   }
 }
 
@@ -44,7 +53,7 @@ static void pack_lines(const int8_t *src, int32_t lines, int32_t line_step, int3
  * [depth][cols]): four columns at a time, each pair's eight bytes at constant offsets from two row pointers,
  * the four sums in registers. */
 static void pack_adjacent_cols(const int8_t *src, int32_t cols, int32_t depth_step, int32_t depth, int32_t pairs,
-                               int32_t *words, int32_t *sums) {
+                               mote_line_sum sum, int32_t *words, int32_t *sums) {
   const int32_t even = depth & ~1;
   for (int32_t c = 0; c < cols; c += 4, src += 4, words += 4 * pairs) {
     const int8_t *y0 = src, *y1 = src + depth_step;
@@ -62,54 +71,79 @@ static void pack_adjacent_cols(const int8_t *src, int32_t cols, int32_t depth_st
       w += 4;
     }
     for (int32_t *end = words + 4 * pairs; w != end; w += 4) w[0] = w[1] = w[2] = w[3] = 0;
-    sums[c] = t0, sums[c + 1] = t1, sums[c + 2] = t2, sums[c + 3] = t3;
+    sums[c] = line_sum(sum, t0), sums[c + 1] = line_sum(sum, t1);
+    sums[c + 2] = line_sum(sum, t2), sums[c + 3] = line_sum(sum, t3);
   }
 }
 
-/* pack_lines for lines whose elements are adjacent bytes (depth_step 1), four elements a step. */
-static void pack_adjacent_lines(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth, int32_t pairs,
-                                int first_high, int32_t *words, int32_t *sums) {
-  const int32_t quads = depth >> 2;
-  for (int32_t i = 0; i < lines; ++i) {
-    int32_t *w = words + (i >> 2) * 4 * pairs + (i & 3);
-    const int8_t *x = src + i * line_step;
-    uint32_t total = 0;
-    if (first_high) {
-      for (const int32_t *stop = w + 8 * quads; w != stop; x += 4, w += 8) {
-        const uint32_t p = ((uint32_t)(int32_t)x[0] << 16) + (uint32_t)(int32_t)x[1];
-        const uint32_t q = ((uint32_t)(int32_t)x[2] << 16) + (uint32_t)(int32_t)x[3];
+/* The last depth % 4 elements of a line packed by pack_adjacent_lines, and the zero pair after an odd pair. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static uint32_t pack_tail(const int8_t *x, int32_t rest, int first_high, int32_t *w) {
+  uint32_t total = 0;
+  for (int32_t k = 0; k < 4; k += 2, x += 2, w += 4) {
+    const int32_t u = k < rest ? x[0] : 0, v = k + 1 < rest ? x[1] : 0;
+    const uint32_t word = first_high ? ((uint32_t)u << 16) + (uint32_t)v : (uint32_t)u + ((uint32_t)v << 16);
+    *w = (int32_t)word;
+    total += word;
+  }
+  return total;
+}
+
+/* pack_lines for lines whose elements are adjacent bytes (depth_step 1), four elements a step; inlined with
+ * first_high constant. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pack_adjacent_lines(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth,
+                                       int32_t pairs, int first_high, mote_line_sum sum, int32_t *words,
+                                       int32_t *sums) {
+  const int32_t whole = depth & ~3, rest = depth & 3, block = 4 * pairs;
+  for (int32_t i = 0; i < lines; i += 4, words += block, src += 4 * line_step) {
+    for (int32_t j = 0; j < 4; ++j) {
+      int32_t *w = words + j;
+      const int8_t *x = src + j * line_step, *stop = x + whole;
+      uint32_t total = 0;
+      for (; x != stop; x += 4, w += 8) {
+        const uint32_t p = first_high ? ((uint32_t)(int32_t)x[0] << 16) + (uint32_t)(int32_t)x[1]
+                                      : (uint32_t)(int32_t)x[0] + ((uint32_t)(int32_t)x[1] << 16);
+        const uint32_t q = first_high ? ((uint32_t)(int32_t)x[2] << 16) + (uint32_t)(int32_t)x[3]
+                                      : (uint32_t)(int32_t)x[2] + ((uint32_t)(int32_t)x[3] << 16);
         w[0] = (int32_t)p, w[4] = (int32_t)q;
         total += p + q;
       }
-    } else {
-      for (const int32_t *stop = w + 8 * quads; w != stop; x += 4, w += 8) {
-        const uint32_t p = (uint32_t)(int32_t)x[0] + ((uint32_t)(int32_t)x[1] << 16);
-        const uint32_t q = (uint32_t)(int32_t)x[2] + ((uint32_t)(int32_t)x[3] << 16);
-        w[0] = (int32_t)p, w[4] = (int32_t)q;
-        total += p + q;
-      }
+      if (rest) total += pack_tail(x, rest, first_high, w);
+      const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
+      sums[i + j] = line_sum(sum, low + ((int32_t)(total - (uint32_t)low) >> 16));
     }
-    for (int32_t k = 4 * quads; k < 2 * pairs; k += 2, x += 2, w += 4) {
-      const int32_t u = k < depth ? x[0] : 0, v = k + 1 < depth ? x[1] : 0;
-      const uint32_t word = first_high ? ((uint32_t)u << 16) + (uint32_t)v : (uint32_t)u + ((uint32_t)v << 16);
-      *w = (int32_t)word;
-      total += word;
-    }
-    const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
-    sums[i] = low + ((int32_t)(total - (uint32_t)low) >> 16);
   }
 }
 
 /* A batch's operand of `lines` lines as pair words and sums, by the packing its layout allows. */
-static void pack_operand(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
-                         int32_t pairs, int first_high, int32_t *words, int32_t *sums) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pack_operand(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
+                         int32_t pairs, int first_high, mote_line_sum sum, int32_t *words, int32_t *sums) {
   if (depth_step == 1) {
-    pack_adjacent_lines(src, lines, line_step, depth, pairs, first_high, words, sums);
+    pack_adjacent_lines(src, lines, line_step, depth, pairs, first_high, sum, words, sums);
   } else if (!first_high && line_step == 1) {
-    pack_adjacent_cols(src, lines, depth_step, depth, pairs, words, sums);
+    pack_adjacent_cols(src, lines, depth_step, depth, pairs, sum, words, sums);
   } else {
-    pack_lines(src, lines, line_step, depth_step, depth, pairs, first_high, words, sums);
+    pack_lines(src, lines, line_step, depth_step, depth, pairs, first_high, sum, words, sums);
   }
+}
+
+/* A's rows and B's columns: pack_operand with first_high constant, each its own copy. */
+static void pack_rows(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
+                      int32_t pairs, mote_line_sum sum, int32_t *words, int32_t *sums) {
+  pack_operand(src, lines, line_step, depth_step, depth, pairs, 1, sum, words, sums);
+}
+
+static void pack_cols(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
+                      int32_t pairs, mote_line_sum sum, int32_t *words, int32_t *sums) {
+  pack_operand(src, lines, line_step, depth_step, depth, pairs, 0, sum, words, sums);
 }
 
 static mote_status MOTE_BMM_PAIRS_FUNCTION(const mote_batch_matmul_pairs_params *p, const int8_t *a,
@@ -124,26 +158,28 @@ static mote_status MOTE_BMM_PAIRS_FUNCTION(const mote_batch_matmul_pairs_params 
   int32_t *row_sums = x + rows * pairs;
   int32_t *w = row_sums + rows;
   int32_t *col_sums = w + cols * pairs;
-  int32_t *bias = col_sums + cols; /* [cols / 4][8]: four starts, four scales */
-  const uint32_t za = (uint32_t)p->a_zero_point;
+  /* each row's term -zb * rowsum, each column's start bias_constant - za * colsum */
+  const mote_line_sum row_term = {0u - (uint32_t)p->b_zero_point, 0u};
+  const mote_line_sum col_start = {0u - (uint32_t)p->a_zero_point, (uint32_t)p->bias_constant};
 #if MOTE_BMM_PAIRS_SINGLE
   mote_block_out how = {output, p->output_stage, cols, p->output_offset, p->act_min, p->act_max, NULL};
 #else
+  int32_t *bias = col_sums + cols; /* [cols / 4][8]: four starts, four scales (1: the rows' terms as they are) */
   mote_block_out how = {output, p->output_stage, cols, p->output_offset, p->act_min, p->act_max,
                         mote_output_rest_s8};
 #endif
   for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
-    pack_operand(a + p->a_offsets[batch], rows, p->a_row_step, p->a_depth_step, p->depth, pairs, 1, x, row_sums);
-    pack_operand(b + p->b_offsets[batch], cols, p->b_col_step, p->b_depth_step, p->depth, pairs, 0, w, col_sums);
-    for (int32_t c = 0; c < cols; ++c) {
-      int32_t *set = bias + 8 * (c >> 2) + (c & 3);
-      set[0] = (int32_t)((uint32_t)p->bias_constant - za * (uint32_t)col_sums[c]);
-      set[4] = -p->b_zero_point;
-    }
+    pack_rows(a + p->a_offsets[batch], rows, p->a_row_step, p->a_depth_step, p->depth, pairs, row_term, x, row_sums);
+    pack_cols(b + p->b_offsets[batch], cols, p->b_col_step, p->b_depth_step, p->depth, pairs, col_start, w, col_sums);
 #if MOTE_BMM_PAIRS_SINGLE
     how.out = output;
-    mote_dot_matmul_terms_single_4x4_s8(x, w, p->groups, p->runs, bias, cols / 4, &how, row_sums, rows / 4);
+    mote_dot_matmul_single_4x4_s8(x, w, pairs, col_sums, row_sums, cols / 4, &how, rows / 4);
 #else
+    for (int32_t c = 0; c < cols; ++c) {
+      int32_t *set = bias + 8 * (c >> 2) + (c & 3);
+      set[0] = col_sums[c];
+      set[4] = 1;
+    }
     for (int32_t r = 0; r < rows; r += 4) {
       how.out = output + r * cols;
       mote_dot_matmul_terms_4x4_s8(x + r * pairs, w, p->groups, p->runs, bias, cols / 4, &how, row_sums + r);

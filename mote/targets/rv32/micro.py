@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mote.ints import round_up
-from mote.targets.rv32 import micro_depthwise, micro_depthwise_frame
+from mote.targets.rv32 import micro_depthwise, micro_depthwise_frame, micro_matmul
 
 ACC = [f"s{i}" for i in range(12)] + [f"t{i}" for i in range(3, 7)]
 SAVED = ["ra"] + [f"s{i}" for i in range(12)]
@@ -75,7 +75,7 @@ class Frame:
 
 # ROUND's upper 20 bits: 2^15 (mote_pair_dot), or 2^15 - 128 * 2^16 for the activation pairs of
 # mote_dot_matmul_* (mote_matmul_pair_dot, mote_conv_common.h).
-ROUND_UPPER, MATMUL_ROUND_UPPER = 8, 0xFF808
+ROUND_UPPER, MATMUL_ROUND_UPPER = 8, micro_matmul.MATMUL_ROUND_UPPER
 
 
 def start(bias: str, upper: int = ROUND_UPPER) -> list[str]:
@@ -236,9 +236,8 @@ def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, req
     mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack). With `both` (not terms): one body
     for mote_dot_pairs_4x4_s8 and mote_dot_pairs_single_4x4_s8, two entries that set the output stage's
     row step (a single block for the first), the stage picked once per four filters (both_entries).
-    `requant_shift`: as in store. `matmul` (with terms): mote_dot_matmul_terms_4x4_s8 and
-    mote_dot_matmul_terms_single_4x4_s8, the same loops whose pair products round with mote_matmul_pair_dot's
-    constant (two activations' pairs, each lowered by 128)."""
+    `requant_shift`: as in store. `matmul` (with terms): mote_dot_matmul_terms_4x4_s8, the same loop whose pair
+    products round with mote_matmul_pair_dot's constant (two activations' pairs, each lowered by 128)."""
     if both:
         single = True
     blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
@@ -440,7 +439,7 @@ FILE = "mote_micro_s8.S"
 FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_ring_s1_4x4_s8",
              "mote_dot_ring_s2_4x4_s8", "mote_dot_pairs_single_4x4_s8", "mote_dot_pairs_terms_single_4x4_s8",
              "mote_depthwise_band_s8", "mote_depthwise_band_single_s8", "mote_dot_matmul_terms_4x4_s8",
-             "mote_dot_matmul_terms_single_4x4_s8")
+             "mote_dot_matmul_single_4x4_s8")
 
 
 def _depthwise(shapes: list[tuple[int, ...]], wide: bool, single: bool = False) -> list[str]:
@@ -472,7 +471,8 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
             "mote_dot_pairs_single_4x4_s8": lambda: pairs_4x4(single=True),
             "mote_dot_pairs_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True),
             "mote_dot_matmul_terms_4x4_s8": lambda: pairs_4x4(terms=True, requant_shift=rqs, matmul=True),
-            "mote_dot_matmul_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True, matmul=True),
+            "mote_dot_matmul_single_4x4_s8": lambda: function("mote_dot_matmul_single_4x4_s8", micro_matmul.DOC,
+                                                               micro_matmul.body()),
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise.DOC,
