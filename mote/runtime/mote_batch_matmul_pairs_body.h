@@ -18,6 +18,17 @@ static inline int32_t line_sum(mote_line_sum how, int32_t sum) {
   return (int32_t)(how.offset + how.scale * (uint32_t)sum);
 }
 
+/* A line's sum from the sum of its pair words (pack_lines). */
+static inline int32_t words_sum(uint32_t total) {
+  const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
+  return low + ((int32_t)(total - (uint32_t)low) >> 16);
+}
+
+/* One pair word of two int8 values: the first high (A's rows) or low (B's columns). */
+static inline uint32_t pair_word(int32_t u, int32_t v, int first_high) {
+  return first_high ? ((uint32_t)u << 16) + (uint32_t)v : (uint32_t)u + ((uint32_t)v << 16);
+}
+
 /* `lines` lines of an operand (line i from src + i * line_step, its element k at k * depth_step) as pair
  * words, four lines interleaved: words[(i / 4) * 4 * pairs + 4 q + i % 4] = x[2q] * 2^16 + x[2q + 1] (A's
  * rows, `first_high`), else x[2q] + x[2q + 1] * 2^16 (B's columns); the pairs past the depth zero. sums[i]:
@@ -44,8 +55,7 @@ static void pack_lines(const int8_t *src, int32_t lines, int32_t line_step, int3
       w += 4;
     }
     for (; w != end; w += 4) *w = 0;
-    const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
-    sums[i] = line_sum(sum, low + ((int32_t)(total - (uint32_t)low) >> 16));
+    sums[i] = line_sum(sum, words_sum(total));
   }
 }
 
@@ -58,65 +68,45 @@ static void pack_adjacent_cols(const int8_t *src, int32_t cols, int32_t depth_st
   for (int32_t c = 0; c < cols; c += 4, src += 4, words += 4 * pairs) {
     const int8_t *y0 = src, *y1 = src + depth_step;
     int32_t *w = words;
-    int32_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    uint32_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
     for (const int32_t *stop = w + 2 * even; w != stop; y0 += 2 * depth_step, y1 += 2 * depth_step, w += 4) {
-      const int32_t u0 = y0[0], u1 = y0[1], u2 = y0[2], u3 = y0[3];
-      const int32_t v0 = y1[0], v1 = y1[1], v2 = y1[2], v3 = y1[3];
-      w[0] = u0 + v0 * 65536, w[1] = u1 + v1 * 65536, w[2] = u2 + v2 * 65536, w[3] = u3 + v3 * 65536;
-      t0 += u0 + v0, t1 += u1 + v1, t2 += u2 + v2, t3 += u3 + v3;
+      const uint32_t p0 = pair_word(y0[0], y1[0], 0), p1 = pair_word(y0[1], y1[1], 0);
+      const uint32_t p2 = pair_word(y0[2], y1[2], 0), p3 = pair_word(y0[3], y1[3], 0);
+      w[0] = (int32_t)p0, w[1] = (int32_t)p1, w[2] = (int32_t)p2, w[3] = (int32_t)p3;
+      t0 += p0, t1 += p1, t2 += p2, t3 += p3;
     }
     if (depth & 1) {
       w[0] = y0[0], w[1] = y0[1], w[2] = y0[2], w[3] = y0[3];
-      t0 += y0[0], t1 += y0[1], t2 += y0[2], t3 += y0[3];
+      t0 += (uint32_t)w[0], t1 += (uint32_t)w[1], t2 += (uint32_t)w[2], t3 += (uint32_t)w[3];
       w += 4;
     }
     for (int32_t *end = words + 4 * pairs; w != end; w += 4) w[0] = w[1] = w[2] = w[3] = 0;
-    sums[c] = line_sum(sum, t0), sums[c + 1] = line_sum(sum, t1);
-    sums[c + 2] = line_sum(sum, t2), sums[c + 3] = line_sum(sum, t3);
+    sums[c] = line_sum(sum, words_sum(t0)), sums[c + 1] = line_sum(sum, words_sum(t1));
+    sums[c + 2] = line_sum(sum, words_sum(t2)), sums[c + 3] = line_sum(sum, words_sum(t3));
   }
 }
 
-/* The last depth % 4 elements of a line packed by pack_adjacent_lines, and the zero pair after an odd pair. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static uint32_t pack_tail(const int8_t *x, int32_t rest, int first_high, int32_t *w) {
-  uint32_t total = 0;
-  for (int32_t k = 0; k < 4; k += 2, x += 2, w += 4) {
-    const int32_t u = k < rest ? x[0] : 0, v = k + 1 < rest ? x[1] : 0;
-    const uint32_t word = first_high ? ((uint32_t)u << 16) + (uint32_t)v : (uint32_t)u + ((uint32_t)v << 16);
-    *w = (int32_t)word;
-    total += word;
-  }
-  return total;
-}
-
-/* pack_lines for lines whose elements are adjacent bytes (depth_step 1), four elements a step; inlined with
- * first_high constant. */
+/* pack_lines for lines whose elements are adjacent bytes (depth_step 1) and a depth that is a multiple of 4
+ * (no pair past it): four lines at a time, two pairs of each a step; inlined with first_high constant. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void pack_adjacent_lines(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth,
-                                       int32_t pairs, int first_high, mote_line_sum sum, int32_t *words,
-                                       int32_t *sums) {
-  const int32_t whole = depth & ~3, rest = depth & 3, block = 4 * pairs;
-  for (int32_t i = 0; i < lines; i += 4, words += block, src += 4 * line_step) {
-    for (int32_t j = 0; j < 4; ++j) {
-      int32_t *w = words + j;
-      const int8_t *x = src + j * line_step, *stop = x + whole;
-      uint32_t total = 0;
-      for (; x != stop; x += 4, w += 8) {
-        const uint32_t p = first_high ? ((uint32_t)(int32_t)x[0] << 16) + (uint32_t)(int32_t)x[1]
-                                      : (uint32_t)(int32_t)x[0] + ((uint32_t)(int32_t)x[1] << 16);
-        const uint32_t q = first_high ? ((uint32_t)(int32_t)x[2] << 16) + (uint32_t)(int32_t)x[3]
-                                      : (uint32_t)(int32_t)x[2] + ((uint32_t)(int32_t)x[3] << 16);
-        w[0] = (int32_t)p, w[4] = (int32_t)q;
-        total += p + q;
-      }
-      if (rest) total += pack_tail(x, rest, first_high, w);
-      const int32_t low = (int16_t)(uint16_t)(total & 0xFFFFu);
-      sums[i + j] = line_sum(sum, low + ((int32_t)(total - (uint32_t)low) >> 16));
+static inline void pack_adjacent_lines(const int8_t *src, int32_t lines, int32_t line_step, int32_t pairs,
+                                       int first_high, mote_line_sum sum, int32_t *words, int32_t *sums) {
+  for (int32_t i = 0; i < lines; i += 4, src += 4 * line_step, sums += 4) {
+    const int8_t *x0 = src, *x1 = x0 + line_step, *x2 = x1 + line_step, *x3 = x2 + line_step;
+    uint32_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+    for (const int32_t *end = words + 4 * pairs; words != end; words += 8, x0 += 4, x1 += 4, x2 += 4, x3 += 4) {
+      const uint32_t p0 = pair_word(x0[0], x0[1], first_high), q0 = pair_word(x0[2], x0[3], first_high);
+      const uint32_t p1 = pair_word(x1[0], x1[1], first_high), q1 = pair_word(x1[2], x1[3], first_high);
+      const uint32_t p2 = pair_word(x2[0], x2[1], first_high), q2 = pair_word(x2[2], x2[3], first_high);
+      const uint32_t p3 = pair_word(x3[0], x3[1], first_high), q3 = pair_word(x3[2], x3[3], first_high);
+      words[0] = (int32_t)p0, words[1] = (int32_t)p1, words[2] = (int32_t)p2, words[3] = (int32_t)p3;
+      words[4] = (int32_t)q0, words[5] = (int32_t)q1, words[6] = (int32_t)q2, words[7] = (int32_t)q3;
+      t0 += p0 + q0, t1 += p1 + q1, t2 += p2 + q2, t3 += p3 + q3;
     }
+    sums[0] = line_sum(sum, words_sum(t0)), sums[1] = line_sum(sum, words_sum(t1));
+    sums[2] = line_sum(sum, words_sum(t2)), sums[3] = line_sum(sum, words_sum(t3));
   }
 }
 
@@ -124,10 +114,11 @@ static inline void pack_adjacent_lines(const int8_t *src, int32_t lines, int32_t
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void pack_operand(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step, int32_t depth,
-                         int32_t pairs, int first_high, mote_line_sum sum, int32_t *words, int32_t *sums) {
-  if (depth_step == 1) {
-    pack_adjacent_lines(src, lines, line_step, depth, pairs, first_high, sum, words, sums);
+static inline void pack_operand(const int8_t *src, int32_t lines, int32_t line_step, int32_t depth_step,
+                                int32_t depth, int32_t pairs, int first_high, mote_line_sum sum, int32_t *words,
+                                int32_t *sums) {
+  if (depth_step == 1 && (depth & 3) == 0) {
+    pack_adjacent_lines(src, lines, line_step, pairs, first_high, sum, words, sums);
   } else if (!first_high && line_step == 1) {
     pack_adjacent_cols(src, lines, depth_step, depth, pairs, sum, words, sums);
   } else {

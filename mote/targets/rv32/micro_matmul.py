@@ -92,7 +92,8 @@ def body() -> list[str]:
     loop = [".Lmm_loop:", *_pair(0), *_pair(1), "addi a0, a0, 32", "addi a1, a1, 32", "bne a0, t1, .Lmm_loop"]
     store, cold = _store()
     next_quad = [f"lw a2, {s['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {s['quads']}(sp)", "bnez a2, .Lmm_quad"]
-    next_block = [f"lw a2, {s['xblock']}(sp)", f"lw a3, {s['xstep']}(sp)", "add a2, a2, a3", f"sw a2, {s['xblock']}(sp)",
+    next_block = [f"lw a2, {s['xblock']}(sp)", f"lw a3, {s['xstep']}(sp)", "add a2, a2, a3",
+                  f"sw a2, {s['xblock']}(sp)",
                   f"lw a2, {s['terms']}(sp)", "addi a2, a2, 16", f"sw a2, {s['terms']}(sp)",
                   f"lw a2, {s['outblock']}(sp)", f"lw a3, {s['m']}(sp)", "slli a3, a3, 2", "add a2, a2, a3",
                   f"sw a2, {s['outblock']}(sp)", f"lw a2, {s['blocks']}(sp)", "addi a2, a2, -1",
