@@ -98,7 +98,8 @@ def test_blocked_int8_matches_tflm(shapes: tuple[list[int], list[int], bool, boo
 # adj_y; broadcast batches
 PAIRS = [([4, 4], [4, 4], False, False), ([2, 8, 7], [2, 7, 12], False, False), ([2, 4, 16], [2, 8, 16], False, True),
          ([3, 6, 8], [3, 6, 4], True, False), ([2, 1, 4, 2], [3, 2, 4], False, False),
-         ([2, 9, 4], [2, 8, 9], True, True)]
+         ([2, 9, 4], [2, 8, 9], True, True), ([2, 8, 16], [2, 16, 12], False, False),
+         ([2, 12, 12], [2, 8, 12], False, True)]
 
 
 # The output's zero point: -1 gives the layers one-multiply rows, 3 does not (TFLite's two roundings).

@@ -5,8 +5,8 @@ The convolutions' pair loop (micro.pairs_4x4) carries what a convolution needs: 
 a rounding, a stage row per channel with its own constants, a scale per channel for each pixel's sum. Two
 activations need none of it: every pair is rounded by itself (mote_matmul_pair_dot), one one-multiply row
 serves every column, and each accumulator starts from its column's start plus its row's term, both
-computed once per batch by the C kernel. Per set of four columns that leaves about 112 operations around
-the loop (31 to start the sixteen sums, 77 to store them, 4 to loop) against about 160.
+computed once per batch by the C kernel. Per set of four columns that leaves about 114 operations around
+the loop (33 to start the sixteen sums, 77 to store them, 4 to loop) against about 160.
 
 Registers: the accumulators A(i, j) (row i, column j) are s0-s11 and t3-t6 as in micro; t0 holds the
 rounding constant 2^15 - 128 * 2^16; a0 and a1 walk the rows' and the columns' pair words, t1 bounds the
@@ -28,8 +28,9 @@ SLOT = {name: 4 * k for k, name in enumerate(SLOTS)}
 SIZE = (4 * (len(SLOTS) + len(SAVED)) + 15) // 16 * 16
 
 DOC = """mote_dot_matmul_single_4x4_s8 (mote_dot_matmul_single_4x4_s8.h): per group of two pairs, 8 word loads,
-8 column loads and 128 operations (147 with the loop); per set of four columns 31 to start, 77 to store
-through the one-multiply row (4 an output not clamped), 4 to loop; per block of four rows 17; per call 45."""
+8 column loads and 128 operations (145.5 with the loop, two groups a step); per set of four columns 33 to start
+(3 more for an odd number of groups), 77 to store through the one-multiply row (4 an output, 3 or 4 when clamped),
+4 to loop; per block of four rows 17; per call 45."""
 
 
 def acc(i: int, j: int) -> str:
@@ -88,8 +89,12 @@ def body() -> list[str]:
     for i in range(4):
         start.append(f"lw t2, {4 * i}(a4)")
         start += [f"add {acc(i, j)}, {col}, t2" for j, col in enumerate(("a2", "a5", "a6", "a7"))]
-    start += [f"lw a0, {s['xblock']}(sp)", f"lw t1, {s['xstep']}(sp)", "add t1, a0, t1"]
-    loop = [".Lmm_loop:", *_pair(0), *_pair(1), "addi a0, a0, 32", "addi a1, a1, 32", "bne a0, t1, .Lmm_loop"]
+    start += [f"lw a0, {s['xblock']}(sp)", f"lw t1, {s['xstep']}(sp)", "andi t2, t1, 32", "add t1, a0, t1",
+              "bnez t2, .Lmm_odd"]
+    loop = [".Lmm_loop:", "/* two groups of two pairs a step */", *_pair(0), *_pair(1), ".Lmm_second:", *_pair(2),
+            *_pair(3), "addi a0, a0, 64", "addi a1, a1, 64", "bne a0, t1, .Lmm_loop"]
+    odd = [".Lmm_odd:", "/* an odd number of groups: the first by the loop's second half */", "addi a0, a0, -32",
+           "addi a1, a1, -32", "j .Lmm_second"]
     store, cold = _store()
     next_quad = [f"lw a2, {s['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {s['quads']}(sp)", "bnez a2, .Lmm_quad"]
     next_block = [f"lw a2, {s['xblock']}(sp)", f"lw a3, {s['xstep']}(sp)", "add a2, a2, a3",
@@ -98,4 +103,5 @@ def body() -> list[str]:
                   f"lw a2, {s['outblock']}(sp)", f"lw a3, {s['m']}(sp)", "slli a3, a3, 2", "add a2, a2, a3",
                   f"sw a2, {s['outblock']}(sp)", f"lw a2, {s['blocks']}(sp)", "addi a2, a2, -1",
                   f"sw a2, {s['blocks']}(sp)", "bnez a2, .Lmm_block"]
-    return [*save, *enter, *block, *start, *loop, *store, *next_quad, *next_block, ".Lmm_end:", *restore, *cold]
+    return [*save, *enter, *block, *start, *loop, *store, *next_quad, *next_block, ".Lmm_end:", *restore, *odd,
+            *cold]
