@@ -77,7 +77,7 @@ def scratch_bytes(node: Node, p: Any) -> int:
     return 4 * ((p.rows + p.cols) * (2 * groups(p.depth) + 1) + 2 * p.cols)
 
 
-def _call(node: Node, p: Any, em: Emitter, func: str, add: int, rows: str) -> CCall:
+def _call(node: Node, p: Any, em: Emitter, func: str, add: int, rows: str, rest: str = "NULL") -> CCall:
     za, zb = -p.a_offset, -p.b_offset
     constant = (add + LOWERED * 2 * groups(p.depth) + p.depth * za * zb + 2**31) % 2**32 - 2**31
     runs = np.tile(np.array([0, 32 * groups(p.depth)], np.int32), p.cols // 4)
@@ -90,7 +90,7 @@ def _call(node: Node, p: Any, em: Emitter, func: str, add: int, rows: str) -> CC
         "a_depth_step": p.a_depth_step, "b_depth_step": p.b_depth_step, "b_col_step": p.b_col_step,
         "a_zero_point": za, "b_zero_point": zb, "bias_constant": int(constant), "output_stage": rows,
         "runs": em.const(runs, "pair_runs"), "output_offset": p.output_offset, "act_min": p.act_min,
-        "act_max": p.act_max}
+        "act_max": p.act_max, "rest": rest}
     return CCall(func, "mote_batch_matmul_pairs_params", fields,
                  [em.tensor(a), em.tensor(b), em.tensor(node.outputs[0])])
 
@@ -105,4 +105,11 @@ def pack_single(node: Node, p: Any, em: Emitter) -> CCall:
 def pack(node: Node, p: Any, em: Emitter) -> CCall:
     rows = output_stage(em, np.full(p.cols, p.multiplier), np.full(p.cols, p.shift), p.output_offset, p.act_min,
                         p.act_max)
-    return _call(node, p, em, "mote_batch_matmul_pairs_s8", 0, rows)
+    return _call(node, p, em, "mote_batch_matmul_pairs_s8", 0, rows, "mote_output_rest_s8")
+
+
+def pack_rows(node: Node, p: Any, em: Emitter, rows: np.ndarray) -> CCall:
+    """mote_batch_matmul_pairs_s8 with the given table rows (int32 [cols][8]) of RequantShift (mote.ops.matmul_rqs:
+    node's first two inputs are the product's)."""
+    return _call(node, p, em, "mote_batch_matmul_pairs_s8", 0, em.const(rows, "rqs_output_stage"),
+                 "mote_output_rest_any_s8")

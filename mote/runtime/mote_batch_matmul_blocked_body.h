@@ -1,8 +1,9 @@
-/* The register-blocked int8 batch matmul (mote_batch_matmul_blocked_s8.h), written once for its two output
+/* The register-blocked int8 batch matmul (mote_batch_matmul_blocked_s8.h), written once for its output
  * stages: the file that includes this header defines MOTE_BMM_OUTPUT (mote_output_of for TFLite's
- * requantization, mote_output_of_any where the table holds a RequantShift row) and MOTE_BMM_FUNCTION (the
- * name of the static function it then calls): mote_batch_matmul_blocked_s8.c and
- * mote_batch_matmul_requant_shift_s8.c. */
+ * requantization, mote_output_of_requant_shift where the table holds RequantShift rows), MOTE_BMM_FUNCTION (the
+ * name of the static function it then calls) and, for a table row per column, MOTE_BMM_PER_COLUMN 1:
+ * mote_batch_matmul_blocked_s8.c, mote_batch_matmul_requant_shift_s8.c and
+ * mote_batch_matmul_requant_shift_cols_s8.c. */
 #ifndef MOTE_BATCH_MATMUL_BLOCKED_BODY_H
 #define MOTE_BATCH_MATMUL_BLOCKED_BODY_H
 
@@ -109,9 +110,29 @@ static void dot_1x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t 
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
 }
 
-/* A row's outputs of n columns from acc[0 .. n - 1]. */
-static void store_row(const mote_output_channel *s, const uint32_t *acc, int32_t n, int8_t *out) {
-  for (int32_t j = 0; j < n; ++j) out[j] = MOTE_BMM_OUTPUT((int32_t)acc[j], s);
+#ifndef MOTE_BMM_PER_COLUMN
+#define MOTE_BMM_PER_COLUMN 0
+#endif
+
+/* Column c's output of the sum `acc`: through `s`, the one stage of every column, or (MOTE_BMM_PER_COLUMN)
+ * through the table's row c. */
+static inline int8_t bmm_out(const mote_batch_matmul_blocked_params *p, uint32_t acc, const mote_output_channel *s,
+                             int32_t c) {
+#if MOTE_BMM_PER_COLUMN
+  const mote_output_channel own = mote_output_channel_at(p->output_stage, c, p->output_offset, p->act_min,
+                                                         p->act_max);
+  (void)s;
+  return MOTE_BMM_OUTPUT((int32_t)acc, &own);
+#else
+  (void)p, (void)c;
+  return MOTE_BMM_OUTPUT((int32_t)acc, s);
+#endif
+}
+
+/* A row's outputs of n columns from c0 on, from acc[0 .. n - 1]. */
+static void store_row(const mote_batch_matmul_blocked_params *p, const mote_output_channel *s, const uint32_t *acc,
+                      int32_t c0, int32_t n, int8_t *out) {
+  for (int32_t j = 0; j < n; ++j) out[j] = bmm_out(p, acc[j], s, c0 + j);
 }
 
 /* Fewer than four rows (a decode step's q . K^T, weights . V): packing B would cost as much as the products,
@@ -139,8 +160,8 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
           s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]);
           s2 += (uint32_t)(v * y[2]), s3 += (uint32_t)(v * y[3]);
         }
-        out[c] = MOTE_BMM_OUTPUT((int32_t)s0, s), out[c + 1] = MOTE_BMM_OUTPUT((int32_t)s1, s);
-        out[c + 2] = MOTE_BMM_OUTPUT((int32_t)s2, s), out[c + 3] = MOTE_BMM_OUTPUT((int32_t)s3, s);
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
       }
     } else {
       for (; c + 4 <= cols; c += 4) {
@@ -151,15 +172,15 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
           const int32_t v = ax[k];
           s0 += (uint32_t)(v * *y0), s1 += (uint32_t)(v * *y1), s2 += (uint32_t)(v * *y2), s3 += (uint32_t)(v * *y3);
         }
-        out[c] = MOTE_BMM_OUTPUT((int32_t)s0, s), out[c + 1] = MOTE_BMM_OUTPUT((int32_t)s1, s);
-        out[c + 2] = MOTE_BMM_OUTPUT((int32_t)s2, s), out[c + 3] = MOTE_BMM_OUTPUT((int32_t)s3, s);
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
       }
     }
     for (; c < cols; ++c) {
       uint32_t total = base;
       const int8_t *y = b + c * p->b_col_step;
       for (int32_t k = 0; k < depth; ++k, y += ds) total += (uint32_t)(ax[k] * *y);
-      out[c] = MOTE_BMM_OUTPUT((int32_t)total, s);
+      out[c] = bmm_out(p, total, s, c);
     }
   }
 }
@@ -192,18 +213,18 @@ static mote_status MOTE_BMM_FUNCTION(const mote_batch_matmul_blocked_params *p, 
         const uint32_t *block = acc + 4 * r;
         if (n == 4) {
           for (int32_t i = 0; i < 16; i += 4, out += cols) {
-            out[0] = MOTE_BMM_OUTPUT((int32_t)block[i], &s), out[1] = MOTE_BMM_OUTPUT((int32_t)block[i + 1], &s);
-            out[2] = MOTE_BMM_OUTPUT((int32_t)block[i + 2], &s), out[3] = MOTE_BMM_OUTPUT((int32_t)block[i + 3], &s);
+            out[0] = bmm_out(p, block[i], &s, c0), out[1] = bmm_out(p, block[i + 1], &s, c0 + 1);
+            out[2] = bmm_out(p, block[i + 2], &s, c0 + 2), out[3] = bmm_out(p, block[i + 3], &s, c0 + 3);
           }
         } else {
-          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(&s, block + 4 * i, n, out);
+          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(p, &s, block + 4 * i, c0, n, out);
         }
       }
       for (int32_t r = whole; r < rows; ++r) {
         uint32_t acc[4];
         for (int32_t j = 0; j < 4; ++j) acc[j] = row_term[r] + col_term[j];
         dot_1x4(a_words + whole * pairs + r % 4, b_words, pairs, acc);
-        store_row(&s, acc, n, output + r * cols + c0);
+        store_row(p, &s, acc, c0, n, output + r * cols + c0);
       }
     }
   }

@@ -156,8 +156,7 @@ static mote_status MOTE_BMM_PAIRS_FUNCTION(const mote_batch_matmul_pairs_params 
   mote_block_out how = {output, p->output_stage, cols, p->output_offset, p->act_min, p->act_max, NULL};
 #else
   int32_t *bias = col_sums + cols; /* [cols / 4][8]: four starts, four scales (1: the rows' terms as they are) */
-  mote_block_out how = {output, p->output_stage, cols, p->output_offset, p->act_min, p->act_max,
-                        mote_output_rest_s8};
+  mote_block_out how = {output, p->output_stage, cols, p->output_offset, p->act_min, p->act_max, p->rest};
 #endif
   for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
     pack_rows(a + p->a_offsets[batch], rows, p->a_row_step, p->a_depth_step, p->depth, pairs, row_term, x, row_sums);

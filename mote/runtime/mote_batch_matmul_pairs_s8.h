@@ -1,6 +1,7 @@
 #ifndef MOTE_BATCH_MATMUL_PAIRS_S8_H
 #define MOTE_BATCH_MATMUL_PAIRS_S8_H
 
+#include "mote_output_stage.h"
 #include "mote_types.h"
 
 /* int8 BATCH_MATMUL of two run-time operands through the register-blocked convolutions' inner loop, for rows
@@ -14,7 +15,8 @@
  * pair product less 128 (mote_matmul_pair_dot: exact for every int8 value), which bias_constant gives back
  * with depth * za * zb (modulo 2^32, as TFLite's sum wraps) and, for mote_batch_matmul_pairs_single_s8, the
  * one-multiply stage's constant: that kernel's outputs go through one-multiply rows
- * (mote_dot_matmul_terms_single_4x4_s8), this one's through TFLite's rows with their shortcuts. A[r][k] is at
+ * (mote_dot_matmul_single_4x4_s8), this one's through a table row per column with its shortcuts: TFLite's
+ * requantization, or a RequantShift (mote.ops.matmul_rqs, per tensor or per column). A[r][k] is at
  * a + a_offsets[batch] + r * a_row_step + k * a_depth_step, B[k][c] likewise. */
 typedef struct {
   int32_t batches, rows, cols, depth; /* rows and cols multiples of 4 */
@@ -23,9 +25,11 @@ typedef struct {
   int32_t a_row_step, a_depth_step, b_depth_step, b_col_step;
   int32_t a_zero_point, b_zero_point; /* in [-128, 127] */
   int32_t bias_constant;              /* 128 * pairs + depth * za * zb (+ the stage's constant), modulo 2^32 */
-  const int32_t *output_stage;        /* [cols] rows: TFLite's (mote_output_stage.h) or one-multiply ones */
+  const int32_t *output_stage;        /* [cols] rows: TFLite's or RequantShift's (mote_output_stage.h), or
+                                         one-multiply ones */
   const int32_t *runs;                /* [cols / 4][2]: every group in one run of separate roundings */
   int32_t output_offset, act_min, act_max;
+  mote_output_rest_fn rest; /* TFLite's rows: mote_output_rest_s8; RequantShift rows: mote_output_rest_any_s8 */
 } mote_batch_matmul_pairs_params;
 
 /* Scratch: 4 * ((rows + cols) * (2 * groups + 1) + 2 * cols) bytes. */
