@@ -138,7 +138,8 @@ static void store_row(const mote_batch_matmul_blocked_params *p, const mote_outp
 /* Fewer than four rows (a decode step's q . K^T, weights . V): packing B would cost as much as the products,
  * so B's bytes are read as they are. Each row of A less its zero point, a'[k] in [-255, 255], goes to `ax`;
  * out[r][c] = requantize(sum_k a'[k] * B[k][c] - zb * sum_k a'[k]) (modulo 2^32, as TFLite's sum wraps), four
- * columns sharing each a'[k] (through one pointer where B's columns are adjacent bytes, else four). */
+ * or eight columns sharing each a'[k] (through one pointer where B's columns are adjacent bytes; where each
+ * column's depth is, four depths of four columns a step; else four pointers). */
 static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b, int8_t *out,
                      int32_t *ax, const mote_output_channel *s) {
   const int32_t depth = p->depth, cols = p->cols, ds = p->b_depth_step;
@@ -152,6 +153,20 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
     const uint32_t base = 0u - (uint32_t)p->b_zero_point * (uint32_t)sum;
     int32_t c = 0;
     if (p->b_col_step == 1) {
+      for (; c + 8 <= cols; c += 8) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base, s4 = base, s5 = base, s6 = base, s7 = base;
+        const int8_t *y = b + c;
+        for (int32_t k = 0; k < depth; ++k, y += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]), s2 += (uint32_t)(v * y[2]);
+          s3 += (uint32_t)(v * y[3]), s4 += (uint32_t)(v * y[4]), s5 += (uint32_t)(v * y[5]);
+          s6 += (uint32_t)(v * y[6]), s7 += (uint32_t)(v * y[7]);
+        }
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
+        out[c + 4] = bmm_out(p, s4, s, c + 4), out[c + 5] = bmm_out(p, s5, s, c + 5);
+        out[c + 6] = bmm_out(p, s6, s, c + 6), out[c + 7] = bmm_out(p, s7, s, c + 7);
+      }
       for (; c + 4 <= cols; c += 4) {
         uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
         const int8_t *y = b + c;
@@ -159,6 +174,27 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
           const int32_t v = ax[k];
           s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]);
           s2 += (uint32_t)(v * y[2]), s3 += (uint32_t)(v * y[3]);
+        }
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
+      }
+    } else if (ds == 1) {
+      /* each column's depth in adjacent bytes (B given [cols][depth]): four columns, four depths a step */
+      const int32_t whole = depth & ~3;
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y0 = b + c * p->b_col_step, *y1 = y0 + p->b_col_step, *y2 = y1 + p->b_col_step;
+        const int8_t *y3 = y2 + p->b_col_step;
+        const int32_t *v = ax;
+        for (const int32_t *end = ax + whole; v != end; v += 4, y0 += 4, y1 += 4, y2 += 4, y3 += 4) {
+          const int32_t v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+          s0 += (uint32_t)(v0 * y0[0] + v1 * y0[1] + v2 * y0[2] + v3 * y0[3]);
+          s1 += (uint32_t)(v0 * y1[0] + v1 * y1[1] + v2 * y1[2] + v3 * y1[3]);
+          s2 += (uint32_t)(v0 * y2[0] + v1 * y2[1] + v2 * y2[2] + v3 * y2[3]);
+          s3 += (uint32_t)(v0 * y3[0] + v1 * y3[1] + v2 * y3[2] + v3 * y3[3]);
+        }
+        for (int32_t k = whole; k < depth; ++k, ++v, ++y0, ++y1, ++y2, ++y3) {
+          s0 += (uint32_t)(*v * *y0), s1 += (uint32_t)(*v * *y1), s2 += (uint32_t)(*v * *y2), s3 += (uint32_t)(*v * *y3);
         }
         out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
         out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
