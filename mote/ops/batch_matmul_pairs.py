@@ -25,7 +25,7 @@ import numpy as np
 from mote.ir import Node
 from mote.ops.output_single import SingleStage, single_stage
 from mote.ops.output_stage import output_stage
-from mote.ops.registry import CCall, Emitter
+from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 MAX_DEPTH = 256  # the sums of a line's pair words' halves stay within 16 bits (mote_batch_matmul_pairs_body.h)
 INT32_MAX = 2**31 - 1
@@ -77,7 +77,9 @@ def scratch_bytes(node: Node, p: Any) -> int:
     return 4 * ((p.rows + p.cols) * (2 * groups(p.depth) + 1) + 2 * p.cols)
 
 
-def _call(node: Node, p: Any, em: Emitter, func: str, add: int, rows: str, rest: str = "NULL") -> CCall:
+def call(node: Node, p: Any, em: Emitter, func: str, add: int, rows: str, rest: str = "NULL") -> CCall:
+    """The call of `func` (a kernel taking mote_batch_matmul_pairs_params) with the stage's constant `add` and the
+    emitted table `rows`."""
     za, zb = -p.a_offset, -p.b_offset
     constant = (add + LOWERED * 2 * groups(p.depth) + p.depth * za * zb + 2**31) % 2**32 - 2**31
     runs = np.tile(np.array([0, 32 * groups(p.depth)], np.int32), p.cols // 4)
@@ -99,17 +101,17 @@ def pack_single(node: Node, p: Any, em: Emitter) -> CCall:
     s = stage(p)
     assert s is not None
     rows = np.tile(np.array([s.low, s.high, s.multiplier, 0], np.int64), (p.cols, 1)).astype(np.int32)
-    return _call(node, p, em, "mote_batch_matmul_pairs_single_s8", s.add, em.const(rows, "single_stage"))
+    return call(node, p, em, "mote_batch_matmul_pairs_single_s8", s.add, em.const(rows, "single_stage"))
 
 
 def pack(node: Node, p: Any, em: Emitter) -> CCall:
     rows = output_stage(em, np.full(p.cols, p.multiplier), np.full(p.cols, p.shift), p.output_offset, p.act_min,
                         p.act_max)
-    return _call(node, p, em, "mote_batch_matmul_pairs_s8", 0, rows, "mote_output_rest_s8")
+    return call(node, p, em, "mote_batch_matmul_pairs_s8", 0, rows, "mote_output_rest_s8")
 
 
-def pack_rows(node: Node, p: Any, em: Emitter, rows: np.ndarray) -> CCall:
-    """mote_batch_matmul_pairs_s8 with the given table rows (int32 [cols][8]) of RequantShift (mote.ops.matmul_rqs:
-    node's first two inputs are the product's)."""
-    return _call(node, p, em, "mote_batch_matmul_pairs_s8", 0, em.const(rows, "rqs_output_stage"),
-                 "mote_output_rest_any_s8")
+SINGLE_KERNEL = Kernel("mote_batch_matmul_pairs_single_s8", frozenset({Core.SCALAR}), pack_single, accepts_single,
+                       scratch_bytes, twins=("mote_dot_matmul_single_4x4_s8",),
+                       scratch_why="both operands packed in pair words")
+KERNEL = Kernel("mote_batch_matmul_pairs_s8", frozenset({Core.SCALAR}), pack, accepts, scratch_bytes,
+                twins=("mote_dot_matmul_terms_4x4_s8",), scratch_why="both operands packed in pair words")

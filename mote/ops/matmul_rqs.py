@@ -5,11 +5,11 @@ exactly as matmul_s32 (alpha 1, no bias; the int32 sum wraps as Deeploy's kernel
 requant_shift computes it (mote.passes.fuse_requant makes this op of the pair), the RequantShift per tensor
 (one mul and add) or per column (N of each, over the last axis): the accumulators stay in registers and each
 output goes through a RequantShift row (mote.ops.requant_stage) in place of TFLite's requantization. Kernels:
-on a scalar core, rows and columns in sets of four, mote_batch_matmul_pairs_s8 (mote.ops.batch_matmul_pairs: the
-convolutions' register-blocked pair loop, a table row per column); else mote_batch_matmul_requant_shift_s8 (per
-tensor) or mote_batch_matmul_requant_shift_cols_s8 (a row per column), mote_batch_matmul_blocked_s8's body (both
-operands packed into pair words, four rows by four columns of sums). Every kernel's sum wraps modulo 2^32 as
-Deeploy's does.
+on a scalar core, rows and columns in sets of four, mote_batch_matmul_pairs_requant_shift_s8
+(mote.ops.batch_matmul_pairs: the convolutions' register-blocked pair loop, a table row per column); else
+mote_batch_matmul_requant_shift_s8 (per tensor) or mote_batch_matmul_requant_shift_cols_s8 (a row per column),
+mote_batch_matmul_blocked_s8's body (both operands packed into pair words, four rows by four columns of sums).
+Every kernel's sum wraps modulo 2^32 as Deeploy's does.
 
 inputs [a int8 [..., M, K], b int8 [..., K, N], mul int32 [1 or N], add int32 [1 or N]]; attrs divisor,
 n_levels, signed (as requant_shift).
@@ -119,14 +119,16 @@ def _pack_cols(node: Node, p: MatMulRqsParams, em: Emitter) -> CCall:
 
 
 def _pack_pairs(node: Node, p: MatMulRqsParams, em: Emitter) -> CCall:
-    return batch_matmul_pairs.pack_rows(node, p.blocked, em, requant_shift_rows(p.requant, p.blocked.cols))
+    rows = em.const(requant_shift_rows(p.requant, p.blocked.cols), "rqs_output_stage")
+    return batch_matmul_pairs.call(node, p.blocked, em, "mote_batch_matmul_pairs_requant_shift_s8", 0, rows,
+                                   "mote_output_rest_any_s8")
 
 
 def _per_tensor(node: Node, p: MatMulRqsParams) -> str | None:
     return None if p.requant.channels == 1 else "RequantShift per column"
 
 
-KERNELS = (Kernel("mote_batch_matmul_pairs_s8", frozenset({Core.SCALAR}), _pack_pairs,
+KERNELS = (Kernel("mote_batch_matmul_pairs_requant_shift_s8", frozenset({Core.SCALAR}), _pack_pairs,
                   lambda node, p: batch_matmul_pairs.accepts(node, p.blocked),
                   lambda node, p: batch_matmul_pairs.scratch_bytes(node, p.blocked),
                   twins=("mote_dot_matmul_terms_4x4_s8",), scratch_why="both operands packed in pair words"),

@@ -45,7 +45,7 @@ def test_product_and_requant_fuse_and_match_deeploy_on_the_host(tmp_path: Path, 
 
 # (q, k^T shapes, add per column, kernel): the pairs kernel (rows and columns in sets of four) and the blocked
 # one with a row per column (six columns; one row, a decode step)
-PER_COLUMN = [((2, 8, 12), (2, 12, 8), True, "mote_batch_matmul_pairs_s8"),
+PER_COLUMN = [((2, 8, 12), (2, 12, 8), True, "mote_batch_matmul_pairs_requant_shift_s8"),
               ((1, 4, 8), (1, 8, 6), False, "mote_batch_matmul_requant_shift_cols_s8"),
               ((3, 5, 9), (3, 9, 6), True, "mote_batch_matmul_requant_shift_cols_s8"),
               ((2, 1, 16), (2, 16, 12), True, "mote_batch_matmul_requant_shift_cols_s8")]
@@ -86,7 +86,7 @@ def test_on_the_virtual_platform_exact_and_under_4_5_instructions_per_mac(tmp_pa
     path, npz = dp.save(tmp_path / "p", m, arrays)
     report = pipeline.run(path, target=Rv32(Rv32Config(cc="zig")), input_path=npz, work_dir=tmp_path / "w").to_json()
     (layer,) = [layer for layer in report["layers"] if layer["op"] == "matmul_rqs"]
-    assert layer["kernel"] == "mote_batch_matmul_pairs_s8"
+    assert layer["kernel"] == "mote_batch_matmul_pairs_requant_shift_s8"
     assert layer["instructions"] <= 4.5 * layer["macs"]
 
 
