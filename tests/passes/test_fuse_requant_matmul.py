@@ -90,30 +90,40 @@ def test_on_the_virtual_platform_exact_and_under_4_5_instructions_per_mac(tmp_pa
     assert layer["instructions"] <= 4.5 * layer["macs"]
 
 
-@pytest.mark.parametrize("channels, size, stride, k, unsigned", [(32, 16, 1, 3, True), (12, 11, 2, 3, False),
-                                                                 (8, 9, 1, 5, True)])
+# (channels, size, stride, filter, unsigned input, divisor, multipliers): the 32-bit shift rows in line; a divisor
+# that is no power of two and multipliers of either sign take the rows' other kinds (an odd width too)
+DEPTHWISE = [(32, 16, 1, 3, True, 2**12, (1, 99)), (12, 11, 2, 3, False, 2**12, (1, 99)),
+             (8, 9, 1, 5, True, 2**12, (1, 99)), (6, 7, 1, 3, False, 3001, (-60, 60)),
+             (5, 13, 1, 5, True, 2**13, (-40, 40))]
+
+
+@pytest.mark.parametrize("channels, size, stride, k, unsigned, div, mul_range", DEPTHWISE)
 def test_depthwise_and_requant_on_the_virtual_platform(tmp_path: Path, channels: int, size: int, stride: int, k: int,
-                                                        unsigned: bool) -> None:
+                                                        unsigned: bool, div: int, mul_range: tuple[int, int]) -> None:
     """Depthwise convolutions and their RequantShift fused (mote_conv_grouped_requant_shift_s8): exact on rv32 for
-    3x3 and 5x5 filters (the windows inside the input without bounds tests), strides 1 and 2, padded; a 3x3 layer
-    of 32 channels over 16x16 in at most 16 instructions per MAC (measured 14.4; unfused 47.3)."""
+    3x3 and 5x5 filters (the windows inside the input without bounds tests, two at a time for 3x3 at stride 1;
+    the border windows over their inside taps), strides 1 and 2, padded; a 3x3 layer of 32 channels over 16x16
+    in at most 10.5 instructions per MAC (measured 9.7; 14.4 before the border windows took their tap ranges and
+    the 32-bit rows went in line; unfused 47.3)."""
     rng = np.random.default_rng(channels + k)
     x = ints(rng, 0, 255, 1, channels, size, size) if unsigned else ints(rng, -128, 127, 1, channels, size, size)
     w, b = ints(rng, -128, 127, channels, 1, k, k), ints(rng, -3000, 3000, channels)
-    mul, add = ints(rng, 1, 99, channels, 1, 1), ints(rng, -999, 999, channels, 1, 1)
+    mul, add = ints(rng, *mul_range, channels, 1, 1), ints(rng, -999, 999, channels, 1, 1)
     pads = (k // 2,) * 4
     nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], kernel_shape=[k, k], pads=list(pads),
-                              strides=[stride, stride], group=channels), rqs("c", "y", 2**12)]
+                              strides=[stride, stride], group=channels), rqs("c", "y", div)]
     m = network(nodes, {"x": x.shape}, ["y"], {"w": w, "b": b, "y_mul": mul, "y_add": add})
-    want = dp.requant_shift(dp.conv(x, w, b, (stride, stride), pads, channels), mul[None], add[None], 2**12, 256,
+    want = dp.requant_shift(dp.conv(x, w, b, (stride, stride), pads, channels), mul[None], add[None], div, 256,
                             True)
+    assert len(np.unique(want)) > 20
     arrays = [x.astype(np.uint8 if unsigned else np.int8)]
     assert fused_ops(tmp_path / "g", m, arrays) == ["conv2d_rqs"]
+    assert np.array_equal(run(tmp_path / "h", m, arrays, target="host")[0], want)
     assert np.array_equal(run(tmp_path / "r", m, arrays, target="rv32")[0], want)
-    if k == 3 and stride == 1:
+    if k == 3 and stride == 1 and channels == 32:
         path, npz = dp.save(tmp_path / "p", m, arrays)
         report = pipeline.run(path, target=Rv32(Rv32Config(cc="zig")), input_path=npz,
                               work_dir=tmp_path / "w").to_json()
         (layer,) = [layer for layer in report["layers"] if layer["op"] == "conv2d_rqs"]
         assert layer["kernel"] == "mote_conv_grouped_requant_shift_s8"
-        assert layer["instructions"] <= 16 * layer["macs"]
+        assert layer["instructions"] <= 10.5 * layer["macs"]
