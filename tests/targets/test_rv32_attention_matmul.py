@@ -12,6 +12,7 @@ import pytest
 
 from mote.codegen.compile import compile_graph
 from mote.frontend.tflite import load_tflite
+from mote.frontend.tflite_writer import ModelBuilder
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
 from mote.targets.rv32 import Rv32Config, build_rv32
@@ -36,3 +37,25 @@ def test_attention_matmul_per_mac(a_shape: list[int], b_shape: list[int], adj_y:
     np.testing.assert_array_equal(run.outputs["y"], tflm_outputs(model, graph, inputs)["y"])
     (profile,) = run.layers
     assert profile.instructions / compiled.macs <= GOAL
+
+
+def test_both_pairs_kernels_in_one_firmware(tmp_path: Path) -> None:
+    """One layer with one-multiply rows and one with TFLite's (their assembly loops side by side in
+    mote_micro_s8.S), bit-exact with TFLite Micro."""
+    mb = ModelBuilder()
+    a = mb.tensor("a", [2, 8, 12], "int8", scale=0.05, zero_point=-3)
+    b = mb.tensor("b", [2, 12, 8], "int8", scale=0.04, zero_point=7)
+    y = mb.tensor("y", [2, 8, 8], "int8", scale=0.2, zero_point=-1)
+    z = mb.tensor("z", [2, 8, 8], "int8", scale=0.2, zero_point=3)
+    for out in (y, z):
+        mb.op("BATCH_MATMUL", [a, b], [out], adj_x=False, adj_y=False)
+    model = mb.build([a, b], [y, z])
+    graph = load_tflite(model, "m")
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    assert [layer.kernel for layer in compiled.layers] == ["mote_batch_matmul_pairs_single_s8",
+                                                          "mote_batch_matmul_pairs_s8"]
+    inputs = random_inputs(graph, 1)
+    run = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig")).run(inputs)
+    want = tflm_outputs(model, graph, inputs)
+    for name in ("y", "z"):
+        np.testing.assert_array_equal(run.outputs[name], want[name])
