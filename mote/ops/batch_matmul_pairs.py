@@ -1,14 +1,17 @@
 """mote_batch_matmul_pairs_s8 and _single_s8: int8 BATCH_MATMUL of two activations through the convolutions'
 register-blocked inner loop (four rows by four columns, two products per multiply).
 
-The kernels pack, per batch, A's rows and B's columns as pair words and hand them to mote_dot_matmul_terms_4x4_s8
-or its one-multiply twin (assembly on rv32): each pair product is taken with a rounding constant lowered by
-128 * 2^16 (mote_matmul_pair_dot), which makes it exact for every int8 pair (the plain rounding of the
-convolutions' weights misses the one pair whose four values are all -128); the 128 per pair comes back in each
-set of columns' start, with the zero points' terms: -za * colsum in the start, -zb as the scale of each row's
-sum. The outputs go through one-multiply rows (mote.ops.output_single) where the layer has them, proven exact on
-every sum it can reach (depth times the extreme products of the two operands less their zero points), else
-through TFLite's rows with their shortcuts.
+The kernels pack, per batch, A's rows and B's columns as pair words (four lines a step where their bytes are
+adjacent) and hand them to an rv32 assembly loop (C twins elsewhere): each pair product is taken with a rounding
+constant lowered by 128 * 2^16 (mote_matmul_pair_dot), which makes it exact for every int8 pair (the plain
+rounding of the convolutions' weights misses the one pair whose four values are all -128); the 128 per pair
+comes back in each column's start, with the zero points' terms: -za * colsum in the column's start, -zb * rowsum
+as the row's term. Where the layer has a one-multiply stage (mote.ops.output_single), proven exact on every sum
+it can reach (depth times the extreme products of the two operands less their zero points),
+mote_batch_matmul_pairs_single_s8 runs mote_dot_matmul_single_4x4_s8 (mote.targets.rv32.micro_matmul: one stage
+row for every column, about 114 operations per set of four columns around the pair loop); else
+mote_batch_matmul_pairs_s8 runs mote_dot_matmul_terms_4x4_s8 (the convolutions' loop, mote.targets.rv32.micro)
+through TFLite's rows with their shortcuts. mote.ops.matmul_rqs takes the latter with RequantShift rows.
 
 They take rows and columns in whole sets of four (the attention shapes: heads by a sequence by a head width)
 and depths up to MAX_DEPTH, whose sums fit int32 (TFLite's sum wraps; so would these kernels', but not the
