@@ -59,8 +59,10 @@ def stage(p: Any) -> SingleStage | None:
     return _stage(p.multiplier, p.shift, p.output_offset, p.act_min, p.act_max, lo, hi)
 
 
-def accepts(node: Node, p: Any) -> str | None:
-    if p.rows % 4 or p.cols % 4:
+def accepts(node: Node, p: Any, few_rows: bool = False) -> str | None:
+    """None when the kernels take the layer: rows and columns in sets of four (or, with `few_rows`, fewer than four
+    rows and any columns: mote_batch_matmul_pairs_single_s8 reads B's bytes as they are there)."""
+    if (p.rows % 4 or p.cols % 4) and not (few_rows and p.rows < 4):
         return f"{p.rows} rows by {p.cols} columns are not whole sets of four"
     if p.depth > MAX_DEPTH:
         return f"depth {p.depth} is over {MAX_DEPTH}"
@@ -71,7 +73,7 @@ def accepts(node: Node, p: Any) -> str | None:
 
 
 def accepts_single(node: Node, p: Any) -> str | None:
-    if reason := accepts(node, p):
+    if reason := accepts(node, p, few_rows=True):
         return reason
     return "the output needs TFLite's two roundings" if stage(p) is None else None
 

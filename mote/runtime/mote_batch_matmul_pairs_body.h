@@ -137,14 +137,91 @@ static void pack_cols(const int8_t *src, int32_t lines, int32_t line_step, int32
   pack_operand(src, lines, line_step, depth_step, depth, pairs, 0, sum, words, sums);
 }
 
+#if MOTE_BMM_PAIRS_SINGLE
+/* The one-multiply output of the sum z (its stage's constant included): mote_output_single. */
+#define MOTE_BMM_SINGLE(z) \
+  ((int32_t)(z) < low ? lo : (int32_t)(z) >= high ? hi : (int8_t)(uint8_t)((uint64_t)((int64_t)(int32_t)(z) * mult) >> 32))
+
+/* Fewer than four rows (a decode step): B's bytes read as they are, each row of A less its zero point,
+ * a'[k] in [-255, 255], in `ax`; z = sum_k a'[k] * B[k][c] - zb * sum_k a'[k] + the stage's constant (modulo
+ * 2^32), eight columns sharing each a'[k] where B's columns are adjacent bytes, four depths of four columns a
+ * step where each column's depth is, else four columns through four pointers. */
+static void few_rows_single(const mote_batch_matmul_pairs_params *p, const int8_t *a, const int8_t *b, int8_t *out,
+                            int32_t *ax) {
+  const int32_t depth = p->depth, cols = p->cols, ds = p->b_depth_step, cs = p->b_col_step;
+  const int32_t low = p->output_stage[0], high = p->output_stage[1];
+  const int64_t mult = p->output_stage[2];
+  const int8_t lo = (int8_t)p->act_min, hi = (int8_t)p->act_max;
+  const uint32_t za = (uint32_t)p->a_zero_point, zb = (uint32_t)p->b_zero_point;
+  const uint32_t add = (uint32_t)p->bias_constant - 128u * (uint32_t)(2 * p->groups) - (uint32_t)depth * za * zb;
+  for (int32_t r = 0; r < p->rows; ++r, out += cols) {
+    const int8_t *x = a + r * p->a_row_step;
+    int32_t sum = 0;
+    for (int32_t k = 0; k < depth; ++k) {
+      ax[k] = x[k * p->a_depth_step] - p->a_zero_point;
+      sum += ax[k];
+    }
+    const uint32_t base = add - zb * (uint32_t)sum;
+    int32_t c = 0;
+    if (cs == 1) {
+      for (; c + 8 <= cols; c += 8) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base, s4 = base, s5 = base, s6 = base, s7 = base;
+        const int8_t *y = b + c;
+        for (int32_t k = 0; k < depth; ++k, y += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]), s2 += (uint32_t)(v * y[2]);
+          s3 += (uint32_t)(v * y[3]), s4 += (uint32_t)(v * y[4]), s5 += (uint32_t)(v * y[5]);
+          s6 += (uint32_t)(v * y[6]), s7 += (uint32_t)(v * y[7]);
+        }
+        out[c] = MOTE_BMM_SINGLE(s0), out[c + 1] = MOTE_BMM_SINGLE(s1), out[c + 2] = MOTE_BMM_SINGLE(s2);
+        out[c + 3] = MOTE_BMM_SINGLE(s3), out[c + 4] = MOTE_BMM_SINGLE(s4), out[c + 5] = MOTE_BMM_SINGLE(s5);
+        out[c + 6] = MOTE_BMM_SINGLE(s6), out[c + 7] = MOTE_BMM_SINGLE(s7);
+      }
+    } else if (ds == 1) {
+      const int32_t whole = depth & ~3;
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y0 = b + c * cs, *y1 = y0 + cs, *y2 = y1 + cs, *y3 = y2 + cs;
+        const int32_t *v = ax;
+        for (const int32_t *end = ax + whole; v != end; v += 4, y0 += 4, y1 += 4, y2 += 4, y3 += 4) {
+          const int32_t v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+          s0 += (uint32_t)(v0 * y0[0] + v1 * y0[1] + v2 * y0[2] + v3 * y0[3]);
+          s1 += (uint32_t)(v0 * y1[0] + v1 * y1[1] + v2 * y1[2] + v3 * y1[3]);
+          s2 += (uint32_t)(v0 * y2[0] + v1 * y2[1] + v2 * y2[2] + v3 * y2[3]);
+          s3 += (uint32_t)(v0 * y3[0] + v1 * y3[1] + v2 * y3[2] + v3 * y3[3]);
+        }
+        for (int32_t k = whole; k < depth; ++k, ++v, ++y0, ++y1, ++y2, ++y3) {
+          s0 += (uint32_t)(*v * *y0), s1 += (uint32_t)(*v * *y1), s2 += (uint32_t)(*v * *y2), s3 += (uint32_t)(*v * *y3);
+        }
+        out[c] = MOTE_BMM_SINGLE(s0), out[c + 1] = MOTE_BMM_SINGLE(s1);
+        out[c + 2] = MOTE_BMM_SINGLE(s2), out[c + 3] = MOTE_BMM_SINGLE(s3);
+      }
+    }
+    for (; c < cols; ++c) {
+      uint32_t total = base;
+      const int8_t *y = b + c * cs;
+      for (int32_t k = 0; k < depth; ++k, y += ds) total += (uint32_t)(ax[k] * *y);
+      out[c] = MOTE_BMM_SINGLE(total);
+    }
+  }
+}
+#undef MOTE_BMM_SINGLE
+#endif
+
 static mote_status MOTE_BMM_PAIRS_FUNCTION(const mote_batch_matmul_pairs_params *p, const int8_t *a,
                                            const int8_t *b, int8_t *output, mote_scratch scratch) {
   const int32_t rows = p->rows, cols = p->cols, pairs = 2 * p->groups;
   const size_t words = (size_t)(rows + cols) * (size_t)(pairs + 1) + 2 * (size_t)cols;
-  if ((rows & 3) || (cols & 3) || rows <= 0 || cols <= 0 || p->groups != (p->depth + 3) / 4 ||
-      scratch.size < 4 * words) {
-    return MOTE_ERROR;
+  if (rows <= 0 || cols <= 0 || p->groups != (p->depth + 3) / 4 || scratch.size < 4 * words) return MOTE_ERROR;
+#if MOTE_BMM_PAIRS_SINGLE
+  if (rows < 4) { /* the scratch holds at least depth words */
+    for (int32_t batch = 0; batch < p->batches; ++batch, output += rows * cols) {
+      few_rows_single(p, a + p->a_offsets[batch], b + p->b_offsets[batch], output, (int32_t *)(void *)scratch.buf);
+    }
+    return MOTE_OK;
   }
+#endif
+  if ((rows & 3) || (cols & 3)) return MOTE_ERROR;
   int32_t *x = (int32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
   int32_t *row_sums = x + rows * pairs;
   int32_t *w = row_sums + rows;

@@ -114,6 +114,20 @@ def test_pairs_int8_matches_tflm(shapes: tuple[list[int], list[int], bool, bool]
     assert chosen(graph.nodes[0], Core.SCALAR) == kernel  # type: ignore[attr-defined]
 
 
+# (A, B, adj_y): fewer than four rows (decode steps), B's columns adjacent or each column's depth adjacent, columns
+# past a set of eight or four, odd depths
+FEW_ROWS = [([4, 1, 16], [4, 16, 64], False), ([4, 1, 16], [4, 64, 16], True), ([2, 3, 7], [2, 7, 13], False),
+            ([2, 2, 9], [2, 11, 9], True), ([1, 33], [33, 6], False)]
+
+
+@pytest.mark.parametrize("shapes", FEW_ROWS, ids=str)
+def test_pairs_single_few_rows_matches_tflm(shapes: tuple[list[int], list[int], bool],
+                                            check_model: Callable[..., object]) -> None:
+    model = int8_model(shapes[0], shapes[1], -3, 7, adj_y=shapes[2], out_scale=0.2, out_zero_point=-1)
+    graph = check_model(model, seeds=2, sanitize=True)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_batch_matmul_pairs_single_s8"  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("a_shape,b_shape,out_zero_point", [([2, 6, 9], [2, 9, 5], 3), ([2, 8, 9], [2, 9, 4], 3),
                                                             ([2, 8, 9], [2, 9, 4], -1)], ids=str)
 @pytest.mark.parametrize("za,zb", [(127, -128), (-128, 127), (-1, -1), (-128, -128)])
