@@ -15,7 +15,9 @@ through TFLite's rows with their shortcuts. mote.ops.matmul_rqs takes the latter
 
 They take rows and columns in whole sets of four (the attention shapes: heads by a sequence by a head width)
 and depths up to MAX_DEPTH, whose sums fit int32 (TFLite's sum wraps; so would these kernels', but not the
-one-multiply proof); the others keep mote_batch_matmul_blocked_s8.
+one-multiply proof); mote_batch_matmul_pairs_single_s8 also takes fewer than four rows (a decode step: B's bytes
+read as they are, one load, multiply and add per MAC, then the one-multiply row). The others keep
+mote_batch_matmul_blocked_s8.
 """
 
 from __future__ import annotations
