@@ -5,8 +5,9 @@
 #include "mote_types.h"
 
 /* int8 BATCH_MATMUL of two run-time operands through the register-blocked convolutions' inner loop, for rows
- * and columns in whole sets of four (the one-multiply kernel: or fewer than four rows): out[r][c] = requantize(sum_k (A[r][k] - za) * (B[k][c] - zb)), bit-exact
- * with mote_batch_matmul_s8 (TFLite Micro's int32 sum, then its requantization).
+ * and columns in whole sets of four (the one-multiply kernel: or fewer than four rows):
+ * out[r][c] = requantize(sum_k (A[r][k] - za) * (B[k][c] - zb)), bit-exact with mote_batch_matmul_s8 (TFLite
+ * Micro's int32 sum, then its requantization).
  *
  * Per batch, A is packed into the scratch as pair words A[r][2p] * 2^16 + A[r][2p + 1], four rows interleaved
  * ([rows / 4][pairs][4], pairs = 2 * groups, the pairs past the depth zero), with each row's sum; B as pair
