@@ -9,10 +9,11 @@ Where each batch's A and B start is planned at compile time (a table of offsets)
 
 Kernels (KERNELS): int8 on a core with the DSP extension takes mote_batch_matmul_dsp_s8 (A's rows and then each pair
 of B's columns widened once to int16 pairs less their zero points, two rows by two columns of SMLAD sums in
-registers; mote.ops.dsp_kernels.dsp_matmul_kernel), elsewhere mote_batch_matmul_blocked_s8 (both operands packed
-at run time into pair words, four rows by four columns of sums in registers, the zero points folded into one term
-per row and per column); float32, int16 and any int8 layer it declines take the plain triple loops
-(mote_batch_matmul_{f32,s8,s16}).
+registers; mote.ops.dsp_kernels.dsp_matmul_kernel); on a scalar core with rows and columns in sets of four
+mote_batch_matmul_pairs_single_s8 or mote_batch_matmul_pairs_s8 (mote.ops.batch_matmul_pairs: the convolutions'
+register-blocked inner loop); other int8 layers mote_batch_matmul_blocked_s8 (both operands packed at run time into
+pair words, four rows by four columns of sums in registers, the zero points folded into one term per row and per
+column); float32, int16 and any int8 layer it declines take the plain triple loops (mote_batch_matmul_{f32,s8,s16}).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mote.ir import DType, Node, Tensor
-from mote.ops import checks
+from mote.ops import batch_matmul_pairs, checks
 from mote.ops.dsp_kernels import dsp_matmul_kernel, dsp_stage
 from mote.ops.float_common import accumulate_taps
 from mote.ops.output_stage import output_stage
@@ -207,6 +208,8 @@ KERNELS = (
     dsp_matmul_kernel("mote_batch_matmul_dsp_s8", _pack_dsp, lambda p: p, _dsp_declines),
     Kernel("mote_batch_matmul_f32", frozenset(Core), emit, dtypes=frozenset({DType.FLOAT32})),
     Kernel("mote_batch_matmul_s16", frozenset(Core), emit, dtypes=frozenset({DType.INT16})),
+    batch_matmul_pairs.SINGLE_KERNEL,
+    batch_matmul_pairs.KERNEL,
     Kernel("mote_batch_matmul_blocked_s8", frozenset(Core), _pack_blocked, scratch_bytes=_blocked_scratch,
            scratch_why="both operands packed in pair words"),
     Kernel("mote_batch_matmul_s8", frozenset(Core), emit),

@@ -15,9 +15,9 @@ by conv2d_rqs (mote/ops/conv2d_rqs.py), which runs on the register-blocked kerne
 each accumulator with RequantShift's own formula in its output stage: the same bytes. Pairs the blocked
 kernel does not take (grouped or depthwise convolutions, weights of -128, accumulators that may
 leave int32, requantization not per output channel) are left as they are. Likewise a product of two int8
-activations (matmul_s32, alpha 1, no bias) whose only reader is a RequantShift per tensor becomes one
-matmul_rqs layer (mote/ops/matmul_rqs.py) on the register-blocked batch-matmul kernel. The graph given is not
-changed: a rewritten copy is returned (the same object when nothing matched).
+activations (matmul_s32, alpha 1, no bias) whose only reader is a RequantShift per tensor or per column (over
+the last axis) becomes one matmul_rqs layer (mote/ops/matmul_rqs.py) on the register-blocked batch-matmul
+kernels. The graph given is not changed: a rewritten copy is returned (the same object when nothing matched).
 """
 
 from __future__ import annotations

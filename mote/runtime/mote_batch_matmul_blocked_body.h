@@ -1,8 +1,9 @@
-/* The register-blocked int8 batch matmul (mote_batch_matmul_blocked_s8.h), written once for its two output
+/* The register-blocked int8 batch matmul (mote_batch_matmul_blocked_s8.h), written once for its output
  * stages: the file that includes this header defines MOTE_BMM_OUTPUT (mote_output_of for TFLite's
- * requantization, mote_output_of_any where the table holds a RequantShift row) and MOTE_BMM_FUNCTION (the
- * name of the static function it then calls): mote_batch_matmul_blocked_s8.c and
- * mote_batch_matmul_requant_shift_s8.c. */
+ * requantization, mote_output_of_requant_shift where the table holds RequantShift rows), MOTE_BMM_FUNCTION (the
+ * name of the static function it then calls) and, for a table row per column, MOTE_BMM_PER_COLUMN 1:
+ * mote_batch_matmul_blocked_s8.c, mote_batch_matmul_requant_shift_s8.c and
+ * mote_batch_matmul_requant_shift_cols_s8.c. */
 #ifndef MOTE_BATCH_MATMUL_BLOCKED_BODY_H
 #define MOTE_BATCH_MATMUL_BLOCKED_BODY_H
 
@@ -109,15 +110,36 @@ static void dot_1x4(const int32_t *x, const int32_t *w, int32_t pairs, uint32_t 
   acc[0] = s0, acc[1] = s1, acc[2] = s2, acc[3] = s3;
 }
 
-/* A row's outputs of n columns from acc[0 .. n - 1]. */
-static void store_row(const mote_output_channel *s, const uint32_t *acc, int32_t n, int8_t *out) {
-  for (int32_t j = 0; j < n; ++j) out[j] = MOTE_BMM_OUTPUT((int32_t)acc[j], s);
+#ifndef MOTE_BMM_PER_COLUMN
+#define MOTE_BMM_PER_COLUMN 0
+#endif
+
+/* Column c's output of the sum `acc`: through `s`, the one stage of every column, or (MOTE_BMM_PER_COLUMN)
+ * through the table's row c. */
+static inline int8_t bmm_out(const mote_batch_matmul_blocked_params *p, uint32_t acc, const mote_output_channel *s,
+                             int32_t c) {
+#if MOTE_BMM_PER_COLUMN
+  const mote_output_channel own = mote_output_channel_at(p->output_stage, c, p->output_offset, p->act_min,
+                                                         p->act_max);
+  (void)s;
+  return MOTE_BMM_OUTPUT((int32_t)acc, &own);
+#else
+  (void)p, (void)c;
+  return MOTE_BMM_OUTPUT((int32_t)acc, s);
+#endif
+}
+
+/* A row's outputs of n columns from c0 on, from acc[0 .. n - 1]. */
+static void store_row(const mote_batch_matmul_blocked_params *p, const mote_output_channel *s, const uint32_t *acc,
+                      int32_t c0, int32_t n, int8_t *out) {
+  for (int32_t j = 0; j < n; ++j) out[j] = bmm_out(p, acc[j], s, c0 + j);
 }
 
 /* Fewer than four rows (a decode step's q . K^T, weights . V): packing B would cost as much as the products,
  * so B's bytes are read as they are. Each row of A less its zero point, a'[k] in [-255, 255], goes to `ax`;
  * out[r][c] = requantize(sum_k a'[k] * B[k][c] - zb * sum_k a'[k]) (modulo 2^32, as TFLite's sum wraps), four
- * columns sharing each a'[k] (through one pointer where B's columns are adjacent bytes, else four). */
+ * or eight columns sharing each a'[k] (through one pointer where B's columns are adjacent bytes; where each
+ * column's depth is, four depths of four columns a step; else four pointers). */
 static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a, const int8_t *b, int8_t *out,
                      int32_t *ax, const mote_output_channel *s) {
   const int32_t depth = p->depth, cols = p->cols, ds = p->b_depth_step;
@@ -131,6 +153,20 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
     const uint32_t base = 0u - (uint32_t)p->b_zero_point * (uint32_t)sum;
     int32_t c = 0;
     if (p->b_col_step == 1) {
+      for (; c + 8 <= cols; c += 8) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base, s4 = base, s5 = base, s6 = base, s7 = base;
+        const int8_t *y = b + c;
+        for (int32_t k = 0; k < depth; ++k, y += ds) {
+          const int32_t v = ax[k];
+          s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]), s2 += (uint32_t)(v * y[2]);
+          s3 += (uint32_t)(v * y[3]), s4 += (uint32_t)(v * y[4]), s5 += (uint32_t)(v * y[5]);
+          s6 += (uint32_t)(v * y[6]), s7 += (uint32_t)(v * y[7]);
+        }
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
+        out[c + 4] = bmm_out(p, s4, s, c + 4), out[c + 5] = bmm_out(p, s5, s, c + 5);
+        out[c + 6] = bmm_out(p, s6, s, c + 6), out[c + 7] = bmm_out(p, s7, s, c + 7);
+      }
       for (; c + 4 <= cols; c += 4) {
         uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
         const int8_t *y = b + c;
@@ -139,8 +175,29 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
           s0 += (uint32_t)(v * y[0]), s1 += (uint32_t)(v * y[1]);
           s2 += (uint32_t)(v * y[2]), s3 += (uint32_t)(v * y[3]);
         }
-        out[c] = MOTE_BMM_OUTPUT((int32_t)s0, s), out[c + 1] = MOTE_BMM_OUTPUT((int32_t)s1, s);
-        out[c + 2] = MOTE_BMM_OUTPUT((int32_t)s2, s), out[c + 3] = MOTE_BMM_OUTPUT((int32_t)s3, s);
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
+      }
+    } else if (ds == 1) {
+      /* each column's depth in adjacent bytes (B given [cols][depth]): four columns, four depths a step */
+      const int32_t whole = depth & ~3;
+      for (; c + 4 <= cols; c += 4) {
+        uint32_t s0 = base, s1 = base, s2 = base, s3 = base;
+        const int8_t *y0 = b + c * p->b_col_step, *y1 = y0 + p->b_col_step, *y2 = y1 + p->b_col_step;
+        const int8_t *y3 = y2 + p->b_col_step;
+        const int32_t *v = ax;
+        for (const int32_t *end = ax + whole; v != end; v += 4, y0 += 4, y1 += 4, y2 += 4, y3 += 4) {
+          const int32_t v0 = v[0], v1 = v[1], v2 = v[2], v3 = v[3];
+          s0 += (uint32_t)(v0 * y0[0] + v1 * y0[1] + v2 * y0[2] + v3 * y0[3]);
+          s1 += (uint32_t)(v0 * y1[0] + v1 * y1[1] + v2 * y1[2] + v3 * y1[3]);
+          s2 += (uint32_t)(v0 * y2[0] + v1 * y2[1] + v2 * y2[2] + v3 * y2[3]);
+          s3 += (uint32_t)(v0 * y3[0] + v1 * y3[1] + v2 * y3[2] + v3 * y3[3]);
+        }
+        for (int32_t k = whole; k < depth; ++k, ++v, ++y0, ++y1, ++y2, ++y3) {
+          s0 += (uint32_t)(*v * *y0), s1 += (uint32_t)(*v * *y1), s2 += (uint32_t)(*v * *y2), s3 += (uint32_t)(*v * *y3);
+        }
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
       }
     } else {
       for (; c + 4 <= cols; c += 4) {
@@ -151,15 +208,15 @@ static void few_rows(const mote_batch_matmul_blocked_params *p, const int8_t *a,
           const int32_t v = ax[k];
           s0 += (uint32_t)(v * *y0), s1 += (uint32_t)(v * *y1), s2 += (uint32_t)(v * *y2), s3 += (uint32_t)(v * *y3);
         }
-        out[c] = MOTE_BMM_OUTPUT((int32_t)s0, s), out[c + 1] = MOTE_BMM_OUTPUT((int32_t)s1, s);
-        out[c + 2] = MOTE_BMM_OUTPUT((int32_t)s2, s), out[c + 3] = MOTE_BMM_OUTPUT((int32_t)s3, s);
+        out[c] = bmm_out(p, s0, s, c), out[c + 1] = bmm_out(p, s1, s, c + 1);
+        out[c + 2] = bmm_out(p, s2, s, c + 2), out[c + 3] = bmm_out(p, s3, s, c + 3);
       }
     }
     for (; c < cols; ++c) {
       uint32_t total = base;
       const int8_t *y = b + c * p->b_col_step;
       for (int32_t k = 0; k < depth; ++k, y += ds) total += (uint32_t)(ax[k] * *y);
-      out[c] = MOTE_BMM_OUTPUT((int32_t)total, s);
+      out[c] = bmm_out(p, total, s, c);
     }
   }
 }
@@ -192,18 +249,18 @@ static mote_status MOTE_BMM_FUNCTION(const mote_batch_matmul_blocked_params *p, 
         const uint32_t *block = acc + 4 * r;
         if (n == 4) {
           for (int32_t i = 0; i < 16; i += 4, out += cols) {
-            out[0] = MOTE_BMM_OUTPUT((int32_t)block[i], &s), out[1] = MOTE_BMM_OUTPUT((int32_t)block[i + 1], &s);
-            out[2] = MOTE_BMM_OUTPUT((int32_t)block[i + 2], &s), out[3] = MOTE_BMM_OUTPUT((int32_t)block[i + 3], &s);
+            out[0] = bmm_out(p, block[i], &s, c0), out[1] = bmm_out(p, block[i + 1], &s, c0 + 1);
+            out[2] = bmm_out(p, block[i + 2], &s, c0 + 2), out[3] = bmm_out(p, block[i + 3], &s, c0 + 3);
           }
         } else {
-          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(&s, block + 4 * i, n, out);
+          for (int32_t i = 0; i < 4; ++i, out += cols) store_row(p, &s, block + 4 * i, c0, n, out);
         }
       }
       for (int32_t r = whole; r < rows; ++r) {
         uint32_t acc[4];
         for (int32_t j = 0; j < 4; ++j) acc[j] = row_term[r] + col_term[j];
         dot_1x4(a_words + whole * pairs + r % 4, b_words, pairs, acc);
-        store_row(&s, acc, n, output + r * cols + c0);
+        store_row(p, &s, acc, c0, n, output + r * cols + c0);
       }
     }
   }

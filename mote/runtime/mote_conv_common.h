@@ -198,6 +198,14 @@ static inline int32_t mote_pair_dot(int32_t x, int32_t w) {
   return (int32_t)((uint32_t)x * (uint32_t)w + 32768u) >> 16;
 }
 
+/* mote_pair_dot for two activations' pairs, x0 * w0 + x1 * w1 - 128: with X = x0 * 2^16 + x1 and
+ * W = w0 + w1 * 2^16 for any int8 values, the sum lies in [-32512, 32768], lowered by 128 it fits 16 bits, and
+ * the low half x1 * w0 lifted by 2^15 stays in [0, 2^16), so adding 2^15 - 128 * 2^16 before the shift gives it
+ * exactly. */
+static inline int32_t mote_matmul_pair_dot(int32_t x, int32_t w) {
+  return (int32_t)((uint32_t)x * (uint32_t)w + 0xFF808000u) >> 16;
+}
+
 /* Four int8 products in two multiplies and one rounding: for two packed pairs as above,
  * X * W + X' * W' = (t + t') * 2^16 + (x1 w0 + x1' w0') modulo 2^32, and the low half lifted by 2^15
  * stays in [0, 2^16) (each term is at most 16256 in magnitude), so the shift gives t + t' exactly as

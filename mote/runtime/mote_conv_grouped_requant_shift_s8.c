@@ -20,6 +20,48 @@ static int32_t window_sum(const mote_conv_grouped_requant_shift_params *p, const
   return acc;
 }
 
+/* A channel's RequantShift row, read once: in line for the 32-bit shift kind (mote_output_stage.h), else through
+ * mote_output_of_requant_shift. */
+typedef struct {
+  mote_output_channel s;
+  int32_t shift32; /* 1: the 32-bit kind with a shift */
+  uint32_t mul, k, sh;
+} rqs_row;
+
+static inline rqs_row rqs_row_at(const mote_conv_grouped_requant_shift_params *p, int32_t oc) {
+  rqs_row r;
+  r.s = mote_output_channel_at(p->output_stage, oc, p->output_offset, p->act_min, p->act_max);
+  r.shift32 = r.s.row[1] == MOTE_OUTPUT_REQUANT_SHIFT_32 && r.s.fast_after == INT32_MAX;
+  r.mul = (uint32_t)r.s.row[0], r.k = (uint32_t)r.s.row[5], r.sh = (uint32_t)r.s.row[6] & 31u;
+  return r;
+}
+
+static inline int8_t rqs_out(int32_t acc, const rqs_row *r) {
+  if (MOTE_LIKELY(r->shift32)) {
+    if (acc < r->s.min_below) return (int8_t)r->s.lo;
+    if (acc > r->s.max_above) return (int8_t)r->s.hi;
+    return (int8_t)((int32_t)((acc * r->mul + r->k) >> r->sh) - 128);
+  }
+  return mote_output_of_requant_shift(acc, &r->s);
+}
+
+/* window_sum for a depthwise filter (one input channel, `first`), undilated: the taps inside the input found
+ * once, a row and column range, then summed with no tests. */
+static int32_t depthwise_sum(const mote_conv_grouped_requant_shift_params *p, const int8_t *image, const int8_t *w,
+                             int32_t first, int32_t bias, int32_t oy, int32_t ox) {
+  const int32_t y0 = oy * p->stride_h - p->pad_top, x0 = ox * p->stride_w - p->pad_left;
+  const int32_t fy_lo = y0 < 0 ? -y0 : 0, fy_hi = p->in_h - y0 < p->filter_h ? p->in_h - y0 : p->filter_h;
+  const int32_t fx_lo = x0 < 0 ? -x0 : 0, fx_hi = p->in_w - x0 < p->filter_w ? p->in_w - x0 : p->filter_w;
+  const int32_t row_bytes = p->in_w * p->in_ch, in_ch = p->in_ch, offset = p->input_offset;
+  int32_t acc = bias;
+  for (int32_t fy = fy_lo; fy < fy_hi; ++fy) {
+    const int8_t *x = image + (y0 + fy) * row_bytes + (x0 + fx_lo) * in_ch + first;
+    const int8_t *wt = w + fy * p->filter_w;
+    for (int32_t fx = fx_lo; fx < fx_hi; ++fx, x += in_ch) acc += wt[fx] * (*x + offset);
+  }
+  return acc;
+}
+
 /* The largest depthwise filter whose windows inside the input take the offsets table (7x7). */
 #define MOTE_GROUPED_MAX_TAPS 49
 
@@ -64,8 +106,7 @@ mote_status mote_conv_grouped_requant_shift_s8(const mote_conv_grouped_requant_s
       const int32_t first = (oc / per_group) * p->filter_in_ch;
       const int8_t *w = p->weights + oc * taps;
       const int32_t bias = p->bias != NULL ? p->bias[oc] : 0;
-      const mote_output_channel s = mote_output_channel_at(p->output_stage, oc, p->output_offset, p->act_min,
-                                                           p->act_max);
+      const rqs_row s = rqs_row_at(p, oc);
       const int32_t w0 = fast ? w[0] : 0, w1 = fast ? w[1] : 0, w2 = fast ? w[2] : 0, w3 = fast ? w[3] : 0;
       const int32_t w4 = fast ? w[4] : 0;
       const int32_t w5 = fast ? w[5] : 0, w6 = fast ? w[6] : 0, w7 = fast ? w[7] : 0, w8 = fast ? w[8] : 0;
@@ -79,6 +120,20 @@ mote_status mote_conv_grouped_requant_shift_s8(const mote_conv_grouped_requant_s
             /* the windows inside the input: no bounds tests; a 3x3 filter's nine taps at fixed strides */
             const int8_t *r0 = image + ((oy * p->stride_h - p->pad_top) * p->in_w + (ox * p->stride_w - p->pad_left))
                                            * p->in_ch + first;
+            if (fast && p->stride_w == 1) {
+              /* two outputs a step: the middle two of their four columns read once for both */
+              for (; ox + 2 <= x_hi; ox += 2, out += 2 * p->out_ch, r0 += 2 * step) {
+                const int8_t *r1 = r0 + rs, *r2 = r1 + rs;
+                const int32_t a0 = r0[0], a1 = r0[cs], a2 = r0[2 * cs], a3 = r0[3 * cs];
+                const int32_t b0 = r1[0], b1 = r1[cs], b2 = r1[2 * cs], b3 = r1[3 * cs];
+                const int32_t c0 = r2[0], c1 = r2[cs], c2 = r2[2 * cs], c3 = r2[3 * cs];
+                const int32_t left = folded + a0 * w0 + a1 * w1 + a2 * w2 + b0 * w3 + b1 * w4 + b2 * w5 + c0 * w6 +
+                                     c1 * w7 + c2 * w8;
+                const int32_t right = folded + a1 * w0 + a2 * w1 + a3 * w2 + b1 * w3 + b2 * w4 + b3 * w5 + c1 * w6 +
+                                      c2 * w7 + c3 * w8;
+                out[0] = rqs_out(left, &s), out[p->out_ch] = rqs_out(right, &s);
+              }
+            }
             for (; ox < x_hi; ++ox, out += p->out_ch, r0 += step) {
               int32_t acc;
               if (fast) {
@@ -90,11 +145,14 @@ mote_status mote_conv_grouped_requant_shift_s8(const mote_conv_grouped_requant_s
               } else {
                 acc = inside_sum(r0, at, w, taps, folded);
               }
-              *out = mote_output_of_requant_shift(acc, &s);
+              *out = rqs_out(acc, &s);
             }
             if (ox >= p->out_w) break;
           }
-          *out = mote_output_of_requant_shift(window_sum(p, image, w, first, bias, oy, ox), &s);
+          const int32_t acc = p->filter_in_ch == 1 && p->dilation_h == 1 && p->dilation_w == 1
+                                  ? depthwise_sum(p, image, w, first, bias, oy, ox)
+                                  : window_sum(p, image, w, first, bias, oy, ox);
+          *out = rqs_out(acc, &s);
         }
       }
     }

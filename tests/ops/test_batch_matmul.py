@@ -66,7 +66,7 @@ def test_c_matches_tflm(dtype: str, check_model: Callable[..., object]) -> None:
 
 
 def int8_model(a_shape: list[int], b_shape: list[int], za: int, zb: int, adj_x: bool = False,
-               adj_y: bool = False) -> bytes:
+               adj_y: bool = False, out_scale: float = 0.25, out_zero_point: int = 3) -> bytes:
     """Two int8 activations with the given zero points."""
     rows = a_shape[-1] if adj_x else a_shape[-2]
     cols = b_shape[-2] if adj_y else b_shape[-1]
@@ -74,15 +74,15 @@ def int8_model(a_shape: list[int], b_shape: list[int], za: int, zb: int, adj_x: 
     mb = ModelBuilder()
     a = mb.tensor("a", a_shape, "int8", scale=0.05, zero_point=za)
     b = mb.tensor("b", b_shape, "int8", scale=0.04, zero_point=zb)
-    y = mb.tensor("y", out, "int8", scale=0.25, zero_point=3)
+    y = mb.tensor("y", out, "int8", scale=out_scale, zero_point=out_zero_point)
     mb.op("BATCH_MATMUL", [a, b], [y], adj_x=adj_x, adj_y=adj_y)
     return mb.build([a, b], [y])
 
 
 # (A, B, adj_x, adj_y): rows and columns past a set of four, odd depths, one row (a decode step), broadcast batches
-BLOCKED = [([4, 4], [4, 4], False, False), ([2, 9, 7], [2, 7, 6], False, False),
+BLOCKED = [([4, 4], [4, 6], False, False), ([2, 9, 7], [2, 7, 6], False, False),
            ([3, 5, 1], [3, 1, 11], False, False), ([1, 16], [16, 33], False, False),
-           ([2, 1, 8, 5], [3, 5, 4], False, False), ([2, 3, 7], [2, 9, 7], False, True),
+           ([2, 1, 7, 5], [3, 5, 4], False, False), ([2, 3, 7], [2, 9, 7], False, True),
            ([3, 2, 5], [3, 5, 6], False, False), ([2, 7, 6], [2, 13, 7], True, True)]
 
 
@@ -94,16 +94,56 @@ def test_blocked_int8_matches_tflm(shapes: tuple[list[int], list[int], bool, boo
     assert chosen(graph.nodes[0], core) == "mote_batch_matmul_blocked_s8"  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("za,zb", [(127, -128), (-128, 127), (0, 0)])
-def test_blocked_int8_extreme_values(za: int, zb: int, tmp_path: Path) -> None:
+# (A, B, adj_x, adj_y): rows and columns in sets of four; depths odd, even, not a multiple of four; adj_x and
+# adj_y; broadcast batches
+PAIRS = [([4, 4], [4, 4], False, False), ([2, 8, 7], [2, 7, 12], False, False), ([2, 4, 16], [2, 8, 16], False, True),
+         ([3, 6, 8], [3, 6, 4], True, False), ([2, 1, 4, 2], [3, 2, 4], False, False),
+         ([2, 9, 4], [2, 8, 9], True, True), ([2, 8, 16], [2, 16, 12], False, False),
+         ([2, 12, 12], [2, 8, 12], False, True)]
+
+
+# The output's zero point: -1 gives the layers one-multiply rows, 3 does not (TFLite's two roundings).
+@pytest.mark.parametrize("out_zero_point,kernel", [(-1, "mote_batch_matmul_pairs_single_s8"),
+                                                   (3, "mote_batch_matmul_pairs_s8")])
+@pytest.mark.parametrize("shapes", PAIRS, ids=str)
+def test_pairs_int8_matches_tflm(shapes: tuple[list[int], list[int], bool, bool], out_zero_point: int, kernel: str,
+                                 check_model: Callable[..., object]) -> None:
+    model = int8_model(shapes[0], shapes[1], -3, 7, *shapes[2:], out_scale=0.2,  # type: ignore[arg-type]
+                       out_zero_point=out_zero_point)
+    graph = check_model(model, seeds=2, sanitize=True)
+    assert chosen(graph.nodes[0], Core.SCALAR) == kernel  # type: ignore[attr-defined]
+
+
+# (A, B, adj_y): fewer than four rows (decode steps), B's columns adjacent or each column's depth adjacent, columns
+# past a set of eight or four, odd depths
+FEW_ROWS = [([4, 1, 16], [4, 16, 64], False), ([4, 1, 16], [4, 64, 16], True), ([2, 3, 7], [2, 7, 13], False),
+            ([2, 2, 9], [2, 11, 9], True), ([1, 33], [33, 6], False)]
+
+
+@pytest.mark.parametrize("shapes", FEW_ROWS, ids=str)
+def test_pairs_single_few_rows_matches_tflm(shapes: tuple[list[int], list[int], bool],
+                                            check_model: Callable[..., object]) -> None:
+    model = int8_model(shapes[0], shapes[1], -3, 7, adj_y=shapes[2], out_scale=0.2, out_zero_point=-1)
+    graph = check_model(model, seeds=2, sanitize=True)
+    assert chosen(graph.nodes[0], Core.SCALAR) == "mote_batch_matmul_pairs_single_s8"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("a_shape,b_shape,out_zero_point", [([2, 6, 9], [2, 9, 5], 3), ([2, 8, 9], [2, 9, 4], 3),
+                                                            ([2, 8, 9], [2, 9, 4], -1)], ids=str)
+@pytest.mark.parametrize("za,zb", [(127, -128), (-128, 127), (-1, -1), (-128, -128)])
+def test_int8_extreme_values(za: int, zb: int, a_shape: list[int], b_shape: list[int], out_zero_point: int,
+                             tmp_path: Path) -> None:
     """Every operand at -128 or 127 (each pair of products at the edge of the pair words' range), extreme zero
-    points: bit-exact with TFLite Micro."""
-    model = int8_model([2, 6, 9], [2, 9, 5], za, zb)
+    points: bit-exact with TFLite Micro, by the blocked kernel (rows not a set of four) and the pairs kernels
+    (with one-multiply rows where the layer has them)."""
+    model = int8_model(a_shape, b_shape, za, zb, out_zero_point=out_zero_point)
     graph = load_tflite(model, "m")
+    kernel = chosen(graph.nodes[0], Core.SCALAR)  # type: ignore[attr-defined]
+    assert kernel.startswith("mote_batch_matmul_pairs") == (a_shape[-2] % 4 == 0)  # type: ignore[attr-defined]
     binary = build_host(compile_graph(graph, core=Core.SCALAR), tmp_path / "project", sanitize=True)
     rng = np.random.default_rng(0)
     for pick in ([-128], [127], [-128, 127]):
-        inputs = {"a": rng.choice(pick, (2, 6, 9)).astype(np.int8), "b": rng.choice(pick, (2, 9, 5)).astype(np.int8)}
+        inputs = {"a": rng.choice(pick, a_shape).astype(np.int8), "b": rng.choice(pick, b_shape).astype(np.int8)}
         want = tflm_outputs(model, graph, inputs)["y"]
         np.testing.assert_array_equal(interpret(graph, inputs)["y"], want)
         np.testing.assert_array_equal(binary.run(inputs)[0]["y"], want)

@@ -48,6 +48,19 @@ MODELS: dict[str, tuple[Callable[[], bytes], str, str]] = {
                                                          np.random.default_rng(9)), "rv32imc", "mote_conv_blocked_s8"),
     "batch_matmul_s8": (lambda: matmul.int8_model([2, 9, 7], [2, 7, 10], -3, 7), "rv32imc",
                         "mote_batch_matmul_blocked_s8"),
+    "batch_matmul_pairs_single_s8": (lambda: matmul.int8_model([2, 8, 9], [2, 12, 9], -3, 7, adj_y=True,
+                                                               out_scale=0.2, out_zero_point=-1), "rv32imc",
+                                     "mote_batch_matmul_pairs_single_s8"),
+    "batch_matmul_pairs_s8": (lambda: matmul.int8_model([3, 4, 7], [3, 7, 8], -1, -1), "rv32imc",
+                              "mote_batch_matmul_pairs_s8"),
+    # depths a multiple of 4 (both operands packed four lines a step, B's columns adjacent), an even and an odd
+    # number of groups of four
+    "batch_matmul_pairs_single_s8_packed": (lambda: matmul.int8_model([2, 8, 16], [2, 16, 12], -3, 7, out_scale=0.2,
+                                                                      out_zero_point=-1), "rv32imc",
+                                            "mote_batch_matmul_pairs_single_s8"),
+    "batch_matmul_pairs_single_s8_odd": (lambda: matmul.int8_model([2, 12, 12], [2, 8, 12], -3, 7, adj_y=True,
+                                                                   out_scale=0.2, out_zero_point=-1), "rv32imc",
+                                         "mote_batch_matmul_pairs_single_s8"),
     "batch_matmul_s8_one_row": (lambda: matmul.int8_model([4, 1, 16], [4, 23, 16], 5, -7, adj_y=True), "rv32imc",
                                 "mote_batch_matmul_blocked_s8"),
 }

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mote.ints import round_up
-from mote.targets.rv32 import micro_depthwise, micro_depthwise_band, micro_depthwise_frame
+from mote.targets.rv32 import micro_depthwise, micro_depthwise_band, micro_depthwise_frame, micro_matmul
 
 ACC = [f"s{i}" for i in range(12)] + [f"t{i}" for i in range(3, 7)]
 SAVED = ["ra"] + [f"s{i}" for i in range(12)]
@@ -73,14 +73,19 @@ class Frame:
         return keep + call + back
 
 
-def start(bias: str) -> list[str]:
-    """The accumulators from bias[0..3]; t0 = 2^15."""
+# ROUND's upper 20 bits: 2^15 (mote_pair_dot), or 2^15 - 128 * 2^16 for the activation pairs of
+# mote_dot_matmul_* (mote_matmul_pair_dot, mote_conv_common.h).
+ROUND_UPPER, MATMUL_ROUND_UPPER = 8, micro_matmul.MATMUL_ROUND_UPPER
+
+
+def start(bias: str, upper: int = ROUND_UPPER) -> list[str]:
+    """The accumulators from bias[0..3]; t0 = 2^15 (or the `upper` bits)."""
     out = [f"lw {acc(0, q)}, {4 * q}({bias})" for q in range(4)]
     out += [f"mv {acc(i, q)}, {acc(0, q)}" for i in range(1, 4) for q in range(4)]
-    return out + [f"lui {ROUND}, 8"]
+    return out + [f"lui {ROUND}, {upper:#x}"]
 
 
-def start_terms(bias: str, sums: str) -> list[str]:
+def start_terms(bias: str, sums: str, upper: int = ROUND_UPPER) -> list[str]:
     """The accumulators from bias[0..3] plus each pixel's sum, sums[0..3], times each filter's scale,
     bias[4..7]; t0 = 2^15. Uses a3, a5-a7, t1 and t2."""
     scales = ["a6", "a7", "t1", "t2"]
@@ -90,7 +95,7 @@ def start_terms(bias: str, sums: str) -> list[str]:
         out.append(f"lw a5, {4 * i}({sums})")
         for q in range(4):
             out += [f"mul a3, {scales[q]}, a5", f"add {acc(i, q)}, {acc(0, q)}, a3"]
-    return out + [f"lui {ROUND}, 8"]
+    return out + [f"lui {ROUND}, {upper:#x}"]
 
 
 def separate_tap(x: list[str], w_off: int, v: str, p: str) -> list[str]:
@@ -222,7 +227,8 @@ def function(name: str, doc: str, body: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, requant_shift: bool = True) -> str:
+def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, requant_shift: bool = True,
+              matmul: bool = False) -> str:
     """mote_dot_pairs_4x4_s8(x a0, w a1, groups a2, runs a3, bias a4, quads a5, how a6), or with `terms`
     mote_dot_pairs_terms_4x4_s8(..., sums a7): each pixel's sum times each filter's scale added to their
     accumulator's start; with `single`, the outputs through one-multiply rows (store_single), for `blocks`
@@ -230,7 +236,8 @@ def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, req
     mote_dot_pairs_terms_single_4x4_s8(..., sums a7, blocks on the stack). With `both` (not terms): one body
     for mote_dot_pairs_4x4_s8 and mote_dot_pairs_single_4x4_s8, two entries that set the output stage's
     row step (a single block for the first), the stage picked once per four filters (both_entries).
-    `requant_shift`: as in store."""
+    `requant_shift`: as in store. `matmul` (with terms): mote_dot_matmul_terms_4x4_s8, the same loop whose pair
+    products round with mote_matmul_pair_dot's constant (two activations' pairs, each lowered by 128)."""
     if both:
         single = True
     blocked = ["blocks", "base", "w0", "runs0", "bias0", "quads0"] if single else []
@@ -238,7 +245,8 @@ def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, req
     frame = Frame("out", "how", "stage", "row", "x", "groups", "runs", "separate", "bias", "quads", "w",
                   *(["terms"] if terms else []), *blocked)
     slot = frame.slot
-    begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2")] if terms else start("a4")
+    upper = MATMUL_ROUND_UPPER if matmul else ROUND_UPPER
+    begin = [f"lw a2, {slot['terms']}(sp)", *start_terms("a4", "a2", upper)] if terms else start("a4")
     bias_step = 32 if terms else 16  # with terms, each four filters' biases then their scales
     keep_terms = [f"sw a7, {slot['terms']}(sp)"] if terms else []
     separate = []
@@ -249,7 +257,7 @@ def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, req
     shared += shared_pixels(0)
     shared += loads([("a2", 2), ("a3", 3), ("a4", 6), ("a5", 7)])
     shared += shared_pixels(2)
-    tag = (".Lt" if terms else ".Lp") + ("s" if single else "") + ("b" if both else "")
+    tag = (".Lm" if matmul else ".Lt" if terms else ".Lp") + ("s" if single else "") + ("b" if both else "")
     outputs, cold = store_single(frame, tag) if single else store(frame, tag, requant_shift)
     row_bytes = SINGLE_ROW_BYTES if single else ROW_BYTES
     entries, next_stage = [], [f"addi a2, a2, {4 * row_bytes}"]
@@ -285,7 +293,10 @@ def pairs_4x4(terms: bool = False, single: bool = False, both: bool = False, req
             f"lw a2, {slot['stage']}(sp)", *next_stage, f"sw a2, {slot['stage']}(sp)",
             f"lw a1, {slot['w']}(sp)", f"lw a2, {slot['quads']}(sp)", "addi a2, a2, -1", f"sw a2, {slot['quads']}(sp)",
             "bnez a2, 0b", *next_block, *frame.restore(), *cold]
-    name = f"mote_dot_pairs{'_terms' if terms else ''}{'_single' if single and not both else ''}_4x4_s8"
+    name = f"mote_dot_{'matmul' if matmul else 'pairs'}{'_terms' if terms else ''}" \
+           f"{'_single' if single and not both else ''}_4x4_s8"
+    if matmul:
+        return function(name, MATMUL_DOC.format(name=name), body)
     if both:
         return function(name, PAIRS_DOC + "\n" + PAIRS_SINGLE_DOC.format(name="mote_dot_pairs_single_4x4_s8")
                         + "\n" + PAIRS_BOTH_DOC, body)
@@ -344,6 +355,10 @@ four filters about 70 to start and to read their output stages, per call 30."""
 PAIRS_TERMS_DOC = """mote_dot_pairs_terms_4x4_s8 (mote_dot_pairs_terms_4x4_s8.h): mote_dot_pairs_4x4_s8 whose
 accumulators start from the bias plus the window's sum times the filter's scale, 24 more operations per four
 filters."""
+
+
+MATMUL_DOC = """{name} ({name}.h): the terms loop above on two activations' pair words, each pair product
+rounded with 2^15 - 128 * 2^16 (mote_matmul_pair_dot): every int8 pair then fits, lowered by 128."""
 
 
 PAIRS_BOTH_DOC = """Both in one body when a project uses both (mote_dot_pairs_4x4_s8 past the loop over blocks): 3
@@ -423,7 +438,8 @@ FILE = "mote_micro_s8.S"
 # The functions the file defines; the C twin of each is mote/<name>.c, which an rv32 build leaves out.
 FUNCTIONS = ("mote_dot_pairs_4x4_s8", "mote_dot_pairs_terms_4x4_s8", "mote_dot_ring_s1_4x4_s8",
              "mote_dot_ring_s2_4x4_s8", "mote_dot_pairs_single_4x4_s8", "mote_dot_pairs_terms_single_4x4_s8",
-             "mote_depthwise_band_s8", "mote_depthwise_band_single_s8")
+             "mote_depthwise_band_s8", "mote_depthwise_band_single_s8", "mote_dot_matmul_terms_4x4_s8",
+             "mote_dot_matmul_single_4x4_s8")
 
 
 def _depthwise(shapes: list[tuple[int, ...]], wide: bool, single: bool = False) -> list[str]:
@@ -454,6 +470,9 @@ def source(functions: Iterable[str] = FUNCTIONS, band_shapes: Iterable[tuple[int
             "mote_dot_pairs_terms_4x4_s8": lambda: pairs_4x4(terms=True, requant_shift=rqs),
             "mote_dot_pairs_single_4x4_s8": lambda: pairs_4x4(single=True),
             "mote_dot_pairs_terms_single_4x4_s8": lambda: pairs_4x4(terms=True, single=True),
+            "mote_dot_matmul_terms_4x4_s8": lambda: pairs_4x4(terms=True, requant_shift=rqs, matmul=True),
+            "mote_dot_matmul_single_4x4_s8": lambda: function("mote_dot_matmul_single_4x4_s8", micro_matmul.DOC,
+                                                               micro_matmul.body()),
             "mote_dot_ring_s1_4x4_s8": lambda: ring(1),
             "mote_dot_ring_s2_4x4_s8": lambda: ring(2),
             "mote_depthwise_band_s8": lambda: function("mote_depthwise_band_s8", micro_depthwise_band.DOC,

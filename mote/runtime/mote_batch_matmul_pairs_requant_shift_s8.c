@@ -1,0 +1,9 @@
+#define MOTE_BMM_PAIRS_SINGLE 0
+#define MOTE_BMM_PAIRS_FUNCTION batch_matmul_pairs_requant_shift
+#include "mote_batch_matmul_pairs_body.h"
+#include "mote_batch_matmul_pairs_requant_shift_s8.h"
+
+mote_status mote_batch_matmul_pairs_requant_shift_s8(const mote_batch_matmul_pairs_params *p, const int8_t *a,
+                                                     const int8_t *b, int8_t *output, mote_scratch scratch) {
+  return batch_matmul_pairs_requant_shift(p, a, b, output, scratch);
+}
