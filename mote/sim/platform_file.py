@@ -216,7 +216,7 @@ def _dma(r: _Reader) -> Dma:
 def _accel(r: _Reader) -> AcceleratorSlot:
     default = AcceleratorSlot("a", ())
     return AcceleratorSlot(r.name("name"), r.names("sees"), r.number("mac_pj", default.mac_pj),
-                           r.number("sram_pj", default.sram_pj), r.text("accel", ""))
+                           r.number("sram_pj", 0.0) if "sram_pj" in r.table else None, r.text("accel", ""))
 
 
 def _check(p: Platform, top: _Reader) -> None:

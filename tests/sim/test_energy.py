@@ -109,10 +109,11 @@ def test_every_term_of_the_formula() -> None:
     platform = dataclasses.replace(builtin("mcu"), dma=(Dma("flash", "ram", byte_pj=1.5),),
                                    accelerators=(AcceleratorSlot("npu", ("ram",), mac_pj=0.25, sram_pj=2.0),))
     events = EnergyEvents({"alu": 10, "mul": 2, "load": 3}, {"flash": 1, "ram": 2}, {"ram": 5}, dma_bytes=64,
-                          accel_macs=1000, accel_sram_accesses=40)
+                          accel_macs=1000, accel_sram_bytes=320, accel_dma_bytes=16)
     core, flash, ram = platform.compute, platform.memory("flash"), platform.memory("ram")
     by_hand = (10 * core.energy_pj["alu"] + 2 * core.energy_pj["mul"] + 3 * core.energy_pj["load"] + 15 * core.fetch_pj
-               + flash.read_pj + 2 * ram.read_pj + 5 * ram.write_pj + 64 * 1.5 + 1000 * 0.25 + 40 * 2.0)
+               + flash.read_pj + 2 * ram.read_pj + 5 * ram.write_pj + 64 * 1.5 + 1000 * 0.25 + 40 * 2.0
+               + 16 * (100.0 + 2.0) / 8)
     assert energy(platform, events).total_pj == pytest.approx(by_hand, rel=1e-12)
 
 
