@@ -278,7 +278,7 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
     its marks, with the offloaded layers' MACs at the platform's accelerator energy per MAC."""
     from mote.sim.cycles import named_counts
     from mote.sim.devices import Reg
-    from mote.sim.energy import EnergyEvents, accesses, energy
+    from mote.sim.energy import AccelWork, EnergyEvents, accesses, energy
     from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
     from mote.targets.rv32 import Rv32Config, build_rv32
 
@@ -295,7 +295,7 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
     begins = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_BEGIN]
     ends = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_END]
     timed = ex.accel is not None and compiled.accelerator is not None and compiled.accelerator.timed
-    work = firmware.accel_total  # the offloaded layers' MACs, SRAM and DMA bytes: each runs once a step
+    work = firmware.accel_total or AccelWork()  # the offloaded layers' MACs, SRAM and DMA bytes: once a step
     traffic = accel_dma_bytes(compiled)
     figures, step_events = [], []
     for (n0, c0, m0), (n1, c1, m1) in zip(begins, ends):

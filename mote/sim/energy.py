@@ -48,6 +48,7 @@ class EnergyEvents:
     accel_macs: int = 0
     accel_sram_bytes: int = 0  # bytes the accelerator read from and wrote into its own SRAM
     accel_dma_bytes: int = 0   # bytes its DMA moved between system memory and that SRAM
+    accel_traffic: bool | None = None  # see Energy
 
     @property
     def instructions(self) -> int:
@@ -63,6 +64,10 @@ class Energy:
     memory_pj: dict[str, float]  # by memory name
     dma_pj: float
     accel_pj: float
+    accel_parts_pj: dict[str, float] = field(default_factory=dict)  # mac, sram, dma (accel_pj's parts)
+    # None: no accelerator work; True: its SRAM and DMA traffic counted; False: its MACs only (its cost
+    # model reports no traffic)
+    accel_traffic: bool | None = None
 
     @property
     def total_pj(self) -> float:
@@ -76,7 +81,19 @@ class Energy:
         return {"total_uj": round(self.uj, 6), "core_uj": round(self.core_pj / PJ_PER_UJ, 6),
                 "fetch_uj": round(self.fetch_pj / PJ_PER_UJ, 6),
                 "memory_uj": {name: round(pj / PJ_PER_UJ, 6) for name, pj in self.memory_pj.items()},
-                "dma_uj": round(self.dma_pj / PJ_PER_UJ, 6), "accel_uj": round(self.accel_pj / PJ_PER_UJ, 6)}
+                "dma_uj": round(self.dma_pj / PJ_PER_UJ, 6), "accel_uj": round(self.accel_pj / PJ_PER_UJ, 6),
+                **({} if self.accel_traffic is None else {
+                    "accel_parts_uj": {k: round(v / PJ_PER_UJ, 6) for k, v in self.accel_parts_pj.items()},
+                    "accel_traffic": "sram_and_dma" if self.accel_traffic else "macs_only"})}
+
+    def __add__(self, other: Energy) -> Energy:
+        memory = {name: self.memory_pj.get(name, 0.0) + other.memory_pj.get(name, 0.0)
+                  for name in {*self.memory_pj, *other.memory_pj}}
+        parts = {k: self.accel_parts_pj.get(k, 0.0) + other.accel_parts_pj.get(k, 0.0)
+                 for k in {*self.accel_parts_pj, *other.accel_parts_pj}}
+        kinds = [t for t in (self.accel_traffic, other.accel_traffic) if t is not None]
+        return Energy(self.core_pj + other.core_pj, self.fetch_pj + other.fetch_pj, memory, self.dma_pj + other.dma_pj,
+                      self.accel_pj + other.accel_pj, parts, all(kinds) if kinds else None)
 
 
 def sram_access_pj(size: int) -> float:
@@ -120,9 +137,10 @@ def energy(platform: Platform, events: EnergyEvents, slot: AcceleratorSlot | Non
         memory[m.name] = scale * (reads * m.read_pj + writes * m.write_pj)
     dma = events.dma_bytes * (platform.dma[0].byte_pj if platform.dma else 0.0)
     # an accelerator attached with --accel to a platform that declares none: the default figures
-    accel = sum(accel_pj(slot or accel_slot(platform), events.accel_macs, events.accel_sram_bytes,
-                         events.accel_dma_bytes).values())
-    return Energy(scale * core, scale * events.instructions * group.fetch_pj, memory, scale * dma, scale * accel)
+    parts = {k: scale * v for k, v in accel_pj(slot or accel_slot(platform), events.accel_macs,
+                                                events.accel_sram_bytes, events.accel_dma_bytes).items()}
+    return Energy(scale * core, scale * events.instructions * group.fetch_pj, memory, scale * dma,
+                  sum(parts.values()), parts if events.accel_macs else {}, events.accel_traffic)
 
 
 Accesses = tuple[dict[str, int], dict[str, int]]  # loads and stores per memory name
@@ -169,4 +187,5 @@ def between(platform: Platform, class_counts: dict[str, int], start: Any, end: A
         return None
     work = accel or AccelWork()
     return energy(platform, EnergyEvents(class_counts, *counted, dma_bytes=dma_bytes, accel_macs=work.macs,
-                                         accel_sram_bytes=work.sram_bytes, accel_dma_bytes=work.dma_bytes), slot)
+                                         accel_sram_bytes=work.sram_bytes, accel_dma_bytes=work.dma_bytes,
+                                         accel_traffic=None if accel is None else work.traffic), slot)

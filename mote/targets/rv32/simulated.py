@@ -43,9 +43,10 @@ class Rv32Firmware:
         self.accelerator = accelerator  # mapped on the platform when the model offloads to it
 
     @property
-    def accel_total(self) -> AccelWork:
-        """The accelerator's work in one inference: every offloaded layer's (each runs once)."""
-        return sum(self.accel_work.values(), AccelWork())
+    def accel_total(self) -> AccelWork | None:
+        """The accelerator's work in one inference: every offloaded layer's (each runs once); None: none."""
+        works = list(self.accel_work.values())
+        return sum(works[1:], works[0]) if works else None
 
     @functools.cached_property
     def accel_slot(self) -> Any:
