@@ -14,13 +14,11 @@ from __future__ import annotations
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from mote.accel import find_accelerator
-from mote.codegen.compile import CompiledModel, compile_graph
-from mote.explore.area import accel_energy
+from mote.codegen.compile import compile_graph
 from mote.frontend import load
 from mote.inputs import random_inputs
 from mote.ops.registry import Core
@@ -46,24 +44,10 @@ PUBLISHED = {
 DEEPLOY_UJ_PER_TOKEN = 490.0  # Deeploy on Siracusa, the seeds' system figure (docs/energy.md)
 
 
-def traffic_uj(compiled: CompiledModel, accelerator: Any) -> float:
-    """The accelerator's SRAM accesses and DMA bytes of one inference, as its cost model reports them per job,
-    priced as `mote explore` prices them (mote.explore.area: SRAM energy by its size, a DMA byte one RAM and
-    one SRAM access per 8 bytes); 0 without jobs that report them. The simulator's µJ leaves them out."""
-    costs = [node.attrs["job"].info.get("cost") for node in compiled.graph.nodes
-             if node.op == "accel" and "job" in node.attrs]
-    costs = [c for c in costs if c is not None]
-    if accelerator is None or not costs:
-        return 0.0
-    row = {"sram_read_bytes": sum(c.sram_read for c in costs), "sram_write_bytes": sum(c.sram_write for c in costs),
-           "dma_bytes": sum(c.dma_bytes for c in costs)}
-    parts = accel_energy(row, accelerator.hardware())
-    return parts["sram_uj"] + parts["dma_uj"]
-
-
-def run_on(file: str, platform: str, cores: int, accel: str | None, work: Path) -> tuple[SimResult, float]:
-    """One inference on random inputs, its outputs checked against the reference interpreter; and the
-    accelerator's SRAM and DMA energy the simulator's µJ leaves out (traffic_uj)."""
+def run_on(file: str, platform: str, cores: int, accel: str | None, work: Path) -> SimResult:
+    """One inference on random inputs, its outputs checked against the reference interpreter; its µJ include
+    the accelerator's MACs, SRAM accesses and DMA bytes per offloaded layer (mote.sim.energy), as `mote explore`
+    prices them."""
     graph = load(MODELS / file)
     accelerator = find_accelerator(accel) if accel else None
     compiled = compile_graph(graph, accelerator, core=Core.SCALAR)
@@ -74,10 +58,10 @@ def run_on(file: str, platform: str, cores: int, accel: str | None, work: Path) 
     result = firmware.run(inputs)
     for name, value in interpret(graph, inputs).items():
         assert np.array_equal(result.outputs[name], value), f"{file} on {platform}: output {name} differs"
-    return result, traffic_uj(compiled, accelerator)
+    return result
 
 
-def measure(work: Path) -> dict[str, dict[str, tuple[SimResult, float]]]:
+def measure(work: Path) -> dict[str, dict[str, SimResult]]:
     return {label: {platform: run_on(file, platform, cores, accel, work) for platform, cores, accel in PLATFORMS}
             for label, (file, _) in ENERGY_MODELS.items()}
 
@@ -98,28 +82,27 @@ def energy_report(work: Path) -> list[str]:
         "what it takes, the CPU runs the rest), one inference on random inputs, outputs equal to the reference "
         "interpreter's. "
         "µJ: the simulator's energy model (docs/energy.md: 45 nm figures from Horowitz, ISSCC 2014; dynamic energy of "
-        "the counted events only, no leakage; the DLA's MACs at 0.3 pJ, its DMA and SRAM accesses not counted; the "
-        "column after the cycles adds them as `mote explore` prices them from the DLA's cost model, "
-        "mote.explore.area). "
+        "the counted events only, no leakage; on cluster8+dla the DLA's share is its MACs at 0.3 pJ, its SRAM "
+        "accesses by its SRAM's size and the bytes its DMA moves, per offloaded layer from the DLA's cost model, "
+        "priced as `mote explore` prices them, so a run's µJ and the exploration's agree). "
         "Cycles: the critical path (on cluster8+dla plus the DLA's own cycles; the CPU waits for each job).", "",
         f"Published: {ROUND}, median µJ per inference measured with EEMBC's EnergyRunner on the whole board's MCU "
         "supply (github.com/mlcommons/tiny_results_v1.0, closed/<submitter>/results/<system>/<model>/energy/"
         "results.txt). Those are measured chips at their nodes, leakage and clocks included; the simulator's "
         "are estimates of a 45 nm core's dynamic energy: the columns sit side by side for scale, not as a "
         "validation.", "",
-        "| model | mcu µJ | mcu cycles | cluster8 µJ | cluster8 cycles | cluster8+dla µJ | cluster8+dla cycles | "
-        "cluster8+dla µJ with the DLA's SRAM and DMA traffic | " + " | ".join(f"{b} µJ" for b in boards) + " |",
-        "|---|" + "---:|" * (7 + len(boards)),
+        "| model | mcu µJ | mcu cycles | cluster8 µJ | cluster8 cycles | cluster8+dla µJ (of which the DLA's) | "
+        "cluster8+dla cycles | " + " | ".join(f"{b} µJ" for b in boards) + " |",
+        "|---|" + "---:|" * (6 + len(boards)),
     ]
     for label, (_, key) in ENERGY_MODELS.items():
         r = rows[label]
         cells = []
         for platform, _, accel in PLATFORMS:
-            result, traffic = r[platform]
+            result = r[platform]
             e = result.energy
-            cells += [f"{e.uj:.1f}" if e else "-", _cycles(result)]
-            if accel:
-                cells.append(f"{e.uj + traffic:.1f}" if e else "-")
+            uj = "-" if e is None else f"{e.uj:.1f}" + (f" ({e.accel_pj / 1e6:.1f})" if accel else "")
+            cells += [uj, _cycles(result)]
         lines.append(f"| {label} | " + " | ".join(cells) + " | "
                      + " | ".join(f"{PUBLISHED[b][key]:,.1f}" for b in boards) + " |")
     lines += ["", f"The language model's energy per token is in the tiny language model section "

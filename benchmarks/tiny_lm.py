@@ -94,8 +94,8 @@ def report(runs: dict[str, Generation]) -> list[str]:
         f"in SRAM; each job on its own: {alone:,}) | {dla['accel_dma_bytes_per_token']:,.0f} "
         f"({alone - planned:,} fewer) |",
         f"| rv32: uJ per token (energy model, {Rv32Config().platform.name} platform) | {rv32['uj_per_token']:.1f} |",
-        f"| rv32 + DLA: uJ per token (CPU events, and the DLA's MACs at its energy per MAC; its DMA and SRAM "
-        f"accesses are not counted) | {dla['uj_per_token']:.1f} |",
+        f"| rv32 + DLA: uJ per token (CPU events, and the DLA's MACs, SRAM accesses and DMA bytes from its cost "
+        f"model, priced as `mote explore` prices them) | {dla['uj_per_token']:.1f} |",
         f"| anchor | {ANCHOR} |", "",
         f"Generated: `{text}`", "", END]
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from mote.arena_notes import describe
 from mote.cli_offload import accelerator_of, split_line, summary_lines, total_cycles
 from mote.pipeline import RunReport
+from mote.sim.energy import Energy
 from mote.stream import StreamReport
 from mote.targets.host import HostFigures
 from mote.targets.rv32 import SimFigures
@@ -132,7 +133,20 @@ def print_summary(out: Console, data: dict[str, Any], report: RunReport) -> None
                    + "; cycles above: the critical path")
         if sim.energy is not None:
             print_(f"{sim.energy.uj:,.2f} µJ per inference on platform {markup(sim.platform)} (energy model: "
-                   "docs/energy.md)")
+                   "docs/energy.md)" + _accel_energy_note(sim.energy))
+
+
+def _accel_energy_note(spent: Energy) -> str:
+    """What the accelerator's share of the energy counts: its MACs, SRAM accesses and DMA bytes, or its MACs
+    only when its cost model reports no traffic."""
+    if spent.accel_traffic is None:
+        return ""
+    if not spent.accel_traffic:
+        return (f"; the accelerator's {spent.accel_pj / 1e6:,.2f} µJ count its MACs only: its cost model "
+                "reports no SRAM or DMA traffic")
+    parts = spent.accel_parts_pj
+    return (f"; the accelerator's {spent.accel_pj / 1e6:,.2f} µJ: MACs {parts.get('mac', 0.0) / 1e6:,.2f}, "
+            f"SRAM {parts.get('sram', 0.0) / 1e6:,.2f}, DMA {parts.get('dma', 0.0) / 1e6:,.2f}")
 
 
 def stream_verdicts(report: StreamReport) -> list[str]:

@@ -278,7 +278,7 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
     its marks, with the offloaded layers' MACs at the platform's accelerator energy per MAC."""
     from mote.sim.cycles import named_counts
     from mote.sim.devices import Reg
-    from mote.sim.energy import EnergyEvents, accesses, energy
+    from mote.sim.energy import AccelWork, EnergyEvents, accesses, energy
     from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT
     from mote.targets.rv32 import Rv32Config, build_rv32
 
@@ -295,7 +295,7 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
     begins = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_BEGIN]
     ends = [(n, c, mark) for mark, n, c in ex.marks if mark.reg is Reg.RUN_END]
     timed = ex.accel is not None and compiled.accelerator is not None and compiled.accelerator.timed
-    macs = sum(firmware.accel_macs.values())  # the offloaded layers' MACs: each runs once a step
+    work = firmware.accel_total or AccelWork()  # the offloaded layers' MACs, SRAM and DMA bytes: once a step
     traffic = accel_dma_bytes(compiled)
     figures, step_events = [], []
     for (n0, c0, m0), (n1, c1, m1) in zip(begins, ends):
@@ -306,9 +306,12 @@ def generate_rv32(compiled: CompiledModel, project: Path, prompt: list[int], cou
             figure["accel_dma_bytes"] = float(traffic)
         counted = accesses(config.platform, m0.snapshot, m1.snapshot)
         if counted is not None:
-            events = EnergyEvents(named_counts(c1 - c0), *counted,
-                                  accel_macs=macs if m1.accel_jobs > m0.accel_jobs else 0)
-            figure["uj"] = energy(config.platform, events).uj
+            ran = m1.accel_jobs > m0.accel_jobs
+            events = EnergyEvents(named_counts(c1 - c0), *counted, accel_macs=work.macs if ran else 0,
+                                  accel_sram_bytes=work.sram_bytes if ran else 0,
+                                  accel_dma_bytes=work.dma_bytes if ran else 0,
+                                  accel_mult_work=work.mult_work if ran else None)
+            figure["uj"] = energy(config.platform, events, firmware.accel_slot).uj
             step_events.append(events)
         figures.append(figure)
     return tokens, list(range(len(prompt) - 1, len(prompt) - 1 + count)), figures, step_events

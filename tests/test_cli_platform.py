@@ -87,15 +87,20 @@ def test_mcu_platform_file_and_overrides(tmp_path: Path) -> None:
 
 
 def test_a_platform_with_an_accelerator(tmp_path: Path) -> None:
-    """A one-core platform file with an accelerator attaches it, and the offloaded MACs cost its energy per MAC."""
+    """A one-core platform file with an accelerator attaches it, and the MACs the accelerator does cost its energy
+    per MAC: qvanilla computes a strided layer's every stride-1 position, 2 cycles each (its cost model), and its
+    cost model reports no SRAM or DMA traffic, so its energy is its MACs' alone and the JSON says so."""
     path = tmp_path / "npu.json"
     path.write_text(json.dumps({"name": "npu", "memories": [
         {"name": "flash", "kind": "flash", "size": "2MiB"}, {"name": "ram", "kind": "ram", "size": "512KiB"}],
-        "accelerators": [{"name": "npu", "sees": ["ram"], "mac_pj": 0.5, "accel": "qvanilla"}]}))
+        "accelerators": [{"name": "npu", "sees": ["ram"], "mac_pj": 0.5, "accel": "qvanilla:timed=1"}]}))
     data = _run("--platform", path)
     assert data["accelerator"].startswith("qvanilla") and data["offloaded_layers"] > 0
     offloaded = sum(layer["macs"] for layer in data["layers"] if layer["runs_on"] != "cpu")
-    assert offloaded > 0 and abs(data["energy"]["accel_uj"] - offloaded * 0.5 / 1e6) < 1e-6
+    accel_macs = data["accel_cycles"] // 2
+    assert accel_macs >= offloaded > 0 and abs(data["energy"]["accel_uj"] - accel_macs * 0.5 / 1e6) < 1e-6
+    assert data["energy"]["accel_traffic"] == "macs_only"
+    assert data["energy"]["accel_parts_uj"] == {"mac": data["energy"]["accel_uj"], "sram": 0.0, "dma": 0.0}
 
 
 def test_what_is_not_simulated_is_refused(tmp_path: Path) -> None:

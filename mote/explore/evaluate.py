@@ -95,7 +95,7 @@ def evaluate(model: str, accel: str | None, settings: dict[str, str],
             hardware = accelerator.hardware()
             if hardware is not None:
                 row.update(area(hardware))
-            energy = accel_energy(row, hardware) if figures.get("jobs") else {}
+            energy = accel_energy(row, hardware, platform) if figures.get("jobs") else {}
             row.update(accel_energy_uj=round(sum(energy.values()), 6), **{f"accel_{k}": v for k, v in energy.items()})
         row[CPU_WORK] = cpu_work(model, name, graph, platform)
     except MoteError as e:

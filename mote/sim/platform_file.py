@@ -18,6 +18,7 @@ error is one line: the file, where in it (e.g. memories[1].size), what is wrong 
     [[dma]]                        # source = "l2"  target = "l1"  bytes_per_cycle = 8  channels = 1  byte_pj = 13.75
                                    # setup_cycles = 16
     [[accelerators]]               # name = "dla"  sees = ["l1", "l2"]  mac_pj = 0.3  sram_pj = 10.0  accel = "qvanilla"
+                                   # (no sram_pj: priced by the size of the SRAM the accelerator declares)
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ def _dma(r: _Reader) -> Dma:
 def _accel(r: _Reader) -> AcceleratorSlot:
     default = AcceleratorSlot("a", ())
     return AcceleratorSlot(r.name("name"), r.names("sees"), r.number("mac_pj", default.mac_pj),
-                           r.number("sram_pj", default.sram_pj), r.text("accel", ""))
+                           r.number("sram_pj", 0.0) if "sram_pj" in r.table else None, r.text("accel", ""))
 
 
 def _check(p: Platform, top: _Reader) -> None:

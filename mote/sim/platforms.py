@@ -107,7 +107,7 @@ class AcceleratorSlot:
     name: str
     sees: tuple[str, ...]
     mac_pj: float = 0.2 + _ADD32  # an 8-bit multiply and a 32-bit accumulate
-    sram_pj: float = SRAM_8K
+    sram_pj: float | None = None  # None: by the size of the SRAM the accelerator declares (mote.sim.energy)
     accel: str = ""
 
 

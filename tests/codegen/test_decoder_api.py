@@ -110,9 +110,10 @@ def test_the_linear_layers_on_the_dla(tmp_path: Path) -> None:
 def test_per_token_cycles_and_energy_with_and_without_the_dla(tmp_path: Path) -> None:
     """Each step's accelerator cycles are its own (the same jobs at every step), the CPU figures stay the CPU's,
     and each step's energy is the documented formula over the events counted between its marks, the offloaded
-    layers' MACs at the platform's energy per MAC."""
+    layers' MACs at the platform's energy per MAC, their SRAM and DMA bytes (the DLA's cost model) as
+    mote.sim.energy prices them (docs/energy.md)."""
     from mote.accel import find_accelerator
-    from mote.ops import OPS
+    from mote.sim.energy import sram_access_pj
     from mote.sim.platforms import AcceleratorSlot, builtin
     from mote.targets.rv32 import Rv32
 
@@ -121,9 +122,13 @@ def test_per_token_cycles_and_energy_with_and_without_the_dla(tmp_path: Path) ->
             "dla": generate(decoder_graph(max_context=16), PROMPT, 3, tmp_path / "dla", "rv32", accelerator=accel)}
     assert runs["cpu"].tokens == runs["dla"].tokens == runs["cpu"].reference_tokens
     compiled = compile_graph(decoder_graph(max_context=16), accel, core=Rv32().core())
-    offloaded = [n.attrs["original"] for n in compiled.graph.nodes if n.op == "accel"]
-    assert offloaded
-    macs = sum(OPS[n.op].macs(n) for n in offloaded)
+    costs = [n.attrs["job"].info["cost"] for n in compiled.graph.nodes if n.op == "accel"]
+    assert costs
+    macs = sum(c.macs for c in costs)
+    sram = sum(c.sram_read + c.sram_write for c in costs)
+    moved = sum(c.dma_bytes for c in costs)
+    assert sram > 0 and moved > 0
+    e_sram = sram_access_pj(accel.hardware().sram_bytes)
     platform = builtin("mcu")
     group, scale = platform.compute, platform.energy_scale
     slot_pj = (platform.accelerators[0] if platform.accelerators else AcceleratorSlot("accel", ())).mac_pj
@@ -142,7 +147,10 @@ def test_per_token_cycles_and_energy_with_and_without_the_dla(tmp_path: Path) ->
             pj += sum(events.class_counts.values()) * group.fetch_pj
             pj += sum(events.reads.get(m.name, 0) * m.read_pj + events.writes.get(m.name, 0) * m.write_pj
                       for m in platform.memories)
-            pj = scale * pj + scale * events.accel_macs * slot_pj
+            traffic = (events.accel_sram_bytes / 8 * e_sram + events.accel_dma_bytes * (100.0 + e_sram) / 8
+                       if name == "dla" else 0.0)
+            assert (events.accel_sram_bytes, events.accel_dma_bytes) == ((sram, moved) if name == "dla" else (0, 0))
+            pj = scale * pj + scale * (events.accel_macs * slot_pj + traffic)
             assert figure["uj"] == pytest.approx(pj / 1e6, rel=1e-12) and figure["uj"] > 0
         assert run.to_json()["uj_per_token"] == pytest.approx(np.mean([f["uj"] for f in run.step_figures]))
     cpu, dla = runs["cpu"].to_json(), runs["dla"].to_json()

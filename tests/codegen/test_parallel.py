@@ -65,3 +65,29 @@ def test_one_core_or_an_unsplit_op_is_not_split() -> None:
     p = OPS["conv2d"].prepare(node)
     assert split(node, p, 1) is None
     assert split(dataclasses.replace(node, op="concatenation"), p, 8) is None
+
+
+def _depthwise(h: int, w: int, channels: int, padding: str) -> Node:
+    rng = np.random.default_rng(1)
+    x = Tensor("x", (1, h, w, channels), DType.INT8, Quant((0.05,), (-3,)))
+    weights = Tensor("w", (1, 3, 3, channels), DType.INT8, Quant((0.01,) * channels, (0,) * channels, 3),
+                     rng.integers(-100, 100, (1, 3, 3, channels)).astype(np.int8))
+    oh, ow = (h, w) if padding == "SAME" else (h - 2, w - 2)
+    y = Tensor("y", (1, oh, ow, channels), DType.INT8, Quant((0.1,), (0,)))
+    return Node("depthwise_conv2d", "d", [x, weights, None], [y],
+                {"stride": (1, 1), "dilation": (1, 1), "padding": padding, "activation": "NONE",
+                 "depth_multiplier": 1})
+
+
+def test_a_padded_depthwise_layer_takes_the_channels_when_they_balance_as_well() -> None:
+    """KWS's depthwise layers (25x5 pixels, 64 channels, 3x3 SAME) on 8 cores: rows would give one core four
+    rows and the others three, and the first and last part the padded edges; channels give each core eight.
+    The same balance without padding keeps the rows (no staging copies)."""
+    node = _depthwise(25, 5, 64, "SAME")
+    parts = split(node, OPS["depthwise_conv2d"].prepare(node), 8)
+    assert parts is not None and len(parts) == 8
+    assert all(part.columns is not None and part.params.in_ch == 8 for part in parts)
+    valid = _depthwise(27, 7, 64, "VALID")  # the same 25x5 output, no padding
+    parts = split(valid, OPS["depthwise_conv2d"].prepare(valid), 8)
+    assert parts is not None and all(part.columns is None for part in parts)
+    assert sorted(part.params.out_h for part in parts) == [3] * 7 + [4]

@@ -8,7 +8,8 @@ import pytest
 from mote.accel.dla.accelerator import Dla
 from mote.accel.dla.config import DlaConfig
 from mote.accel.hardware import Hardware
-from mote.explore.area import MAC_UM2, SRAM_UM2_PER_KIB, accel_energy, area, sram_access_pj
+from mote.explore.area import MAC_UM2, SRAM_UM2_PER_KIB, accel_energy, area
+from mote.sim.energy import sram_access_pj
 
 
 def test_area_grows_with_pes_and_sram() -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from mote.sim.cycles import named_counts
 from mote.sim.devices import Reg
-from mote.sim.energy import EnergyEvents, between, energy
+from mote.sim.energy import EnergyEvents, accel_pj, accel_slot, between, energy
 from mote.sim.energy import accesses as accesses_between
 from mote.sim.machine import Machine
 from mote.sim.platforms import AcceleratorSlot, Dma, builtin
@@ -109,10 +109,11 @@ def test_every_term_of_the_formula() -> None:
     platform = dataclasses.replace(builtin("mcu"), dma=(Dma("flash", "ram", byte_pj=1.5),),
                                    accelerators=(AcceleratorSlot("npu", ("ram",), mac_pj=0.25, sram_pj=2.0),))
     events = EnergyEvents({"alu": 10, "mul": 2, "load": 3}, {"flash": 1, "ram": 2}, {"ram": 5}, dma_bytes=64,
-                          accel_macs=1000, accel_sram_accesses=40)
+                          accel_macs=1000, accel_sram_bytes=320, accel_dma_bytes=16)
     core, flash, ram = platform.compute, platform.memory("flash"), platform.memory("ram")
     by_hand = (10 * core.energy_pj["alu"] + 2 * core.energy_pj["mul"] + 3 * core.energy_pj["load"] + 15 * core.fetch_pj
-               + flash.read_pj + 2 * ram.read_pj + 5 * ram.write_pj + 64 * 1.5 + 1000 * 0.25 + 40 * 2.0)
+               + flash.read_pj + 2 * ram.read_pj + 5 * ram.write_pj + 64 * 1.5 + 1000 * 0.25 + 40 * 2.0
+               + 16 * (100.0 + 2.0) / 8)
     assert energy(platform, events).total_pj == pytest.approx(by_hand, rel=1e-12)
 
 
@@ -135,3 +136,20 @@ def test_wait_states_cost_cycles_per_access(accesses: Machine) -> None:
     assert slow.stall_cycles(*counted) == 2 * n + 1 * (n + n)
     assert mcu.stall_cycles(*counted) == 0
     slow.check_simulated()  # wait states on one core are simulated
+
+
+def test_the_accelerators_sram_price_by_its_size_unless_the_platform_sets_it() -> None:
+    """accel_slot: a slot's own sram_pj wins; else the declared SRAM's size prices an access (log-log between
+    Horowitz's 8 KB, 32 KB and 1 MB figures); else the 8 KB figure. A DMA byte is one RAM and one SRAM access
+    per 8 bytes."""
+    mcu = builtin("mcu")
+    assert accel_slot(mcu, 32 << 10).sram_pj == pytest.approx(20.0)
+    assert accel_slot(mcu, 1 << 20).sram_pj == pytest.approx(100.0)
+    assert accel_slot(mcu, 0).sram_pj == pytest.approx(10.0)
+    given = dataclasses.replace(mcu, accelerators=(AcceleratorSlot("npu", ("ram",), mac_pj=0.5, sram_pj=3.0),))
+    slot = accel_slot(given, 1 << 20)
+    assert slot.sram_pj == 3.0 and slot.mac_pj == 0.5
+    assert accel_pj(slot, 10, 64, 16) == pytest.approx({"mac": 5.0, "sram": 8 * 3.0, "dma": 16 * (100.0 + 3.0) / 8})
+    events = EnergyEvents({}, accel_macs=10, accel_sram_bytes=64, accel_dma_bytes=16, accel_traffic=True)
+    spent = energy(given, events, slot)
+    assert spent.accel_pj == pytest.approx(5.0 + 24.0 + 206.0) and spent.to_json()["accel_traffic"] == "sram_and_dma"

@@ -33,8 +33,7 @@ from mote.targets.rv32.timeline import core_spans, layer_spans
 def add_energy(a: Energy | None, b: Energy | None) -> Energy | None:
     if a is None or b is None:
         return a or b
-    memory = {name: a.memory_pj.get(name, 0.0) + b.memory_pj.get(name, 0.0) for name in {*a.memory_pj, *b.memory_pj}}
-    return Energy(a.core_pj + b.core_pj, a.fetch_pj + b.fetch_pj, memory, a.dma_pj + b.dma_pj, a.accel_pj + b.accel_pj)
+    return a + b
 
 
 def cluster_result(base: SimResult, cx: ClusterExecution, platform: Platform, core_model: CoreModel) -> SimResult:

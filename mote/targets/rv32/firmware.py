@@ -21,6 +21,7 @@ from mote.ops import OPS
 from mote.ops.depthwise_band import band_shapes, wide_params
 from mote.ops.depthwise_params import DepthwiseParams
 from mote.ops.registry import Core
+from mote.sim.accel_work import job_work
 from mote.sim.devices import FLASH_BASE, RAM_BASE, c_header
 from mote.sim.elf import ElfImage
 from mote.targets.rv32 import micro
@@ -208,7 +209,8 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}",
                                         *model_sources(model)], config, includes=(SRC, f"{SRC}/mote"))
     return Rv32Firmware(build, model.graph, config, model.accelerator,
-                        {layer.index: layer.macs for layer in model.layers if layer.runs_on != "cpu"})
+                        {layer.index: job_work(model.graph.nodes[layer.index])
+                         for layer in model.layers if layer.runs_on != "cpu"})
 
 
 def model_sources(model: CompiledModel) -> list[str]:

@@ -14,7 +14,7 @@ from mote.errors import MoteError, PlatformError
 from mote.ir import Graph
 from mote.sim.cycles import CoreModel, named_counts
 from mote.sim.devices import RAM_BASE, Mark, Reg
-from mote.sim.energy import accesses, between
+from mote.sim.energy import AccelWork, accel_slot, accesses, between
 from mote.sim.faults import SimulationError
 from mote.sim.machine import DEFAULT_INSTRUCTION_LIMIT, Execution, Machine
 from mote.sim.platforms import Platform
@@ -34,12 +34,25 @@ class Rv32Firmware:
     """A built model firmware; `run` simulates one inference."""
 
     def __init__(self, build: FirmwareBuild, graph: Graph, config: Rv32Config, accelerator: Any = None,
-                 accel_macs: dict[int, int] | None = None) -> None:
+                 accel_work: dict[int, AccelWork] | None = None) -> None:
         self.build = build
-        self.accel_macs = accel_macs or {}  # MACs per offloaded layer, for the accelerator's energy
+        # per offloaded layer, what its job costs the accelerator in energy (MACs, SRAM and DMA bytes)
+        self.accel_work = accel_work or {}
         self.graph = graph
         self.config = config
         self.accelerator = accelerator  # mapped on the platform when the model offloads to it
+
+    @property
+    def accel_total(self) -> AccelWork | None:
+        """The accelerator's work in one inference: every offloaded layer's (each runs once); None: none."""
+        works = list(self.accel_work.values())
+        return sum(works[1:], works[0]) if works else None
+
+    @functools.cached_property
+    def accel_slot(self) -> Any:
+        """The accelerator's energy figures on the platform, its SRAM priced by the size it declares."""
+        hardware = self.accelerator.hardware() if self.accelerator is not None else None
+        return accel_slot(self.config.platform, hardware.sram_bytes if hardware is not None else 0)
 
     @property
     def elf(self) -> Path:
@@ -124,7 +137,7 @@ class Rv32Firmware:
         run_classes = end[1] - begin[1]
         rom, ram = self.machine.image.footprint(RAM_BASE, self.config.ram_bytes)
         platform = self.config.platform
-        layers = layer_profiles(marks, core, platform, self.accel_macs)
+        layers = layer_profiles(marks, core, platform, self.accel_work, self.accel_slot)
         levels = level_figures(ex, begin[0], end[0], layers, marks, core, platform, self.machine.image, ram)
         counted = accesses(platform, begin[2], end[2])
         timed = ex.accel is not None and self.accelerator is not None and self.accelerator.timed
@@ -162,8 +175,8 @@ class Rv32Firmware:
             accel_jobs=jobs,
             platform=platform.name,
             memory_accesses=counted,
-            energy=between(platform, named_counts(run_classes), begin[2], end[2], sum(self.accel_macs.values()),
-                           levels.dma.total_bytes if levels.dma else 0),
+            energy=between(platform, named_counts(run_classes), begin[2], end[2], self.accel_total,
+                           levels.dma.total_bytes if levels.dma else 0, self.accel_slot),
             dma=levels.dma,
             peak_bytes=levels.peak_bytes(rom, ex.stack_used),
             accel_rtl=ex.accel.to_json() if hasattr(ex.accel, "to_json") else None,  # the run's RTL jobs
@@ -179,9 +192,10 @@ def _stalls(platform: Platform, start: Any, end: Any) -> int:
 
 
 def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel, platform: Platform | None = None,
-                   accel_macs: dict[int, int] | None = None) -> list[LayerProfile]:
+                   accel_work: dict[int, AccelWork] | None = None, slot: Any = None) -> list[LayerProfile]:
     """Pair each LAYER_BEGIN(i) with the next LAYER_END(i): the instructions and accelerator cycles between
-    the two stores, and with a platform their energy (an offloaded layer's with its `accel_macs`)."""
+    the two stores, and with a platform their energy (an offloaded layer's with its `accel_work`, priced
+    with the accelerator's figures `slot`, mote.sim.energy.accel_slot)."""
     open_layers: dict[int, tuple[int, np.ndarray, Any]] = {}
     layers = []
     for mark, insns, classes in marks:
@@ -193,7 +207,7 @@ def layer_profiles(marks: list[tuple[Mark, int, np.ndarray]], core: CoreModel, p
             diff = classes - c0
             named = named_counts(diff)
             spent = None if platform is None else between(platform, named, s0, mark.snapshot,
-                                                          (accel_macs or {}).get(mark.value, 0))
+                                                          (accel_work or {}).get(mark.value), slot=slot)
             stalls = 0 if platform is None else _stalls(platform, s0, mark.snapshot)
             layers.append(LayerProfile(mark.value, insns - n0, core.cycles(diff) + stalls, named,
                                        accel_cycles=mark.accel_cycles - m0.accel_cycles, energy=spent))
