@@ -46,3 +46,22 @@ def test_a_runs_energy_is_the_explorations(cores: int) -> None:
     offloaded = [layer.get("energy_uj") or 0.0 for layer in layers if layer.get("runs_on") == "dla"]
     assert offloaded and sum(offloaded) >= spent["accel_uj"] - ROUNDING_UJ
     assert sum(layer.get("energy_uj") or 0.0 for layer in layers) <= spent["total_uj"] + ROUNDING_UJ
+
+
+def test_sub_byte_weights_cost_the_run_what_they_cost_the_exploration() -> None:
+    """With 4-bit weights the multipliers' share of each MAC shrinks by half on both sides (docs/area.md's
+    assumption), so the run's MAC energy falls below the 8-bit run's and still equals the exploration's."""
+    platform = builtin("cluster8+dla")
+    model = Path(default_model())
+    macs_uj = {}
+    for bits in (8, 4):
+        rows, _ = sweep([model], "dla", {"timed": ["1"], "weight_bits": [str(bits)]}, workers=1, progress=False,
+                        platform=platform)
+        row, = rows
+        report = run(model, target=platform_target(platform), accelerator=find_accelerator(f"dla:timed=1,"
+                                                                                           f"weight_bits={bits}"))
+        assert report.bit_exact
+        spent = report.to_json()["energy"]
+        assert abs(spent["accel_uj"] - row["accel_energy_uj"]) < ROUNDING_UJ
+        macs_uj[bits] = spent["accel_parts_uj"]["mac"]
+    assert macs_uj[4] < macs_uj[8]
