@@ -13,7 +13,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from mote.errors import BuildError
-from mote.targets.rv32 import micro
+from mote.targets.rv32 import micro_blocks as micro
 from mote.targets.rv32.toolchain import find_toolchain
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 ACC = [f"s{i}" for i in range(12)] + [f"t{i}" for i in range(3, 7)]
 SAVED = ["ra"] + [f"s{i}" for i in range(12)]
 MATMUL_ROUND_UPPER = 0xFF808  # 2^15 - 128 * 2^16 >> 12 (mote_matmul_pair_dot)
-# mote_block_out's fields (micro.STRUCT_OFFSETS): out, stage, m, lo, hi
+# mote_block_out's fields (micro_blocks.STRUCT_OFFSETS): out, stage, m, lo, hi
 OUT, STAGE, M, LO, HI = 0, 4, 8, 16, 20
 SLOTS = ("xblock", "xstep", "w0", "starts0", "starts", "terms", "quads0", "quads", "blocks", "out", "outblock",
          "m", "lo", "hi", "low", "high", "mult")
