@@ -171,7 +171,7 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
     if q is not None and q.scale is not None and len(q.scale) > 0:
         zero_points = q.zeroPoint if q.zeroPoint is not None else []  # TFLite Micro needs one per scale
         quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
-                      int(q.quantizedDimension) if len(q.scale) > 1 else None)
+                      _quantized_axis(q, shape))
     tensor = Tensor(name, shape, dtype, quant, variable=bool(t.isVariable), bits=_SUBBYTE.get(t.type, 8))
     check_tensor(tensor)  # dimensions and size first: the buffer is read against them
     buffer = model.buffers[t.buffer]
@@ -184,6 +184,17 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
         raw = np.asarray(buffer.data, dtype=np.uint8).tobytes()
         tensor.data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
     return tensor
+
+
+def _quantized_axis(q: Any, shape: tuple[int, ...]) -> int | None:
+    """The axis of per-channel scales (None for one scale). Older converters wrote a conv's 1-D bias with the
+    filter's output-channel axis (3); TFLite Micro reads such a bias per element, and so does mote."""
+    if len(q.scale) <= 1:
+        return None
+    axis = int(q.quantizedDimension)
+    if len(shape) == 1 and not 0 <= axis < 1 and len(q.scale) == shape[0]:
+        return 0
+    return axis
 
 
 def _subbyte_constant(tensor: Tensor, buffer: Any, model_name: str) -> Tensor:
