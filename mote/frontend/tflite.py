@@ -12,6 +12,7 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 
 from mote.errors import ModelFileError, MoteError, UnsupportedError
 from mote.frontend.files import check_regular_file
+from mote.frontend.signed_scales import fold_negative_scales
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
 from mote.frontend.tflite_control import CONTROL, call_order, control_node, find_variables, handles, is_resource
 from mote.frontend.tflite_custom import CUSTOM_KEYS, custom_attrs
@@ -79,6 +80,7 @@ def _subgraph(model: Any, index: int, name: str, graphs: dict[int, Graph], varia
                 graph.nodes.append(node)
             continue
         graph.nodes.append(_node(op, k, builtin, tensors, label, supported))
+    fold_negative_scales(graph)
     if index == 0:
         if is_legacy_uint8(graph):
             convert_legacy_uint8(graph)
@@ -173,7 +175,7 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
         quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
                       _quantized_axis(q, shape))
     tensor = Tensor(name, shape, dtype, quant, variable=bool(t.isVariable), bits=_SUBBYTE.get(t.type, 8))
-    check_tensor(tensor)  # dimensions and size first: the buffer is read against them
+    check_tensor(tensor, signed_scales=True)  # dimensions and size first: the buffer is read against them
     buffer = model.buffers[t.buffer]
     if t.type in _SUBBYTE:
         return _subbyte_constant(tensor, buffer, model_name)
