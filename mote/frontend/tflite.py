@@ -12,6 +12,7 @@ from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as sch
 
 from mote.errors import ModelFileError, MoteError, UnsupportedError
 from mote.frontend.files import check_regular_file
+from mote.frontend.signed_scales import fold_negative_scales
 from mote.frontend.tflite_checks import check_options, check_structure, decode_name
 from mote.frontend.tflite_control import CONTROL, call_order, control_node, find_variables, handles, is_resource
 from mote.frontend.tflite_custom import CUSTOM_KEYS, custom_attrs
@@ -79,6 +80,7 @@ def _subgraph(model: Any, index: int, name: str, graphs: dict[int, Graph], varia
                 graph.nodes.append(node)
             continue
         graph.nodes.append(_node(op, k, builtin, tensors, label, supported))
+    fold_negative_scales(graph)
     if index == 0:
         if is_legacy_uint8(graph):
             convert_legacy_uint8(graph)
@@ -171,9 +173,9 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
     if q is not None and q.scale is not None and len(q.scale) > 0:
         zero_points = q.zeroPoint if q.zeroPoint is not None else []  # TFLite Micro needs one per scale
         quant = Quant(tuple(float(s) for s in q.scale), tuple(int(z) for z in zero_points),
-                      int(q.quantizedDimension) if len(q.scale) > 1 else None)
+                      _quantized_axis(q, shape))
     tensor = Tensor(name, shape, dtype, quant, variable=bool(t.isVariable), bits=_SUBBYTE.get(t.type, 8))
-    check_tensor(tensor)  # dimensions and size first: the buffer is read against them
+    check_tensor(tensor, signed_scales=True)  # dimensions and size first: the buffer is read against them
     buffer = model.buffers[t.buffer]
     if t.type in _SUBBYTE:
         return _subbyte_constant(tensor, buffer, model_name)
@@ -184,6 +186,17 @@ def _tensor(model: Any, t: Any, index: int, model_name: str) -> Tensor:
         raw = np.asarray(buffer.data, dtype=np.uint8).tobytes()
         tensor.data = np.frombuffer(raw, dtype=dtype.np).reshape(shape).copy()
     return tensor
+
+
+def _quantized_axis(q: Any, shape: tuple[int, ...]) -> int | None:
+    """The axis of per-channel scales (None for one scale). Older converters wrote a conv's 1-D bias with the
+    filter's output-channel axis (3); TFLite Micro reads such a bias per element, and so does mote."""
+    if len(q.scale) <= 1:
+        return None
+    axis = int(q.quantizedDimension)
+    if len(shape) == 1 and not 0 <= axis < 1 and len(q.scale) == shape[0]:
+        return 0
+    return axis
 
 
 def _subbyte_constant(tensor: Tensor, buffer: Any, model_name: str) -> Tensor:

@@ -69,8 +69,9 @@ def check_order(inputs: list[Tensor], outputs: list[Tensor], nodes: list[Node],
             raise GraphError(f"graph output {t.name!r} is never produced by a node")
 
 
-def check_tensor(t: Tensor) -> None:
-    """Shape, size, constant data and quantization of one tensor."""
+def check_tensor(t: Tensor, signed_scales: bool = False) -> None:
+    """Shape, size, constant data and quantization of one tensor. `signed_scales`: per-channel scales may be
+    negative (a frontend reads them so, then folds the signs into the weights, mote.frontend.signed_scales)."""
     if not isinstance(t.shape, tuple) or not all(isinstance(d, Integral) for d in t.shape):
         raise GraphError(f"tensor {t.name!r}: shape {t.shape!r} is not a tuple of whole numbers")
     if len(t.shape) > MAX_RANK:
@@ -88,7 +89,7 @@ def check_tensor(t: Tensor) -> None:
     if t.bits != 8:
         _check_subbyte(t)
     if t.quant is not None:
-        _check_quant(t)
+        _check_quant(t, signed_scales and len(t.quant.scale) > 1)
 
 
 def _check_subbyte(t: Tensor) -> None:
@@ -100,14 +101,14 @@ def _check_subbyte(t: Tensor) -> None:
         subbyte.check_values(t.data, t.bits, f"tensor {t.name!r}")
 
 
-def _check_quant(t: Tensor) -> None:
+def _check_quant(t: Tensor, signed: bool = False) -> None:
     q = t.quant
     assert q is not None
     if not q.scale:
         raise GraphError(f"tensor {t.name!r}: quantization without a scale")
     if len(q.zero_point) != len(q.scale):
         raise GraphError(f"tensor {t.name!r}: {len(q.scale)} scales but {len(q.zero_point)} zero points")
-    bad = [s for s in q.scale if not (math.isfinite(s) and s > 0)]
+    bad = [s for s in q.scale if not (math.isfinite(s) and (s > 0 or (signed and s < 0)))]
     if bad:
         raise UnsupportedError(f"tensor {t.name!r}: quantization scale {bad[0]!r} is not a finite positive number; "
                                "the model is damaged or not quantized correctly")
