@@ -24,8 +24,10 @@ import numpy as np
 
 from mote.c_text import c_struct
 from mote.ir import DType, Node, subbyte
+from mote.ops.conv2d_kernels import _accepts_ring, quad_output_stage, ring_width, to_quads
 from mote.ops.conv2d_params import GEOMETRY
 from mote.ops.output_stage import output_multipliers
+from mote.ops.pair_groups import ring_kinds
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 
@@ -94,6 +96,35 @@ def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
+def _pack_ring(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits, quads, pairs = weight_bits(node), -(-p.out_ch // 4), p.in_ch // 2
+    padded = to_quads(p.weights)  # [quads * 4][filter_h][3][in_ch]
+    # [quad][fy][pair][fx][channel of the quad][2]: the order of mote_conv_ring_s8's pair words, value by value
+    values = padded.reshape(quads, 4, p.filter_h, 3, pairs, 2).transpose(0, 2, 4, 3, 1, 5)
+    fields: dict[str, int | str] = {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "width": ring_width(p), "bits": bits,
+        "input_offset": p.input_offset, "output_offset": p.output_offset, "act_min": p.act_min,
+        "act_max": p.act_max,
+        "weights": em.const(np.frombuffer(subbyte.pack(values.reshape(-1), bits, f"node {node.name!r}"),
+                                          np.uint8).copy(), "packed_weights"),
+        "kinds": em.const(ring_kinds(padded, p.stride_w).astype(np.uint8).reshape(-1), "kinds"),
+        "bias": em.const(to_quads(p.folded.astype(np.int32)), "folded_bias"),
+        "output_stage": quad_output_stage(em, p)}
+    return CCall("mote_conv_packed_ring_s8", "mote_conv_packed_ring_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _accepts_ring_packed(node: Node, p: Any) -> str | None:
+    return _accepts(node, p) or _accepts_ring(node, p)
+
+
+def _ring_scratch(node: Node, p: Any) -> int:
+    steps = p.filter_h * (p.in_ch // 2)
+    return 8 * p.filter_h + 4 * steps * ring_width(p) + 4 * 13 * steps
+
+
 def _pack_depthwise(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
@@ -122,6 +153,10 @@ def _conv_scratch(node: Node, p: Any) -> int:
 
 
 INT8 = frozenset({DType.INT8})
+RING_KERNEL = Kernel("mote_conv_packed_ring_s8", frozenset({Core.SCALAR}), _pack_ring, accepts=_accepts_ring_packed,
+                     scratch_bytes=_ring_scratch, twins=("mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8"),
+                     scratch_why="a ring of input rows as channel pairs, four output channels' unpacked filters",
+                     dtypes=INT8, kind=narrow)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
                                 accepts=_accepts, dtypes=INT8, kind=narrow)
 CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
