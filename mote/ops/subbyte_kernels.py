@@ -64,6 +64,27 @@ def _stage(p: Any, em: Emitter) -> dict[str, int | str]:
             "right_mul": em.const(right_mul, "right_mul")}
 
 
+def packed_words(weights: np.ndarray, bits: int, where: str) -> np.ndarray:
+    """weights [rows, depth] as biased fields (value + 2^(bits - 1)), each row an even number of words, the rows of
+    whole blocks of four with their words interleaved, the last rows % 4 rows after them one by one: uint32
+    [rows * row_words] (mote_fully_connected_packed_s8.h)."""
+    rows = np.asarray(weights, np.int64).reshape(weights.shape[0], -1)
+    per_word = 32 // bits
+    subbyte.check_values(rows, bits, where)
+    n, depth = rows.shape
+    biased = np.zeros((n, _row_words(depth, bits) * per_word), np.int64)
+    biased[:, :depth] = rows + (1 << (bits - 1))
+    words = (biased.reshape(n, -1, per_word) << (bits * np.arange(per_word))).sum(axis=-1).astype(np.uint32)
+    whole = n // 4 * 4
+    blocks = words[:whole].reshape(-1, 4, words.shape[1]).transpose(0, 2, 1)
+    return np.concatenate([blocks.reshape(-1), words[whole:].reshape(-1)])
+
+
+def _row_words(depth: int, bits: int) -> int:
+    """mote_fully_connected_packed_s8's words a row: an even number."""
+    return 2 * -(-depth * bits // 64)
+
+
 def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
@@ -71,13 +92,18 @@ def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:
     left_mul, right_mul = output_multipliers(p.shift)
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth, "bits": bits,
-        "row_bytes": subbyte.packed_size(p.accum_depth, bits), "filter_offset": p.filter_offset,
+        "row_words": _row_words(p.accum_depth, bits), "filter_offset": p.filter_offset,
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-        "weights": em.const(packed_rows(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
+        "weights": em.const(packed_words(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
         "bias": em.const(p.folded_bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
         "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}
     return CCall("mote_fully_connected_packed_s8", "mote_fully_connected_packed_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _fully_connected_scratch(node: Node, p: Any) -> int:
+    bits = weight_bits(node)
+    return 4 * _row_words(p.accum_depth, bits) * (16 // bits)  # the input words
 
 
 def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
@@ -158,7 +184,8 @@ RING_KERNEL = Kernel("mote_conv_packed_ring_s8", frozenset({Core.SCALAR}), _pack
                      scratch_why="a ring of input rows as channel pairs, four output channels' unpacked filters",
                      dtypes=INT8, kind=narrow)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
-                                accepts=_accepts, dtypes=INT8, kind=narrow)
+                                accepts=_accepts, scratch_bytes=_fully_connected_scratch,
+                                scratch_why="the input row as words of two values", dtypes=INT8, kind=narrow)
 CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
                      scratch_bytes=_conv_scratch, scratch_why="four output channels' unpacked filters", dtypes=INT8,
                      kind=narrow)

@@ -25,8 +25,9 @@ from mote.targets.rv32 import Rv32Config, build_rv32
 from tests.ops.kernel_util import chosen
 from tests.ops.subbyte_models import conv_model, depthwise_model, fc_model, small_cnn_int4
 
-PACKED = {"fully_connected": "mote_fully_connected_packed_s8", "conv2d": "mote_conv_packed_s8",
-          "depthwise_conv2d": "mote_depthwise_conv_packed_s8"}
+PACKED = {"fully_connected": {"mote_fully_connected_packed_s8"},
+          "conv2d": {"mote_conv_packed_s8", "mote_conv_packed_ring_s8"},
+          "depthwise_conv2d": {"mote_depthwise_conv_packed_s8"}}
 
 
 def _assert_packed(graph: Graph, core: Core) -> None:
@@ -34,7 +35,7 @@ def _assert_packed(graph: Graph, core: Core) -> None:
     assert layers
     for node in layers:
         assert node.inputs[1] is not None and node.inputs[1].bits < 8
-        assert chosen(node, core) == PACKED[node.op], node.name
+        assert chosen(node, core) in PACKED[node.op], node.name
 
 
 @pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR])
@@ -52,6 +53,8 @@ CONVS = [  # in_hw, in_ch, out_ch, filter, stride, padding, dilation, per_channe
     (6, 8, 5, 1, 1, "VALID", 1, True, 8),
     (8, 1, 3, 5, 1, "SAME", 1, True, 1),
     (6, 6, 10, 3, 1, "SAME", 1, True, 3),  # two groups of five output channels
+    (9, 4, 6, 3, 2, "SAME", 1, True, 4),  # the ring kernel on scalar cores: stride 2, a block of four not whole
+    (7, 6, 5, 3, 1, "VALID", 1, False, 6),  # the ring kernel at stride 1
 ]
 
 
@@ -112,7 +115,8 @@ def test_int2_matches_tflite_micro_on_the_same_weights_as_int8(tmp_path: Path, c
 def test_rv32_matches_the_reference(tmp_path: Path, bits: int) -> None:
     graph = load_tflite(small_cnn_int4(bits=bits), "cnn")
     compiled = compile_graph(graph, core=Core.SCALAR)
-    assert {layer.kernel for layer in compiled.layers} >= set(PACKED.values())
+    assert {layer.kernel for layer in compiled.layers} >= {"mote_conv_packed_s8", "mote_depthwise_conv_packed_s8",
+                                                          "mote_fully_connected_packed_s8"}
     firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
     for seed in range(2):
         inputs = random_inputs(graph, seed)
