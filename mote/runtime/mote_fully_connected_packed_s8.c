@@ -42,7 +42,6 @@ static inline uint32_t words_dot_int2(uint32_t l, uint32_t h, const uint32_t *xs
     acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;                                                        \
   }
 MOTE_PACKED_DOT4(dot4_int4, words_dot_int4, 8)
-MOTE_PACKED_DOT4(dot4_int2, words_dot_int2, 16)
 
 /* The same for one row, its words in order. */
 #define MOTE_PACKED_DOT1(NAME, WORDS, STEP)                                            \
@@ -57,6 +56,18 @@ MOTE_PACKED_DOT1(dot1_int4, words_dot_int4, 8)
 MOTE_PACKED_DOT1(dot1_int2, words_dot_int2, 16)
 #undef MOTE_PACKED_DOT1
 #undef MOTE_PACKED_DOT4
+
+/* int2 four rows, a word of each row a step (eight input words): more would not fit the registers. */
+static MOTE_OUT_OF_LINE void dot4_int2(const uint32_t *w, int32_t row_words, const uint32_t *xs, int32_t *acc) {
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  for (const uint32_t *end = w + 4 * row_words; w != end; w += 4, xs += 8) {
+    a0 += (int32_t)(word_dot_int2(w[0], xs) + 0x8000u) >> 16;
+    a1 += (int32_t)(word_dot_int2(w[1], xs) + 0x8000u) >> 16;
+    a2 += (int32_t)(word_dot_int2(w[2], xs) + 0x8000u) >> 16;
+    a3 += (int32_t)(word_dot_int2(w[3], xs) + 0x8000u) >> 16;
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
 
 /* xs[i] = x[a] * 2^16 + x[a + h] for a = 2h * (i / h) + i % h (zero past n), i < words; returns sum_d x[d]. */
 static int32_t input_words(const int8_t *x, int32_t n, int32_t h, int32_t words, uint32_t *xs) {
