@@ -163,3 +163,25 @@ def test_an_int4_activation_is_one_line() -> None:
     with pytest.raises(MoteError, match=r"tensor 'w' \(int4\) holds no constant data; mote reads int4") as info:
         load_tflite(mb.build([x, w], [y]), "m")
     assert "\n" not in str(info.value)
+
+
+# rv32 instructions per MAC the packed kernels must stay within on layers of ResNet-8's and KWS models' shapes
+PER_MAC = {"conv2d": 3.0, "depthwise_conv2d": 4.0, "fully_connected": 3.0}
+
+
+@pytest.mark.parametrize("bits", [4, 2])
+@pytest.mark.parametrize("op", sorted(PER_MAC))
+def test_rv32_instructions_per_mac(tmp_path: Path, bits: int, op: str) -> None:
+    model = {"conv2d": lambda: conv_model(bits, 16, 32, 32, 3, 1, "SAME", seed=1),
+             "depthwise_conv2d": lambda: depthwise_model(bits, 12, 64, 1, 3, 1, "SAME", seed=2),
+             "fully_connected": lambda: fc_model(bits, 256, 64, seed=3)}[op]()
+    graph = load_tflite(model, op)
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    (layer,) = [x for x in compiled.layers if x.op == op]
+    assert layer.kernel in PACKED[op] and layer.macs > 0
+    inputs = random_inputs(graph, 0)
+    run = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig")).run(inputs)
+    assert_same(run.outputs, interpret(graph, inputs), "rv32")
+    (profile,) = [x for x in run.layers if x.index == layer.index]
+    per_mac = profile.instructions / layer.macs
+    assert per_mac <= PER_MAC[op], f"{layer.kernel}: {per_mac:.2f} rv32 instructions per MAC"
