@@ -142,6 +142,35 @@ def _pack_ring(node: Node, p: Any, em: Emitter) -> CCall:
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
+def _pack_rows(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits = weight_bits(node)
+    fields: dict[str, int | str] = {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "bits": bits,
+        "row_words": _row_words(p.taps, bits), "input_offset": p.input_offset, "output_offset": p.output_offset,
+        "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(packed_words(p.weights.reshape(p.out_ch, -1), bits, f"node {node.name!r}"),
+                            "packed_weights"),
+        "bias": em.const(p.folded.astype(np.int32), "folded_bias"), **_stage(p, em)}
+    return CCall("mote_conv_packed_rows_s8", "mote_conv_packed_rows_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _accepts_rows(node: Node, p: Any) -> str | None:
+    if reason := _accepts(node, p):
+        return reason
+    if p.groups != 1:
+        return "groups != 1"
+    bound = int(np.abs(np.asarray(p.folded, np.int64)).max(initial=0)) + p.taps * 128 * 16
+    return "accumulator may exceed int32" if bound >= 2**31 else None
+
+
+def _rows_scratch(node: Node, p: Any) -> int:
+    bits = weight_bits(node)
+    return -(-p.taps // 8) * 8 + 4 * _row_words(p.taps, bits) * (16 // bits)  # the window, its input words
+
+
 def _accepts_ring_packed(node: Node, p: Any) -> str | None:
     return _accepts(node, p) or _accepts_ring(node, p)
 
@@ -182,6 +211,9 @@ INT8 = frozenset({DType.INT8})
 RING_KERNEL = Kernel("mote_conv_packed_ring_s8", frozenset({Core.SCALAR}), _pack_ring, accepts=_accepts_ring_packed,
                      scratch_bytes=_ring_scratch, twins=("mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8"),
                      scratch_why="a ring of input rows as channel pairs, four output channels' unpacked filters",
+                     dtypes=INT8, kind=narrow)
+ROWS_KERNEL = Kernel("mote_conv_packed_rows_s8", frozenset(Core), _pack_rows, accepts=_accepts_rows,
+                     scratch_bytes=_rows_scratch, scratch_why="an output pixel's window and its input words",
                      dtypes=INT8, kind=narrow)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
                                 accepts=_accepts, scratch_bytes=_fully_connected_scratch,

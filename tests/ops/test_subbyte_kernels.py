@@ -26,7 +26,7 @@ from tests.ops.kernel_util import chosen
 from tests.ops.subbyte_models import conv_model, depthwise_model, fc_model, small_cnn_int4
 
 PACKED = {"fully_connected": {"mote_fully_connected_packed_s8"},
-          "conv2d": {"mote_conv_packed_s8", "mote_conv_packed_ring_s8"},
+          "conv2d": {"mote_conv_packed_s8", "mote_conv_packed_ring_s8", "mote_conv_packed_rows_s8"},
           "depthwise_conv2d": {"mote_depthwise_conv_packed_s8", "mote_depthwise_conv_packed_band_s8"}}
 
 
