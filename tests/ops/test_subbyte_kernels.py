@@ -55,6 +55,9 @@ CONVS = [  # in_hw, in_ch, out_ch, filter, stride, padding, dilation, per_channe
     (6, 6, 10, 3, 1, "SAME", 1, True, 3),  # two groups of five output channels
     (9, 4, 6, 3, 2, "SAME", 1, True, 4),  # the ring kernel on scalar cores: stride 2, a block of four not whole
     (7, 6, 5, 3, 1, "VALID", 1, False, 6),  # the ring kernel at stride 1
+    (7, 5, 17, 3, 2, "SAME", 1, True, 5),  # the rows kernel: odd input channels, a last row on its own
+    (9, 3, 16, 3, 1, "VALID", 2, False, 3),  # the rows kernel, dilated
+    (8, 16, 32, 1, 2, "VALID", 1, True, 16),  # the rows kernel at 1x1, stride 2
 ]
 
 
