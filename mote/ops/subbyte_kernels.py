@@ -65,7 +65,7 @@ def _stage(p: Any, em: Emitter) -> dict[str, int | str]:
 
 
 def packed_words(weights: np.ndarray, bits: int, where: str) -> np.ndarray:
-    """weights [rows, depth] as biased fields (value + 2^(bits - 1)), each row an even number of words, the rows of
+    """weights [rows, depth] as biased fields (value + 2^(bits - 1)), each row _row_words words, the rows of
     whole blocks of four with their words interleaved, the last rows % 4 rows after them one by one: uint32
     [rows * row_words] (mote_fully_connected_packed_s8.h)."""
     rows = np.asarray(weights, np.int64).reshape(weights.shape[0], -1)
@@ -81,8 +81,9 @@ def packed_words(weights: np.ndarray, bits: int, where: str) -> np.ndarray:
 
 
 def _row_words(depth: int, bits: int) -> int:
-    """mote_fully_connected_packed_s8's words a row: an even number."""
-    return 2 * -(-depth * bits // 64)
+    """mote_fully_connected_packed_s8's words a row: int4 an even number (its loops take two words a step), int2
+    any."""
+    return 2 * -(-depth * bits // 64) if bits == 4 else -(-depth * bits // 32)
 
 
 def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:

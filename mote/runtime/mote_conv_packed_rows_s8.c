@@ -27,7 +27,7 @@ mote_status mote_conv_packed_rows_s8(const mote_conv_packed_rows_params *p, cons
   if (p->bits != 4 && p->bits != 2) return MOTE_ERROR;
   const int32_t taps = g->filter_h * g->filter_w * g->in_ch, half = 1 << (p->bits - 1), per_word = 32 / p->bits;
   const int32_t words = p->row_words * (per_word / 2), win_bytes = (taps + 7) / 8 * 8, m = g->out_ch;
-  if (taps <= 0 || p->row_words % 2 || p->row_words * per_word < taps ||
+  if (taps <= 0 || (p->bits == 4 && p->row_words % 2) || p->row_words * per_word < taps ||
       scratch.size < (size_t)win_bytes + (size_t)words * sizeof(uint32_t)) {
     return MOTE_ERROR;
   }

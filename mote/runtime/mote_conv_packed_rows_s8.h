@@ -14,7 +14,7 @@
 typedef struct {
   mote_conv_geometry geometry;          /* shapes, strides, dilation, padding (mote_conv_common.h), in_ch = filter's */
   int32_t bits;                          /* 4 or 2 */
-  int32_t row_words;                     /* 2 * ceil(taps * bits / 64) */
+  int32_t row_words;                     /* as mote_fully_connected_packed_params' for taps values */
   int32_t input_offset;                  /* -input zero point, in [-127, 128] */
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
@@ -26,7 +26,7 @@ typedef struct {
 } mote_conv_packed_rows_params;
 
 /* Bit-exact with mote_conv_s8 on the unpacked weights. Scratch: taps bytes rounded up to 8, then 4 * row_words *
- * 16 / bits bytes. Returns MOTE_ERROR for a bit width other than 4 or 2, an odd or too small row_words, or too
+ * 16 / bits bytes. Returns MOTE_ERROR for a bit width other than 4 or 2, an odd int4 or too small row_words, or too
  * little scratch. */
 mote_status mote_conv_packed_rows_s8(const mote_conv_packed_rows_params *p, const int8_t *input, int8_t *output,
                                      mote_scratch scratch);

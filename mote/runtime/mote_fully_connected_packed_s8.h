@@ -6,7 +6,8 @@
 /* FULLY_CONNECTED with sub-byte weights (int4 or int2 values) kept packed in flash: what
  * mote_fully_connected_s8 computes, from weights of `bits` bits, 32 / bits to a word.
  *
- * Each weight row is row_words words, row_words = 2 * ceil(accum_depth * bits / 64) (even), its values in
+ * Each weight row is row_words words, row_words = 2 * ceil(accum_depth / 16) (int4: even) or
+ * ceil(accum_depth / 16) (int2), its values in
  * order, the first in a word's lowest bits, each field the biased value u = w + half (half = 2^(bits - 1), so
  * u in [0, 2 * half - 1]: the two's complement field with its top bit flipped); the fields past accum_depth are
  * zero. The rows of whole blocks of four go with their words interleaved: word k of row 4i + r is
@@ -16,13 +17,13 @@
  * Two products per multiply: the input row is first laid out in scratch as words X = x[a] * 2^16 + x[a + V / 2]
  * (V = 32 / bits values a weight word, a = V * g + j, j < V / 2, zeros past accum_depth); field j and field
  * j + V / 2 of a weight word, masked into the two halves of a word E, give X * E = (x[a] * u_j + x[a + V / 2] *
- * u_{j + V / 2}) * 2^16 + x[a + V / 2] * u_j modulo 2^32. Two weight words' products (16 at most) are summed and
+ * u_{j + V / 2}) * 2^16 + x[a + V / 2] * u_j modulo 2^32. Two int4 weight words' products, or one int2 word's, are summed and
  * their high half taken once, rounding away the low terms: |low sum| <= 8 * 128 * 15 < 2^15 and |high sum| <=
  * 16 * 128 * 15 < 2^15 (int4; int2's are smaller). Four rows at a time, each input word loaded once for them, then the last rows one by one. */
 typedef struct {
   int32_t batches, accum_depth, out_depth; /* input [batches][accum_depth], output [batches][out_depth] */
   int32_t bits;                      /* 4 or 2 */
-  int32_t row_words;                 /* 2 * ceil(accum_depth * bits / 64) */
+  int32_t row_words;                 /* int4 2 * ceil(accum_depth / 16), int2 ceil(accum_depth / 16) */
   int32_t filter_offset;             /* -filter zero point (per-tensor weights) or 0, in [-127, 128] */
   int32_t output_offset;             /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;          /* -128 <= act_min <= act_max <= 127 */
@@ -36,7 +37,7 @@ typedef struct {
 
 /* Bit-exact with mote_fully_connected_s8 on the unpacked weights (TFLite Micro's FullyConnected with int4
  * filters). Scratch: 4 * row_words * 16 / bits bytes (the input words). Returns MOTE_ERROR for a bit width other
- * than 4 or 2, an odd or too small row_words, or too little scratch. */
+ * than 4 or 2, an odd int4 or too small row_words, or too little scratch. */
 mote_status mote_fully_connected_packed_s8(const mote_fully_connected_packed_params *p, const int8_t *input,
                                            int8_t *output, mote_scratch scratch);
 

@@ -23,10 +23,6 @@ static inline uint32_t mote_packed_word_int2(uint32_t l, const uint32_t *xs) {
          xs[7] * ((l >> 14) & mask);
 }
 
-static inline uint32_t mote_packed_words_int2(uint32_t l, uint32_t h, const uint32_t *xs) {
-  return mote_packed_word_int2(l, xs) + mote_packed_word_int2(h, xs + 8) + 0x8000u;
-}
-
 #if defined(__GNUC__)
 /* Its accumulators and inputs have the registers to themselves; unused in a file that needs another width. */
 #define MOTE_PACKED_OUT_OF_LINE __attribute__((noinline, unused))
@@ -49,18 +45,22 @@ static inline uint32_t mote_packed_words_int2(uint32_t l, uint32_t h, const uint
   }
 MOTE_PACKED_DOT4(mote_packed_dot4_int4, mote_packed_words_int4, 8)
 
-/* The same for one row, its words in order. */
-#define MOTE_PACKED_DOT1(NAME, WORDS, STEP)                                            \
-  static inline int32_t NAME(const uint32_t *w, int32_t row_words, const uint32_t *xs) {     \
-    int32_t a0 = 0;                                                                   \
-    for (const uint32_t *end = w + row_words; w != end; w += 2, xs += (STEP)) {       \
-      a0 += (int32_t)WORDS(w[0], w[1], xs) >> 16;                                     \
-    }                                                                                  \
-    return a0;                                                                         \
+/* The same for one row, its words in order: int4 two words a step, int2 one. */
+static inline int32_t mote_packed_dot1_int4(const uint32_t *w, int32_t row_words, const uint32_t *xs) {
+  int32_t a0 = 0;
+  for (const uint32_t *end = w + row_words; w != end; w += 2, xs += 8) {
+    a0 += (int32_t)mote_packed_words_int4(w[0], w[1], xs) >> 16;
   }
-MOTE_PACKED_DOT1(mote_packed_dot1_int4, mote_packed_words_int4, 8)
-MOTE_PACKED_DOT1(mote_packed_dot1_int2, mote_packed_words_int2, 16)
-#undef MOTE_PACKED_DOT1
+  return a0;
+}
+
+static inline int32_t mote_packed_dot1_int2(const uint32_t *w, int32_t row_words, const uint32_t *xs) {
+  int32_t a0 = 0;
+  for (const uint32_t *end = w + row_words; w != end; ++w, xs += 8) {
+    a0 += (int32_t)(mote_packed_word_int2(*w, xs) + 0x8000u) >> 16;
+  }
+  return a0;
+}
 #undef MOTE_PACKED_DOT4
 
 /* int2 four rows, a word of each row a step (eight input words): more would not fit the registers. */
