@@ -138,7 +138,7 @@ def _pack_ring(node: Node, p: Any, em: Emitter) -> CCall:
                                           np.uint8).copy(), "packed_weights"),
         "kinds": em.const(ring_kinds(padded, p.stride_w).astype(np.uint8).reshape(-1), "kinds"),
         "bias": em.const(to_quads(p.folded.astype(np.int32)), "folded_bias"),
-        "output_stage": quad_output_stage(em, p)}
+        "output_stage": quad_output_stage(em, p), "dot": f"mote_dot_ring_s{p.stride_w}_4x4_s8"}
     return CCall("mote_conv_packed_ring_s8", "mote_conv_packed_ring_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
 

@@ -1,7 +1,6 @@
 #include "mote_conv_packed_ring_s8.h"
 
 #include "mote_conv_common.h"
-#include "mote_dot_ring_4x4_s8.h"
 
 /* Columns [from, to) of every channel pair of a ring row set to the zero point pair. */
 static void fill_columns(int32_t *row, int32_t pairs, int32_t width, int32_t from, int32_t to, int32_t zero_pair) {
@@ -52,7 +51,7 @@ mote_status mote_conv_packed_ring_s8(const mote_conv_packed_ring_params *p, cons
   const size_t need = (size_t)fh * 8 + ((size_t)fh * (size_t)row_words + (size_t)steps * 13) * sizeof(int32_t);
   if ((p->bits != 4 && p->bits != 2) || g->filter_w != 3 || (sw != 1 && sw != 2) || g->dilation_h != 1 ||
       g->dilation_w != 1 || g->in_ch % 2 != 0 || width < g->pad_left + g->in_w ||
-      width < ((g->out_w + 3) / 4 * 4 - 1) * sw + 3 || scratch.size < need) {
+      width < ((g->out_w + 3) / 4 * 4 - 1) * sw + 3 || scratch.size < need || p->dot == NULL) {
     return MOTE_ERROR;
   }
   /* The arena and its slices are 8-byte aligned: the row pointers first, then the ring, then the filters. */
@@ -95,11 +94,7 @@ mote_status mote_conv_packed_ring_s8(const mote_conv_packed_ring_params *p, cons
           const int32_t count = g->out_w - ox < 4 ? g->out_w - ox : 4, whole = count == 4 && channels == 4;
           how.out = whole ? out_row + ox * m : part;
           how.m = whole ? m : 4;
-          if (sw == 1) {
-            mote_dot_ring_s1_4x4_s8(rows, fh, 4 * ox, 4 * width, pairs, w, p->bias + oc, &how);
-          } else {
-            mote_dot_ring_s2_4x4_s8(rows, fh, 8 * ox, 4 * width, pairs, w, p->bias + oc, &how);
-          }
+          p->dot(rows, fh, 4 * sw * ox, 4 * width, pairs, w, p->bias + oc, &how);
           if (!whole) mote_block_copy(part, count, channels, out_row + ox * m, m);
         }
       }

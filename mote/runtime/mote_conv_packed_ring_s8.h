@@ -2,6 +2,7 @@
 #define MOTE_CONV_PACKED_RING_S8_H
 
 #include "mote_conv_common.h"
+#include "mote_dot_ring_4x4_s8.h"
 #include "mote_types.h"
 
 /* mote_conv_ring_s8's convolution (ungrouped, three filter columns, stride 1 or 2 across, no dilation, even
@@ -14,6 +15,10 @@
  * the block, the two values of channels 2jc and 2jc + 1 (in that order), every value `bits` bits in two's
  * complement, the first in a byte's lowest bits (mote.ir.subbyte's packing); 24 * filter_h * (in_ch / 2)
  * values a block, zeros for the channels past out_ch. */
+/* The ring's inner loop for the layer's stride across (mote_dot_ring_4x4_s8.h). */
+typedef void (*mote_dot_ring_fn)(int32_t *const *rows, int32_t fh, int32_t offset, int32_t width, int32_t pairs,
+                                 const int32_t *w, const int32_t *bias, const mote_block_out *how);
+
 typedef struct {
   mote_conv_geometry geometry;          /* filter_w 3, stride_w 1 or 2, dilation 1, in_ch even, no groups */
   int32_t width;                         /* plane columns, as mote_conv_ring_params' */
@@ -25,6 +30,8 @@ typedef struct {
   const uint8_t *kinds;                  /* [ceil(out_ch / 4)][filter_h][in_ch / 2]: each step's kind */
   const int32_t *bias;                   /* [ceil(out_ch / 4) * 4]: as mote_conv_ring_params' */
   const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] */
+  mote_dot_ring_fn dot;                  /* mote_dot_ring_s1_4x4_s8 at stride 1 across, mote_dot_ring_s2_4x4_s8 at
+                                            2: the project carries only the one it names */
 } mote_conv_packed_ring_params;
 
 /* Bit-exact with mote_conv_s8 on the unpacked weights. Scratch: mote_conv_ring_s8's (8 * filter_h bytes, then
