@@ -8,7 +8,8 @@ mote_status mote_fully_connected_packed_s8(const mote_fully_connected_packed_par
   if (p->bits != 4 && p->bits != 2) return MOTE_ERROR;
   const int32_t n = p->accum_depth, half = 1 << (p->bits - 1), per_word = 32 / p->bits;
   const int32_t words = p->row_words * (per_word / 2);
-  if ((p->bits == 4 && p->row_words % 2) || p->row_words * per_word < n || scratch.size < (size_t)words * sizeof(uint32_t)) {
+  if ((p->bits == 4 && p->row_words % 2) || p->row_words * per_word < n ||
+      scratch.size < (size_t)words * sizeof(uint32_t)) {
     return MOTE_ERROR;
   }
   uint32_t *xs = (uint32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */

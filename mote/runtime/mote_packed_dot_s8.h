@@ -31,7 +31,7 @@ static inline uint32_t mote_packed_word_int2(uint32_t l, const uint32_t *xs) {
 #endif
 
 /* acc[r] = sum_d u[r][d] * x[d] for a block of four rows, their words interleaved ([row_words][4]), two words of
- * each row a step (STEP input words); each step's sum fits 16 bits (the header's bounds, doubled). */
+ * each row a step (STEP input words); each step's sum fits 16 bits (mote_fully_connected_packed_s8.h's bounds). */
 #define MOTE_PACKED_DOT4(NAME, WORDS, STEP)                                                                     \
   static MOTE_PACKED_OUT_OF_LINE void NAME(const uint32_t *w, int32_t row_words, const uint32_t *xs, int32_t *acc) { \
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                                                    \
