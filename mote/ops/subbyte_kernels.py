@@ -136,7 +136,7 @@ def _pack_ring(node: Node, p: Any, em: Emitter) -> CCall:
         "act_max": p.act_max,
         "weights": em.const(np.frombuffer(subbyte.pack(values.reshape(-1), bits, f"node {node.name!r}"),
                                           np.uint8).copy(), "packed_weights"),
-        "kinds": em.const(ring_kinds(padded, p.stride_w).astype(np.uint8).reshape(-1), "kinds"),
+        "kinds": em.const(_two_bit_rows(ring_kinds(padded, p.stride_w).reshape(quads, -1)), "kinds"),
         "bias": em.const(to_quads(p.folded.astype(np.int32)), "folded_bias"),
         "output_stage": quad_output_stage(em, p), "dot": f"mote_dot_ring_s{p.stride_w}_4x4_s8"}
     return CCall("mote_conv_packed_ring_s8", "mote_conv_packed_ring_params", fields,
@@ -178,6 +178,15 @@ def _accepts_rows(node: Node, p: Any) -> str | None:
 def _rows_scratch(node: Node, p: Any) -> int:
     bits = weight_bits(node)
     return -(-p.taps // 8) * 8 + 4 * _row_words(p.taps, bits) * (16 // bits)  # the window, its input words
+
+
+def _two_bit_rows(values: np.ndarray) -> np.ndarray:
+    """values [rows, n] in [0, 3], each row four a byte from a byte boundary, the first in the lowest bits: uint8
+    [rows * ceil(n / 4)]."""
+    rows, n = values.shape
+    padded = np.zeros((rows, -(-n // 4) * 4), np.int64)
+    padded[:, :n] = values
+    return (padded.reshape(rows, -1, 4) << np.array([0, 2, 4, 6])).sum(axis=-1).astype(np.uint8).reshape(-1)
 
 
 def _accepts_ring_packed(node: Node, p: Any) -> str | None:

@@ -21,11 +21,12 @@ static void pack_row(const mote_conv_geometry *g, int32_t width, const int8_t *s
 
 /* A block's `steps` packed steps (twelve pair words each, from 24 values) into w[13 * step + 1 ...], each
  * step's kind into w[13 * step]. A value v of b bits is read biased, u = field ^ 2^(b - 1) = v + 2^(b - 1), one
- * XOR a byte; a word's two biased values less their biases is the pair word. */
+ * XOR a byte; a word's two biased values less their biases is the pair word. Step s's kind: bits 2 (s % 4) of
+ * kinds[s / 4]. */
 static void unpack_block(const uint8_t *packed, const uint8_t *kinds, int32_t steps, int32_t bits, int32_t *w) {
   if (bits == 4) {
     for (int32_t s = 0; s < steps; ++s, w += 13) {
-      w[0] = kinds[s];
+      w[0] = (kinds[s >> 2] >> (2 * (s & 3))) & 3;
       for (int32_t k = 1; k < 13; ++k) {
         const uint32_t u = (uint32_t)(*packed++ ^ 0x88);
         w[k] = (int32_t)(((u & 0xF0u) << 12 | (u & 0x0Fu)) - 0x80008u);
@@ -33,7 +34,7 @@ static void unpack_block(const uint8_t *packed, const uint8_t *kinds, int32_t st
     }
   } else {
     for (int32_t s = 0; s < steps; ++s, w += 13) {
-      w[0] = kinds[s];
+      w[0] = (kinds[s >> 2] >> (2 * (s & 3))) & 3;
       for (int32_t k = 1; k < 13; k += 2) {
         const uint32_t u = (uint32_t)(*packed++ ^ 0xAA);
         w[k] = (int32_t)(((u & 0x0Cu) << 14 | (u & 0x03u)) - 0x20002u);
@@ -64,7 +65,7 @@ mote_status mote_conv_packed_ring_s8(const mote_conv_packed_ring_params *p, cons
   mote_block_out how = {part, p->output_stage, 4, p->output_offset, p->act_min, p->act_max, mote_output_rest_s8};
   for (int32_t oc = 0; oc < m; oc += 4) {
     const int32_t channels = m - oc < 4 ? m - oc : 4;
-    unpack_block(p->weights + oc / 4 * block_bytes, p->kinds + oc / 4 * steps, steps, p->bits, w);
+    unpack_block(p->weights + oc / 4 * block_bytes, p->kinds + oc / 4 * ((steps + 3) / 4), steps, p->bits, w);
     how.stage = p->output_stage + oc * MOTE_OUTPUT_STAGE_WORDS;
     for (int32_t b = 0; b < g->batches; ++b) {
       const int8_t *image = input + b * g->in_h * g->in_w * g->in_ch;

@@ -27,7 +27,8 @@ typedef struct {
   int32_t output_offset;                 /* output zero point, in [-128, 127] */
   int32_t act_min, act_max;              /* -128 <= act_min <= act_max <= 127 */
   const uint8_t *weights;                /* packed as above */
-  const uint8_t *kinds;                  /* [ceil(out_ch / 4)][filter_h][in_ch / 2]: each step's kind */
+  const uint8_t *kinds;                  /* [ceil(out_ch / 4)][ceil(filter_h * in_ch / 8)]: each step's kind (0, 1 or
+                                            2; steps [fy][pair]) in two bits, four a byte, the first lowest */
   const int32_t *bias;                   /* [ceil(out_ch / 4) * 4]: as mote_conv_ring_params' */
   const int32_t *output_stage;           /* [ceil(out_ch / 4) * 4][MOTE_OUTPUT_STAGE_WORDS] */
   mote_dot_ring_fn dot;                  /* mote_dot_ring_s1_4x4_s8 at stride 1 across, mote_dot_ring_s2_4x4_s8 at
