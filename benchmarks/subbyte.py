@@ -91,7 +91,8 @@ def subbyte_report(work: Path) -> list[str]:
     return [
         "## Sub-byte weights: 8, 4 and 2 bits on rv32", "",
         "Weights of 4 and 2 bits stay packed in flash (2 and 4 a byte) and are unpacked by the CPU kernels as they "
-        "run (mote_conv_packed_s8, mote_fully_connected_packed_s8); 8 bits runs the usual int8 kernels. Weight "
+        "run (mote_conv_packed_ring_s8, mote_conv_packed_s8, mote_depthwise_conv_packed_band_s8, "
+        "mote_fully_connected_packed_s8); 8 bits runs the usual int8 kernels. Weight "
         "bytes: the conv and fully connected weights as stored; ROM: the firmware's flash (code + constants); "
         "instructions: one inference (zig -O2, rv32imc), outputs bit-exact with mote's reference.", "",
         "MLPerf Tiny IC (ResNet-8), its trained int8 weights narrowed per channel (mote.passes.narrow_weights); "

@@ -13,7 +13,8 @@ _INFRASTRUCTURE = {"registry", "common", "broadcast", "checks", "window_checks",
                    "hard_swish_int", "l2_norm_int", "div_int", "detection_nms", "subgraphs",
                    "lstm_common", "lstm_int", "filter_offset", "log_softmax_int", "dialect_int",
                    "rsqrt_int", "fully_connected_pairs", "fully_connected_bytes", "fully_connected_row_pairs",
-                   "batch_matmul_pairs", "requant_stage", "dsp_kernels", "subbyte_kernels", "armv6m_kernels"}
+                   "batch_matmul_pairs", "requant_stage", "dsp_kernels", "subbyte_kernels", "subbyte_depthwise",
+                   "armv6m_kernels"}
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module not in _INFRASTRUCTURE:

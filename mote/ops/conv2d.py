@@ -108,8 +108,8 @@ INT8_KERNELS = offset_kernels.with_filter_offset(
      *KERNELS[_SCALAR_FIRST:]), offset_kernels.CONV, (conv_pointwise.OFFSET_KERNEL, filter_offset_conv.KERNEL))
 _check, _prepare, _reference = dtype_columns(BY_DTYPE)
 TABLE = (blocked_16x8.CONV_KERNEL, lanes_16x8.CONV_KERNEL, weighted_16x8.CONV_KERNEL, blocked_f32.CONV_KERNEL,
-         conv2d_f32.KERNEL, subbyte_kernels.CONV_KERNEL, dsp_kernels.CONV_KERNEL, armv6m_kernels.CONV_KERNEL,
-         fully_connected_row_pairs.CONV_KERNEL, *INT8_KERNELS)
+         conv2d_f32.KERNEL, subbyte_kernels.RING_KERNEL, subbyte_kernels.ROWS_KERNEL, subbyte_kernels.CONV_KERNEL,
+         dsp_kernels.CONV_KERNEL, armv6m_kernels.CONV_KERNEL, fully_connected_row_pairs.CONV_KERNEL, *INT8_KERNELS)
 OP = register(OpDef("conv2d", shape, _prepare, _reference, _emit, macs, tflite=("CONV_2D",), accumulate=accumulate,
                     check=_check, kernels=TABLE, attrs=WINDOW_ATTRS,
                     dtypes=tuple(BY_DTYPE)))

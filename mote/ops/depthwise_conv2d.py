@@ -46,6 +46,7 @@ from mote.ops import (
     depthwise_conv2d_f32,
     depthwise_plane,
     dsp_kernels,
+    subbyte_depthwise,
     subbyte_kernels,
     weighted_16x8,
 )
@@ -241,7 +242,7 @@ KERNELS = (
     weighted_16x8.DEPTHWISE_KERNEL,
     blocked_f32.DEPTHWISE_KERNEL,
     depthwise_conv2d_f32.KERNEL,
-    subbyte_kernels.DEPTHWISE_KERNEL,
+    subbyte_depthwise.KERNEL, subbyte_kernels.DEPTHWISE_KERNEL,
     depthwise_band.SINGLE_KERNEL,
     dsp_kernels.DEPTHWISE_KERNEL,
     armv6m_kernels.DEPTHWISE_KERNEL,

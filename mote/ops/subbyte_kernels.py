@@ -24,8 +24,10 @@ import numpy as np
 
 from mote.c_text import c_struct
 from mote.ir import DType, Node, subbyte
+from mote.ops.conv2d_kernels import _accepts_ring, quad_output_stage, ring_width, to_quads
 from mote.ops.conv2d_params import GEOMETRY
 from mote.ops.output_stage import output_multipliers
+from mote.ops.pair_groups import ring_kinds
 from mote.ops.registry import CCall, Core, Emitter, Kernel
 
 
@@ -62,6 +64,28 @@ def _stage(p: Any, em: Emitter) -> dict[str, int | str]:
             "right_mul": em.const(right_mul, "right_mul")}
 
 
+def packed_words(weights: np.ndarray, bits: int, where: str) -> np.ndarray:
+    """weights [rows, depth] as biased fields (value + 2^(bits - 1)), each row _row_words words, the rows of
+    whole blocks of four with their words interleaved, the last rows % 4 rows after them one by one: uint32
+    [rows * row_words] (mote_fully_connected_packed_s8.h)."""
+    rows = np.asarray(weights, np.int64).reshape(weights.shape[0], -1)
+    per_word = 32 // bits
+    subbyte.check_values(rows, bits, where)
+    n, depth = rows.shape
+    biased = np.zeros((n, _row_words(depth, bits) * per_word), np.int64)
+    biased[:, :depth] = rows + (1 << (bits - 1))
+    words = (biased.reshape(n, -1, per_word) << (bits * np.arange(per_word))).sum(axis=-1).astype(np.uint32)
+    whole = n // 4 * 4
+    blocks = words[:whole].reshape(-1, 4, words.shape[1]).transpose(0, 2, 1)
+    return np.concatenate([blocks.reshape(-1), words[whole:].reshape(-1)])
+
+
+def _row_words(depth: int, bits: int) -> int:
+    """mote_fully_connected_packed_s8's words a row: int4 an even number (its loops take two words a step), int2
+    any."""
+    return 2 * -(-depth * bits // 64) if bits == 4 else -(-depth * bits // 32)
+
+
 def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:
     x = node.inputs[0]
     assert x is not None
@@ -69,13 +93,18 @@ def _pack_fully_connected(node: Node, p: Any, em: Emitter) -> CCall:
     left_mul, right_mul = output_multipliers(p.shift)
     fields: dict[str, int | str] = {
         "batches": p.batches, "accum_depth": p.accum_depth, "out_depth": p.out_depth, "bits": bits,
-        "row_bytes": subbyte.packed_size(p.accum_depth, bits), "filter_offset": p.filter_offset,
+        "row_words": _row_words(p.accum_depth, bits), "filter_offset": p.filter_offset,
         "output_offset": p.output_offset, "act_min": p.act_min, "act_max": p.act_max,
-        "weights": em.const(packed_rows(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
+        "weights": em.const(packed_words(p.weights, bits, f"node {node.name!r}"), "packed_weights"),
         "bias": em.const(p.folded_bias, "folded_bias"), "multiplier": em.const(p.multiplier, "multiplier"),
         "left_mul": em.const(left_mul, "left_mul"), "right_mul": em.const(right_mul, "right_mul")}
     return CCall("mote_fully_connected_packed_s8", "mote_fully_connected_packed_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _fully_connected_scratch(node: Node, p: Any) -> int:
+    bits = weight_bits(node)
+    return 4 * _row_words(p.accum_depth, bits) * (16 // bits)  # the input words
 
 
 def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
@@ -92,6 +121,81 @@ def _pack_conv(node: Node, p: Any, em: Emitter) -> CCall:
         **_stage(p, em)}
     return CCall("mote_conv_packed_s8", "mote_conv_packed_params", fields,
                  [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _pack_ring(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits, quads, pairs = weight_bits(node), -(-p.out_ch // 4), p.in_ch // 2
+    padded = to_quads(p.weights)  # [quads * 4][filter_h][3][in_ch]
+    # [quad][fy][pair][fx][channel of the quad][2]: the order of mote_conv_ring_s8's pair words, value by value
+    values = padded.reshape(quads, 4, p.filter_h, 3, pairs, 2).transpose(0, 2, 4, 3, 1, 5)
+    fields: dict[str, int | str] = {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "width": ring_width(p), "bits": bits,
+        "input_offset": p.input_offset, "output_offset": p.output_offset, "act_min": p.act_min,
+        "act_max": p.act_max,
+        "weights": em.const(np.frombuffer(subbyte.pack(values.reshape(-1), bits, f"node {node.name!r}"),
+                                          np.uint8).copy(), "packed_weights"),
+        "kinds": em.const(_two_bit_rows(ring_kinds(padded, p.stride_w).reshape(quads, -1)), "kinds"),
+        "bias": em.const(to_quads(p.folded.astype(np.int32)), "folded_bias"),
+        "output_stage": quad_output_stage(em, p), "dot": f"mote_dot_ring_s{p.stride_w}_4x4_s8"}
+    return CCall("mote_conv_packed_ring_s8", "mote_conv_packed_ring_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+# Below this many output channels the window gathered for each pixel costs more than mote_conv_packed_s8's
+# register blocking saves (rv32: a 3x3 convolution of 3 channels into 8 takes 8.1 instructions a MAC here, 7.2 there;
+# into 16, 6.4 here, 7.1 there).
+ROWS_MIN_CHANNELS = 16
+
+
+def _pack_rows(node: Node, p: Any, em: Emitter) -> CCall:
+    x = node.inputs[0]
+    assert x is not None
+    bits = weight_bits(node)
+    fields: dict[str, int | str] = {
+        "geometry": c_struct({name: getattr(p, name) for name in GEOMETRY}), "bits": bits,
+        "row_words": _row_words(p.taps, bits), "input_offset": p.input_offset, "output_offset": p.output_offset,
+        "act_min": p.act_min, "act_max": p.act_max,
+        "weights": em.const(packed_words(p.weights.reshape(p.out_ch, -1), bits, f"node {node.name!r}"),
+                            "packed_weights"),
+        "bias": em.const(p.folded.astype(np.int32), "folded_bias"), **_stage(p, em)}
+    return CCall("mote_conv_packed_rows_s8", "mote_conv_packed_rows_params", fields,
+                 [em.tensor(x), em.tensor(node.outputs[0])])
+
+
+def _accepts_rows(node: Node, p: Any) -> str | None:
+    if reason := _accepts(node, p):
+        return reason
+    if p.groups != 1:
+        return "groups != 1"
+    if p.out_ch < ROWS_MIN_CHANNELS:
+        return f"fewer than {ROWS_MIN_CHANNELS} output channels to share a pixel's gathered window"
+    bound = int(np.abs(np.asarray(p.folded, np.int64)).max(initial=0)) + p.taps * 128 * 16
+    return "accumulator may exceed int32" if bound >= 2**31 else None
+
+
+def _rows_scratch(node: Node, p: Any) -> int:
+    bits = weight_bits(node)
+    return -(-p.taps // 8) * 8 + 4 * _row_words(p.taps, bits) * (16 // bits)  # the window, its input words
+
+
+def _two_bit_rows(values: np.ndarray) -> np.ndarray:
+    """values [rows, n] in [0, 3], each row four a byte from a byte boundary, the first in the lowest bits: uint8
+    [rows * ceil(n / 4)]."""
+    rows, n = values.shape
+    padded = np.zeros((rows, -(-n // 4) * 4), np.int64)
+    padded[:, :n] = values
+    return (padded.reshape(rows, -1, 4) << np.array([0, 2, 4, 6])).sum(axis=-1).astype(np.uint8).reshape(-1)
+
+
+def _accepts_ring_packed(node: Node, p: Any) -> str | None:
+    return _accepts(node, p) or _accepts_ring(node, p)
+
+
+def _ring_scratch(node: Node, p: Any) -> int:
+    steps = p.filter_h * (p.in_ch // 2)
+    return 8 * p.filter_h + 4 * steps * ring_width(p) + 4 * 13 * steps
 
 
 def _pack_depthwise(node: Node, p: Any, em: Emitter) -> CCall:
@@ -122,8 +226,16 @@ def _conv_scratch(node: Node, p: Any) -> int:
 
 
 INT8 = frozenset({DType.INT8})
+RING_KERNEL = Kernel("mote_conv_packed_ring_s8", frozenset({Core.SCALAR}), _pack_ring, accepts=_accepts_ring_packed,
+                     scratch_bytes=_ring_scratch, twins=("mote_dot_ring_s1_4x4_s8", "mote_dot_ring_s2_4x4_s8"),
+                     scratch_why="a ring of input rows as channel pairs, four output channels' unpacked filters",
+                     dtypes=INT8, kind=narrow)
+ROWS_KERNEL = Kernel("mote_conv_packed_rows_s8", frozenset(Core), _pack_rows, accepts=_accepts_rows,
+                     scratch_bytes=_rows_scratch, scratch_why="an output pixel's window and its input words",
+                     dtypes=INT8, kind=narrow)
 FULLY_CONNECTED_KERNEL = Kernel("mote_fully_connected_packed_s8", frozenset(Core), _pack_fully_connected,
-                                accepts=_accepts, dtypes=INT8, kind=narrow)
+                                accepts=_accepts, scratch_bytes=_fully_connected_scratch,
+                                scratch_why="the input row as words of two values", dtypes=INT8, kind=narrow)
 CONV_KERNEL = Kernel("mote_conv_packed_s8", frozenset(Core), _pack_conv, accepts=_accepts,
                      scratch_bytes=_conv_scratch, scratch_why="four output channels' unpacked filters", dtypes=INT8,
                      kind=narrow)

@@ -1,86 +1,34 @@
 #include "mote_fully_connected_packed_s8.h"
 
 #include "mote_output_stage.h"
-
-/* sum_d u[d] * x[d] over one packed row of int4 values (u = field ^ 8, in [0, 15]): two values a byte. */
-static int32_t dot_int4(const uint8_t *w, const int8_t *x, int32_t n) {
-  int32_t acc = 0, d = 0;
-  for (; d + 2 <= n; d += 2) {
-    const int32_t b = *w++ ^ 0x88;
-    acc += (b & 15) * x[d] + (b >> 4) * x[d + 1];
-  }
-  if (d < n) acc += ((*w ^ 0x08) & 15) * x[d];
-  return acc;
-}
-
-/* The same for int2 values (u = field ^ 2, in [0, 3]): four values a byte. */
-static int32_t dot_int2(const uint8_t *w, const int8_t *x, int32_t n) {
-  int32_t acc = 0, d = 0;
-  for (; d + 4 <= n; d += 4) {
-    const int32_t b = *w++ ^ 0xAA;
-    acc += (b & 3) * x[d] + ((b >> 2) & 3) * x[d + 1] + ((b >> 4) & 3) * x[d + 2] + (b >> 6) * x[d + 3];
-  }
-  for (int32_t shift = 0; d < n; ++d, shift += 2) acc += (((*w >> shift) ^ 2) & 3) * x[d];
-  return acc;
-}
-
-/* Two rows at once (`w` and `w + row_bytes`), each input value loaded once for both: acc[0], acc[1]. */
-static void dot2_int4(const uint8_t *w, int32_t row_bytes, const int8_t *x, int32_t n, int32_t acc[2]) {
-  int32_t a = 0, b = 0, d = 0;
-  const uint8_t *v = w + row_bytes;
-  for (; d + 2 <= n; d += 2) {
-    const int32_t x0 = x[d], x1 = x[d + 1], p = *w++ ^ 0x88, q = *v++ ^ 0x88;
-    a += (p & 15) * x0 + (p >> 4) * x1;
-    b += (q & 15) * x0 + (q >> 4) * x1;
-  }
-  if (d < n) a += ((*w ^ 0x08) & 15) * x[d], b += ((*v ^ 0x08) & 15) * x[d];
-  acc[0] = a, acc[1] = b;
-}
-
-static void dot2_int2(const uint8_t *w, int32_t row_bytes, const int8_t *x, int32_t n, int32_t acc[2]) {
-  int32_t a = 0, b = 0, d = 0;
-  const uint8_t *v = w + row_bytes;
-  for (; d + 4 <= n; d += 4) {
-    const int32_t x0 = x[d], x1 = x[d + 1], x2 = x[d + 2], x3 = x[d + 3], p = *w++ ^ 0xAA, q = *v++ ^ 0xAA;
-    a += (p & 3) * x0 + ((p >> 2) & 3) * x1 + ((p >> 4) & 3) * x2 + (p >> 6) * x3;
-    b += (q & 3) * x0 + ((q >> 2) & 3) * x1 + ((q >> 4) & 3) * x2 + (q >> 6) * x3;
-  }
-  for (int32_t shift = 0; d < n; ++d, shift += 2) {
-    a += (((*w >> shift) ^ 2) & 3) * x[d];
-    b += (((*v >> shift) ^ 2) & 3) * x[d];
-  }
-  acc[0] = a, acc[1] = b;
-}
+#include "mote_packed_dot_s8.h"
 
 mote_status mote_fully_connected_packed_s8(const mote_fully_connected_packed_params *p, const int8_t *input,
                                            int8_t *output, mote_scratch scratch) {
-  (void)scratch;
   if (p->bits != 4 && p->bits != 2) return MOTE_ERROR;
+  const int32_t n = p->accum_depth, half = 1 << (p->bits - 1), per_word = 32 / p->bits;
+  const int32_t words = p->row_words * (per_word / 2);
+  if ((p->bits == 4 && p->row_words % 2) || p->row_words * per_word < n ||
+      scratch.size < (size_t)words * sizeof(uint32_t)) {
+    return MOTE_ERROR;
+  }
+  uint32_t *xs = (uint32_t *)(void *)scratch.buf; /* the arena and its slices are 8-byte aligned */
   const mote_conv_output_stage s = {p->multiplier, p->left_mul, p->right_mul,
                                     p->output_offset, p->act_min, p->act_max};
-  const int32_t n = p->accum_depth, half = 1 << (p->bits - 1);
   for (int32_t b = 0; b < p->batches; ++b) {
     const int8_t *x = input + b * n;
-    int32_t sum = 0;
-    for (int32_t d = 0; d < n; ++d) sum += x[d];
+    const int32_t sum = mote_packed_input_words(x, n, per_word / 2, words, xs);
     /* |acc| <= |bias| + n * 128 * (|filter_offset| + half) + n * 128 * (2 * half - 1): within the bound above. */
     const int32_t base = (p->filter_offset - half) * sum;
     int8_t *out = output + b * p->out_depth;
     int32_t o = 0;
-    for (; o + 2 <= p->out_depth; o += 2) {
-      int32_t dot[2];
-      const uint8_t *rows = p->weights + o * p->row_bytes;
-      if (p->bits == 4) {
-        dot2_int4(rows, p->row_bytes, x, n, dot);
-      } else {
-        dot2_int2(rows, p->row_bytes, x, n, dot);
-      }
-      out[o] = mote_conv_output(&s, p->bias[o] + base + dot[0], o);
-      out[o + 1] = mote_conv_output(&s, p->bias[o + 1] + base + dot[1], o + 1);
+    for (; o + 4 <= p->out_depth; o += 4) {
+      int32_t dot[4];
+      mote_packed_dot4(p->weights + o * p->row_words, p->row_words, p->bits, xs, dot);
+      for (int32_t r = 0; r < 4; ++r) out[o + r] = mote_conv_output(&s, p->bias[o + r] + base + dot[r], o + r);
     }
-    if (o < p->out_depth) {
-      const uint8_t *row = p->weights + o * p->row_bytes;
-      const int32_t dot = p->bits == 4 ? dot_int4(row, x, n) : dot_int2(row, x, n);
+    for (; o < p->out_depth; ++o) {
+      const int32_t dot = mote_packed_dot1(p->weights + o * p->row_words, p->row_words, p->bits, xs);
       out[o] = mote_conv_output(&s, p->bias[o] + base + dot, o);
     }
   }

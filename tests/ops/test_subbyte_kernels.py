@@ -25,8 +25,9 @@ from mote.targets.rv32 import Rv32Config, build_rv32
 from tests.ops.kernel_util import chosen
 from tests.ops.subbyte_models import conv_model, depthwise_model, fc_model, small_cnn_int4
 
-PACKED = {"fully_connected": "mote_fully_connected_packed_s8", "conv2d": "mote_conv_packed_s8",
-          "depthwise_conv2d": "mote_depthwise_conv_packed_s8"}
+PACKED = {"fully_connected": {"mote_fully_connected_packed_s8"},
+          "conv2d": {"mote_conv_packed_s8", "mote_conv_packed_ring_s8", "mote_conv_packed_rows_s8"},
+          "depthwise_conv2d": {"mote_depthwise_conv_packed_s8", "mote_depthwise_conv_packed_band_s8"}}
 
 
 def _assert_packed(graph: Graph, core: Core) -> None:
@@ -34,7 +35,7 @@ def _assert_packed(graph: Graph, core: Core) -> None:
     assert layers
     for node in layers:
         assert node.inputs[1] is not None and node.inputs[1].bits < 8
-        assert chosen(node, core) == PACKED[node.op], node.name
+        assert chosen(node, core) in PACKED[node.op], node.name
 
 
 @pytest.mark.parametrize("core", [Core.VECTOR, Core.SCALAR])
@@ -52,6 +53,11 @@ CONVS = [  # in_hw, in_ch, out_ch, filter, stride, padding, dilation, per_channe
     (6, 8, 5, 1, 1, "VALID", 1, True, 8),
     (8, 1, 3, 5, 1, "SAME", 1, True, 1),
     (6, 6, 10, 3, 1, "SAME", 1, True, 3),  # two groups of five output channels
+    (9, 4, 6, 3, 2, "SAME", 1, True, 4),  # the ring kernel on scalar cores: stride 2, a block of four not whole
+    (7, 6, 5, 3, 1, "VALID", 1, False, 6),  # the ring kernel at stride 1
+    (7, 5, 17, 3, 2, "SAME", 1, True, 5),  # the rows kernel: odd input channels, a last row on its own
+    (9, 3, 16, 3, 1, "VALID", 2, False, 3),  # the rows kernel, dilated
+    (8, 16, 32, 1, 2, "VALID", 1, True, 16),  # the rows kernel at 1x1, stride 2
 ]
 
 
@@ -112,7 +118,8 @@ def test_int2_matches_tflite_micro_on_the_same_weights_as_int8(tmp_path: Path, c
 def test_rv32_matches_the_reference(tmp_path: Path, bits: int) -> None:
     graph = load_tflite(small_cnn_int4(bits=bits), "cnn")
     compiled = compile_graph(graph, core=Core.SCALAR)
-    assert {layer.kernel for layer in compiled.layers} >= set(PACKED.values())
+    kernels = {layer.op: layer.kernel for layer in compiled.layers if layer.op in PACKED}
+    assert kernels.keys() == PACKED.keys() and all(kernels[op] in PACKED[op] for op in PACKED), kernels
     firmware = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig"))
     for seed in range(2):
         inputs = random_inputs(graph, seed)
@@ -159,3 +166,25 @@ def test_an_int4_activation_is_one_line() -> None:
     with pytest.raises(MoteError, match=r"tensor 'w' \(int4\) holds no constant data; mote reads int4") as info:
         load_tflite(mb.build([x, w], [y]), "m")
     assert "\n" not in str(info.value)
+
+
+# rv32 instructions per MAC the packed kernels must stay within on layers of ResNet-8's and KWS models' shapes
+PER_MAC = {"conv2d": 3.0, "depthwise_conv2d": 4.0, "fully_connected": 3.0}
+
+
+@pytest.mark.parametrize("bits", [4, 2])
+@pytest.mark.parametrize("op", sorted(PER_MAC))
+def test_rv32_instructions_per_mac(tmp_path: Path, bits: int, op: str) -> None:
+    model = {"conv2d": lambda: conv_model(bits, 16, 32, 32, 3, 1, "SAME", seed=1),
+             "depthwise_conv2d": lambda: depthwise_model(bits, 12, 64, 1, 3, 1, "SAME", seed=2),
+             "fully_connected": lambda: fc_model(bits, 256, 64, seed=3)}[op]()
+    graph = load_tflite(model, op)
+    compiled = compile_graph(graph, core=Core.SCALAR)
+    (layer,) = [x for x in compiled.layers if x.op == op]
+    assert layer.kernel in PACKED[op] and layer.macs > 0
+    inputs = random_inputs(graph, 0)
+    run = build_rv32(compiled, tmp_path / "fw", Rv32Config(cc="zig")).run(inputs)
+    assert_same(run.outputs, interpret(graph, inputs), "rv32")
+    (profile,) = [x for x in run.layers if x.index == layer.index]
+    per_mac = profile.instructions / layer.macs
+    assert per_mac <= PER_MAC[op], f"{layer.kernel}: {per_mac:.2f} rv32 instructions per MAC"

@@ -57,8 +57,8 @@ def test_weights_and_biases_move_to_the_narrow_scales(bits: int) -> None:
 def test_narrowed_model_runs_packed_and_bit_exact(bits: int, tmp_path: Path) -> None:
     narrow = narrow_weights(load_tflite(small_cnn(), "cnn"), bits)
     compiled = compile_graph(narrow)
-    assert {layer.kernel for layer in compiled.layers if "packed" in layer.kernel} == {
-        "mote_conv_packed_s8", "mote_depthwise_conv_packed_s8", "mote_fully_connected_packed_s8"}
+    assert {layer.op for layer in compiled.layers if "packed" in layer.kernel} == {
+        "conv2d", "depthwise_conv2d", "fully_connected"}
     binary = build_host(compiled, tmp_path / "p", sanitize=True)
     for seed in range(2):
         inputs = random_inputs(narrow, seed)
