@@ -147,7 +147,7 @@ def test_run_rv32_json() -> None:
 def test_profile_table() -> None:
     proc = mote("profile", MLPERF_TINY / "ad01_int8.tflite", "--cc", "zig")
     assert proc.returncode == 0, proc.stderr
-    for word in ("instructions", "cycles", "share", "instr/MAC", "mote_fully_connected_blocked_s8", "bit-exact"):
+    for word in ("instructions", "cycles", "share", "instr/MAC", "mote_fully_connected_row_pairs_s8", "bit-exact"):
         assert word in proc.stdout
 
 

@@ -119,6 +119,13 @@ def pack_conv(node: Node, p: ConvParams, em: Emitter) -> CCall:
                  [em.tensor(x), em.tensor(node.outputs[0])])
 
 
+def one_pixel_1x1(node: Node) -> bool:
+    """A convolution that is a fully connected layer written as one: a 1x1 filter, one output pixel (the only
+    convolutions the row-pairs record is for; others do not list it as declining)."""
+    w, y = node.inputs[1], node.outputs[0]
+    return w is not None and tuple(w.shape[1:3]) == (1, 1) and int(np.prod(y.shape[:-1])) == 1
+
+
 KERNEL = Kernel("mote_fully_connected_row_pairs_s8", frozenset({Core.SCALAR}), pack, accepts=accepts)
 CONV_KERNEL = Kernel("mote_conv_row_pairs_s8", frozenset({Core.SCALAR}), pack_conv, accepts_conv,
-                     dtypes=frozenset({DType.INT8}))
+                     dtypes=frozenset({DType.INT8}), kind=one_pixel_1x1)

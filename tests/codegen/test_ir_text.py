@@ -76,7 +76,7 @@ def test_the_dla_takes_whole_layers_in_nhwc() -> None:
 @pytest.mark.parametrize(("core", "kernels"), [
     (Core.VECTOR, ["mote_quantize_f32_s8", "mote_conv_im2col_s8", "mote_conv_rows_s8", "mote_fully_connected_s8"]),
     (Core.SCALAR, ["mote_quantize_f32_s8", "mote_conv_plane_s8 scratch=", "mote_conv_ring_s8 scratch=",
-                   "mote_fully_connected_blocked_s8"]),
+                   "mote_fully_connected_row_pairs_s8"]),
     (Core.VNNI, ["mote_quantize_f32_s8_vnni", "mote_conv_vnni_s8 scratch=", "mote_conv_vnni_s8 scratch=",
                  "mote_fully_connected_s8"]),
 ])

@@ -40,8 +40,9 @@ def test_attention_block(seq: int, dim: int, heads: int, tmp_path: Path) -> None
     graph = convert(q, "attention").graph
     matmuls = [n for n in graph.nodes if n.op == "batch_matmul"]
     assert len(matmuls) == 2
-    for core in Core:  # a scalar core: the pairs kernels (sequences in sets of four rows and columns)
-        want = "mote_batch_matmul_pairs" if core is Core.SCALAR else "mote_batch_matmul_blocked_s8"
+    for core in Core:  # a scalar core: the pairs kernels (sequences in sets of four rows and columns); DSP: SMLAD
+        want = {Core.SCALAR: "mote_batch_matmul_pairs", Core.DSP: "mote_batch_matmul_dsp_s8"}.get(
+            core, "mote_batch_matmul_blocked_s8")
         assert all(chosen(n, core).startswith(want) for n in matmuls), core
     assert "softmax" in {n.op for n in graph.nodes}
 

@@ -32,7 +32,7 @@ from mote.targets.cortexm.energy import cortexm_platform
 from mote.targets.cortexm.toolchain import find_toolchain
 from mote.targets.host import find_cc
 from mote.targets.rv32.config import MAX_REGION, PAGE, FirmwareBuild
-from mote.targets.rv32.firmware import FIRMWARE, check_fit
+from mote.targets.rv32.firmware import FIRMWARE, accel_work, check_fit
 from mote.targets.rv32.firmware_main import firmware_main
 from mote.targets.rv32.simulated import Rv32Firmware
 from mote.targets.rv32.toolchain import OPT_LEVELS
@@ -183,7 +183,7 @@ def build_cortexm(model: CompiledModel, project_dir: Path, config: CortexMConfig
     sources = [f"{SRC}/{rel}" for rel in sorted(model.sources) if rel.endswith(".c")]
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", *sources], config, includes=(SRC, f"{SRC}/mote"))
     return CortexMFirmware(build, model.graph, config, model.accelerator,  # type: ignore[arg-type]
-                           {layer.index: layer.macs for layer in model.layers if layer.runs_on != "cpu"})
+                           accel_work(model))
 
 
 def build_custom_firmware(sources: dict[str, str], project_dir: Path,

@@ -24,6 +24,7 @@ from mote.ops.registry import Core
 from mote.sim.accel_work import job_work
 from mote.sim.devices import FLASH_BASE, RAM_BASE, c_header
 from mote.sim.elf import ElfImage
+from mote.sim.energy import AccelWork
 from mote.targets.rv32 import micro
 from mote.targets.rv32.config import MAX_REGION, FirmwareBuild, Rv32Config
 from mote.targets.rv32.firmware_main import firmware_main
@@ -208,9 +209,12 @@ def build_rv32(model: CompiledModel, project_dir: Path, config: Rv32Config | Non
     model.write(project_dir, extra=files)
     build = link_firmware(project_dir, [f"{PLATFORM_DIR}/main.c", f"{PLATFORM_DIR}/{micro.FILE}",
                                         *model_sources(model)], config, includes=(SRC, f"{SRC}/mote"))
-    return Rv32Firmware(build, model.graph, config, model.accelerator,
-                        {layer.index: job_work(model.graph.nodes[layer.index])
-                         for layer in model.layers if layer.runs_on != "cpu"})
+    return Rv32Firmware(build, model.graph, config, model.accelerator, accel_work(model))
+
+
+def accel_work(model: CompiledModel) -> dict[int, AccelWork]:
+    """Per offloaded layer, what its job costs the accelerator in energy (mote.sim.accel_work)."""
+    return {layer.index: job_work(model.graph.nodes[layer.index]) for layer in model.layers if layer.runs_on != "cpu"}
 
 
 def model_sources(model: CompiledModel) -> list[str]:
