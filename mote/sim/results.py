@@ -117,6 +117,11 @@ class SimResult:
         loads, stores = self.memory_accesses
         return {name: {"loads": n, "stores": stores[name]} for name, n in loads.items()}
 
+    @property
+    def energy_uj(self) -> float | None:
+        """µJ of this call on the run's platform; None where memory accesses were not counted."""
+        return None if self.energy is None else round(self.energy.uj, 6)
+
     def to_json(self) -> dict[str, Any]:
         """Everything but the output arrays, JSON-ready (per-layer numbers under "layer_profile")."""
         return {
@@ -138,7 +143,7 @@ class SimResult:
             "cflags": self.cflags,
             "core": self.core,
             "platform": self.platform,
-            "energy_uj": None if self.energy is None else round(self.energy.uj, 6),
+            "energy_uj": self.energy_uj,
             "energy": None if self.energy is None else self.energy.to_json(),
             "memory_accesses": self._accesses_json(),
             "peak_bytes": self.peak_bytes,
